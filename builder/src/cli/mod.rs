@@ -1,0 +1,54 @@
+//! The `cks-iso` subcommands: one file each, parsing flags into a value and calling the library.
+
+use clap::{Parser, Subcommand};
+
+mod pack;
+mod pull;
+mod resolve;
+
+/// Builds and checks the binaries ISO of Apache CloudStack's Kubernetes Service (CKS).
+///
+/// Exit codes: 0 success, 1 the work failed (the message says why), 2 bad command line.
+#[derive(Debug, Parser)]
+#[command(name = "cks-iso", version, about, long_about = None)]
+pub struct Cli {
+    /// Log more (repeat for debug output).
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Resolve the autoscaler release tag and the CCM tag for a Kubernetes version.
+    Resolve(resolve::Args),
+    /// Pull images by digest into tarballs that `ctr -n k8s.io image import` accepts.
+    Pull(pull::Args),
+    /// Pack a directory into an ISO 9660 image (Rock Ridge, Joliet), as a build does.
+    Pack(pack::Args),
+}
+
+/// Sends `tracing` output to stderr at a level set by `-v` (or `RUST_LOG`).
+pub fn init_logging(verbose: u8) {
+    let default = match verbose {
+        0 => "warn",
+        1 => "info",
+        _ => "debug",
+    };
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .try_init();
+}
+
+/// Runs the chosen subcommand.
+pub async fn run(cli: Cli) -> anyhow::Result<()> {
+    match cli.command {
+        Command::Resolve(args) => resolve::run(args).await,
+        Command::Pull(args) => pull::run(args).await,
+        Command::Pack(args) => pack::run(args).await,
+    }
+}

@@ -1,0 +1,9 @@
+//! The network and disk edge of cks-iso: downloads, git tag listing, image pulls, the ISO writer
+//! and the `cks-iso` command that wires them to the pure decisions of [`cks_pinning`].
+//!
+//! Folders by concern: `fetch` (HTTP downloads), `git` (ls-remote), `registry` (image pulls and
+//! tarballs), `iso` (the ISO 9660 writer); `retry` and `progress` are shared by them.
+
+pub mod git;
+pub mod progress;
+pub mod retry;

@@ -1,0 +1,22 @@
+//! Where long operations report their progress. The library prints nothing itself; the CLI
+//! chooses a terminal bar or plain log lines.
+
+/// Receives progress of downloads and pulls. Implementations must be cheap and thread-safe.
+pub trait ProgressSink: Send + Sync {
+    /// A transfer named `name` starts; `total` is its size when known.
+    fn on_start(&self, name: &str, total: Option<u64>);
+    /// `bytes` more bytes of `name` arrived.
+    fn on_bytes(&self, name: &str, bytes: u64);
+    /// `name` finished (successfully or not).
+    fn on_done(&self, name: &str);
+}
+
+/// A sink that ignores everything (library default, tests).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct NoProgress;
+
+impl ProgressSink for NoProgress {
+    fn on_start(&self, _name: &str, _total: Option<u64>) {}
+    fn on_bytes(&self, _name: &str, _bytes: u64) {}
+    fn on_done(&self, _name: &str) {}
+}
