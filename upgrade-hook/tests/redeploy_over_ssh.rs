@@ -53,7 +53,10 @@ impl Node {
     fn start() -> Node {
         let sshd = Sshd::start().expect("sshd starts");
         let scripts = tempfile::tempdir().expect("script dir");
-        for (name, text) in [("autoscale-kube-cluster", AUTOSCALE_SCRIPT), ("kubectl", KUBECTL_SCRIPT)] {
+        for (name, text) in [
+            ("autoscale-kube-cluster", AUTOSCALE_SCRIPT),
+            ("kubectl", KUBECTL_SCRIPT),
+        ] {
             let path = scripts.path().join(name);
             fs::write(&path, text).expect("write stand-in");
             fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).expect("chmod");
@@ -66,7 +69,11 @@ impl Node {
         let key = secrets.path().join(format!("id-{KEY_MARKER}"));
         fs::copy(sshd.client_key(), &key).expect("copy key");
         fs::set_permissions(&key, fs::Permissions::from_mode(0o600)).expect("chmod key");
-        Node { sshd, scripts, secrets }
+        Node {
+            sshd,
+            scripts,
+            secrets,
+        }
     }
 
     fn key(&self) -> PathBuf {
@@ -110,7 +117,13 @@ impl Node {
     fn args(&self) -> Vec<String> {
         let mut args = self.base_args(self.sshd.port(), &self.key());
         args.extend(["--min", "1", "--max", "5", "--known-hosts"].map(String::from));
-        args.push(self.sshd.known_hosts().expect("known_hosts").display().to_string());
+        args.push(
+            self.sshd
+                .known_hosts()
+                .expect("known_hosts")
+                .display()
+                .to_string(),
+        );
         args
     }
 
@@ -148,8 +161,9 @@ fn hook(args: &[String]) -> Run {
         .expect("cks-upgrade-hook runs");
     let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
     let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
-    let json = serde_json::from_str(&stdout)
-        .unwrap_or_else(|error| panic!("stdout is not JSON ({error}):\n{stdout}\nstderr:\n{stderr}"));
+    let json = serde_json::from_str(&stdout).unwrap_or_else(|error| {
+        panic!("stdout is not JSON ({error}):\n{stdout}\nstderr:\n{stderr}")
+    });
     Run {
         code: output.status.code(),
         json,
@@ -159,7 +173,11 @@ fn hook(args: &[String]) -> Run {
 
 fn assert_no_secret(run: &Run, secrets: &[String]) {
     for secret in secrets {
-        assert!(!run.all_output.contains(secret.as_str()), "output leaks {secret:?}:\n{}", run.all_output);
+        assert!(
+            !run.all_output.contains(secret.as_str()),
+            "output leaks {secret:?}:\n{}",
+            run.all_output
+        );
     }
 }
 
@@ -172,10 +190,19 @@ fn with(mut args: Vec<String>, extra: &[&str]) -> Vec<String> {
 fn redeploys_with_the_cks_arguments_and_reports_the_image() {
     let node = Node::start();
     let run = hook(&node.args());
-    assert_eq!(run.code, Some(0), "{}\nsshd log:\n{}", run.all_output, node.sshd.log());
+    assert_eq!(
+        run.code,
+        Some(0),
+        "{}\nsshd log:\n{}",
+        run.all_output,
+        node.sshd.log()
+    );
     assert_eq!(run.json["outcome"], "redeployed", "{}", run.all_output);
     assert_eq!(run.json["images"], serde_json::json!([IMAGE]));
-    assert_eq!(run.json["rollout_status"], "deployment \"cluster-autoscaler\" successfully rolled out");
+    assert_eq!(
+        run.json["rollout_status"],
+        "deployment \"cluster-autoscaler\" successfully rolled out"
+    );
     assert_eq!(
         node.calls(),
         [
@@ -202,17 +229,30 @@ fn prints_a_readable_outcome_without_json() {
     assert_eq!(output.status.code(), Some(0));
     assert_eq!(
         stdout.trim(),
-        format!("redeployed: the cluster autoscaler runs {IMAGE} (deployment \"cluster-autoscaler\" successfully rolled out)")
+        format!(
+            "redeployed: the cluster autoscaler runs {IMAGE} (deployment \"cluster-autoscaler\" successfully rolled out)"
+        )
     );
 }
 
 #[test]
 fn skips_for_each_reason_without_touching_the_node() {
     let node = Node::start();
-    let known_hosts = node.sshd.known_hosts().expect("known_hosts").display().to_string();
-    let base = with(node.base_args(node.sshd.port(), &node.key()), &["--known-hosts", &known_hosts]);
+    let known_hosts = node
+        .sshd
+        .known_hosts()
+        .expect("known_hosts")
+        .display()
+        .to_string();
+    let base = with(
+        node.base_args(node.sshd.port(), &node.key()),
+        &["--known-hosts", &known_hosts],
+    );
     for (extra, reason) in [
-        (&["--disabled", "--min", "1", "--max", "5"][..], "autoscaling_disabled"),
+        (
+            &["--disabled", "--min", "1", "--max", "5"][..],
+            "autoscaling_disabled",
+        ),
         (&["--max", "5"][..], "min_size_unset"),
         (&["--min", "1"][..], "max_size_unset"),
     ] {
@@ -221,7 +261,11 @@ fn skips_for_each_reason_without_touching_the_node() {
         assert_eq!(run.json["outcome"], "skipped");
         assert_eq!(run.json["reason"], reason);
     }
-    assert!(node.calls().is_empty(), "nothing may run: {:?}", node.calls());
+    assert!(
+        node.calls().is_empty(),
+        "nothing may run: {:?}",
+        node.calls()
+    );
 }
 
 #[test]
@@ -229,7 +273,11 @@ fn a_remote_exit_1_is_a_warning_unless_strict() {
     let node = Node::start();
     node.set("autoscale.exit", "1");
     for (strict, code) in [(false, 0), (true, 1)] {
-        let args = if strict { with(node.args(), &["--strict"]) } else { node.args() };
+        let args = if strict {
+            with(node.args(), &["--strict"])
+        } else {
+            node.args()
+        };
         let run = hook(&args);
         assert_eq!(run.code, Some(code), "{}", run.all_output);
         assert_eq!(run.json["outcome"], "failed");
@@ -238,7 +286,10 @@ fn a_remote_exit_1_is_a_warning_unless_strict() {
         assert_eq!(run.json["cause"]["code"], 1);
         assert_eq!(
             run.json["cause"]["stderr_tail"],
-            serde_json::json!(["deploying the autoscaler", "error: /opt/autoscaler/autoscaler_tmpl.yaml not found"])
+            serde_json::json!([
+                "deploying the autoscaler",
+                "error: /opt/autoscaler/autoscaler_tmpl.yaml not found"
+            ])
         );
         assert_no_secret(&run, &node.secrets(&[node.key()]));
     }
@@ -254,7 +305,10 @@ fn a_failed_rollout_is_reported_at_its_step() {
     assert_eq!(run.code, Some(0));
     assert_eq!(run.json["step"], "rollout_status");
     assert_eq!(run.json["cause"]["code"], 1);
-    assert_eq!(run.json["cause"]["stderr_tail"][0], "error: timed out waiting for the condition");
+    assert_eq!(
+        run.json["cause"]["stderr_tail"][0],
+        "error: timed out waiting for the condition"
+    );
 }
 
 #[test]
@@ -262,21 +316,48 @@ fn sshd_not_running_is_connection_refused() {
     let node = Node::start();
     let port = free_port().expect("free port");
     let mut args = node.base_args(port, &node.key());
-    args.extend(["--min", "1", "--max", "5", "--insecure-host-key", "--strict"].map(String::from));
+    args.extend(
+        [
+            "--min",
+            "1",
+            "--max",
+            "5",
+            "--insecure-host-key",
+            "--strict",
+        ]
+        .map(String::from),
+    );
     let run = hook(&args);
     assert_eq!(run.code, Some(1), "{}", run.all_output);
     assert_eq!(run.json["cause"]["kind"], "transport");
     assert_eq!(run.json["cause"]["error"]["cause"], "connection_refused");
-    assert_eq!(run.json["cause"]["error"]["target"], format!("127.0.0.1:{port}"));
+    assert_eq!(
+        run.json["cause"]["error"]["target"],
+        format!("127.0.0.1:{port}")
+    );
     assert_no_secret(&run, &node.secrets(&[node.key()]));
 
     // The same with a pinned fingerprint, where the host key is scanned first.
     let fingerprint = node.sshd.host_fingerprint().expect("fingerprint");
     let mut args = node.base_args(port, &node.key());
-    args.extend(["--min", "1", "--max", "5", "--host-key-fingerprint", &fingerprint].map(String::from));
+    args.extend(
+        [
+            "--min",
+            "1",
+            "--max",
+            "5",
+            "--host-key-fingerprint",
+            &fingerprint,
+        ]
+        .map(String::from),
+    );
     let run = hook(&args);
     assert_eq!(run.code, Some(0));
-    assert_eq!(run.json["cause"]["error"]["cause"], "connection_refused", "{}", run.all_output);
+    assert_eq!(
+        run.json["cause"]["error"]["cause"], "connection_refused",
+        "{}",
+        run.all_output
+    );
 }
 
 #[test]
@@ -286,7 +367,13 @@ fn a_wrong_key_is_an_authentication_failure() {
     keygen(&wrong).expect("second key");
     let mut args = node.base_args(node.sshd.port(), &wrong);
     args.extend(["--min", "1", "--max", "5", "--strict", "--known-hosts"].map(String::from));
-    args.push(node.sshd.known_hosts().expect("known_hosts").display().to_string());
+    args.push(
+        node.sshd
+            .known_hosts()
+            .expect("known_hosts")
+            .display()
+            .to_string(),
+    );
     let run = hook(&args);
     assert_eq!(run.code, Some(1), "{}", run.all_output);
     assert_eq!(run.json["cause"]["error"]["cause"], "authentication");
@@ -307,18 +394,39 @@ fn an_unknown_host_key_is_refused() {
     let mut fields = other_pub.split_whitespace();
     let (kind, blob) = (fields.next().expect("type"), fields.next().expect("blob"));
     let other = node.secrets.path().join("other_known_hosts");
-    fs::write(&other, format!("[127.0.0.1]:{} {kind} {blob}\n", node.sshd.port())).expect("write");
+    fs::write(
+        &other,
+        format!("[127.0.0.1]:{} {kind} {blob}\n", node.sshd.port()),
+    )
+    .expect("write");
 
-    for file in [&empty, &other] {
+    let real = node.sshd.host_fingerprint().expect("fingerprint");
+    let changed =
+        format!("has changed and you have requested strict checking. The server sent {real}.");
+    for (file, says) in [
+        (&empty, "No ED25519 host key is known"),
+        (&other, changed.as_str()),
+    ] {
         let mut args = node.base_args(node.sshd.port(), &node.key());
         args.extend(["--min", "1", "--max", "5", "--strict", "--known-hosts"].map(String::from));
         args.push(file.display().to_string());
         let run = hook(&args);
         assert_eq!(run.code, Some(1), "{}", run.all_output);
-        assert_eq!(run.json["cause"]["error"]["cause"], "host_key_rejected", "{}", run.all_output);
+        assert_eq!(
+            run.json["cause"]["error"]["cause"], "host_key_rejected",
+            "{}",
+            run.all_output
+        );
+        let detail = run.json["cause"]["error"]["detail"]
+            .as_str()
+            .expect("detail");
+        assert!(detail.contains(says), "{detail}");
         assert_no_secret(&run, &node.secrets(&[node.key()]));
     }
-    assert!(node.calls().is_empty(), "nothing may run on an unverified host");
+    assert!(
+        node.calls().is_empty(),
+        "nothing may run on an unverified host"
+    );
 }
 
 #[test]
@@ -326,7 +434,18 @@ fn the_pinned_fingerprint_is_checked() {
     let node = Node::start();
     let right = node.sshd.host_fingerprint().expect("fingerprint");
     let mut args = node.base_args(node.sshd.port(), &node.key());
-    args.extend(["--min", "1", "--max", "5", "--strict", "--host-key-fingerprint", &right].map(String::from));
+    args.extend(
+        [
+            "--min",
+            "1",
+            "--max",
+            "5",
+            "--strict",
+            "--host-key-fingerprint",
+            &right,
+        ]
+        .map(String::from),
+    );
     let ok = hook(&args);
     assert_eq!(ok.code, Some(0), "{}", ok.all_output);
     assert_eq!(ok.json["outcome"], "redeployed");
@@ -334,12 +453,28 @@ fn the_pinned_fingerprint_is_checked() {
 
     let wrong = "SHA256:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";
     let mut args = node.base_args(node.sshd.port(), &node.key());
-    args.extend(["--min", "1", "--max", "5", "--strict", "--host-key-fingerprint", wrong].map(String::from));
+    args.extend(
+        [
+            "--min",
+            "1",
+            "--max",
+            "5",
+            "--strict",
+            "--host-key-fingerprint",
+            wrong,
+        ]
+        .map(String::from),
+    );
     let refused = hook(&args);
     assert_eq!(refused.code, Some(1), "{}", refused.all_output);
     assert_eq!(refused.json["cause"]["error"]["cause"], "host_key_rejected");
-    let detail = refused.json["cause"]["error"]["detail"].as_str().expect("detail");
-    assert!(detail.contains(wrong) && detail.contains(&right), "{detail}");
+    let detail = refused.json["cause"]["error"]["detail"]
+        .as_str()
+        .expect("detail");
+    assert!(
+        detail.contains(wrong) && detail.contains(&right),
+        "{detail}"
+    );
     assert_eq!(node.calls().len(), 3, "nothing more ran after the refusal");
 }
 
@@ -347,7 +482,10 @@ fn the_pinned_fingerprint_is_checked() {
 fn a_command_that_hangs_past_the_timeout_is_stopped() {
     let node = Node::start();
     node.set("autoscale.hang", "");
-    let args = with(node.args(), &["--timeout", "2", "--rollout-timeout", "1", "--strict"]);
+    let args = with(
+        node.args(),
+        &["--timeout", "2", "--rollout-timeout", "1", "--strict"],
+    );
     let run = hook(&args);
     assert_eq!(run.code, Some(1), "{}", run.all_output);
     assert_eq!(run.json["step"], "redeploy");
@@ -362,10 +500,25 @@ fn a_server_that_never_answers_hits_the_connect_timeout() {
     let silent = TcpListener::bind("127.0.0.1:0").expect("bind");
     let port = silent.local_addr().expect("addr").port();
     let mut args = node.base_args(port, &node.key());
-    args.extend(["--min", "1", "--max", "5", "--insecure-host-key", "--connect-timeout", "1"].map(String::from));
+    args.extend(
+        [
+            "--min",
+            "1",
+            "--max",
+            "5",
+            "--insecure-host-key",
+            "--connect-timeout",
+            "1",
+        ]
+        .map(String::from),
+    );
     let run = hook(&args);
     assert_eq!(run.code, Some(0), "{}", run.all_output);
-    assert_eq!(run.json["cause"]["error"]["cause"], "connect_timeout", "{}", run.all_output);
+    assert_eq!(
+        run.json["cause"]["error"]["cause"], "connect_timeout",
+        "{}",
+        run.all_output
+    );
     drop(silent);
 }
 
@@ -381,7 +534,10 @@ fn bad_arguments_exit_2_with_a_clear_message() {
         .expect("runs");
     assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains("--cluster-id") && stderr.contains("not a UUID"), "{stderr}");
+    assert!(
+        stderr.contains("--cluster-id") && stderr.contains("not a UUID"),
+        "{stderr}"
+    );
 
     let mut args = node.args();
     let min = args.iter().position(|a| a == "--min").expect("--min") + 1;
@@ -392,6 +548,9 @@ fn bad_arguments_exit_2_with_a_clear_message() {
         .expect("runs");
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(2), "{stderr}");
-    assert!(stderr.contains("minimum size 6 is above the maximum 5"), "{stderr}");
+    assert!(
+        stderr.contains("minimum size 6 is above the maximum 5"),
+        "{stderr}"
+    );
     assert!(node.calls().is_empty());
 }

@@ -54,13 +54,10 @@ pub fn classify(
         || has("HOST IDENTIFICATION HAS CHANGED")
         || has("has changed and you have requested strict checking")
     {
-        let detail = stderr_tail
-            .iter()
-            .find(|line| line.contains("host key") || line.contains("HOST IDENTIFICATION"))
-            .or_else(|| stderr_tail.last())
-            .cloned()
-            .unwrap_or_default();
-        return Err(RunError::HostKeyRejected { target, detail });
+        return Err(RunError::HostKeyRejected {
+            target,
+            detail: host_key_detail(&stderr_tail),
+        });
     }
     if has("Permission denied (") || has("Too many authentication failures") {
         return Err(RunError::Authentication {
@@ -73,6 +70,25 @@ pub fn classify(
         code: status,
         stderr_tail,
     })
+}
+
+/// The sentence that says why the host key was refused, with the fingerprint the server sent
+/// when the client printed it.
+fn host_key_detail(stderr_tail: &[String]) -> String {
+    let find = |needle: &str| stderr_tail.iter().find(|line| line.contains(needle));
+    let reason = find("has changed and you have requested strict checking")
+        .or_else(|| find("host key is known"))
+        .or_else(|| stderr_tail.last())
+        .cloned()
+        .unwrap_or_default();
+    let sent = stderr_tail
+        .iter()
+        .map(|line| line.trim().trim_end_matches('.'))
+        .find(|line| line.starts_with("SHA256:") && !line.contains(' '));
+    match sent {
+        Some(fingerprint) => format!("{reason} The server sent {fingerprint}."),
+        None => reason,
+    }
 }
 
 #[cfg(test)]
@@ -131,6 +147,23 @@ mod tests {
         assert!(
             detail.starts_with("No ED25519 host key is known"),
             "{detail}"
+        );
+        let Err(RunError::HostKeyRejected { detail, .. }) = run(
+            255,
+            &[
+                "@    WARNING: REMOTE HOST IDENTIFICATION HAS CHANGED!     @",
+                "The fingerprint for the ED25519 key sent by the remote host is",
+                "SHA256:TNZ0WFvSG1Zlnuy8icSfWVSPXenu/dZcmBKXluGcfZk.",
+                "Host key for [127.0.0.1]:2222 has changed and you have requested strict checking.",
+                "Host key verification failed.",
+            ],
+        ) else {
+            panic!("host key rejection expected");
+        };
+        assert_eq!(
+            detail,
+            "Host key for [127.0.0.1]:2222 has changed and you have requested strict checking. \
+             The server sent SHA256:TNZ0WFvSG1Zlnuy8icSfWVSPXenu/dZcmBKXluGcfZk."
         );
         assert!(matches!(
             run(255, &["something else"]),
