@@ -39,7 +39,8 @@ pub enum RunError {
     ConnectTimeout {
         /// `host:port`.
         target: String,
-        /// The connect timeout.
+        /// The connect timeout (`after_secs` in JSON).
+        #[serde(rename = "after_secs", serialize_with = "as_secs")]
         after: Duration,
     },
     /// The server did not accept the key for the user.
@@ -63,7 +64,8 @@ pub enum RunError {
     CommandTimeout {
         /// `host:port`.
         target: String,
-        /// The command timeout.
+        /// The command timeout (`after_secs` in JSON).
+        #[serde(rename = "after_secs", serialize_with = "as_secs")]
         after: Duration,
     },
     /// Another SSH failure (the client's own messages are in `stderr_tail`).
@@ -92,6 +94,10 @@ pub enum RunError {
         /// The operating system's message.
         message: String,
     },
+}
+
+fn as_secs<S: serde::Serializer>(duration: &Duration, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_u64(duration.as_secs())
 }
 
 /// Runs commands on the cluster's first control node.

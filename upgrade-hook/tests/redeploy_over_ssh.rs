@@ -9,6 +9,8 @@ use std::process::{Command, Output};
 
 use cks_fixtures::process::{free_port, kill_pid_file};
 use cks_fixtures::sshd::{Sshd, keygen};
+use cks_upgrade_hook::ssh::{HostKeyPolicy, NodeAddress, SshConfig, SshRunner};
+use cks_upgrade_hook::{NodeLayout, Outcome, UpgradedCluster, redeploy_after_upgrade};
 use serde_json::Value;
 use tempfile::TempDir;
 
@@ -490,7 +492,7 @@ fn a_command_that_hangs_past_the_timeout_is_stopped() {
     assert_eq!(run.code, Some(1), "{}", run.all_output);
     assert_eq!(run.json["step"], "redeploy");
     assert_eq!(run.json["cause"]["error"]["cause"], "command_timeout");
-    assert_eq!(run.json["cause"]["error"]["after"]["secs"], 2);
+    assert_eq!(run.json["cause"]["error"]["after_secs"], 2);
     assert_no_secret(&run, &node.secrets(&[node.key()]));
 }
 
@@ -514,6 +516,29 @@ fn a_server_that_never_answers_hits_the_connect_timeout() {
     );
     let run = hook(&args);
     assert_eq!(run.code, Some(0), "{}", run.all_output);
+    assert_eq!(
+        run.json["cause"]["error"]["cause"], "connect_timeout",
+        "{}",
+        run.all_output
+    );
+
+    // With a pinned fingerprint the host key scan is what times out.
+    let fingerprint = node.sshd.host_fingerprint().expect("fingerprint");
+    let mut args = node.base_args(port, &node.key());
+    args.extend(
+        [
+            "--min",
+            "1",
+            "--max",
+            "5",
+            "--connect-timeout",
+            "1",
+            "--host-key-fingerprint",
+            &fingerprint,
+        ]
+        .map(String::from),
+    );
+    let run = hook(&args);
     assert_eq!(
         run.json["cause"]["error"]["cause"], "connect_timeout",
         "{}",
@@ -553,4 +578,43 @@ fn bad_arguments_exit_2_with_a_clear_message() {
         "{stderr}"
     );
     assert!(node.calls().is_empty());
+}
+
+#[test]
+fn the_library_redeploys_through_the_real_ssh_runner() {
+    let node = Node::start();
+    let mut cluster = UpgradedCluster::new(ID, true, Some(2), Some(7));
+    cluster.layout =
+        NodeLayout::new(&node.scripts.path().display().to_string(), false).expect("layout");
+    let address = NodeAddress::BehindNat {
+        public_address: "127.0.0.1".to_string(),
+        port: node.sshd.port(),
+    };
+    let policy = HostKeyPolicy::KnownHosts {
+        path: node.sshd.known_hosts().expect("known_hosts"),
+    };
+    let runner = SshRunner::new(SshConfig::new(
+        address,
+        node.sshd.user(),
+        &node.key(),
+        policy,
+    ));
+    let outcome = redeploy_after_upgrade(&cluster, &runner);
+    let Outcome::Redeployed {
+        command, images, ..
+    } = &outcome
+    else {
+        panic!("expected a redeploy, got {outcome}");
+    };
+    assert!(
+        command.ends_with(&format!("/autoscale-kube-cluster -i {ID} -e -M 7 -m 2")),
+        "{command}"
+    );
+    assert_eq!(images, &[IMAGE.to_string()]);
+    assert_eq!(
+        node.calls()[0],
+        format!("autoscale-kube-cluster [-i] [{ID}] [-e] [-M] [7] [-m] [2]")
+    );
+    let debug = format!("{outcome:?} {outcome}");
+    assert!(!debug.contains(KEY_MARKER), "{debug}");
 }
