@@ -48,25 +48,37 @@ impl UpgradedCluster {
     }
 }
 
-/// What the hook would run for `cluster`: `Ok(None)` with a reason when there is nothing to do.
+/// What the hook will do for a cluster, decided from its settings alone.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Plan {
+    /// Nothing to redeploy, for this reason.
+    Skip(SkipReason),
+    /// Run this redeploy command.
+    Redeploy(RemoteCommand),
+}
+
+/// Decides what the hook will do for `cluster`, with no I/O.
 ///
 /// # Errors
-/// The settings are enabled but do not make a valid command (not a UUID, not 1 <= min <= max).
-pub fn plan(
-    cluster: &UpgradedCluster,
-) -> Result<Result<RemoteCommand, SkipReason>, command::CommandError> {
+/// Autoscaling is enabled with both sizes set, but the settings do not make a valid command
+/// (the id is not a UUID, or not 1 <= min <= max).
+pub fn plan(cluster: &UpgradedCluster) -> Result<Plan, command::CommandError> {
     if !cluster.autoscaling_enabled {
-        return Ok(Err(SkipReason::AutoscalingDisabled));
+        return Ok(Plan::Skip(SkipReason::AutoscalingDisabled));
     }
     let Some(min) = cluster.min_size else {
-        return Ok(Err(SkipReason::MinSizeUnset));
+        return Ok(Plan::Skip(SkipReason::MinSizeUnset));
     };
     let Some(max) = cluster.max_size else {
-        return Ok(Err(SkipReason::MaxSizeUnset));
+        return Ok(Plan::Skip(SkipReason::MaxSizeUnset));
     };
     let id = ClusterId::parse(&cluster.id)?;
     let bounds = AutoscaleBounds::new(min, max)?;
-    Ok(Ok(command::enable(&cluster.layout, &id, bounds)))
+    Ok(Plan::Redeploy(command::enable(
+        &cluster.layout,
+        &id,
+        bounds,
+    )))
 }
 
 /// Redeploys the cluster autoscaler from the new ISO's `autoscaler.yaml` after an upgrade.
@@ -76,7 +88,10 @@ pub fn plan(
 /// `/opt/autoscaler/autoscaler_tmpl.yaml` on the control node from the new ISO, so
 /// `autoscale-kube-cluster -e` renders the autoscaler that matches the new version; and while the
 /// cluster is `Upgrading` its autoscaling cannot be changed through the API, so the settings read
-/// here are the ones the redeploy applies and no concurrent enable or disable races it.
+/// here are the ones the redeploy applies and no concurrent enable or disable races it. Running
+/// only after every node is upgraded keeps the autoscaler from adding or removing nodes while the
+/// upgrade is still draining them, and running after the new version is saved means the
+/// autoscaler deployed is the one for the version the cluster now records.
 ///
 /// It runs `[sudo] <dir>/autoscale-kube-cluster -i <uuid> -e -M <max> -m <min>` (the command CKS
 /// runs when a user enables autoscaling), then confirms with `kubectl -n kube-system rollout
@@ -88,8 +103,8 @@ pub fn plan(
 /// Deployment's rolling update keeps the old pod until a new one is ready.
 pub fn redeploy_after_upgrade(cluster: &UpgradedCluster, runner: &dyn RemoteRunner) -> Outcome {
     let redeploy = match plan(cluster) {
-        Ok(Ok(command)) => command,
-        Ok(Err(reason)) => return Outcome::Skipped { reason },
+        Ok(Plan::Redeploy(command)) => command,
+        Ok(Plan::Skip(reason)) => return Outcome::Skipped { reason },
         Err(error) => {
             return Outcome::Failed {
                 step: Step::Settings,

@@ -30,6 +30,6 @@ pub mod runner;
 pub mod ssh;
 
 pub use command::{AutoscaleBounds, ClusterId, CommandError, NodeLayout, RemoteCommand};
-pub use hook::{UpgradedCluster, plan, redeploy_after_upgrade};
+pub use hook::{Plan, UpgradedCluster, plan, redeploy_after_upgrade};
 pub use outcome::{FailureCause, Outcome, SkipReason, Step};
 pub use runner::{RemoteOutput, RemoteRunner, RunError};
