@@ -203,7 +203,13 @@ fn ssh_config(args: &RedeployArgs) -> Result<SshConfig> {
         (None, Some(pin)) => HostKeyPolicy::Pinned {
             fingerprint: Fingerprint::parse(pin).context("checking --host-key-fingerprint")?,
         },
-        (None, None) => HostKeyPolicy::Insecure,
+        (None, None) => {
+            eprintln!(
+                "warning: --insecure-host-key: the node's host key is not checked, so anyone on \
+                 the network path can impersonate it"
+            );
+            HostKeyPolicy::Insecure
+        }
     };
     let address = if args.direct {
         NodeAddress::direct(&args.host)

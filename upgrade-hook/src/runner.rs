@@ -59,7 +59,9 @@ pub enum RunError {
         /// What did not match.
         detail: String,
     },
-    /// The command did not finish within the command timeout; the client was killed.
+    /// The command did not finish within the command timeout; the client was killed. The remote
+    /// command itself may still be running on the node (without a terminal, closing the session
+    /// does not signal it).
     #[error("the command did not finish within {} s on {target}; it was stopped", .after.as_secs())]
     CommandTimeout {
         /// `host:port`.

@@ -172,3 +172,20 @@ fn the_library_redeploys_through_the_real_ssh_runner() {
     let debug = format!("{outcome:?} {outcome}");
     assert!(!debug.contains(KEY_MARKER), "{debug}");
 }
+
+#[test]
+fn key_and_known_hosts_paths_with_ssh_tokens_work() {
+    let node = Node::start();
+    let odd = node.secrets.path().join("odd %d ${HOME} ~dir");
+    std::fs::create_dir(&odd).expect("odd dir");
+    let key = odd.join("id %h");
+    std::fs::copy(node.key(), &key).expect("copy key");
+    let known_hosts = odd.join("known hosts %u");
+    std::fs::copy(node.sshd.known_hosts().expect("known_hosts"), &known_hosts).expect("copy");
+    let mut args = node.base_args(node.sshd.port(), &key);
+    args.extend(["--min", "1", "--max", "5", "--strict", "--known-hosts"].map(String::from));
+    args.push(known_hosts.display().to_string());
+    let run = hook(&args);
+    assert_eq!(run.code, Some(0), "{}", run.all_output);
+    assert_eq!(run.json["outcome"], "redeployed", "{}", run.all_output);
+}

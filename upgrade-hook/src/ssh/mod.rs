@@ -27,7 +27,7 @@ use std::process::Command;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use tempfile::NamedTempFile;
+use tempfile::{NamedTempFile, TempDir};
 
 use crate::command::RemoteCommand;
 use crate::runner::{RemoteOutput, RemoteRunner, RunError};
@@ -84,6 +84,8 @@ pub struct SshRunner {
     config: SshConfig,
     /// For a pinned fingerprint: the known_hosts holding the pinned key, once scanned.
     pinned_known_hosts: Mutex<Option<NamedTempFile>>,
+    /// For paths ssh would expand: a private directory of plainly named links to them.
+    links: Mutex<Option<TempDir>>,
 }
 
 impl SshRunner {
@@ -92,6 +94,7 @@ impl SshRunner {
         SshRunner {
             config,
             pinned_known_hosts: Mutex::new(None),
+            links: Mutex::new(None),
         }
     }
 
@@ -117,7 +120,9 @@ impl SshRunner {
             ]
         };
         match &self.config.host_key {
-            HostKeyPolicy::KnownHosts { path } => Ok(strict(path)),
+            HostKeyPolicy::KnownHosts { path } => {
+                Ok(strict(&self.plain_path(path, "known_hosts")?))
+            }
             HostKeyPolicy::Insecure => Ok(vec![
                 "StrictHostKeyChecking=no".to_string(),
                 "UserKnownHostsFile=/dev/null".to_string(),
@@ -246,7 +251,7 @@ impl SshRunner {
         }
         command
             .arg("-i")
-            .arg(escape_percent(&self.config.key_file.display().to_string()))
+            .arg(self.plain_path(&self.config.key_file, "key")?)
             .arg("-p")
             .arg(self.config.address.port().to_string())
             .arg("-l")
@@ -255,6 +260,40 @@ impl SshRunner {
             .arg(self.config.address.host())
             .arg(remote.to_shell());
         Ok(command)
+    }
+
+    /// `path` as ssh should be given it. ssh checks a key path as given but then expands `%`
+    /// tokens, `${VAR}` and a leading `~` in it (and in known_hosts paths), so a path holding
+    /// those, or a `"`, is given through a plainly named link in a private directory instead.
+    fn plain_path(&self, path: &Path, name: &str) -> Result<PathBuf, RunError> {
+        let text = path.display().to_string();
+        if !(text.contains(['%', '$', '"']) || text.starts_with('~')) {
+            return Ok(path.to_path_buf());
+        }
+        let local = |error: std::io::Error| RunError::Local {
+            what: format!("a link to the {name} file"),
+            message: error.to_string(),
+        };
+        let mut links = self
+            .links
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if links.is_none() {
+            let dir = tempfile::Builder::new()
+                .prefix("cks-ssh-")
+                .tempdir()
+                .map_err(local)?;
+            *links = Some(dir);
+        }
+        let link = links
+            .as_ref()
+            .map(|dir| dir.path().join(name))
+            .unwrap_or_default();
+        if !link.exists() {
+            let target = std::path::absolute(path).map_err(local)?;
+            std::os::unix::fs::symlink(&target, &link).map_err(local)?;
+        }
+        Ok(link)
     }
 
     /// Removes the key file's path from the client's messages.
@@ -301,11 +340,8 @@ impl RemoteRunner for SshRunner {
     }
 }
 
-/// A path as an `ssh -o` value: `%` doubled (ssh expands `%` tokens) and double-quoted.
+/// A path as an `ssh -o` value: double-quoted, for paths with spaces. Paths ssh would expand
+/// never get here (see `plain_path`); the temporary files' names are plain.
 fn config_path(path: &Path) -> String {
-    format!("\"{}\"", escape_percent(&path.display().to_string()))
-}
-
-fn escape_percent(text: &str) -> String {
-    text.replace('%', "%%")
+    format!("\"{}\"", path.display())
 }
