@@ -278,3 +278,29 @@ fn bad_arguments_exit_2_with_a_clear_message() {
     );
     assert!(node.calls().is_empty());
 }
+
+#[test]
+fn any_host_key_is_accepted_only_with_insecure_host_key() {
+    let node = Node::start();
+    let mut args = node.base_args(node.sshd.port(), &node.key());
+    args.extend(
+        [
+            "--min",
+            "1",
+            "--max",
+            "5",
+            "--strict",
+            "--insecure-host-key",
+        ]
+        .map(String::from),
+    );
+    let output = Command::new(env!("CARGO_BIN_EXE_cks-upgrade-hook"))
+        .args(&args)
+        .output()
+        .expect("runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stdout}{stderr}");
+    assert!(stdout.contains("\"outcome\": \"redeployed\""), "{stdout}");
+    assert!(stderr.contains("warning: --insecure-host-key"), "{stderr}");
+}
