@@ -5,4 +5,6 @@
 //! warnings) back, so every rule is easy to test and to reuse from the builder, the verifier and
 //! other tools.
 
+pub mod autoscaler;
 pub mod image;
+pub mod version;
