@@ -6,5 +6,7 @@
 //! other tools.
 
 pub mod autoscaler;
+pub mod ccm;
 pub mod image;
+pub mod manifest;
 pub mod version;
