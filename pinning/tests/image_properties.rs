@@ -47,6 +47,16 @@ proptest! {
     }
 
     #[test]
+    fn any_text_is_refused_or_parses_to_a_fixed_point(text in "[a-zA-Z0-9./:@_+ -]{0,40}") {
+        if let Ok(parsed) = ImageRef::parse(&text) {
+            let shown = parsed.to_string();
+            let reparsed = ImageRef::parse(&shown).expect("a normalised reference parses");
+            prop_assert_eq!(reparsed.to_string(), shown);
+            prop_assert_eq!(reparsed, parsed);
+        }
+    }
+
+    #[test]
     fn distinct_references_get_distinct_safe_tarball_names(
         texts in prop::collection::vec(reference_text(), 1..40)
     ) {

@@ -400,6 +400,14 @@ spec: {containers: [{name: d, image: a:1}]}
         matches!(error, ManifestError::ScalarStyle { .. }),
         "{error:?}"
     );
+    // Flow style: the plain value ends before `}`.
+    let flow = "kind: Pod\nspec: {containers: [{name: d, image: a:1, imagePullPolicy: Always}]}\n";
+    let edited = set_image(flow, &reference("registry.k8s.io/pause:3.10")).expect("valid");
+    let edited = set_pull_policy(&edited).expect("valid");
+    assert_eq!(
+        edited,
+        "kind: Pod\nspec: {containers: [{name: d, image: registry.k8s.io/pause:3.10, imagePullPolicy: IfNotPresent}]}\n"
+    );
     // Multi-byte characters before the edited span: spans count characters, edits bytes.
     let text = "# Ünïcödé ✓\nkind: Pod # é\nspec:\n  containers:\n    - image: old:1 # ✓\n";
     let edited = set_image(text, &reference("registry.k8s.io/pause:3.10")).expect("valid");

@@ -59,7 +59,7 @@ impl fmt::Display for AutoscalerWarning {
                 kubernetes,
             } => write!(
                 f,
-                "AUTOSCALER_VERSION {autoscaler} is not for Kubernetes {kubernetes}'s minor; each cluster-autoscaler release supports only its own Kubernetes minor"
+                "AUTOSCALER_VERSION {autoscaler} is a release for another Kubernetes minor than {kubernetes}; each cluster-autoscaler release supports only its own minor"
             ),
             AutoscalerWarning::Prerelease { autoscaler } => write!(
                 f,
@@ -202,10 +202,17 @@ pub fn resolve(
                     newest: all.last().map(Version::to_string),
                 })?;
             let tag_name = format!("{TAG_NAME_PREFIX}{newest}");
-            let commit = tags
-                .get(&tag_name)
-                .map(|tag| tag.commit().to_string())
-                .unwrap_or_default();
+            // Every release version came from a listed tag, and semver prints it back unchanged.
+            let commit = match tags.get(&tag_name) {
+                Some(tag) => tag.commit().to_string(),
+                None => {
+                    return Err(AutoscalerError::NoRelease {
+                        minor: kubernetes.minor_line(),
+                        tag_count: tags.len(),
+                        newest: Some(newest.to_string()),
+                    });
+                }
+            };
             Ok(AutoscalerRelease {
                 tag: tag_name,
                 version: newest.to_string(),

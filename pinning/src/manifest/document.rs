@@ -74,7 +74,7 @@ impl<'t> Parsed<'t> {
             _ => None,
         };
         let start = self.byte(node.span.start.index());
-        let end = scalar_end(self.text, start)
+        let end = scalar_end(self.text, start, value.as_deref())
             .unwrap_or_else(|| self.byte(node.span.end.index()).max(start));
         Located {
             value,
@@ -85,9 +85,9 @@ impl<'t> Parsed<'t> {
 }
 
 /// The end of the one-line scalar starting at byte `start`: after the closing quote of a quoted
-/// scalar, or before the ` #` comment or line end of a plain one (trailing blanks excluded).
-/// `None` when the scalar does not end on its line.
-fn scalar_end(text: &str, start: usize) -> Option<usize> {
+/// scalar, or after the value of a plain one (whose source text is its value). `None` when the
+/// scalar does not end on its line.
+fn scalar_end(text: &str, start: usize, value: Option<&str>) -> Option<usize> {
     if in_block_scalar(text, start) {
         return None;
     }
@@ -123,11 +123,8 @@ fn scalar_end(text: &str, start: usize) -> Option<usize> {
         }
         Some(b'|' | b'>' | b'[' | b'{') | None => None,
         Some(_) => {
-            let cut = line
-                .find(" #")
-                .or_else(|| line.find("\t#"))
-                .unwrap_or(line.len());
-            Some(start + line[..cut].trim_end().len())
+            let value = value?;
+            (!value.contains('\n') && line.starts_with(value)).then(|| start + value.len())
         }
     }
 }
