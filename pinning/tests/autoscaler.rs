@@ -3,7 +3,9 @@
 use std::path::Path;
 
 use cks_fixtures::shared;
-use cks_pinning::autoscaler::{AutoscalerError, AutoscalerWarning, RemoteTags, resolve};
+use cks_pinning::autoscaler::{
+    AutoscalerError, AutoscalerWarning, RemoteTags, resolve, resolve_listing,
+};
 use cks_pinning::version::KubeVersion;
 
 fn listing(path: &Path) -> (String, RemoteTags) {
@@ -192,4 +194,17 @@ fn look_alike_overrides() {
     );
     let error = resolve(&tags, &k8s("1.33.0"), Some("latest")).expect_err("not a version");
     assert!(error.to_string().contains("\"latest\""), "{error}");
+}
+
+#[test]
+fn listing_text_resolves_or_names_the_bad_line() {
+    let (text, tags) = look_alike();
+    let kubernetes = k8s("1.33.13");
+    assert_eq!(
+        resolve_listing(&text, &kubernetes, None).expect("resolves"),
+        resolve(&tags, &kubernetes, None).expect("resolves")
+    );
+    let error = resolve_listing("not a listing\n", &kubernetes, None).expect_err("malformed");
+    assert!(matches!(error, AutoscalerError::Listing(_)), "{error:?}");
+    assert!(error.to_string().contains("line 1"), "{error}");
 }

@@ -21,5 +21,5 @@ mod release;
 pub use ls_remote::{LsRemoteError, RemoteTag, RemoteTags};
 pub use release::{
     AutoscalerError, AutoscalerRelease, AutoscalerWarning, IMAGE_REPOSITORY, releases, resolve,
-    tag_version,
+    resolve_listing, tag_version,
 };

@@ -5,7 +5,7 @@ use std::fmt;
 use semver::Version;
 use thiserror::Error;
 
-use super::RemoteTags;
+use super::{LsRemoteError, RemoteTags};
 use crate::image::{ImageRef, ImageRefError};
 use crate::version::KubeVersion;
 
@@ -72,6 +72,9 @@ impl fmt::Display for AutoscalerWarning {
 /// Why no autoscaler release could be chosen.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum AutoscalerError {
+    /// The tag listing is not `git ls-remote` output.
+    #[error(transparent)]
+    Listing(#[from] LsRemoteError),
     /// The override is not a version.
     #[error(
         "AUTOSCALER_VERSION {input:?} is not a cluster-autoscaler version; expected `<major>.<minor>.<patch>` such as `1.33.4` or `v1.33.4`"
@@ -221,4 +224,13 @@ pub fn resolve(
             })
         }
     }
+}
+
+/// [`resolve`] on `git ls-remote` text, for callers that hold the listing as text.
+pub fn resolve_listing(
+    listing: &str,
+    kubernetes: &KubeVersion,
+    override_version: Option<&str>,
+) -> Result<AutoscalerRelease, AutoscalerError> {
+    resolve(&RemoteTags::parse(listing)?, kubernetes, override_version)
 }

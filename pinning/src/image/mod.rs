@@ -12,12 +12,14 @@
 //! assert_eq!(tarball_names(&images), ["busybox:latest.tar", "pause:3.10.tar"]);
 //! ```
 
+mod grammar;
 mod reference;
 mod tarball;
 
 use std::collections::HashSet;
 
-pub use reference::{DEFAULT_REGISTRY, DEFAULT_TAG, ImageRef, ImageRefError, valid_digest};
+pub use grammar::valid_digest;
+pub use reference::{DEFAULT_REGISTRY, DEFAULT_TAG, ImageRef, ImageRefError};
 pub use tarball::{
     NAME_MAX, is_safe_file_name, long_tarball_name, short_tarball_name, tarball_names,
 };
