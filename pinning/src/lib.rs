@@ -4,3 +4,25 @@
 //! Nothing here touches the network or the disk: callers pass text in and get values (and
 //! warnings) back, so every rule is easy to test and to reuse from the builder, the verifier and
 //! other tools.
+//!
+//! Modules: [`version`] (Kubernetes versions), [`autoscaler`] (tag listing and release choice),
+//! [`ccm`] (the cloud controller manager pin), [`image`] (references, dedup, tarball names),
+//! [`manifest`] (text-preserving YAML edits) and [`versions_txt`] (the ISO's record).
+//!
+//! ```
+//! use cks_pinning::{autoscaler, ccm, version::KubeVersion};
+//! let listing = "0123456789012345678901234567890123456789\trefs/tags/cluster-autoscaler-1.33.6\n";
+//! let tags = autoscaler::RemoteTags::parse(listing).expect("valid listing");
+//! let k8s = KubeVersion::parse("v1.33.13").expect("valid version");
+//! let release = autoscaler::resolve(&tags, &k8s, None).expect("a release");
+//! assert_eq!(release.image().expect("valid").to_string(),
+//!            "registry.k8s.io/autoscaling/cluster-autoscaler:v1.33.6");
+//! assert_eq!(ccm::pin(None).expect("default").tag, "v1.2.0");
+//! ```
+
+pub mod autoscaler;
+pub mod ccm;
+pub mod image;
+pub mod manifest;
+pub mod version;
+pub mod versions_txt;

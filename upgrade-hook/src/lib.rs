@@ -1,4 +1,35 @@
 //! Redeploys the cluster autoscaler from the new ISO after a CKS cluster upgrade.
 //!
-//! One command builder serves both callers (enabling autoscaling and the post-upgrade redeploy);
-//! the remote side is reached through a small runner trait whose real implementation is SSH.
+//! One command builder ([`command`]) serves both callers of `autoscale-kube-cluster`: enabling
+//! autoscaling and the post-upgrade redeploy. [`redeploy_after_upgrade`] decides whether there is
+//! anything to redeploy, runs the command on the cluster's first control node through a
+//! [`RemoteRunner`], confirms the rollout, and returns an [`Outcome`], never an error that could
+//! fail the upgrade. The real runner is [`ssh::SshRunner`] (the OpenSSH client; see [`ssh`] for
+//! why).
+//!
+//! ```no_run
+//! use cks_upgrade_hook::ssh::{HostKeyPolicy, NodeAddress, SshConfig, SshRunner};
+//! use cks_upgrade_hook::{UpgradedCluster, redeploy_after_upgrade};
+//!
+//! let cluster = UpgradedCluster::new("2f9c1e3a-5b7d-4c1e-9a0b-1c2d3e4f5a6b", true, Some(1), Some(5));
+//! let runner = SshRunner::new(SshConfig::new(
+//!     NodeAddress::behind_nat("203.0.113.7"),
+//!     "cloud",
+//!     "/var/lib/cloudstack/management/.ssh/id_rsa".as_ref(),
+//!     HostKeyPolicy::KnownHosts { path: "/etc/cks/known_hosts".into() },
+//! ));
+//! let outcome = redeploy_after_upgrade(&cluster, &runner);
+//! println!("{outcome}");
+//! ```
+
+pub mod command;
+pub mod hook;
+pub mod outcome;
+pub mod quote;
+pub mod runner;
+pub mod ssh;
+
+pub use command::{AutoscaleBounds, ClusterId, CommandError, NodeLayout, RemoteCommand};
+pub use hook::{Plan, UpgradedCluster, plan, redeploy_after_upgrade};
+pub use outcome::{FailureCause, Outcome, SkipReason, Step};
+pub use runner::{RemoteOutput, RemoteRunner, RunError};

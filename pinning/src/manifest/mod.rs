@@ -1,0 +1,120 @@
+//! Text-preserving manifest edits: YAML is parsed (with saphyr, which keeps each node's source
+//! span) only to validate and to find things; edits splice the text, so comments, quoting, key
+//! order and placeholders survive byte for byte outside the edited spans.
+//!
+//! ```
+//! use cks_pinning::manifest;
+//! let text = "# keep me\nkind: Pod\nspec:\n  containers:\n    - image: 'nginx' # and me\n      imagePullPolicy: Always\n";
+//! assert_eq!(manifest::images(text).expect("valid"), ["nginx"]);
+//! let edited = manifest::set_pull_policy(text).expect("valid");
+//! assert_eq!(edited, text.replace("Always", "IfNotPresent"));
+//! ```
+
+mod document;
+mod images;
+mod objects;
+mod pin;
+mod placeholders;
+mod pull_policy;
+mod rbac;
+mod set_image;
+
+pub use images::{image_refs, images};
+pub use objects::{Object, objects};
+pub use pin::{pin_autoscaler, pin_ccm};
+pub use placeholders::{NODES_PLACEHOLDER, count_placeholders, require_placeholders};
+pub use pull_policy::{IF_NOT_PRESENT, set_pull_policy};
+pub use rbac::{EXTRA_RBAC, EXTRA_RBAC_NAME, append_extra_rbac};
+pub use set_image::set_image;
+
+use thiserror::Error;
+
+use crate::image::ImageRefError;
+
+/// Why a manifest cannot be read or edited. Callers add the manifest's name (file or URL).
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum ManifestError {
+    /// The text is not YAML.
+    #[error("not valid YAML at line {line}, column {column}: {message}")]
+    Yaml {
+        /// The 1-based line.
+        line: usize,
+        /// The 1-based column.
+        column: usize,
+        /// The parser's description.
+        message: String,
+    },
+    /// A container's `image` is empty or not a string.
+    #[error("the container image at line {line} is not an image reference: {source_text:?}")]
+    ImageNotString {
+        /// The 1-based line.
+        line: usize,
+        /// The value's source text.
+        source_text: String,
+    },
+    /// A container's `image` is not a valid reference.
+    #[error("the container image at line {line} is malformed: {source}")]
+    ImageRef {
+        /// The 1-based line.
+        line: usize,
+        /// Why the reference is malformed.
+        source: ImageRefError,
+    },
+    /// The manifest does not name exactly one container image.
+    #[error(
+        "expected exactly one container image to pin, found {found}{}; the upstream layout changed, so check the manifest and update the pin",
+        if lines.is_empty() { String::new() } else { format!(" (lines {})", lines.iter().map(usize::to_string).collect::<Vec<_>>().join(", ")) }
+    )]
+    ImageCount {
+        /// How many container images the manifest names.
+        found: usize,
+        /// Their 1-based lines.
+        lines: Vec<usize>,
+    },
+    /// A value to edit is written in a form the splice does not handle (block or multi-line).
+    #[error(
+        "the {what} at line {line} is written as {source_text:?}; only a one-line plain or quoted value can be edited in place"
+    )]
+    ScalarStyle {
+        /// What was being edited.
+        what: String,
+        /// The 1-based line.
+        line: usize,
+        /// The value's source text.
+        source_text: String,
+    },
+    /// The autoscaler manifest lacks the `--nodes` placeholder argument.
+    #[error(
+        "the autoscaler manifest has no `{placeholder}` argument, which CloudStack fills in per cluster; the upstream layout changed, so check the manifest"
+    )]
+    MissingPlaceholder {
+        /// The placeholder looked for.
+        placeholder: &'static str,
+    },
+    /// An edit changed the placeholders.
+    #[error("the edit changed the `--nodes` placeholders: {before} before, {after} after")]
+    PlaceholderLost {
+        /// Count before the edit.
+        before: usize,
+        /// Count after the edit.
+        after: usize,
+    },
+    /// A document is not a Kubernetes object.
+    #[error("document {document} (line {line}) is not a Kubernetes object: it has no {missing}")]
+    NotAnObject {
+        /// The 1-based index among non-empty documents.
+        document: usize,
+        /// The 1-based line where it starts.
+        line: usize,
+        /// The missing field.
+        missing: &'static str,
+    },
+    /// An edit's result failed its own check.
+    #[error("{edit} gave an unexpected result: {detail}")]
+    EditCheck {
+        /// The edit.
+        edit: &'static str,
+        /// What was wrong.
+        detail: String,
+    },
+}

@@ -1,0 +1,233 @@
+//! `versions.txt` (issue point 6): rendering and parsing back is lossless.
+
+use cks_fixtures::shared;
+use cks_pinning::autoscaler::{RemoteTags, resolve};
+use cks_pinning::image::ImageRef;
+use cks_pinning::manifest::image_refs;
+use cks_pinning::version::KubeVersion;
+use cks_pinning::versions_txt::{FileEntry, SkippedImage, VersionsTxt, VersionsTxtError};
+use proptest::prelude::*;
+
+fn hex(seed: &str) -> String {
+    // A made-up digest: the SHA-256 of the seed.
+    use sha2::Digest;
+    hex::encode(sha2::Sha256::digest(seed.as_bytes()))
+}
+
+fn pinned(image: &ImageRef) -> ImageRef {
+    image
+        .with_digest(&format!("sha256:{}", hex(&image.to_string())))
+        .expect("valid digest")
+}
+
+fn sample(etcd: Option<&str>, autoscaler: &str, images: Vec<ImageRef>) -> VersionsTxt {
+    VersionsTxt {
+        kubernetes: "1.33.13".to_string(),
+        cni_plugins: "v1.7.1".to_string(),
+        crictl: "v1.33.0".to_string(),
+        ccm: "v1.2.0".to_string(),
+        csi_driver: "v3.0.0".to_string(),
+        autoscaler: autoscaler.to_string(),
+        etcd: etcd.map(str::to_string),
+        arch: "amd64".to_string(),
+        urls: vec![
+            "https://dl.k8s.io/release/v1.33.13/bin/linux/amd64/kubeadm".to_string(),
+            "https://github.com/containernetworking/plugins/releases/download/v1.7.1/cni-plugins-linux-amd64-v1.7.1.tgz".to_string(),
+        ],
+        files: vec![
+            FileEntry {
+                path: "binaries/v1.33.13/kubeadm".to_string(),
+                sha256: hex("kubeadm"),
+            },
+            FileEntry {
+                path: "docker/kube-apiserver:v1.33.13.tar".to_string(),
+                sha256: hex("apiserver"),
+            },
+            FileEntry {
+                path: "with space/a b.yaml".to_string(),
+                sha256: hex("space"),
+            },
+        ],
+        images: images.iter().map(pinned).collect(),
+        skipped_images: vec![SkippedImage {
+            reference: ImageRef::parse("ghcr.io/example/amd64-only:1.0").expect("valid"),
+            platform: "linux/arm64".to_string(),
+        }],
+    }
+}
+
+fn round_trips(value: &VersionsTxt) -> String {
+    let text = value.render().expect("renders");
+    let parsed = VersionsTxt::parse(&text).expect("parses back");
+    assert_eq!(&parsed, value);
+    assert_eq!(parsed.render().expect("renders again"), text);
+    text
+}
+
+#[test]
+fn renders_keys_in_order_and_round_trips() {
+    let images = vec![ImageRef::parse("registry.k8s.io/pause:3.10").expect("valid")];
+    let text = round_trips(&sample(
+        Some("v3.5.21"),
+        "cluster-autoscaler-1.33.6",
+        images.clone(),
+    ));
+    let keys: Vec<&str> = text
+        .lines()
+        .map(|line| line.split_once(": ").expect("key: value").0)
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "kubernetes",
+            "cni-plugins",
+            "crictl",
+            "ccm",
+            "csi-driver",
+            "autoscaler",
+            "etcd",
+            "arch",
+            "url",
+            "url",
+            "file",
+            "file",
+            "file",
+            "image",
+            "skipped-image"
+        ]
+    );
+    assert!(text.contains("file: with space/a b.yaml sha256:"));
+    assert!(text.contains("image: registry.k8s.io/pause:3.10@sha256:"));
+    assert!(text.contains("skipped-image: ghcr.io/example/amd64-only:1.0 linux/arm64\n"));
+    // Without etcd there is no etcd line.
+    let text = round_trips(&sample(None, "cluster-autoscaler-1.33.6", images));
+    assert!(!text.contains("etcd"));
+}
+
+#[test]
+fn round_trips_with_the_real_images_and_autoscaler_release() {
+    let (Some(csi), Some(listing)) = (
+        shared::upstream("csi/manifest-v3.0.0.yaml"),
+        shared::upstream("autoscaler/ls-remote.txt"),
+    ) else {
+        return;
+    };
+    let csi = std::fs::read_to_string(csi).expect("read");
+    let listing = std::fs::read_to_string(listing).expect("read");
+    let tags = RemoteTags::parse(&listing).expect("valid listing");
+    let release =
+        resolve(&tags, &KubeVersion::parse("1.33.13").expect("valid"), None).expect("a release");
+    let images = image_refs(&csi).expect("valid manifest");
+    assert_eq!(images.len(), 8);
+    let text = round_trips(&sample(None, &release.tag, images));
+    assert!(text.contains("autoscaler: cluster-autoscaler-1.33.6\n"));
+    assert_eq!(text.lines().filter(|l| l.starts_with("image: ")).count(), 8);
+}
+
+#[test]
+fn refuses_what_render_would_not_write() {
+    let mut base = sample(None, "cluster-autoscaler-1.33.6", Vec::new());
+    base.skipped_images.clear();
+    let good = base.render().expect("renders");
+    let cases: Vec<(String, &str)> = vec![
+        (
+            good.replacen("kubernetes: 1.33.13\n", "", 1),
+            "no `kubernetes` line",
+        ),
+        (good.replacen("arch: amd64\n", "", 1), "no `arch` line"),
+        (format!("{good}kubernetes: 1.33.13\n"), "out of order"),
+        (
+            good.replacen("ccm: v1.2.0\n", "ccm: v1.2.0\nccm: v1.2.0\n", 1),
+            "out of order",
+        ),
+        (
+            good.replacen("crictl:", "kubectl:", 1),
+            "expected `key: value`",
+        ),
+        (
+            format!("{good}image: registry.k8s.io/pause:3.10\n"),
+            "malformed",
+        ),
+        (
+            format!("{good}image: pause:3.10@sha256:{}\n", hex("x")),
+            "malformed",
+        ),
+        (
+            format!("{good}file: docker/x.tar sha256:abc\n"),
+            "malformed",
+        ),
+        (
+            format!("{good}skipped-image: busybox linux/arm64\n"),
+            "normalised",
+        ),
+        (good.replacen("arch: amd64", "arch: amd 64", 1), "malformed"),
+        (format!("{good}\n"), "expected `key: value`"),
+    ];
+    for (text, expected) in cases {
+        let error = VersionsTxt::parse(&text).expect_err(expected);
+        assert!(error.to_string().contains(expected), "{error} / {expected}");
+    }
+    let mut bad = sample(None, "cluster-autoscaler-1.33.6", Vec::new());
+    bad.files[0].path = "a\nb".to_string();
+    assert!(matches!(bad.render(), Err(VersionsTxtError::Value { .. })));
+    let mut bad = sample(None, "x", Vec::new());
+    bad.images = vec![ImageRef::parse("busybox").expect("valid")];
+    assert!(
+        bad.render().is_err(),
+        "an image without a digest is refused"
+    );
+}
+
+fn word() -> impl Strategy<Value = String> {
+    "[A-Za-z0-9._+-]{1,12}"
+}
+
+fn image() -> impl Strategy<Value = ImageRef> {
+    (
+        prop_oneof![
+            Just(""),
+            Just("registry.k8s.io/"),
+            Just("ghcr.io/x/"),
+            Just("localhost:5000/")
+        ],
+        "[a-z0-9]{1,6}",
+        prop::option::of("[a-zA-Z0-9_][a-zA-Z0-9_.-]{0,8}"),
+        "[0-9a-f]{64}",
+    )
+        .prop_map(|(registry, name, tag, hex)| {
+            let tag = tag.map(|t| format!(":{t}")).unwrap_or_default();
+            ImageRef::parse(&format!("{registry}{name}{tag}@sha256:{hex}")).expect("valid")
+        })
+}
+
+proptest! {
+    #[test]
+    fn any_renderable_value_round_trips(
+        versions in prop::collection::vec(word(), 7),
+        etcd in prop::option::of(word()),
+        urls in prop::collection::vec("https://[a-z]{1,8}\\.example/[a-zA-Z0-9/._%-]{0,20}", 0..4),
+        files in prop::collection::vec(("[a-zA-Z0-9._:@+-][a-zA-Z0-9 /._:@+-]{0,20}[a-zA-Z0-9._-]", "[0-9a-f]{64}"), 0..5),
+        images in prop::collection::vec(image(), 0..5),
+        skipped in prop::collection::vec((image(), "linux/(amd64|arm64|arm/v7)"), 0..3),
+    ) {
+        let value = VersionsTxt {
+            kubernetes: versions[0].clone(),
+            cni_plugins: versions[1].clone(),
+            crictl: versions[2].clone(),
+            ccm: versions[3].clone(),
+            csi_driver: versions[4].clone(),
+            autoscaler: versions[5].clone(),
+            etcd,
+            arch: versions[6].clone(),
+            urls,
+            files: files.into_iter().map(|(path, sha256)| FileEntry { path, sha256 }).collect(),
+            images,
+            skipped_images: skipped
+                .into_iter()
+                .map(|(reference, platform)| SkippedImage { reference, platform })
+                .collect(),
+        };
+        let text = value.render().expect("renders");
+        prop_assert_eq!(VersionsTxt::parse(&text).expect("parses"), value);
+    }
+}
