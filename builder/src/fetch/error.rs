@@ -40,6 +40,14 @@ pub enum FetchError {
         /// What the HTTP client reported, with its causes.
         reason: String,
     },
+    /// The server's certificate was refused (unknown issuer, wrong name, expired).
+    #[error("TLS with {url} failed: {reason}; for a private CA pass its PEM with --ca-file")]
+    Tls {
+        /// The URL requested.
+        url: String,
+        /// What the TLS layer reported.
+        reason: String,
+    },
     /// No byte arrived for the read-stall timeout.
     #[error("{url} sent nothing for {} s after {received} bytes", timeout.as_secs_f64())]
     Stalled {
@@ -153,6 +161,12 @@ impl FetchError {
             reason.push_str(": ");
             reason.push_str(&cause.to_string());
             source = cause.source();
+        }
+        if reason.contains("certificate") {
+            return FetchError::Tls {
+                url: url.to_string(),
+                reason,
+            };
         }
         FetchError::Transport {
             url: url.to_string(),
