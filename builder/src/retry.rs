@@ -169,7 +169,9 @@ fn parse_imf_fixdate(value: &str) -> Option<u64> {
     let doy = (153 * mp + 2) / 5 + day as i64 - 1;
     let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
     let days = era * 146_097 + doe - 719_468;
-    u64::try_from(days).ok().map(|d| d * 86_400 + h * 3600 + m * 60 + s)
+    u64::try_from(days)
+        .ok()
+        .map(|d| d * 86_400 + h * 3600 + m * 60 + s)
 }
 
 #[cfg(test)]

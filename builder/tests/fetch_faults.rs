@@ -114,7 +114,10 @@ async fn fails_fast_on_404_and_other_4xx_naming_url_and_status() {
             text.contains("/blob") && text.contains(&status.to_string()),
             "{text}"
         );
-        assert!(entries(out.path()).is_empty(), "error page not saved: {status}");
+        assert!(
+            entries(out.path()).is_empty(),
+            "error page not saved: {status}"
+        );
     }
 }
 

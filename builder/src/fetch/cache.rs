@@ -8,10 +8,10 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use super::FetchError;
 use super::http::Downloaded;
 use super::local::copy_hashing;
 use super::spec::{Checksum, ChecksumStatus};
-use super::FetchError;
 use crate::progress::ProgressSink;
 
 /// What the cache knows about one upstream URL.

@@ -70,9 +70,8 @@ mod tests {
             published_digest(&text, "cni-plugins-linux-amd64-v1.4.0.tgz"),
             Ok(A.to_string())
         );
-        let sums = format!(
-            "{B}  etcd-v3.5.12-darwin-amd64.zip\n{A} *etcd-v3.5.12-linux-amd64.tar.gz\n"
-        );
+        let sums =
+            format!("{B}  etcd-v3.5.12-darwin-amd64.zip\n{A} *etcd-v3.5.12-linux-amd64.tar.gz\n");
         assert_eq!(
             published_digest(&sums, "etcd-v3.5.12-linux-amd64.tar.gz"),
             Ok(A.to_string())
@@ -83,7 +82,10 @@ mod tests {
     fn refuses_a_list_without_the_file_and_a_malformed_digest() {
         let sums = format!("{B}  other.tgz\n");
         let err = published_digest(&sums, "mine.tgz").expect_err("no line for mine.tgz");
-        assert!(err.contains("mine.tgz") && err.contains("other.tgz"), "{err}");
+        assert!(
+            err.contains("mine.tgz") && err.contains("other.tgz"),
+            "{err}"
+        );
         assert!(published_digest("<html>", "x").is_err());
         assert!(published_digest("", "x").is_err());
     }

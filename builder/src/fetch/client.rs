@@ -39,12 +39,11 @@ impl ClientOptions {
                 path: path.clone(),
                 reason: e.to_string(),
             })?;
-            let found = reqwest::Certificate::from_pem_bundle(&pem).map_err(|e| {
-                FetchError::CaFile {
+            let found =
+                reqwest::Certificate::from_pem_bundle(&pem).map_err(|e| FetchError::CaFile {
                     path: path.clone(),
                     reason: e.to_string(),
-                }
-            })?;
+                })?;
             if found.is_empty() {
                 return Err(FetchError::CaFile {
                     path: path.clone(),

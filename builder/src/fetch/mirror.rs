@@ -44,7 +44,10 @@ impl FromStr for Mirror {
             reason,
         };
         let (from, to) = input.split_once('=').ok_or_else(|| error("no `=`"))?;
-        let (from, to) = (from.trim().trim_end_matches('/'), to.trim().trim_end_matches('/'));
+        let (from, to) = (
+            from.trim().trim_end_matches('/'),
+            to.trim().trim_end_matches('/'),
+        );
         if !is_http_url(from) {
             return Err(error("the upstream is not an http(s):// URL"));
         }
@@ -142,12 +145,20 @@ mod tests {
             "http://m/etcd/etcd/x"
         );
         assert_eq!(mirrors.rewrite("https://github.com/a/b"), "http://m/gh/a/b");
-        assert_eq!(mirrors.rewrite("https://dl.k8s.io/a"), "https://dl.k8s.io/a");
+        assert_eq!(
+            mirrors.rewrite("https://dl.k8s.io/a"),
+            "https://dl.k8s.io/a"
+        );
     }
 
     #[test]
     fn refuses_text_that_is_not_upstream_equals_mirror() {
-        for bad in ["https://dl.k8s.io", "dl.k8s.io=http://m", "https://a=ftp://m", "="] {
+        for bad in [
+            "https://dl.k8s.io",
+            "dl.k8s.io=http://m",
+            "https://a=ftp://m",
+            "=",
+        ] {
             let err = bad.parse::<Mirror>().expect_err(bad);
             assert!(err.to_string().contains("UPSTREAM=MIRROR"), "{err}");
         }
