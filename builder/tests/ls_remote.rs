@@ -141,3 +141,32 @@ async fn names_what_is_wrong_with_a_bad_remote() {
     assert!(matches!(err, GitError::Remote { .. }), "{err}");
     assert!(err.to_string().contains("nothing.git"), "{err}");
 }
+
+#[tokio::test]
+async fn the_smart_http_fixture_speaks_v2_and_the_v0_url_forces_v0() {
+    let listing = autoscaler_ls_remote().expect("an autoscaler listing");
+    let servers = GitServers::start(&listing, "autoscaler").expect("git servers");
+    let client = reqwest::Client::new();
+    let mut first_lines = Vec::new();
+    for url in [&servers.http_url, &servers.http_v0_url] {
+        let body = client
+            .get(format!("{url}/info/refs?service=git-upload-pack"))
+            .header("Git-Protocol", "version=2")
+            .send()
+            .await
+            .expect("answer")
+            .bytes()
+            .await
+            .expect("body");
+        first_lines.push(String::from_utf8_lossy(&body[..40.min(body.len())]).into_owned());
+    }
+    assert!(
+        first_lines[0].starts_with("000eversion 2\n"),
+        "{first_lines:?}"
+    );
+    assert!(
+        first_lines[1].starts_with("001e# service=git-upload-pack\n0000"),
+        "{first_lines:?}"
+    );
+    assert!(!first_lines[1].contains("version 2"), "{first_lines:?}");
+}
