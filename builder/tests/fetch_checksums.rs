@@ -200,3 +200,28 @@ async fn records_the_computed_digest_when_nothing_is_published() {
     assert_eq!(file.sha256, sha(b"kind: List\n"));
     assert_eq!(file.upstream_sha256, file.sha256);
 }
+
+#[tokio::test]
+async fn a_flaky_checksum_file_retries_the_whole_download() {
+    let root = tempfile::tempdir().expect("temp dir");
+    let body = b"kubelet".repeat(100);
+    write(root.path(), "kubelet", &body);
+    write(root.path(), "kubelet.sha256", sha(&body).as_bytes());
+    let server = FileServer::start(root.path()).expect("server");
+    server.schedule("/kubelet.sha256", [cks_fixtures::http::Fault::Status(502)]);
+    let out = tempfile::tempdir().expect("temp dir");
+    let spec = FileSpec::new(
+        "kubelet",
+        server.url("/kubelet"),
+        out.path().join("kubelet"),
+    )
+    .checksum(Checksum::sha256_sidecar());
+    let file = fetcher()
+        .fetch(&spec)
+        .await
+        .expect("verified on the second attempt");
+    assert_eq!(file.attempts, 2);
+    assert_eq!(server.requests("/kubelet"), 2);
+    assert_eq!(server.requests("/kubelet.sha256"), 2);
+    assert!(matches!(file.checksum, ChecksumStatus::Verified { .. }));
+}

@@ -239,3 +239,54 @@ async fn caps_a_long_retry_after() {
         .expect("fetched");
     assert_eq!(file.attempts, 2);
 }
+
+#[tokio::test]
+async fn gives_up_on_a_connection_that_never_completes_after_the_connect_timeout() {
+    // A listener with a backlog of 0 that never accepts: once its queue is full, further
+    // connection attempts get no answer and only the connect timeout ends them.
+    let socket = tokio::net::TcpSocket::new_v4().expect("socket");
+    socket
+        .bind("127.0.0.1:0".parse().expect("addr"))
+        .expect("bind");
+    let listener = socket.listen(0).expect("listen");
+    let addr = listener.local_addr().expect("addr");
+    let mut fillers = Vec::new();
+    for _ in 0..2 {
+        if let Ok(Ok(stream)) = tokio::time::timeout(
+            Duration::from_millis(200),
+            tokio::net::TcpStream::connect(addr),
+        )
+        .await
+        {
+            fillers.push(stream);
+        }
+    }
+    let fetcher = Fetcher::new(FetchOptions {
+        retry: RetryPolicy::immediate(1),
+        client: ClientOptions {
+            connect_timeout: Duration::from_millis(300),
+            ..ClientOptions::default()
+        },
+        ..FetchOptions::default()
+    })
+    .expect("fetcher");
+    let out = tempfile::tempdir().expect("temp dir");
+    let spec = FileSpec::new(
+        "blob",
+        format!("http://{addr}/blob"),
+        out.path().join("blob"),
+    );
+    let err = tokio::time::timeout(Duration::from_secs(60), fetcher.fetch(&spec))
+        .await
+        .expect("the connect timeout ends each attempt")
+        .expect_err("never connects");
+    assert!(
+        err.to_string()
+            .contains("tcp connect error: deadline has elapsed"),
+        "{err}"
+    );
+    assert!(matches!(err.error, FetchError::Transport { .. }), "{err}");
+    assert_eq!(err.attempts, 2);
+    assert!(entries(out.path()).is_empty());
+    drop(listener);
+}
