@@ -27,7 +27,7 @@ fn fetcher(retries: u32) -> Fetcher {
     Fetcher::new(FetchOptions {
         retry: RetryPolicy::immediate(retries),
         client: ClientOptions {
-            stall_timeout: Duration::from_millis(300),
+            stall_timeout: Duration::from_secs(1),
             ..ClientOptions::default()
         },
         ..FetchOptions::default()
@@ -174,6 +174,24 @@ async fn a_pause_shorter_than_the_stall_timeout_is_not_a_failure() {
     let (result, requests, out) = fetch_with(vec![pause], 3).await;
     assert_fetched(&result, out.path());
     assert_eq!((result.expect("fetched").attempts, requests), (1, 1));
+}
+
+#[tokio::test]
+async fn retries_a_server_that_sends_no_headers() {
+    let silent = Fault::Silent {
+        pause: Duration::from_secs(10),
+    };
+    let (result, requests, out) = fetch_with(vec![silent.clone()], 3).await;
+    assert_fetched(&result, out.path());
+    assert_eq!((result.expect("fetched").attempts, requests), (2, 2));
+
+    let (result, requests, _out) = fetch_with(vec![silent; 2], 1).await;
+    let err = result.expect_err("silent every time");
+    assert!(
+        matches!(err.error, FetchError::Stalled { received: 0, .. }),
+        "{err}"
+    );
+    assert_eq!((err.attempts, requests), (2, 2));
 }
 
 #[tokio::test]
