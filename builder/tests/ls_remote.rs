@@ -170,3 +170,28 @@ async fn the_smart_http_fixture_speaks_v2_and_the_v0_url_forces_v0() {
     );
     assert!(!first_lines[1].contains("version 2"), "{first_lines:?}");
 }
+
+#[tokio::test]
+async fn lists_over_https_with_a_fetchers_client() {
+    let listing = autoscaler_ls_remote().expect("an autoscaler listing");
+    let servers = GitServers::start(&listing, "autoscaler").expect("git servers");
+    let fetcher = cks_builder::fetch::Fetcher::new(cks_builder::fetch::FetchOptions {
+        client: options(Some(&servers)).client,
+        ..Default::default()
+    })
+    .expect("fetcher");
+    let refs = cks_builder::git::list_tags_using(
+        Some(fetcher.client()),
+        &servers.https_url,
+        &options(None),
+    )
+    .await
+    .expect("listed over https");
+    let ours = cks_builder::git::format_ls_remote(&refs);
+    assert_eq!(ours, git_ls_remote(&servers.https_url, &servers));
+
+    let err = ls_remote_tags_with(&servers.https_url, &options(None))
+        .await
+        .expect_err("the test CA is not trusted by default");
+    assert!(matches!(err, GitError::Tls { .. }), "{err}");
+}

@@ -68,16 +68,35 @@ fn classify(url: &str) -> Result<Remote, GitError> {
 /// The tags of the remote at `url`, in the server's order, annotated ones with their peeled
 /// object.
 pub async fn list_tags(url: &str, options: &LsRemoteOptions) -> Result<Vec<RemoteRef>, GitError> {
-    let remote = classify(url)?;
-    let client = match remote {
+    let client = match classify(url)? {
         Remote::Http => Some(options.client.build()?),
         _ => None,
+    };
+    list_tags_using(client.as_ref(), url, options).await
+}
+
+/// Like [`list_tags`], reusing `client` for http(s) remotes (a [`crate::fetch::Fetcher`]'s, say)
+/// instead of building one, which costs more than the listing itself; `options.client` then
+/// only supplies the timeouts.
+pub async fn list_tags_using(
+    client: Option<&reqwest::Client>,
+    url: &str,
+    options: &LsRemoteOptions,
+) -> Result<Vec<RemoteRef>, GitError> {
+    let remote = classify(url)?;
+    let built;
+    let client = match (&remote, client) {
+        (Remote::Http, None) => {
+            built = options.client.build()?;
+            Some(&built)
+        }
+        (_, client) => client,
     };
     let stall = options.client.stall_timeout;
     let outcome = options
         .retry
         .run(|_| async {
-            match (&remote, &client) {
+            match (&remote, client) {
                 (Remote::Http, Some(client)) => http::list(client, url, stall).await,
                 (Remote::Daemon(daemon), _) => {
                     daemon::list(daemon, url, options.client.connect_timeout, stall).await
