@@ -165,3 +165,32 @@ async fn a_pinned_digest_must_match_the_cached_bytes() {
     );
     assert!(err.to_string().contains("checksum mismatch"), "{err}");
 }
+
+#[tokio::test]
+async fn a_pinned_digest_finds_content_stored_for_another_url() {
+    let up = upstream();
+    let cache = tempfile::tempdir().expect("cache dir");
+    let (_out, first) = run(&up, cache.path()).await;
+    up.server.reset_counts();
+    let out = tempfile::tempdir().expect("temp dir");
+    let spec = FileSpec::new(
+        "kubeadm",
+        up.server.url("/elsewhere/kubeadm"),
+        out.path().join("kubeadm"),
+    )
+    .checksum(Checksum::Pinned {
+        sha256: first[0].sha256.clone(),
+    });
+    let file = fetcher(cache.path())
+        .fetch(&spec)
+        .await
+        .expect("from the cache");
+    assert_eq!(up.server.total_requests(), 0);
+    assert!(file.from_cache);
+    assert_eq!(file.url, up.server.url("/elsewhere/kubeadm"));
+    assert_eq!(file.url_used, format!("cache:sha256/{}", first[0].sha256));
+    assert_eq!(
+        std::fs::read(out.path().join("kubeadm")).expect("dest"),
+        up.bodies[0].1
+    );
+}

@@ -58,7 +58,9 @@ impl Cache {
     }
 
     /// The entry for the first of `urls` the cache holds content for that satisfies
-    /// `checksum`: a pinned digest must match, a published one must have been verified.
+    /// `checksum`: a pinned digest must match, a published one must have been verified. A
+    /// pinned digest also finds content stored under another URL (its `url_used` is then
+    /// `cache:sha256/<hex>`).
     pub fn lookup(&self, urls: &[String], checksum: &Checksum) -> Option<CacheEntry> {
         for url in urls {
             let Ok(text) = std::fs::read_to_string(self.url_path(url)) else {
@@ -77,6 +79,20 @@ impl Cache {
             if acceptable && entry.url == *url && self.content_path(&entry.sha256).is_file() {
                 return Some(entry);
             }
+        }
+        // A pinned digest finds content stored for any URL.
+        if let (Checksum::Pinned { sha256 }, Some(url)) = (checksum, urls.first()) {
+            let sha256 = sha256.to_ascii_lowercase();
+            let bytes = std::fs::metadata(self.content_path(&sha256)).ok()?.len();
+            return Some(CacheEntry {
+                url: url.clone(),
+                url_used: format!("cache:sha256/{sha256}"),
+                sha256,
+                bytes,
+                checksum: ChecksumStatus::Verified {
+                    source: "pinned".to_string(),
+                },
+            });
         }
         None
     }
