@@ -34,11 +34,15 @@ fn git_ls_remote(url: &str, servers: &GitServers) -> String {
     String::from_utf8(output.stdout).expect("utf-8")
 }
 
+/// The tag refs of a listing, sorted (git lists refs sorted; a listing file may not be).
 fn tag_names(text: &str) -> Vec<&str> {
-    text.lines()
+    let mut names: Vec<&str> = text
+        .lines()
         .filter_map(|l| l.split('\t').nth(1))
         .filter(|n| n.starts_with("refs/tags/"))
-        .collect()
+        .collect();
+    names.sort_unstable();
+    names
 }
 
 async fn matches_git_on_every_transport(listing: &str) {
