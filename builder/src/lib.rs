@@ -5,6 +5,7 @@
 //! tarballs), `iso` (the ISO 9660 writer); `retry` and `progress` are shared by them.
 
 pub mod build;
+pub mod fetch;
 pub mod git;
 pub mod progress;
 pub mod retry;

@@ -58,6 +58,122 @@ impl RetryPolicy {
     }
 }
 
+/// Whether a failed attempt is worth repeating.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// Repeating cannot help (a 404, a checksum mismatch, a malformed answer).
+    Permanent,
+    /// The failure may pass (a reset, a timeout, a 5xx); `retry_after` is the server's hint.
+    Transient {
+        /// The wait the server asked for (`Retry-After`), if any.
+        retry_after: Option<Duration>,
+    },
+}
+
+/// An error that knows whether its operation may be retried.
+pub trait Classify {
+    /// The verdict for this failure.
+    fn verdict(&self) -> Verdict;
+}
+
+/// The outcome of [`RetryPolicy::run`]: the value (or the last error) and how many attempts
+/// were made (1 when the first attempt decided it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Attempted<T> {
+    /// The final value or error.
+    pub value: T,
+    /// Attempts made, the first included.
+    pub attempts: u32,
+}
+
+impl RetryPolicy {
+    /// Runs `attempt` (given the attempt number, from 1) until it succeeds, fails permanently or
+    /// the retries are used up, sleeping [`RetryPolicy::delay`] between attempts.
+    pub async fn run<T, E, F, Fut>(&self, mut attempt: F) -> Result<Attempted<T>, Attempted<E>>
+    where
+        E: Classify + std::fmt::Display,
+        F: FnMut(u32) -> Fut,
+        Fut: std::future::Future<Output = Result<T, E>>,
+    {
+        let mut number = 1;
+        loop {
+            match attempt(number).await {
+                Ok(value) => {
+                    return Ok(Attempted {
+                        value,
+                        attempts: number,
+                    });
+                }
+                Err(error) => match error.verdict() {
+                    Verdict::Transient { retry_after } if number <= self.retries => {
+                        let wait = self.delay(number, retry_after);
+                        tracing::debug!(attempt = number, ?wait, %error, "retrying");
+                        tokio::time::sleep(wait).await;
+                        number += 1;
+                    }
+                    _ => {
+                        return Err(Attempted {
+                            value: error,
+                            attempts: number,
+                        });
+                    }
+                },
+            }
+        }
+    }
+}
+
+/// Reads a `Retry-After` header value: delay-seconds or an HTTP-date (IMF-fixdate, as RFC 9110
+/// requires servers to send), measured from `now`.
+pub fn parse_retry_after(value: &str, now: std::time::SystemTime) -> Option<Duration> {
+    let value = value.trim();
+    if let Ok(seconds) = value.parse::<u64>() {
+        return Some(Duration::from_secs(seconds));
+    }
+    let at = parse_imf_fixdate(value)?;
+    let now = now.duration_since(std::time::UNIX_EPOCH).ok()?.as_secs();
+    Some(Duration::from_secs(at.saturating_sub(now)))
+}
+
+/// Seconds since the epoch of an IMF-fixdate such as `Sun, 06 Nov 1994 08:49:37 GMT`.
+fn parse_imf_fixdate(value: &str) -> Option<u64> {
+    let mut parts = value.split_whitespace();
+    let _weekday = parts.next()?;
+    let day: u64 = parts.next()?.parse().ok()?;
+    let month = match parts.next()? {
+        "Jan" => 1,
+        "Feb" => 2,
+        "Mar" => 3,
+        "Apr" => 4,
+        "May" => 5,
+        "Jun" => 6,
+        "Jul" => 7,
+        "Aug" => 8,
+        "Sep" => 9,
+        "Oct" => 10,
+        "Nov" => 11,
+        "Dec" => 12,
+        _ => return None,
+    };
+    let year: i64 = parts.next()?.parse().ok()?;
+    let mut clock = parts.next()?.split(':').map(|p| p.parse::<u64>().ok());
+    let (h, m, s) = (clock.next()??, clock.next()??, clock.next()??);
+    if parts.next()? != "GMT" || !(1..=31).contains(&day) || h > 23 || m > 59 || s > 60 {
+        return None;
+    }
+    // Days from the civil date (Howard Hinnant's algorithm).
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (month + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + day as i64 - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    u64::try_from(days)
+        .ok()
+        .map(|d| d * 86_400 + h * 3600 + m * 60 + s)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -84,5 +200,51 @@ mod tests {
             policy.delay(1, Some(Duration::from_secs(3600))),
             policy.retry_after_cap
         );
+    }
+    #[test]
+    fn retry_after_reads_seconds_and_http_dates() {
+        let now = std::time::UNIX_EPOCH + Duration::from_secs(784_111_767);
+        assert_eq!(parse_retry_after("7", now), Some(Duration::from_secs(7)));
+        assert_eq!(
+            parse_retry_after("Sun, 06 Nov 1994 08:49:37 GMT", now),
+            Some(Duration::from_secs(10))
+        );
+        assert_eq!(parse_retry_after("soon", now), None);
+    }
+
+    #[derive(Debug)]
+    struct Flaky(Verdict);
+    impl std::fmt::Display for Flaky {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            write!(f, "{:?}", self.0)
+        }
+    }
+    impl Classify for Flaky {
+        fn verdict(&self) -> Verdict {
+            self.0
+        }
+    }
+
+    #[tokio::test]
+    async fn run_stops_after_the_retries_or_at_a_permanent_error() {
+        let transient = Verdict::Transient { retry_after: None };
+        let out = RetryPolicy::immediate(3)
+            .run(|_| async move { Err::<(), _>(Flaky(transient)) })
+            .await;
+        assert_eq!(out.map_err(|e| e.attempts).err(), Some(4));
+        let out = RetryPolicy::immediate(3)
+            .run(|n| async move {
+                if n == 2 {
+                    Err::<(), _>(Flaky(Verdict::Permanent))
+                } else {
+                    Err(Flaky(transient))
+                }
+            })
+            .await;
+        assert_eq!(out.map_err(|e| e.attempts).err(), Some(2));
+        let out = RetryPolicy::immediate(3)
+            .run(|n| async move { if n < 3 { Err(Flaky(transient)) } else { Ok(n) } })
+            .await;
+        assert_eq!(out.ok().map(|a| (a.value, a.attempts)), Some((3, 3)));
     }
 }

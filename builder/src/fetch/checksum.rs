@@ -1,0 +1,92 @@
+//! Reading published checksum files: a bare digest (dl.k8s.io `<url>.sha256`), `<hex>  <name>`
+//! (CNI plugins and crictl `<asset>.sha256`) and lists of such lines (etcd `SHA256SUMS`).
+
+/// True when `digest` is 64 hex digits.
+pub fn is_sha256_hex(digest: &str) -> bool {
+    digest.len() == 64 && digest.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// The sha256 that `text` publishes for `file_name`, in lower-case hex.
+///
+/// A file holding one bare digest applies to any name; otherwise the line whose name (after an
+/// optional `*` binary marker and leading directories) equals `file_name` is used. The error says
+/// what was expected.
+pub fn published_digest(text: &str, file_name: &str) -> Result<String, String> {
+    let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+    let first = lines.next().ok_or("it is empty")?;
+    let mut fields = first.split_whitespace();
+    if let (Some(digest), None) = (fields.next(), fields.next())
+        && lines.clone().next().is_none()
+    {
+        return if is_sha256_hex(digest) {
+            Ok(digest.to_ascii_lowercase())
+        } else {
+            Err(format!("`{digest}` is not a sha256 (64 hex digits)"))
+        };
+    }
+    let mut names = Vec::new();
+    for line in std::iter::once(first).chain(lines) {
+        let mut fields = line.split_whitespace();
+        let (Some(digest), Some(name)) = (fields.next(), fields.next()) else {
+            return Err(format!("line `{line}` is not `<sha256>  <name>`"));
+        };
+        let name = name.trim_start_matches('*');
+        let base = name.rsplit('/').next().unwrap_or(name);
+        if base == file_name {
+            return if is_sha256_hex(digest) {
+                Ok(digest.to_ascii_lowercase())
+            } else {
+                Err(format!("`{digest}` for {file_name} is not a sha256"))
+            };
+        }
+        names.push(base.to_string());
+    }
+    Err(format!(
+        "it has no line for {file_name} (it lists {})",
+        names.join(", ")
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const A: &str = "6d0e4a5ba3c5ca1b8f1d8da8e3c0e2c6a2b77bb40c1ba6f2b7f0a1cb0d3e2f10";
+    const B: &str = "1111111111111111111111111111111111111111111111111111111111111111";
+
+    #[test]
+    fn reads_a_bare_digest_for_any_name() {
+        assert_eq!(published_digest(A, "kubeadm"), Ok(A.to_string()));
+        assert_eq!(
+            published_digest(&format!("{}\n", A.to_uppercase()), "x"),
+            Ok(A.to_string())
+        );
+    }
+
+    #[test]
+    fn reads_the_line_for_the_file() {
+        let text = format!("{A}  cni-plugins-linux-amd64-v1.4.0.tgz\n");
+        assert_eq!(
+            published_digest(&text, "cni-plugins-linux-amd64-v1.4.0.tgz"),
+            Ok(A.to_string())
+        );
+        let sums =
+            format!("{B}  etcd-v3.5.12-darwin-amd64.zip\n{A} *etcd-v3.5.12-linux-amd64.tar.gz\n");
+        assert_eq!(
+            published_digest(&sums, "etcd-v3.5.12-linux-amd64.tar.gz"),
+            Ok(A.to_string())
+        );
+    }
+
+    #[test]
+    fn refuses_a_list_without_the_file_and_a_malformed_digest() {
+        let sums = format!("{B}  other.tgz\n");
+        let err = published_digest(&sums, "mine.tgz").expect_err("no line for mine.tgz");
+        assert!(
+            err.contains("mine.tgz") && err.contains("other.tgz"),
+            "{err}"
+        );
+        assert!(published_digest("<html>", "x").is_err());
+        assert!(published_digest("", "x").is_err());
+    }
+}

@@ -1,0 +1,64 @@
+//! The HTTP client shared by downloads and git listing: rustls with the system roots, plus any
+//! private CA given with `--ca-file`, and the connect and read-stall timeouts.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use super::FetchError;
+
+/// How the HTTP client connects.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClientOptions {
+    /// The longest wait for a TCP (and TLS) connection.
+    pub connect_timeout: Duration,
+    /// The longest wait for the next byte (of the headers or the body) before the attempt fails.
+    pub stall_timeout: Duration,
+    /// PEM files whose certificates are trusted in addition to the system roots.
+    pub ca_files: Vec<PathBuf>,
+}
+
+impl Default for ClientOptions {
+    fn default() -> Self {
+        ClientOptions {
+            connect_timeout: Duration::from_secs(15),
+            stall_timeout: Duration::from_secs(30),
+            ca_files: Vec::new(),
+        }
+    }
+}
+
+impl ClientOptions {
+    /// Builds the reqwest client. The CA files are read here and added as roots, so they work
+    /// whatever `SSL_CERT_FILE` says.
+    pub fn build(&self) -> Result<reqwest::Client, FetchError> {
+        let mut certs = Vec::new();
+        for path in &self.ca_files {
+            let pem = std::fs::read(path).map_err(|e| FetchError::CaFile {
+                path: path.clone(),
+                reason: e.to_string(),
+            })?;
+            let found =
+                reqwest::Certificate::from_pem_bundle(&pem).map_err(|e| FetchError::CaFile {
+                    path: path.clone(),
+                    reason: e.to_string(),
+                })?;
+            if found.is_empty() {
+                return Err(FetchError::CaFile {
+                    path: path.clone(),
+                    reason: "no certificate in it".to_string(),
+                });
+            }
+            certs.extend(found);
+        }
+        reqwest::Client::builder()
+            .user_agent(concat!("cks-iso/", env!("CARGO_PKG_VERSION")))
+            .connect_timeout(self.connect_timeout)
+            .tls_certs_merge(certs)
+            .build()
+            .map_err(|e| FetchError::Client {
+                reason: e.to_string(),
+            })
+    }
+}

@@ -1,0 +1,351 @@
+//! Fetching one file of a plan: the content cache first, then each candidate URL in order
+//! (the next only after a 404), each attempt retried whole (request, status, checksum, stream,
+//! verify), then the edit and the rename into place.
+
+use std::path::Path;
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::sync::OnceCell;
+
+use super::cache::CacheEntry;
+use super::checksum::{is_sha256_hex, published_digest};
+use super::edit::Edit;
+use super::http::{Downloaded, get_text, request, stream_to_temp, temp_in};
+use super::local::{copy_hashing, local_path};
+use super::spec::{Checksum, ChecksumStatus, FetchedFile, FileSpec};
+use super::{FetchError, Fetcher, FileError};
+
+/// The largest published checksum file read.
+const CHECKSUM_FILE_LIMIT: usize = 1 << 20;
+
+/// The expected digest of a candidate and where it came from.
+type Expected = Option<(String, String)>;
+
+/// Where the bytes of a file came from, for its record.
+struct Origin {
+    url: String,
+    url_used: String,
+    checksum: ChecksumStatus,
+    from_cache: bool,
+    attempts: u32,
+}
+
+/// The file name at the end of a URL (query and fragment dropped).
+fn url_file_name(url: &str) -> &str {
+    let path = url.split(['?', '#']).next().unwrap_or(url);
+    path.rsplit('/').next().unwrap_or(path)
+}
+
+impl Fetcher {
+    /// Fetches `spec`; see the module documentation for the order of things.
+    pub(super) async fn fetch_file(&self, spec: &FileSpec) -> Result<FetchedFile, FileError> {
+        let fail = |url: &str, attempts: u32, error: FetchError| FileError {
+            file: spec.name.clone(),
+            url: url.to_string(),
+            attempts,
+            error,
+        };
+        if spec.urls.is_empty() {
+            let error = FetchError::NoUrl {
+                file: spec.name.clone(),
+            };
+            return Err(fail("", 0, error));
+        }
+        if let Checksum::Pinned { sha256 } = &spec.checksum
+            && !is_sha256_hex(sha256)
+        {
+            let error = FetchError::BadDigest {
+                file: spec.name.clone(),
+                digest: sha256.clone(),
+            };
+            return Err(fail(&spec.urls[0], 0, error));
+        }
+        let dir = spec
+            .dest
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        let dest_name = spec
+            .dest
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "download".to_string());
+
+        if let Some(cache) = &self.cache
+            && let Some(entry) = cache.lookup(&spec.urls, &spec.checksum)
+        {
+            let restored = cache
+                .restore(&entry, dir, &dest_name, &*self.progress, &spec.name)
+                .await
+                .map_err(|e| fail(&entry.url, 0, e))?;
+            if let Some(got) = restored {
+                let origin = Origin {
+                    url: entry.url.clone(),
+                    url_used: entry.url_used.clone(),
+                    checksum: entry.checksum.clone(),
+                    from_cache: true,
+                    attempts: 0,
+                };
+                return self
+                    .finish(spec, got, origin, dir, &dest_name)
+                    .await
+                    .map_err(|e| fail(&entry.url, 0, e));
+            }
+        }
+
+        let mut tried = Vec::new();
+        for url in &spec.urls {
+            if let Some(path) = local_path(url).map_err(|e| fail(url, 0, e))? {
+                return self
+                    .copy_local(spec, url, &path, dir, &dest_name)
+                    .await
+                    .map_err(|e| fail(url, 1, e));
+            }
+            let used = self.options.mirrors.rewrite(url);
+            let expected = OnceCell::new();
+            let outcome = self
+                .options
+                .retry
+                .run(|_| self.attempt(spec, url, &used, &expected, dir, &dest_name))
+                .await;
+            match outcome {
+                Ok(done) => {
+                    let (got, checksum) = done.value;
+                    if let Some(cache) = &self.cache {
+                        let entry = CacheEntry {
+                            url: url.clone(),
+                            url_used: used.clone(),
+                            sha256: got.sha256.clone(),
+                            bytes: got.bytes,
+                            checksum: checksum.clone(),
+                        };
+                        cache
+                            .insert(got.temp.path(), &entry)
+                            .await
+                            .map_err(|e| fail(url, done.attempts, e))?;
+                    }
+                    let origin = Origin {
+                        url: url.clone(),
+                        url_used: used,
+                        checksum,
+                        from_cache: false,
+                        attempts: done.attempts,
+                    };
+                    return self
+                        .finish(spec, got, origin, dir, &dest_name)
+                        .await
+                        .map_err(|e| fail(url, done.attempts, e));
+                }
+                Err(failed) => match failed.value {
+                    FetchError::NotFound { .. } => tried.push(used),
+                    error => return Err(fail(url, failed.attempts, error)),
+                },
+            }
+        }
+        let last = spec.urls.last().map(String::as_str).unwrap_or_default();
+        Err(fail(last, 1, FetchError::NotFound { tried }))
+    }
+
+    /// One whole attempt on one candidate: request and status, the expected digest (fetched
+    /// once per candidate), the body to a temporary file, and the check.
+    async fn attempt(
+        &self,
+        spec: &FileSpec,
+        url: &str,
+        used: &str,
+        expected: &OnceCell<Expected>,
+        dir: &Path,
+        dest_name: &str,
+    ) -> Result<(Downloaded, ChecksumStatus), FetchError> {
+        let stall = self.options.client.stall_timeout;
+        let response = request(&self.client, used, stall).await?;
+        let expected = expected
+            .get_or_try_init(|| self.expected_digest(spec, url))
+            .await?;
+        let got = stream_to_temp(
+            response,
+            used,
+            dir,
+            dest_name,
+            stall,
+            &*self.progress,
+            &spec.name,
+        )
+        .await?;
+        match expected {
+            None => Ok((got, ChecksumStatus::Computed)),
+            Some((digest, _)) if *digest != got.sha256 => Err(FetchError::ChecksumMismatch {
+                file: spec.name.clone(),
+                url: used.to_string(),
+                expected: digest.clone(),
+                actual: got.sha256,
+            }),
+            Some((_, source)) => Ok((
+                got,
+                ChecksumStatus::Verified {
+                    source: source.clone(),
+                },
+            )),
+        }
+    }
+
+    /// The digest `spec` must have when fetched from the candidate `url`.
+    async fn expected_digest(&self, spec: &FileSpec, url: &str) -> Result<Expected, FetchError> {
+        let list_url = match &spec.checksum {
+            Checksum::None => return Ok(None),
+            Checksum::Pinned { sha256 } => {
+                return Ok(Some((sha256.to_ascii_lowercase(), "pinned".to_string())));
+            }
+            Checksum::Sidecar { suffix } => format!("{url}{suffix}"),
+            Checksum::List { url } => url.clone(),
+        };
+        let used = self.options.mirrors.rewrite(&list_url);
+        let stall = self.options.client.stall_timeout;
+        let text = get_text(&self.client, &used, stall, CHECKSUM_FILE_LIMIT)
+            .await
+            .map_err(|e| match e {
+                FetchError::NotFound { .. } => FetchError::ChecksumFile {
+                    url: used.clone(),
+                    reason: "it is not there (HTTP 404); check the checksum URL of the plan"
+                        .to_string(),
+                },
+                FetchError::Status { status, .. } => FetchError::ChecksumFile {
+                    url: used.clone(),
+                    reason: format!("HTTP {status}"),
+                },
+                other => other,
+            })?;
+        let digest = published_digest(&text, url_file_name(url))
+            .map_err(|reason| FetchError::ChecksumFile { url: used, reason })?;
+        Ok(Some((digest, list_url)))
+    }
+
+    /// Copies a local source, checking a pinned digest.
+    async fn copy_local(
+        &self,
+        spec: &FileSpec,
+        source: &str,
+        path: &Path,
+        dir: &Path,
+        dest_name: &str,
+    ) -> Result<FetchedFile, FetchError> {
+        let got = copy_hashing(path, dir, dest_name, &*self.progress, &spec.name).await?;
+        let checksum = match &spec.checksum {
+            Checksum::Pinned { sha256 } if !sha256.eq_ignore_ascii_case(&got.sha256) => {
+                return Err(FetchError::ChecksumMismatch {
+                    file: spec.name.clone(),
+                    url: source.to_string(),
+                    expected: sha256.to_ascii_lowercase(),
+                    actual: got.sha256,
+                });
+            }
+            Checksum::Pinned { .. } => ChecksumStatus::Verified {
+                source: "pinned".to_string(),
+            },
+            _ => ChecksumStatus::Computed,
+        };
+        let origin = Origin {
+            url: source.to_string(),
+            url_used: path.display().to_string(),
+            checksum,
+            from_cache: false,
+            attempts: 1,
+        };
+        self.finish(spec, got, origin, dir, dest_name).await
+    }
+
+    /// Applies the edit, if any, and renames the result onto the destination.
+    async fn finish(
+        &self,
+        spec: &FileSpec,
+        got: Downloaded,
+        origin: Origin,
+        dir: &Path,
+        dest_name: &str,
+    ) -> Result<FetchedFile, FetchError> {
+        let upstream_sha256 = got.sha256.clone();
+        let got = match &spec.edit {
+            None => got,
+            Some(edit) => apply_edit(spec, edit, &got, dir, dest_name).await?,
+        };
+        let file = got.temp;
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(file.path(), std::fs::Permissions::from_mode(0o644))
+                .map_err(|e| FetchError::io("setting the mode of", file.path(), e))?;
+        }
+        file.persist(&spec.dest)
+            .map_err(|e| FetchError::io("renaming to", &spec.dest, e.error))?;
+        Ok(FetchedFile {
+            name: spec.name.clone(),
+            dest: spec.dest.clone(),
+            url: origin.url,
+            url_used: origin.url_used,
+            sha256: got.sha256,
+            upstream_sha256,
+            bytes: got.bytes,
+            checksum: origin.checksum,
+            from_cache: origin.from_cache,
+            attempts: origin.attempts,
+        })
+    }
+}
+
+/// Streams `got` through `edit` into a new temporary file.
+async fn apply_edit(
+    spec: &FileSpec,
+    edit: &Edit,
+    got: &Downloaded,
+    dir: &Path,
+    dest_name: &str,
+) -> Result<Downloaded, FetchError> {
+    use sha2::{Digest, Sha256};
+    let mut editor = edit.editor().map_err(|reason| FetchError::Edit {
+        file: spec.name.clone(),
+        reason,
+    })?;
+    let mut input = tokio::fs::File::open(got.temp.path())
+        .await
+        .map_err(|e| FetchError::io("opening", got.temp.path(), e))?;
+    let temp = temp_in(dir, dest_name)?;
+    let std_file = temp
+        .as_file()
+        .try_clone()
+        .map_err(|e| FetchError::io("opening", temp.path(), e))?;
+    let mut output = tokio::fs::File::from_std(std_file);
+    let mut hasher = Sha256::new();
+    let mut bytes = 0u64;
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut out = Vec::new();
+    loop {
+        let n = input
+            .read(&mut buf)
+            .await
+            .map_err(|e| FetchError::io("reading", got.temp.path(), e))?;
+        out.clear();
+        let last = n == 0;
+        if last {
+            editor.finish(&mut out);
+        } else {
+            editor.feed(&buf[..n], &mut out);
+        }
+        hasher.update(&out);
+        bytes += out.len() as u64;
+        output
+            .write_all(&out)
+            .await
+            .map_err(|e| FetchError::io("writing", temp.path(), e))?;
+        if last {
+            break;
+        }
+    }
+    output
+        .flush()
+        .await
+        .map_err(|e| FetchError::io("writing", temp.path(), e))?;
+    Ok(Downloaded {
+        temp,
+        sha256: hex::encode(hasher.finalize()),
+        bytes,
+    })
+}

@@ -1,0 +1,206 @@
+//! What can go wrong fetching a file, and which failures are worth a retry.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::retry::{Classify, Verdict};
+
+/// One failure while fetching a file (or its published checksum).
+#[derive(Debug, thiserror::Error)]
+pub enum FetchError {
+    /// The server answered with a status that ends the download (a 4xx other than 408 and 429).
+    #[error("{url} answered HTTP {status}; check the URL and the version in it")]
+    Status {
+        /// The URL requested.
+        url: String,
+        /// The HTTP status.
+        status: u16,
+    },
+    /// Every candidate URL answered 404.
+    #[error("not found (HTTP 404) at any of: {}; check the version and the architecture", tried.join(", "))]
+    NotFound {
+        /// The URLs tried, in order.
+        tried: Vec<String>,
+    },
+    /// A status worth retrying (5xx, 408, 429).
+    #[error("{url} answered HTTP {status}")]
+    Unavailable {
+        /// The URL requested.
+        url: String,
+        /// The HTTP status.
+        status: u16,
+        /// The server's `Retry-After`, if it sent one.
+        retry_after: Option<Duration>,
+    },
+    /// The connection could not be made, or broke (reset, closed, timed out).
+    #[error("transfer from {url} failed: {reason}")]
+    Transport {
+        /// The URL requested.
+        url: String,
+        /// What the HTTP client reported, with its causes.
+        reason: String,
+    },
+    /// The server's certificate was refused (unknown issuer, wrong name, expired).
+    #[error("TLS with {url} failed: {reason}; for a private CA pass its PEM with --ca-file")]
+    Tls {
+        /// The URL requested.
+        url: String,
+        /// What the TLS layer reported.
+        reason: String,
+    },
+    /// No byte arrived for the read-stall timeout.
+    #[error("{url} sent nothing for {} s after {received} bytes", timeout.as_secs_f64())]
+    Stalled {
+        /// The URL requested.
+        url: String,
+        /// The read-stall timeout.
+        timeout: Duration,
+        /// Bytes received before the stall.
+        received: u64,
+    },
+    /// The body ended before `Content-Length` bytes arrived.
+    #[error("{url} sent {received} of the {expected} bytes it announced")]
+    Truncated {
+        /// The URL requested.
+        url: String,
+        /// The announced `Content-Length`.
+        expected: u64,
+        /// Bytes received.
+        received: u64,
+    },
+    /// The file's sha256 is not the published (or pinned) one.
+    #[error("checksum mismatch for {file} from {url}: expected sha256 {expected}, got {actual}")]
+    ChecksumMismatch {
+        /// The file's name in the plan.
+        file: String,
+        /// The URL it came from.
+        url: String,
+        /// The published or pinned digest.
+        expected: String,
+        /// The digest of the bytes received.
+        actual: String,
+    },
+    /// A published checksum file could not be used.
+    #[error("checksum file {url} is not usable: {reason}")]
+    ChecksumFile {
+        /// The checksum file's URL.
+        url: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A pinned digest in the plan is not 64 hex digits.
+    #[error("pinned sha256 `{digest}` of {file} is not 64 hex digits")]
+    BadDigest {
+        /// The file's name in the plan.
+        file: String,
+        /// The digest given.
+        digest: String,
+    },
+    /// A source is neither an http(s) URL nor an existing local file.
+    #[error("source `{source_text}` is neither an http(s):// URL nor an existing local file")]
+    BadSource {
+        /// The source as given.
+        source_text: String,
+    },
+    /// The plan lists no URL for a file.
+    #[error("no URL given for {file}")]
+    NoUrl {
+        /// The file's name in the plan.
+        file: String,
+    },
+    /// A file or directory could not be read or written.
+    #[error("{action} {}: {source}", path.display())]
+    Io {
+        /// What was being done ("writing", "renaming to", ...).
+        action: &'static str,
+        /// The path involved.
+        path: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// An edit could not be applied.
+    #[error("editing {file}: {reason}")]
+    Edit {
+        /// The file's name in the plan.
+        file: String,
+        /// What went wrong.
+        reason: String,
+    },
+    /// A CA file could not be read or holds no certificate.
+    #[error("CA file {}: {reason}; give a PEM file with at least one certificate", path.display())]
+    CaFile {
+        /// The path given.
+        path: PathBuf,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// The HTTP client could not be built.
+    #[error("setting up the HTTP client: {reason}")]
+    Client {
+        /// What reqwest reported.
+        reason: String,
+    },
+}
+
+impl FetchError {
+    /// An I/O error on `path`.
+    pub fn io(action: &'static str, path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        FetchError::Io {
+            action,
+            path: path.into(),
+            source,
+        }
+    }
+
+    /// A reqwest transport error, with its chain of causes.
+    pub fn transport(url: &str, error: &reqwest::Error) -> Self {
+        let mut reason = error.to_string();
+        let mut source = std::error::Error::source(error);
+        while let Some(cause) = source {
+            reason.push_str(": ");
+            reason.push_str(&cause.to_string());
+            source = cause.source();
+        }
+        if reason.contains("certificate") {
+            return FetchError::Tls {
+                url: url.to_string(),
+                reason,
+            };
+        }
+        FetchError::Transport {
+            url: url.to_string(),
+            reason,
+        }
+    }
+}
+
+impl Classify for FetchError {
+    fn verdict(&self) -> Verdict {
+        match self {
+            FetchError::Unavailable { retry_after, .. } => Verdict::Transient {
+                retry_after: *retry_after,
+            },
+            FetchError::Transport { .. }
+            | FetchError::Stalled { .. }
+            | FetchError::Truncated { .. } => Verdict::Transient { retry_after: None },
+            _ => Verdict::Permanent,
+        }
+    }
+}
+
+/// A file of the plan that could not be fetched: which one, from where, after how many attempts
+/// and why.
+#[derive(Debug, thiserror::Error)]
+#[error("fetching {file} from {url} failed after {attempts} attempt(s): {error}")]
+pub struct FileError {
+    /// The file's name in the plan.
+    pub file: String,
+    /// The last URL tried (as in the plan, before any mirror rewrite).
+    pub url: String,
+    /// Attempts made on that URL.
+    pub attempts: u32,
+    /// The last failure.
+    #[source]
+    pub error: FetchError,
+}

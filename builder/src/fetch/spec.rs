@@ -1,0 +1,129 @@
+//! The plan's view of one file to fetch, and the record of how it was fetched.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use super::edit::Edit;
+
+/// Where a file's expected sha256 comes from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case", tag = "kind")]
+pub enum Checksum {
+    /// Nothing published: the computed digest is recorded.
+    #[default]
+    None,
+    /// A digest known in advance (from a lock file), 64 hex digits.
+    Pinned {
+        /// The sha256, lower- or upper-case hex.
+        sha256: String,
+    },
+    /// A file beside each candidate URL, `<url><suffix>`: a bare digest (dl.k8s.io) or
+    /// `<hex>  <name>` lines (CNI plugins, crictl).
+    Sidecar {
+        /// Appended to the file's URL, usually `.sha256`.
+        suffix: String,
+    },
+    /// A list of `<hex>  <name>` lines for many files (etcd's `SHA256SUMS`); the line for the
+    /// downloaded file's name is used.
+    List {
+        /// The list's URL.
+        url: String,
+    },
+}
+
+impl Checksum {
+    /// `<url>.sha256`, as dl.k8s.io, the CNI plugins and crictl publish.
+    pub fn sha256_sidecar() -> Self {
+        Checksum::Sidecar {
+            suffix: ".sha256".to_string(),
+        }
+    }
+}
+
+/// One file of a plan: where to get it, how to check it, where to put it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileSpec {
+    /// A short name for progress and errors (`k8s/kubeadm`).
+    pub name: String,
+    /// The primary URL first, then fallbacks, tried in order on 404 only. An entry may be a
+    /// local path (or `file://` URL) of an existing file, which is copied.
+    pub urls: Vec<String>,
+    /// How to check the bytes.
+    #[serde(default)]
+    pub checksum: Checksum,
+    /// Where the file goes; its directory must exist.
+    pub dest: PathBuf,
+    /// An edit applied after the download is verified.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub edit: Option<Edit>,
+}
+
+impl FileSpec {
+    /// A file fetched from `url` to `dest`, with no checksum and no edit.
+    pub fn new(name: impl Into<String>, url: impl Into<String>, dest: impl Into<PathBuf>) -> Self {
+        FileSpec {
+            name: name.into(),
+            urls: vec![url.into()],
+            checksum: Checksum::None,
+            dest: dest.into(),
+            edit: None,
+        }
+    }
+
+    /// Adds a fallback URL, tried when the ones before it answer 404.
+    pub fn fallback(mut self, url: impl Into<String>) -> Self {
+        self.urls.push(url.into());
+        self
+    }
+
+    /// Sets how the bytes are checked.
+    pub fn checksum(mut self, checksum: Checksum) -> Self {
+        self.checksum = checksum;
+        self
+    }
+
+    /// Sets the edit applied after the download.
+    pub fn edit(mut self, edit: Edit) -> Self {
+        self.edit = Some(edit);
+        self
+    }
+}
+
+/// How a fetched file's digest was established.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "kind")]
+pub enum ChecksumStatus {
+    /// Matched the digest published at `source` (a URL) or pinned in the plan (`pinned`).
+    Verified {
+        /// The checksum file's URL as in the plan, or `pinned`.
+        source: String,
+    },
+    /// Nothing to check against: the digest was computed and recorded.
+    Computed,
+}
+
+/// How one file was fetched.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FetchedFile {
+    /// The file's name in the plan.
+    pub name: String,
+    /// Where it was written.
+    pub dest: PathBuf,
+    /// The URL of the plan that supplied it (the primary or a fallback), before mirror rewrites.
+    pub url: String,
+    /// The URL actually requested (after mirror rewrites), or the local path copied.
+    pub url_used: String,
+    /// The sha256 of the file as written (after the edit, if any).
+    pub sha256: String,
+    /// The sha256 of the bytes as fetched (equal to `sha256` without an edit).
+    pub upstream_sha256: String,
+    /// The size of the file as written.
+    pub bytes: u64,
+    /// How the upstream digest was checked.
+    pub checksum: ChecksumStatus,
+    /// True when the bytes came from the content cache and nothing was requested.
+    pub from_cache: bool,
+    /// Attempts made on `url_used` (0 for a cache hit).
+    pub attempts: u32,
+}

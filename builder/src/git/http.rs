@@ -1,0 +1,175 @@
+//! Smart HTTP(S): `GET info/refs?service=git-upload-pack` asking for protocol v2, then `POST
+//! git-upload-pack` with `ls-refs`; a v0 advertisement or a dumb `info/refs` file is read as is.
+
+use std::time::{Duration, SystemTime};
+
+use super::GitError;
+use super::pktline::decode_all;
+use super::refs::{
+    Advertisement, ReadError, RemoteRef, ls_refs_request, parse_advertisement, parse_dumb,
+    parse_ls_refs, tags_only,
+};
+use crate::retry::parse_retry_after;
+
+/// The largest answer read (a v0 advertisement of a very big repository fits easily).
+const BODY_LIMIT: usize = 256 << 20;
+
+/// Maps a read error of the answer from `url`.
+pub fn read_error(url: &str, error: ReadError) -> GitError {
+    match error {
+        ReadError::Remote(message) => GitError::Remote {
+            url: url.to_string(),
+            message,
+        },
+        ReadError::Truncated => GitError::Truncated {
+            url: url.to_string(),
+        },
+        ReadError::Malformed(reason) => GitError::Protocol {
+            url: url.to_string(),
+            reason,
+        },
+    }
+}
+
+/// Decodes a complete pkt-line body from `url`.
+fn packets(url: &str, body: &[u8]) -> Result<Vec<super::pktline::Packet>, GitError> {
+    decode_all(body).map_err(|reason| {
+        if reason == "truncated" {
+            read_error(url, ReadError::Truncated)
+        } else {
+            read_error(url, ReadError::Malformed(reason))
+        }
+    })
+}
+
+async fn send(
+    request: reqwest::RequestBuilder,
+    url: &str,
+    stall: Duration,
+) -> Result<reqwest::Response, GitError> {
+    let response = match tokio::time::timeout(stall, request.send()).await {
+        Err(_) => {
+            return Err(GitError::Stalled {
+                url: url.to_string(),
+                timeout: stall,
+            });
+        }
+        Ok(Err(e)) => return Err(GitError::reqwest(url, &e)),
+        Ok(Ok(response)) => response,
+    };
+    let status = response.status().as_u16();
+    match status {
+        200..=299 => Ok(response),
+        408 | 429 | 500..=599 => Err(GitError::Unavailable {
+            url: url.to_string(),
+            status,
+            retry_after: response
+                .headers()
+                .get(reqwest::header::RETRY_AFTER)
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| parse_retry_after(v, SystemTime::now())),
+        }),
+        _ => Err(GitError::Status {
+            url: url.to_string(),
+            status,
+        }),
+    }
+}
+
+async fn body(
+    mut response: reqwest::Response,
+    url: &str,
+    stall: Duration,
+) -> Result<Vec<u8>, GitError> {
+    let expected = response.content_length();
+    let mut body = Vec::new();
+    loop {
+        match tokio::time::timeout(stall, response.chunk()).await {
+            Err(_) => {
+                return Err(GitError::Stalled {
+                    url: url.to_string(),
+                    timeout: stall,
+                });
+            }
+            Ok(Err(e)) => {
+                return Err(match expected {
+                    Some(n) if (body.len() as u64) < n => GitError::Truncated {
+                        url: url.to_string(),
+                    },
+                    _ => GitError::reqwest(url, &e),
+                });
+            }
+            Ok(Ok(None)) => break,
+            Ok(Ok(Some(chunk))) => {
+                body.extend_from_slice(&chunk);
+                if body.len() > BODY_LIMIT {
+                    return Err(GitError::Protocol {
+                        url: url.to_string(),
+                        reason: format!("the answer is larger than {BODY_LIMIT} bytes"),
+                    });
+                }
+            }
+        }
+    }
+    if expected.is_some_and(|n| n != body.len() as u64) {
+        return Err(GitError::Truncated {
+            url: url.to_string(),
+        });
+    }
+    Ok(body)
+}
+
+/// Lists the tags of the repository at the http(s) `url`.
+pub async fn list(
+    client: &reqwest::Client,
+    url: &str,
+    stall: Duration,
+) -> Result<Vec<RemoteRef>, GitError> {
+    let base = url.trim_end_matches('/');
+    let info = format!("{base}/info/refs?service=git-upload-pack");
+    let response = send(
+        client.get(&info).header("Git-Protocol", "version=2"),
+        &info,
+        stall,
+    )
+    .await?;
+    let smart = response
+        .headers()
+        .get(reqwest::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/x-git-upload-pack-advertisement"));
+    let advertised = body(response, &info, stall).await?;
+    if !smart {
+        let text = String::from_utf8(advertised).map_err(|_| GitError::Protocol {
+            url: info.clone(),
+            reason: "info/refs is neither a smart advertisement nor text".to_string(),
+        })?;
+        return parse_dumb(&text)
+            .map(tags_only)
+            .map_err(|e| read_error(&info, e));
+    }
+    let capabilities = match parse_advertisement(&packets(&info, &advertised)?)
+        .map_err(|e| read_error(&info, e))?
+    {
+        Advertisement::V0 { refs } => return Ok(tags_only(refs)),
+        Advertisement::V2 { capabilities } => capabilities,
+    };
+    let post = format!("{base}/git-upload-pack");
+    let request = client
+        .post(&post)
+        .header("Git-Protocol", "version=2")
+        .header(
+            reqwest::header::CONTENT_TYPE,
+            "application/x-git-upload-pack-request",
+        )
+        .header(
+            reqwest::header::ACCEPT,
+            "application/x-git-upload-pack-result",
+        )
+        .body(ls_refs_request(&capabilities));
+    let response = send(request, &post, stall).await?;
+    let answer = body(response, &post, stall).await?;
+    parse_ls_refs(&packets(&post, &answer)?)
+        .map(tags_only)
+        .map_err(|e| read_error(&post, e))
+}
