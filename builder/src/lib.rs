@@ -6,4 +6,5 @@
 
 pub mod git;
 pub mod progress;
+pub mod registry;
 pub mod retry;
