@@ -65,6 +65,21 @@ pub struct ImageRequest {
     pub tarball_name: String,
 }
 
+impl ImageRequest {
+    /// One request per image, named with `cks_pinning::image::tarball_names` (short names, long
+    /// ones where two images would share a short name).
+    pub fn for_images(images: &[cks_pinning::image::ImageRef]) -> Vec<ImageRequest> {
+        images
+            .iter()
+            .zip(cks_pinning::image::tarball_names(images))
+            .map(|(image, tarball_name)| ImageRequest {
+                reference: image.to_string(),
+                tarball_name,
+            })
+            .collect()
+    }
+}
+
 /// An image written to a tarball.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct PulledImage {
@@ -263,7 +278,7 @@ async fn pull_one(
         top.digest.clone(),
         store.put_bytes(&top.digest, &top.bytes).await?,
     )];
-    let (platform_digest, platform, config, layers) = match parsed {
+    let (platform_digest, platform, config, layers, config_fetched) = match parsed {
         Manifest::Index(entries) => {
             let entry = platform::select(&entries, arch).ok_or_else(|| {
                 RegistryError::PlatformNotInIndex {
@@ -295,7 +310,7 @@ async fn pull_one(
                 .platform
                 .as_ref()
                 .map_or_else(|| arch.platform(), ToString::to_string);
-            (child.digest, platform, config, layers)
+            (child.digest, platform, config, layers, false)
         }
         Manifest::Image { config, layers } => {
             let path = store
@@ -322,15 +337,19 @@ async fn pull_one(
                 };
                 return Ok(Outcome::Skipped(skipped, warning));
             }
-            (top.digest.clone(), found.to_string(), config, layers)
+            blobs.push((config.digest.clone(), path));
+            (top.digest.clone(), found.to_string(), config, layers, true)
         }
     };
-    let fetches = std::iter::once(&config).chain(&layers).map(|d| async move {
-        let path = store
-            .blob(client, name, &d.digest, d.size, progress)
-            .await?;
-        Ok::<_, RegistryError>((d.digest.clone(), path))
-    });
+    let fetches = std::iter::once(&config)
+        .filter(|_| !config_fetched)
+        .chain(&layers)
+        .map(|d| async move {
+            let path = store
+                .blob(client, name, &d.digest, d.size, progress)
+                .await?;
+            Ok::<_, RegistryError>((d.digest.clone(), path))
+        });
     blobs.extend(futures_util::future::try_join_all(fetches).await?);
     let contents = LayoutContents {
         name: name.full.clone(),
