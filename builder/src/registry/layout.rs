@@ -94,15 +94,25 @@ pub fn write_tarball(
     contents: &LayoutContents,
 ) -> Result<WrittenTarball, RegistryError> {
     let dir = dest.parent().unwrap_or(Path::new("."));
+    let (tmp, written) = write_tarball_temp(dir, contents)?;
+    tmp.persist(dest)
+        .map_err(|e| RegistryError::io(dest)(e.error))?;
+    Ok(written)
+}
+
+/// Writes the tarball to a temporary file in `dir`, removed when the returned path is dropped
+/// unless it is persisted (so a caller can rename a whole set only once all are complete).
+pub fn write_tarball_temp(
+    dir: &Path,
+    contents: &LayoutContents,
+) -> Result<(tempfile::TempPath, WrittenTarball), RegistryError> {
     let tmp = tempfile::Builder::new()
         .prefix(".cks-pull-")
         .suffix(".tar.part")
         .tempfile_in(dir)
         .map_err(RegistryError::io(dir))?;
-    let written = write_tar(tmp.as_file(), contents).map_err(RegistryError::io(dest))?;
-    tmp.persist(dest)
-        .map_err(|e| RegistryError::io(dest)(e.error))?;
-    Ok(written)
+    let written = write_tar(tmp.as_file(), contents).map_err(RegistryError::io(tmp.path()))?;
+    Ok((tmp.into_temp_path(), written))
 }
 
 struct Hashing<W> {

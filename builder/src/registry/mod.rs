@@ -35,6 +35,7 @@ pub use endpoint::{Endpoint, Endpoints};
 pub use error::RegistryError;
 pub use layout::{
     CONTAINERD_NAME, LayoutContents, OCI_REF_NAME, WrittenTarball, index_json, write_tarball,
+    write_tarball_temp,
 };
 pub use manifest::{
     DOCKER_LIST, DOCKER_MANIFEST, Descriptor, MANIFEST_ACCEPT, Manifest, OCI_INDEX, OCI_MANIFEST,

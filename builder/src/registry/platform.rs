@@ -54,7 +54,7 @@ impl std::str::FromStr for Arch {
 
 /// The index entry for `arch`: the first one whose platform matches, preferring an exact `v8`
 /// variant for arm64 over none. `None` when the index has no such entry.
-pub fn select<'a>(entries: &'a [Descriptor], arch: Arch) -> Option<&'a Descriptor> {
+pub fn select(entries: &[Descriptor], arch: Arch) -> Option<&Descriptor> {
     let matching = entries
         .iter()
         .filter(|e| e.platform.as_ref().is_some_and(|p| arch.matches(p)));

@@ -10,7 +10,7 @@ use super::RegistryError;
 use super::auth::CredentialStore;
 use super::client::{FetchedManifest, RegistryClient};
 use super::endpoint::Endpoints;
-use super::layout::{LayoutContents, write_tarball};
+use super::layout::{LayoutContents, write_tarball_temp};
 use super::manifest::{Descriptor, Manifest, config_platform, parse_manifest};
 use super::platform::{self, Arch};
 use super::reference::RemoteName;
@@ -180,12 +180,12 @@ pub struct PullReport {
 }
 
 enum Outcome {
-    Pulled(PulledImage),
+    Pulled(PulledImage, tempfile::TempPath),
     Skipped(SkippedImage, PullWarning),
 }
 
-/// Pulls every request into `out_dir/<tarball_name>`. Fails on the first error; tarballs are
-/// complete or absent.
+/// Pulls every request into `out_dir/<tarball_name>`. Fails on the first error, and then writes
+/// no tarball at all; on success every tarball is complete.
 pub async fn pull_images(
     requests: &[ImageRequest],
     out_dir: &Path,
@@ -237,10 +237,12 @@ pub async fn pull_images(
         .try_collect()
         .await?;
     let mut report = PullReport::default();
+    let mut written = Vec::new();
     for outcome in outcomes {
         match outcome {
-            Outcome::Pulled(image) => {
+            Outcome::Pulled(image, file) => {
                 report.bytes_written += image.tarball_size;
+                written.push((file, image.tarball.clone()));
                 report.images.push(image);
             }
             Outcome::Skipped(skipped, warning) => {
@@ -248,6 +250,11 @@ pub async fn pull_images(
                 report.warnings.push(warning);
             }
         }
+    }
+    // Every tarball is complete: only now do they get their names, so a failed pull leaves none.
+    for (file, dest) in written {
+        file.persist(&dest)
+            .map_err(|e| RegistryError::io(&dest)(e.error))?;
     }
     let stats = store.stats();
     report.bytes_fetched = client.bytes_fetched();
@@ -359,8 +366,8 @@ async fn pull_one(
         blobs,
     };
     let tarball = out_dir.join(&request.tarball_name);
-    let (dest, layout) = (tarball.clone(), contents.clone());
-    let written = tokio::task::spawn_blocking(move || write_tarball(&dest, &layout))
+    let (dir, layout) = (out_dir.to_path_buf(), contents.clone());
+    let (file, written) = tokio::task::spawn_blocking(move || write_tarball_temp(&dir, &layout))
         .await
         .map_err(|e| RegistryError::Io {
             path: tarball.clone(),
@@ -368,17 +375,20 @@ async fn pull_one(
         })??;
     let mut digests: Vec<String> = contents.blobs.into_iter().map(|(d, _)| d).collect();
     digests.dedup();
-    Ok(Outcome::Pulled(PulledImage {
-        reference: name.full.clone(),
-        digest: top.digest,
-        media_type: top_type,
-        platform_digest,
-        platform,
-        tarball,
-        tarball_size: written.size,
-        tarball_sha256: written.sha256,
-        blobs: digests,
-    }))
+    Ok(Outcome::Pulled(
+        PulledImage {
+            reference: name.full.clone(),
+            digest: top.digest,
+            media_type: top_type,
+            platform_digest,
+            platform,
+            tarball,
+            tarball_size: written.size,
+            tarball_sha256: written.sha256,
+            blobs: digests,
+        },
+        file,
+    ))
 }
 
 fn check_size(
