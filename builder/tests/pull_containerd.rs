@@ -155,3 +155,46 @@ async fn a_single_platform_image_for_another_platform_is_left_out_or_refused_whe
         "{text}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_docker_manifest_list_is_kept_as_served_and_imports_with_its_digest() {
+    let set = pushed(Auth::None, &[]);
+    set.registry
+        .push_docker_format(
+            set.images.layout.path(),
+            "multi",
+            "test/docker-multi",
+            "1.0",
+        )
+        .expect("skopeo push --format v2s2");
+    let served = set
+        .registry
+        .served_digest("test/docker-multi", "1.0")
+        .expect("inspect");
+    assert_ne!(served, set.images.multi.digest, "skopeo converted it");
+    for (arch, platform) in [(Arch::Amd64, "linux/amd64"), (Arch::Arm64, "linux/arm64")] {
+        let out = set.out(platform.replace('/', "-").as_str());
+        let report = set
+            .pull(&["docker-multi"], &out, &set.options(arch))
+            .await
+            .expect("pull");
+        let image = &report.images[0];
+        assert_eq!(image.digest, served);
+        assert_eq!(image.media_type, cks_builder::registry::DOCKER_LIST);
+        assert_eq!(
+            tar_blobs(&image.tarball).len(),
+            4,
+            "list, manifest, config, layer"
+        );
+        let containerd = Containerd::start().expect("containerd starts");
+        containerd
+            .import(&image.tarball, Some(platform))
+            .unwrap_or_else(|e| panic!("{e:#}\n{}", containerd.log()));
+        let listed = containerd.images().expect("ctr image ls");
+        assert_eq!(listed.len(), 1, "{listed:?}");
+        assert_eq!(
+            (listed[0].name.as_str(), listed[0].digest.as_str()),
+            (image.reference.as_str(), served.as_str())
+        );
+    }
+}
