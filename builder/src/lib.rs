@@ -5,5 +5,6 @@
 //! tarballs), `iso` (the ISO 9660 writer); `retry` and `progress` are shared by them.
 
 pub mod git;
+pub mod iso;
 pub mod progress;
 pub mod retry;
