@@ -26,13 +26,24 @@ impl Drop for Reap {
 }
 
 fn free_bytes(dir: &std::path::Path) -> u64 {
-    let text = run("df", "coreutils", &["-B1", "--output=avail", &dir.display().to_string()]);
-    text.lines().nth(1).and_then(|l| l.trim().parse().ok()).expect("df output")
+    let text = run(
+        "df",
+        "coreutils",
+        &["-B1", "--output=avail", &dir.display().to_string()],
+    );
+    text.lines()
+        .nth(1)
+        .and_then(|l| l.trim().parse().ok())
+        .expect("df output")
 }
 
 fn sparse_file(path: &std::path::Path) {
     let mut file = File::create(path).expect("create sparse file");
-    for (at, mark) in [(0, &b"head"[..]), ((4 << 30) - 2, b"across-4GiB"), (SIZE - 4, b"tail")] {
+    for (at, mark) in [
+        (0, &b"head"[..]),
+        ((4 << 30) - 2, b"across-4GiB"),
+        (SIZE - 4, b"tail"),
+    ] {
         file.seek(SeekFrom::Start(at)).expect("seek");
         file.write_all(mark).expect("mark");
     }
@@ -44,7 +55,10 @@ fn a_sparse_4_5_gib_file_round_trips_with_rock_ridge_through_a_partial_file() {
     let ws = tempfile::tempdir().expect("tempdir");
     let free = free_bytes(ws.path());
     if free < NEED_FREE {
-        println!("skipping: only {free} bytes free in {}, the 4.5 GiB test needs 12 GiB", ws.path().display());
+        println!(
+            "skipping: only {free} bytes free in {}, the 4.5 GiB test needs 12 GiB",
+            ws.path().display()
+        );
         return;
     }
     let ws = Workspace { dir: ws };
@@ -57,11 +71,18 @@ fn a_sparse_4_5_gib_file_round_trips_with_rock_ridge_through_a_partial_file() {
     let out = ws.path("big.iso");
     let partial = ws.path("big.iso.partial");
     let time = run("which", "debianutils", &["time"]);
-    assert!(!time.trim().is_empty(), "/usr/bin/time is installed (Debian package time)");
+    assert!(
+        !time.trim().is_empty(),
+        "/usr/bin/time is installed (Debian package time)"
+    );
     let child = Command::new("/usr/bin/time")
         .arg("-v")
         .arg(env!("CARGO_BIN_EXE_cks-iso"))
-        .args(["pack", &tree.display().to_string(), &out.display().to_string()])
+        .args([
+            "pack",
+            &tree.display().to_string(),
+            &out.display().to_string(),
+        ])
         .env("SOURCE_DATE_EPOCH", "1700000000")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -69,12 +90,22 @@ fn a_sparse_4_5_gib_file_round_trips_with_rock_ridge_through_a_partial_file() {
         .expect("start cks-iso pack");
     let mut child = Reap(child);
     // While the image is written only the partial file exists.
-    cks_fixtures::process::wait_for_path(&partial, Duration::from_secs(60)).expect("partial file appears");
-    assert!(!out.exists(), "the image is not in place before it is complete");
+    cks_fixtures::process::wait_for_path(&partial, Duration::from_secs(60))
+        .expect("partial file appears");
+    assert!(
+        !out.exists(),
+        "the image is not in place before it is complete"
+    );
     let want = sha256_file(&big);
     let status = child.0.wait().expect("wait for pack");
     let mut stderr = String::new();
-    child.0.stderr.take().expect("stderr").read_to_string(&mut stderr).expect("read stderr");
+    child
+        .0
+        .stderr
+        .take()
+        .expect("stderr")
+        .read_to_string(&mut stderr)
+        .expect("read stderr");
     assert!(status.success(), "{stderr}");
     assert!(!partial.exists(), "partial renamed");
     assert!(out.exists());
@@ -82,10 +113,16 @@ fn a_sparse_4_5_gib_file_round_trips_with_rock_ridge_through_a_partial_file() {
     // Flat memory: a 4.5 GiB image in a few MiB.
     let rss_kib: u64 = stderr
         .lines()
-        .find_map(|l| l.trim().strip_prefix("Maximum resident set size (kbytes): "))
+        .find_map(|l| {
+            l.trim()
+                .strip_prefix("Maximum resident set size (kbytes): ")
+        })
         .and_then(|v| v.trim().parse().ok())
         .unwrap_or_else(|| panic!("peak RSS in {stderr}"));
-    assert!(rss_kib < 64 * 1024, "peak RSS {rss_kib} KiB for a 4.5 GiB image");
+    assert!(
+        rss_kib < 64 * 1024,
+        "peak RSS {rss_kib} KiB for a 4.5 GiB image"
+    );
 
     let listed = xorriso_lsdl(&out);
     let entry = &listed["/docker/registry.k8s.io+huge-image:v1.0.0.tar"];
@@ -93,7 +130,11 @@ fn a_sparse_4_5_gib_file_round_trips_with_rock_ridge_through_a_partial_file() {
 
     // The file streamed out of the image by bsdtar hashes as the source does.
     let mut reader = Command::new("bsdtar")
-        .args(["-xOf", &out.display().to_string(), "docker/registry.k8s.io+huge-image:v1.0.0.tar"])
+        .args([
+            "-xOf",
+            &out.display().to_string(),
+            "docker/registry.k8s.io+huge-image:v1.0.0.tar",
+        ])
         .stdout(Stdio::piped())
         .spawn()
         .expect("start bsdtar");
@@ -112,6 +153,14 @@ fn a_sparse_4_5_gib_file_round_trips_with_rock_ridge_through_a_partial_file() {
     assert!(reader.wait().expect("bsdtar").success());
     assert_eq!(total, SIZE);
     assert_eq!(hex::encode(hasher.finalize()), want);
+    // Our own reader streams it out too.
+    let image = cks_builder::iso::read::IsoImage::open(&out).expect("open image");
+    assert_eq!(
+        image
+            .sha256("/docker/registry.k8s.io+huge-image:v1.0.0.tar")
+            .expect("hash"),
+        want
+    );
     assert_eq!(
         fs::read_to_string(ws.path("big.iso.sha256")).expect("sidecar"),
         format!("{}  big.iso\n", sha256_file(&out))
