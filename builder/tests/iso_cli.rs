@@ -230,3 +230,41 @@ fn bad_volume_ids_and_epochs_are_one_clear_error() {
         .mode();
     assert_eq!(mode & 0o777, 0o700);
 }
+
+#[test]
+fn ctrl_c_during_the_write_removes_the_partial_file() {
+    let ws = Workspace::with_sample();
+    let big = fs::File::create(ws.tree().join("sparse.tar")).expect("create");
+    big.set_len(3 << 30).expect("sparse 3 GiB");
+    let out = ws.path("cks.iso");
+    let partial = ws.path("cks.iso.partial");
+    let mut child = iso_support::cks_iso()
+        .args([
+            "pack",
+            &ws.tree().display().to_string(),
+            &out.display().to_string(),
+        ])
+        .env("SOURCE_DATE_EPOCH", "1")
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start pack");
+    let ready = cks_fixtures::process::wait_for_path(&partial, std::time::Duration::from_secs(30));
+    if ready.is_err() {
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+    ready.expect("partial appears");
+    let sent = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(sent.success());
+    let output = child.wait_with_output().expect("wait");
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("interrupted"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(leftovers(&ws).is_empty(), "{:?}", leftovers(&ws));
+}

@@ -37,10 +37,19 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
         options = options.without_joliet();
     }
     let (dir, out) = (args.dir.clone(), args.out.clone());
-    let packed = tokio::task::spawn_blocking(move || iso::pack(&dir, &out, &options))
-        .await
-        .context("the packing task stopped")?
-        .with_context(|| format!("packing {} into {}", args.dir.display(), args.out.display()))?;
+    // Registered before the partial file exists, so an interrupt always removes it.
+    let mut interrupt = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())
+        .context("listening for Ctrl-C")?;
+    let task = tokio::task::spawn_blocking(move || iso::pack(&dir, &out, &options));
+    let packed = tokio::select! {
+        result = task => result.context("the packing task stopped")?,
+        _ = interrupt.recv() => {
+            let partial = iso::partial_path(&args.out);
+            let _ = std::fs::remove_file(&partial);
+            anyhow::bail!("interrupted; removed {}", partial.display());
+        }
+    }
+    .with_context(|| format!("packing {} into {}", args.dir.display(), args.out.display()))?;
     let changed = packed
         .warnings
         .iter()

@@ -26,7 +26,7 @@ mod warning;
 pub use error::IsoError;
 pub use mode::{EntryKind, image_mode};
 pub use options::{DEFAULT_VOLUME_ID, PackOptions, check_volume_id};
-pub use output::{sidecar_line, sidecar_path};
+pub use output::{partial_path, sidecar_line, sidecar_path};
 pub use pack::{Packed, pack};
 pub use time::{BuildTime, TimeSource};
 pub use warning::PackWarning;

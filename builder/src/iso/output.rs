@@ -25,6 +25,11 @@ pub fn sidecar_path(out: &Path) -> PathBuf {
     with_suffix(out, ".sha256")
 }
 
+/// The temporary name an image is written under: `<out>.partial`.
+pub fn partial_path(out: &Path) -> PathBuf {
+    with_suffix(out, ".partial")
+}
+
 /// A file being written under a temporary name, removed on drop unless committed.
 pub struct Partial {
     temp: PathBuf,
@@ -34,7 +39,7 @@ pub struct Partial {
 impl Partial {
     /// Creates `<out>.partial` (replacing a stale one) and returns it with the open file.
     pub fn create(out: &Path) -> Result<(Self, File), IsoError> {
-        let temp = with_suffix(out, ".partial");
+        let temp = partial_path(out);
         let file = OpenOptions::new()
             .write(true)
             .create(true)
