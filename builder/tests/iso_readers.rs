@@ -271,3 +271,42 @@ fn no_joliet_writes_rock_ridge_only() {
     let listed = xorriso_lsdl(&iso);
     assert_eq!(listed.len(), expected(&ws.tree()).len());
 }
+
+#[test]
+fn hard_links_are_stored_once_and_extract_under_both_names() {
+    let ws = Workspace::with_sample();
+    let tree = ws.tree();
+    let data = iso_support::bytes(99, 2 << 20);
+    fs::write(tree.join("binaries/1.33.13/crictl"), &data).expect("write");
+    fs::hard_link(
+        tree.join("binaries/1.33.13/crictl"),
+        tree.join("binaries/crictl"),
+    )
+    .expect("link");
+    let plain = ws.path("plain-tree");
+    iso_support::write_sample(&plain);
+    let with_links = pack(&tree, &ws.path("links.iso"), &options()).expect("pack");
+    let without = pack(&plain, &ws.path("plain.iso"), &options()).expect("pack");
+    let extra = with_links.size - without.size;
+    assert!(
+        extra < 3 << 20,
+        "2 MiB stored once, not twice: {extra} extra bytes"
+    );
+    let out = ws.path("extracted");
+    run(
+        "xorriso",
+        "xorriso",
+        &[
+            "-osirrox",
+            "on",
+            "-indev",
+            &with_links.path.display().to_string(),
+            "-extract",
+            "/",
+            &out.display().to_string(),
+        ],
+    );
+    for name in ["binaries/1.33.13/crictl", "binaries/crictl"] {
+        assert_eq!(fs::read(out.join(name)).expect("extracted"), data, "{name}");
+    }
+}
