@@ -6,5 +6,6 @@
 
 pub mod fetch;
 pub mod git;
+pub mod iso;
 pub mod progress;
 pub mod retry;

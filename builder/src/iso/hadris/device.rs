@@ -1,0 +1,134 @@
+//! The output device: writes the image sequentially to a file and hashes it on the way.
+
+use std::fs::File;
+use std::io::{self, BufWriter, Seek, SeekFrom, Write};
+
+use hadris_io::{Error, ErrorKind, ErrorType};
+use hadris_storage::sync::BlockDevice;
+use hadris_storage::{BlockIndex, BlockSize};
+use sha2::{Digest, Sha256};
+
+/// ISO 9660 logical sector size.
+pub const SECTOR: u64 = 2048;
+
+/// The block size the writer is given.
+const BLOCK: BlockSize = match BlockSize::new(SECTOR as u32) {
+    Some(size) => size,
+    None => panic!("2048 is not zero"),
+};
+
+/// Zero runs of at least this many bytes are skipped (seeked over) rather than written.
+const HOLE: usize = 64 * 1024;
+
+/// Bytes buffered before a write reaches the file.
+const BUFFER: usize = 1 << 20;
+
+/// A write-once block device over a file. The writer emits blocks in ascending order; gaps it
+/// skips (the system area, padding) are written as zeros, so the file is the whole image and its
+/// sha256 is known when the last block is written, with no second pass over the image.
+pub struct HashingFile {
+    out: BufWriter<File>,
+    hasher: Sha256,
+    written: u64,
+    zeros: Vec<u8>,
+}
+
+impl HashingFile {
+    /// Wraps a file opened for writing, empty.
+    pub fn new(file: File) -> Self {
+        Self {
+            out: BufWriter::with_capacity(BUFFER, file),
+            hasher: Sha256::new(),
+            written: 0,
+            zeros: vec![0; 64 * 1024],
+        }
+    }
+
+    fn put(&mut self, bytes: &[u8]) -> io::Result<()> {
+        if bytes.len() >= HOLE && is_zero(bytes, &self.zeros) {
+            // A hole: a sparse source stays sparse in the image (a 4 GiB test file costs no disk).
+            self.out.seek(SeekFrom::Current(bytes.len() as i64))?;
+        } else {
+            self.out.write_all(bytes)?;
+        }
+        self.hasher.update(bytes);
+        self.written += bytes.len() as u64;
+        Ok(())
+    }
+
+    fn zero_to(&mut self, end: u64) -> io::Result<()> {
+        while self.written < end {
+            let take = (end - self.written).min(self.zeros.len() as u64) as usize;
+            let zeros = std::mem::take(&mut self.zeros);
+            let result = self.put(&zeros[..take]);
+            self.zeros = zeros;
+            result?;
+        }
+        Ok(())
+    }
+
+    /// Pads the image with zeros to `size` bytes, flushes it and returns the file and the hex
+    /// sha256 of everything written.
+    pub fn finish(mut self, size: u64) -> io::Result<(File, String)> {
+        self.zero_to(size)?;
+        let file = self.out.into_inner().map_err(|err| err.into_error())?;
+        file.set_len(size)?;
+        Ok((file, hex::encode(self.hasher.finalize())))
+    }
+}
+
+/// Whether `bytes` are all zero, compared a chunk at a time with `zeros` (memcmp, fast in every
+/// build profile).
+fn is_zero(bytes: &[u8], zeros: &[u8]) -> bool {
+    bytes
+        .chunks(zeros.len())
+        .all(|chunk| chunk == &zeros[..chunk.len()])
+}
+
+impl ErrorType for HashingFile {
+    type Error = io::Error;
+}
+
+impl BlockDevice for HashingFile {
+    fn block_size(&self) -> BlockSize {
+        BLOCK
+    }
+
+    fn block_count(&self) -> u64 {
+        self.written / SECTOR
+    }
+
+    fn max_block_count(&self) -> u64 {
+        u64::MAX / SECTOR
+    }
+
+    fn writable(&self) -> bool {
+        true
+    }
+
+    fn read_blocks(&mut self, _first: BlockIndex, _buf: &mut [u8]) -> Result<(), Error<io::Error>> {
+        Err(Error::new(
+            ErrorKind::Unsupported,
+            "the image output is written once and not read back",
+        ))
+    }
+
+    fn write_blocks(&mut self, first: BlockIndex, buf: &[u8]) -> Result<(), Error<io::Error>> {
+        let offset = first.get() * SECTOR;
+        if offset < self.written {
+            return Err(Error::new(
+                ErrorKind::Unsupported,
+                "the image output is written in ascending order only",
+            ));
+        }
+        self.zero_to(offset)
+            .and_then(|()| self.put(buf))
+            .map_err(|err| Error::device(err, "writing the image file failed"))
+    }
+
+    fn flush(&mut self) -> Result<(), Error<io::Error>> {
+        self.out
+            .flush()
+            .map_err(|err| Error::device(err, "writing the image file failed"))
+    }
+}

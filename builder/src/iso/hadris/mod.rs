@@ -1,0 +1,99 @@
+//! The ISO 9660 writer behind [`crate::iso::pack`]: hadris-iso 3.0, level 3, Rock Ridge and
+//! Joliet. Everything hadris-specific is in this folder, so it can be swapped for another writer
+//! (`xorriso -as mkisofs -J -R -l -iso-level 3` is the documented fallback).
+
+mod device;
+mod tree;
+
+use std::fs::File;
+use std::path::Path;
+
+use hadris_fs::DateTime;
+use hadris_iso::{IsoId, IsoLevel, IsoOptions, Relocation};
+
+use super::{IsoError, PackOptions, PackWarning};
+
+/// What the writer produced.
+pub struct Written {
+    /// The file the image was written to, flushed.
+    pub file: File,
+    /// Image size in bytes.
+    pub size: u64,
+    /// Hex sha256 of the image.
+    pub sha256: String,
+    /// What the writer stored differently from the tree.
+    pub warnings: Vec<PackWarning>,
+}
+
+/// Writes `dir` as an image into `file` (empty, opened for writing). `out` names the image in
+/// errors.
+pub fn write(
+    dir: &Path,
+    file: File,
+    out: &Path,
+    options: &PackOptions,
+) -> Result<Written, IsoError> {
+    let tree = tree::read(dir, options.time)?;
+    let failed = |detail: String| IsoError::Write {
+        out: out.to_path_buf(),
+        detail,
+    };
+    let stamp = DateTime::from_unix_seconds(options.time.unix_seconds)
+        .map_err(|err| failed(format!("the build time is out of range: {err:?}")))?;
+    let mut iso = IsoOptions::new()
+        .with_level(IsoLevel::L3)
+        .with_rock_ridge()
+        .with_relocation(Relocation::DotRrMoved)
+        .with_id(IsoId::Volume, options.volume_id())
+        .with_id(IsoId::Application, "CKS-ISO")
+        .with_time(stamp);
+    if options.joliet {
+        iso = iso.with_joliet();
+    }
+    let mut device = device::HashingFile::new(file);
+    let report =
+        hadris_iso::sync::write(&mut device, &tree, &iso).map_err(|err| failed(describe(&err)))?;
+    let (file, sha256) = device
+        .finish(report.size())
+        .map_err(|err| failed(err.to_string()))?;
+    let warnings = report.warnings().iter().map(warning).collect();
+    Ok(Written {
+        file,
+        size: report.size(),
+        sha256,
+        warnings,
+    })
+}
+
+/// The writer's error with the tree path and host path it names.
+fn describe(err: &hadris_fs::PathError) -> String {
+    let mut text = err.to_string();
+    if let Some(host) = err.host_path() {
+        let host = host.display().to_string();
+        if !text.contains(&host) {
+            text.push_str(&format!(" ({host})"));
+        }
+    }
+    text
+}
+
+fn warning(w: &hadris_fs::Warning) -> PackWarning {
+    let text =
+        |bytes: Option<&[u8]>| String::from_utf8_lossy(bytes.unwrap_or_default()).into_owned();
+    let message = w.message();
+    match (w.path(), w.stored_as()) {
+        (Some(path), Some(stored)) if message.contains("cut to 64") => PackWarning::JolietNameCut {
+            path: text(Some(path)),
+            joliet_name: text(Some(stored)),
+        },
+        (Some(path), Some(stored)) if message.contains("in the Joliet name") => {
+            PackWarning::JolietNameChanged {
+                path: text(Some(path)),
+                joliet_name: text(Some(stored)),
+            }
+        }
+        _ => PackWarning::Other {
+            message: w.to_string(),
+        },
+    }
+}

@@ -1,0 +1,32 @@
+//! The ISO 9660 image of a build: Rock Ridge names, modes and symlinks, a Joliet tree, level 3
+//! (files of 4 GiB and more), reproducible from `SOURCE_DATE_EPOCH`, streamed from disk.
+//!
+//! ```no_run
+//! use cks_builder::iso::{BuildTime, PackOptions, pack};
+//!
+//! let options = PackOptions::with_time(BuildTime::from_env()?);
+//! let packed = pack("tree".as_ref(), "cks.iso".as_ref(), &options)?;
+//! println!("{}  {}", packed.sha256, packed.path.display());
+//! for warning in &packed.warnings {
+//!     eprintln!("warning: {warning}");
+//! }
+//! # Ok::<(), cks_builder::iso::IsoError>(())
+//! ```
+
+mod error;
+mod hadris;
+mod mode;
+mod options;
+mod output;
+mod pack;
+pub mod read;
+mod time;
+mod warning;
+
+pub use error::IsoError;
+pub use mode::{EntryKind, image_mode};
+pub use options::{DEFAULT_VOLUME_ID, PackOptions, check_volume_id};
+pub use output::{partial_path, sidecar_line, sidecar_path};
+pub use pack::{Packed, pack};
+pub use time::{BuildTime, TimeSource};
+pub use warning::PackWarning;

@@ -1,0 +1,94 @@
+//! Packs a directory into an ISO image: check the paths, write under a temporary name, hash on
+//! the way, rename into place, write the sidecar.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use super::output::{self, Partial};
+use super::{BuildTime, IsoError, PackOptions, PackWarning, hadris};
+
+/// A finished image.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Packed {
+    /// Where the image is.
+    pub path: PathBuf,
+    /// Where its `sha256sum`-format sidecar is.
+    pub sidecar: PathBuf,
+    /// Image size in bytes.
+    pub size: u64,
+    /// Hex sha256 of the image.
+    pub sha256: String,
+    /// The time every entry carries (record it when it came from the clock).
+    pub time: BuildTime,
+    /// Names the Joliet tree cut or changed, and other writer notes.
+    pub warnings: Vec<PackWarning>,
+}
+
+/// Packs `dir` into the image `out` as `options` say.
+///
+/// The image is written to `<out>.partial` and renamed to `out` when complete, then
+/// `<out>.sha256` is written. On any error nothing new is left behind: no partial file, no
+/// sidecar.
+pub fn pack(dir: &Path, out: &Path, options: &PackOptions) -> Result<Packed, IsoError> {
+    check_paths(dir, out)?;
+    let (partial, file) = Partial::create(out)?;
+    let written = hadris::write(dir, file, out, options)?;
+    drop(written.file);
+    let sidecar = output::write_sidecar(out, &written.sha256)?;
+    partial.commit(out)?;
+    if let Err(err) = sidecar.commit(&output::sidecar_path(out)) {
+        let _ = fs::remove_file(out);
+        return Err(err);
+    }
+    tracing::debug!(out = %out.display(), size = written.size, "image written");
+    Ok(Packed {
+        path: out.to_path_buf(),
+        sidecar: output::sidecar_path(out),
+        size: written.size,
+        sha256: written.sha256,
+        time: options.time,
+        warnings: written.warnings,
+    })
+}
+
+/// Checks that `dir` is a directory and that `out` is a file path outside it.
+fn check_paths(dir: &Path, out: &Path) -> Result<(), IsoError> {
+    let meta = fs::metadata(dir).map_err(|err| IsoError::Input {
+        dir: dir.to_path_buf(),
+        detail: err.to_string(),
+    })?;
+    if !meta.is_dir() {
+        return Err(IsoError::Input {
+            dir: dir.to_path_buf(),
+            detail: "it is not a directory".to_string(),
+        });
+    }
+    let bad_out = |detail: String| IsoError::Output {
+        out: out.to_path_buf(),
+        detail,
+    };
+    if out.file_name().is_none() || out.is_dir() {
+        return Err(bad_out("expected a file path such as cks.iso".to_string()));
+    }
+    let parent = match out.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let parent = fs::canonicalize(&parent).map_err(|err| {
+        bad_out(format!(
+            "its directory {} cannot be used: {err}; create it first",
+            parent.display()
+        ))
+    })?;
+    let dir = fs::canonicalize(dir).map_err(|err| IsoError::Input {
+        dir: dir.to_path_buf(),
+        detail: err.to_string(),
+    })?;
+    if parent.starts_with(&dir) {
+        return Err(bad_out(format!(
+            "it is inside the directory being packed ({}); write the image elsewhere",
+            dir.display()
+        )));
+    }
+    Ok(())
+}
