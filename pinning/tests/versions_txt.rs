@@ -98,7 +98,9 @@ fn renders_keys_in_order_and_round_trips() {
             "file",
             "file",
             "image",
-            "skipped-image"
+            "skipped-image",
+            "mirror",
+            "built"
         ]
     );
     assert!(text.contains("file: with space/a b.yaml sha256:"));
