@@ -1,51 +1,24 @@
 //! Where every file of the ISO comes from upstream, and where it goes in the ISO: the URL
 //! patterns of dl.k8s.io and the GitHub releases, and the paths the CKS node scripts read.
 
+use std::path::Path;
+
 use serde::{Deserialize, Serialize};
 
 use super::arch::Arch;
+use crate::fetch::{Checksum, Edit, FileSpec};
 
 /// The git repository whose tags name the cluster-autoscaler releases.
 pub const AUTOSCALER_REPO: &str = "https://github.com/kubernetes/autoscaler.git";
-
-/// How the publisher of a file ships its checksum.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "kebab-case")]
-pub enum Checksum {
-    /// No checksum is published; the computed digest is recorded.
-    None,
-    /// A file holding the sha256 (a bare digest, or `<hex>  <name>`), at this URL.
-    Sha256File {
-        /// The checksum file's URL.
-        url: String,
-    },
-    /// A `SHA256SUMS` list at this URL, with a line for `name`.
-    Sha256Sums {
-        /// The list's URL.
-        url: String,
-        /// The file name to look up in the list.
-        name: String,
-    },
-}
-
-/// An edit applied to a file after it is downloaded whole.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Edit {
-    /// Rewrite `/usr/bin` to `/opt/bin` (systemd units for nodes that keep binaries in /opt/bin).
-    UsrBinToOptBin,
-}
 
 /// One file of the ISO: its path there and where it comes from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Source {
     /// The path inside the ISO, e.g. `k8s/kubeadm`.
     pub iso_path: String,
-    /// The upstream URL (or a local path, for the network and dashboard manifests).
-    pub url: String,
-    /// URLs tried in order when the previous one answers 404.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub fallbacks: Vec<String>,
+    /// The upstream URL first (or a local path, for the network and dashboard manifests), then
+    /// fallbacks tried in order when the one before answers 404.
+    pub urls: Vec<String>,
     /// How the publisher ships its checksum.
     pub checksum: Checksum,
     /// An edit to apply after downloading.
@@ -64,11 +37,26 @@ impl Source {
     fn new(iso_path: impl Into<String>, url: impl Into<String>, checksum: Checksum) -> Self {
         Source {
             iso_path: iso_path.into(),
-            url: url.into(),
-            fallbacks: Vec::new(),
+            urls: vec![url.into()],
             checksum,
             edit: None,
             mode: 0o644,
+        }
+    }
+
+    /// The upstream URL.
+    pub fn url(&self) -> &str {
+        &self.urls[0]
+    }
+
+    /// What the downloader needs to fetch this file into `tree`.
+    pub fn spec(&self, tree: &Path) -> FileSpec {
+        FileSpec {
+            name: self.iso_path.clone(),
+            urls: self.urls.clone(),
+            checksum: self.checksum.clone(),
+            dest: tree.join(&self.iso_path),
+            edit: self.edit.clone(),
         }
     }
 }
@@ -92,9 +80,7 @@ pub fn kubernetes_binary(bin: &str, kubernetes: &str, arch: Arch) -> Source {
     let mut source = Source::new(
         format!("k8s/{bin}"),
         url.clone(),
-        Checksum::Sha256File {
-            url: format!("{url}.sha256"),
-        },
+        Checksum::sha256_sidecar(),
     );
     source.mode = 0o755;
     source
@@ -109,11 +95,9 @@ pub fn cni_plugins(cni: &str, arch: Arch) -> Source {
     let mut source = Source::new(
         format!("cni/cni-plugins-{a}.tgz"),
         url.clone(),
-        Checksum::Sha256File {
-            url: format!("{url}.sha256"),
-        },
+        Checksum::sha256_sidecar(),
     );
-    source.fallbacks = vec![format!("{base}/cni-plugins-{a}-v{v}.tgz")];
+    source.urls.push(format!("{base}/cni-plugins-{a}-v{v}.tgz"));
     source
 }
 
@@ -127,9 +111,7 @@ pub fn crictl(crictl: &str, arch: Arch) -> Source {
     Source::new(
         format!("cri-tools/crictl-linux-{a}.tar.gz"),
         url.clone(),
-        Checksum::Sha256File {
-            url: format!("{url}.sha256"),
-        },
+        Checksum::sha256_sidecar(),
     )
 }
 
@@ -139,13 +121,13 @@ pub fn crictl(crictl: &str, arch: Arch) -> Source {
 pub fn etcd(etcd: &str, arch: Arch) -> Source {
     let v = bare(etcd);
     let name = format!("etcd-v{v}-linux-{}.tar.gz", arch.go_name());
+    // The checksum list has a line for every asset; the downloader picks this file's.
     let base = format!("https://github.com/etcd-io/etcd/releases/download/v{v}");
     Source::new(
         "etcd/etcd-linux-amd64.tar.gz",
         format!("{base}/{name}"),
-        Checksum::Sha256Sums {
+        Checksum::List {
             url: format!("{base}/SHA256SUMS"),
-            name,
         },
     )
 }
@@ -168,7 +150,7 @@ pub fn kubelet_units(kubernetes: &str) -> Vec<Source> {
                 )
             };
             let mut source = Source::new(name, url, Checksum::None);
-            source.edit = Some(Edit::UsrBinToOptBin);
+            source.edit = Some(Edit::usr_bin_to_opt_bin());
             source
         })
         .collect()
@@ -242,15 +224,10 @@ mod tests {
         let bins = kubernetes_binaries("1.33.13", Arch::Arm64);
         assert_eq!(bins[0].iso_path, "k8s/kubeadm");
         assert_eq!(
-            bins[0].url,
+            bins[0].url(),
             "https://dl.k8s.io/release/v1.33.13/bin/linux/arm64/kubeadm"
         );
-        assert_eq!(
-            bins[0].checksum,
-            Checksum::Sha256File {
-                url: "https://dl.k8s.io/release/v1.33.13/bin/linux/arm64/kubeadm.sha256".into()
-            }
-        );
+        assert_eq!(bins[0].checksum, Checksum::sha256_sidecar());
         assert_eq!(bins[2].mode, 0o755);
     }
 
@@ -259,22 +236,24 @@ mod tests {
         let cni = cni_plugins("v1.6.2", Arch::Amd64);
         assert_eq!(cni.iso_path, "cni/cni-plugins-amd64.tgz");
         assert!(
-            cni.url
+            cni.url()
                 .ends_with("/v1.6.2/cni-plugins-linux-amd64-v1.6.2.tgz")
         );
-        assert!(cni.fallbacks[0].ends_with("/v1.6.2/cni-plugins-amd64-v1.6.2.tgz"));
+        assert!(cni.urls[1].ends_with("/v1.6.2/cni-plugins-amd64-v1.6.2.tgz"));
     }
 
     #[test]
     fn etcd_is_fetched_for_the_target_arch_under_the_name_nodes_read() {
         let e = etcd("3.5.21", Arch::Arm64);
         assert_eq!(e.iso_path, "etcd/etcd-linux-amd64.tar.gz");
-        assert!(e.url.ends_with("/v3.5.21/etcd-v3.5.21-linux-arm64.tar.gz"));
+        assert!(
+            e.url()
+                .ends_with("/v3.5.21/etcd-v3.5.21-linux-arm64.tar.gz")
+        );
         assert_eq!(
             e.checksum,
-            Checksum::Sha256Sums {
+            Checksum::List {
                 url: "https://github.com/etcd-io/etcd/releases/download/v3.5.21/SHA256SUMS".into(),
-                name: "etcd-v3.5.21-linux-arm64.tar.gz".into()
             }
         );
     }
@@ -284,30 +263,30 @@ mod tests {
         let units = kubelet_units("1.33.13");
         assert!(
             units[0]
-                .url
+                .url()
                 .contains("shapeblue/cloudstack-nonoss/main/cks/kubelet.service")
         );
-        assert_eq!(units[1].edit, Some(Edit::UsrBinToOptBin));
+        assert_eq!(units[1].edit, Some(Edit::usr_bin_to_opt_bin()));
         let old = kubelet_units("1.17.3");
         assert!(
             old[0]
-                .url
+                .url()
                 .contains("kubernetes/kubernetes/v1.17.3/build/debs")
         );
-        assert!(!kubelet_units("1.9.0")[0].url.contains("nonoss"));
+        assert!(!kubelet_units("1.9.0")[0].url().contains("nonoss"));
     }
 
     #[test]
     fn manifests_are_pinned_to_release_tags() {
         assert!(
             autoscaler("cluster-autoscaler-1.33.6")
-                .url
+                .url()
                 .contains("/cluster-autoscaler-1.33.6/")
         );
-        assert!(provider("v1.2.0").url.contains("/v1.2.0/deployment.yaml"));
+        assert!(provider("v1.2.0").url().contains("/v1.2.0/deployment.yaml"));
         assert!(
             csi("3.0.0")[0]
-                .url
+                .url()
                 .ends_with("/download/v3.0.0/manifest.yaml")
         );
     }
