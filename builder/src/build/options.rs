@@ -157,19 +157,43 @@ impl Inputs {
                 expected: "a file name without `/`, e.g. cks-1.33.13".into(),
             });
         }
-        Ok(Options {
-            output_path: need(self.output_path, "OUTPUT_PATH (--output-path)", "./out")?,
-            kubernetes_version: need(
-                self.kubernetes_version,
-                "KUBERNETES_VERSION (--kubernetes-version)",
-                "1.33.13",
-            )?,
-            cni_version: need(self.cni_version, "CNI_VERSION (--cni-version)", "1.6.2")?,
-            crictl_version: need(
+        let kubernetes_version = need(
+            self.kubernetes_version,
+            "KUBERNETES_VERSION (--kubernetes-version)",
+            "1.33.13",
+        )?;
+        if let Err(e) = cks_pinning::version::KubeVersion::parse(&kubernetes_version) {
+            return Err(OptionsError::Invalid {
+                input: "KUBERNETES_VERSION (--kubernetes-version)".into(),
+                value: kubernetes_version,
+                expected: e.to_string(),
+            });
+        }
+        let cni_version = release_version(
+            need(self.cni_version, "CNI_VERSION (--cni-version)", "1.6.2")?,
+            "CNI_VERSION (--cni-version)",
+        )?;
+        let crictl_version = release_version(
+            need(
                 self.crictl_version,
                 "CRICTL_VERSION (--crictl-version)",
                 "1.33.0",
             )?,
+            "CRICTL_VERSION (--crictl-version)",
+        )?;
+        let etcd_version = match self.etcd_version.filter(|v| !v.is_empty()) {
+            Some(v) => Some(release_version(v, "ETCD_VERSION (--etcd-version)")?),
+            None => None,
+        };
+        let csi_version = release_version(
+            self.csi_version.unwrap_or_else(|| "v3.0.0".to_string()),
+            "--csi-version",
+        )?;
+        Ok(Options {
+            output_path: need(self.output_path, "OUTPUT_PATH (--output-path)", "./out")?,
+            kubernetes_version,
+            cni_version,
+            crictl_version,
             network_yaml: need(
                 self.network_yaml,
                 "NETWORK_YAML (--network-yaml)",
@@ -182,8 +206,8 @@ impl Inputs {
             )?,
             build_name,
             arch,
-            etcd_version: self.etcd_version.filter(|v| !v.is_empty()),
-            csi_version: self.csi_version.unwrap_or_else(|| "v3.0.0".to_string()),
+            etcd_version,
+            csi_version,
             autoscaler_version: self.autoscaler_version,
             ccm_version: self.ccm_version,
             autoscaler_repo: self
@@ -198,6 +222,29 @@ impl Inputs {
             volume_id: self.volume_id.unwrap_or_else(|| "CDROM".to_string()),
             strict_platforms: self.strict_platforms.unwrap_or(false),
             source_date_epoch: self.source_date_epoch,
+        })
+    }
+}
+
+/// A release version such as `1.6.2` or `v1.6.2` (a pre-release suffix is allowed).
+fn release_version(value: String, input: &str) -> Result<String, OptionsError> {
+    let bare = value.strip_prefix('v').unwrap_or(&value);
+    let core = bare.split(['-', '+']).next().unwrap_or("");
+    let parts: Vec<&str> = core.split('.').collect();
+    let numeric = parts.len() == 3
+        && parts
+            .iter()
+            .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
+    let safe = bare
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b"-+.".contains(&b));
+    if numeric && safe {
+        Ok(value)
+    } else {
+        Err(OptionsError::Invalid {
+            input: input.to_string(),
+            value,
+            expected: "a release version such as 1.6.2 or v1.6.2".into(),
         })
     }
 }
@@ -363,6 +410,48 @@ mod tests {
         };
         let err = inputs.resolve().expect_err("CNI version is required");
         assert!(err.to_string().contains("CNI_VERSION"), "{err}");
+    }
+
+    #[test]
+    fn bad_versions_are_named() {
+        for (inputs, name) in [
+            (
+                Inputs {
+                    kubernetes_version: Some("1.33".into()),
+                    ..full()
+                },
+                "KUBERNETES_VERSION",
+            ),
+            (
+                Inputs {
+                    cni_version: Some("latest".into()),
+                    ..full()
+                },
+                "CNI_VERSION",
+            ),
+            (
+                Inputs {
+                    crictl_version: Some("1.33.0/x".into()),
+                    ..full()
+                },
+                "CRICTL_VERSION",
+            ),
+            (
+                Inputs {
+                    etcd_version: Some("3.5".into()),
+                    ..full()
+                },
+                "ETCD_VERSION",
+            ),
+        ] {
+            let err = inputs.resolve().expect_err("bad version");
+            assert!(err.to_string().contains(name), "{err}");
+        }
+        let ok = Inputs {
+            cni_version: Some("v1.6.2".into()),
+            ..full()
+        };
+        assert!(ok.resolve().is_ok());
     }
 
     #[test]

@@ -146,9 +146,15 @@ impl BuildArgs {
                 .clone()
                 .or(self.pos_kubernetes_version.clone()),
             cni_version: self.cni_version.clone().or(self.pos_cni_version.clone()),
-            crictl_version: self.crictl_version.clone().or(self.pos_crictl_version.clone()),
+            crictl_version: self
+                .crictl_version
+                .clone()
+                .or(self.pos_crictl_version.clone()),
             network_yaml: self.network_yaml.clone().or(self.pos_network_yaml.clone()),
-            dashboard_yaml: self.dashboard_yaml.clone().or(self.pos_dashboard_yaml.clone()),
+            dashboard_yaml: self
+                .dashboard_yaml
+                .clone()
+                .or(self.pos_dashboard_yaml.clone()),
             build_name: self.build_name.clone().or(self.pos_build_name.clone()),
             arch: self.arch.clone().or(self.pos_arch.clone()),
             etcd_version: self.etcd_version.clone().or(self.pos_etcd_version.clone()),

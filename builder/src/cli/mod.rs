@@ -2,7 +2,10 @@
 
 use clap::{Parser, Subcommand};
 
+mod build;
+mod build_args;
 mod pack;
+mod progress;
 mod pull;
 mod resolve;
 
@@ -21,6 +24,8 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Build the ISO: the script's arguments or named flags (see `cks-iso build --help`).
+    Build(Box<build_args::BuildArgs>),
     /// Resolve the autoscaler release tag and the CCM tag for a Kubernetes version.
     Resolve(resolve::Args),
     /// Pull images by digest into tarballs that `ctr -n k8s.io image import` accepts.
@@ -47,6 +52,7 @@ pub fn init_logging(verbose: u8) {
 /// Runs the chosen subcommand.
 pub async fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
+        Command::Build(args) => build::run(*args).await,
         Command::Resolve(args) => resolve::run(args).await,
         Command::Pull(args) => pull::run(args).await,
         Command::Pack(args) => pack::run(args).await,
