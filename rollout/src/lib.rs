@@ -6,5 +6,6 @@
 //! deterministic simulator in this crate and the real CloudStack and Kubernetes adapters drive the
 //! same code.
 
+pub mod engine;
 pub mod model;
 pub mod ports;
