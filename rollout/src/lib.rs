@@ -9,3 +9,4 @@
 pub mod engine;
 pub mod model;
 pub mod ports;
+pub mod sim;
