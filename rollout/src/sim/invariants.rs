@@ -82,7 +82,13 @@ pub fn check_state(w: &mut World) {
 
 /// The engine touches (annotates, cordons, stops) `node`: phases must be in order.
 pub fn touch(w: &mut World, node: &str) {
-    let Some(t) = w.vms.get(node).map(|v| v.node_type) else {
+    let Some(t) = w
+        .vms
+        .get(node)
+        .filter(|v| v.state == VmState::Running)
+        .map(|v| v.node_type)
+    else {
+        // Marking a stopped node takes nothing down: it is not a step of a phase.
         return;
     };
     if let Some(p) = w.phase
@@ -100,15 +106,26 @@ pub fn touch(w: &mut World, node: &str) {
     }
 }
 
-/// The engine stops `node`: etcd quorum of the others and another API server, as of the
-/// previous step.
+/// Steps within which the engine must have looked before stopping a member or control node.
+pub const RECHECK_WINDOW: u64 = 3;
+
+/// The engine stops `node`: it looked at etcd health (for a member) and another API server (for
+/// a control node) within [`RECHECK_WINDOW`] steps, and what it saw kept quorum and the API.
 pub fn on_stop(w: &mut World, node: &str) {
     let Some(t) = w.vms.get(node).map(|v| v.node_type) else {
         return;
     };
+    let step = w.step;
     if t == w.member_type() {
-        let (healthy, need) = super::ports::others_healthy(w, node);
-        if healthy < need {
+        let (healthy, need, seen) = super::ports::others_healthy(w, node);
+        if step.saturating_sub(seen) > RECHECK_WINDOW {
+            violate(
+                w,
+                "etcd-quorum",
+                vec![node.to_string()],
+                format!("stopped a member without a health check since step {seen}"),
+            );
+        } else if healthy < need {
             violate(
                 w,
                 "etcd-quorum",
@@ -118,13 +135,17 @@ pub fn on_stop(w: &mut World, node: &str) {
         }
     }
     if t == NodeType::Control {
-        let other = w.api_before.iter().any(|(n, up)| n != node && *up);
+        let other = w
+            .api_seen
+            .iter()
+            .any(|(n, (up, at))| n != node && *up && step.saturating_sub(*at) <= RECHECK_WINDOW);
         if !other {
             violate(
                 w,
                 "api-availability",
                 vec![node.to_string()],
-                "stopped a control node with no other API server serving".to_string(),
+                "stopped a control node without another API server seen serving just before"
+                    .to_string(),
             );
         }
     }

@@ -51,7 +51,6 @@ impl SimHandle {
         let line = format!("#{} t={}s {what} -> {shown}", w.step, w.now.as_secs());
         w.trace.push(line);
         super::invariants::check_state(&mut w);
-        w.remember();
         r
     }
 }
@@ -412,6 +411,11 @@ impl Kube for SimHandle {
 
     fn readyz(&mut self, via: &Endpoint, check: ReadyzCheck) -> PortResult<bool> {
         self.call(format!("kube.readyz(via {via:?}, {check:?})"), |w| {
+            if let (Endpoint::Control(n), ReadyzCheck::All) = (via, check) {
+                let up = reach(w, via).is_ok();
+                let step = w.step;
+                w.api_seen.insert(n.clone(), (up, step));
+            }
             reach(w, via)?;
             Ok(match check {
                 ReadyzCheck::All => true,
@@ -424,6 +428,7 @@ impl Kube for SimHandle {
 impl Etcd for SimHandle {
     fn members(&mut self) -> PortResult<Vec<EtcdMember>> {
         self.call("etcd.members".into(), |w| {
+            w.health_seen = (w.member_health(), w.step);
             let t = w.member_type();
             Ok(w.vms
                 .values()
@@ -545,12 +550,13 @@ impl Clock for SimHandle {
     }
 }
 
-/// Healthy members other than `name`, as of the previous step, and the quorum needed.
-pub fn others_healthy(w: &World, name: &str) -> (usize, usize) {
-    let healthy = w
-        .health_before
+/// Healthy members other than `name` as the engine last saw them, the quorum needed, and the
+/// step it looked.
+pub fn others_healthy(w: &World, name: &str) -> (usize, usize, u64) {
+    let (seen, step) = &w.health_seen;
+    let healthy = seen
         .iter()
         .filter(|(n, h)| n.as_str() != name && **h)
         .count();
-    (healthy, quorum(w.health_before.len()))
+    (healthy, quorum(w.member_health().len()), *step)
 }

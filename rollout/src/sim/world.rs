@@ -137,10 +137,10 @@ pub struct World {
     pub worker_budget: u32,
     /// The last phase the engine touched in this run.
     pub phase: Option<NodeType>,
-    /// etcd member health as of the end of the previous step.
-    pub health_before: BTreeMap<String, bool>,
-    /// Control nodes serving the API as of the end of the previous step.
-    pub api_before: BTreeMap<String, bool>,
+    /// etcd member health as the engine last saw it, and the step it looked.
+    pub health_seen: (BTreeMap<String, bool>, u64),
+    /// Per control node: whether the engine last saw its API serving, and the step.
+    pub api_seen: BTreeMap<String, (bool, u64)>,
     boots: u64,
 }
 
@@ -288,8 +288,8 @@ impl World {
             violation: None,
             worker_budget: 1,
             phase: None,
-            health_before: BTreeMap::new(),
-            api_before: BTreeMap::new(),
+            health_seen: (BTreeMap::new(), 0),
+            api_seen: BTreeMap::new(),
             boots: 0,
         };
         let (cores, mem) = world.capacity();
@@ -297,7 +297,6 @@ impl World {
         world.record.memory_mb = mem;
         world.place_pods(spec);
         world.arm_node_faults();
-        world.remember();
         Ok(world)
     }
 
@@ -401,21 +400,14 @@ impl World {
         })
     }
 
-    /// Record the health seen at the end of a step (what the engine could have seen).
-    pub fn remember(&mut self) {
+    /// Member health now, by member name.
+    pub fn member_health(&self) -> BTreeMap<String, bool> {
         let t = self.member_type();
-        self.health_before = self
-            .vms
+        self.vms
             .values()
             .filter(|v| v.node_type == t)
             .map(|v| (v.name.clone(), Self::member_healthy(v)))
-            .collect();
-        self.api_before = self
-            .vms
-            .values()
-            .filter(|v| v.node_type == NodeType::Control)
-            .map(|v| (v.name.clone(), self.api_serving(&v.name)))
-            .collect();
+            .collect()
     }
 
     /// Fire the step-scheduled faults of step `self.step`.
