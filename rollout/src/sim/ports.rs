@@ -10,7 +10,6 @@ use crate::model::{
 };
 use crate::ports::{Clock, Cloud, Etcd, Kube, PortError, PortErrorKind, PortResult, Store};
 use std::cell::RefCell;
-use std::fmt::Debug;
 use std::rc::Rc;
 use std::time::Duration;
 
@@ -19,7 +18,7 @@ use std::time::Duration;
 pub struct SimHandle(pub Rc<RefCell<World>>);
 
 impl SimHandle {
-    fn call<T: Debug>(
+    fn call<T: Shown>(
         &self,
         what: String,
         f: impl FnOnce(&mut World) -> PortResult<T>,
@@ -38,20 +37,60 @@ impl SimHandle {
         w.tick();
         let r = f(&mut w);
         let shown = match &r {
-            Ok(v) => {
-                let s = format!("{v:?}");
-                if s.len() > 80 {
-                    format!("ok ({} chars)", s.len())
-                } else {
-                    s
-                }
-            }
+            Ok(v) => v.shown(),
             Err(e) => format!("error: {e}"),
         };
         let line = format!("#{} t={}s {what} -> {shown}", w.step, w.now.as_secs());
         w.trace.push(line);
         super::invariants::check_state(&mut w);
         r
+    }
+}
+
+/// A short text for a call's result in the trace.
+trait Shown {
+    fn shown(&self) -> String;
+}
+
+impl Shown for () {
+    fn shown(&self) -> String {
+        "ok".to_string()
+    }
+}
+
+impl Shown for bool {
+    fn shown(&self) -> String {
+        self.to_string()
+    }
+}
+
+impl<T> Shown for Vec<T> {
+    fn shown(&self) -> String {
+        format!("{} item(s)", self.len())
+    }
+}
+
+impl Shown for Option<NodeStatus> {
+    fn shown(&self) -> String {
+        match self {
+            Some(n) => format!(
+                "{:?} boot {} unschedulable={}",
+                n.ready, n.boot_id, n.unschedulable
+            ),
+            None => "not found".to_string(),
+        }
+    }
+}
+
+impl Shown for EvictionOutcome {
+    fn shown(&self) -> String {
+        format!("{self:?}")
+    }
+}
+
+impl Shown for ClusterRecord {
+    fn shown(&self) -> String {
+        format!("{:?} cancel={}", self.state, self.cancel)
     }
 }
 
