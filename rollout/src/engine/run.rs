@@ -17,8 +17,10 @@ pub struct RunOutcome {
     pub done: Vec<String>,
     /// True when a cancel stopped it.
     pub cancelled: bool,
-    /// The error that stopped it, with the skipped nodes if any.
+    /// The error that stopped it (the cluster then ends in Alert).
     pub error: Option<String>,
+    /// The nodes skipped and why (reported in `lasterror`; the cluster may still be Running).
+    pub notes: Option<String>,
 }
 
 /// One rollout in progress: the ports, settings and the events so far.
@@ -152,6 +154,7 @@ impl<'r, 'a> Runner<'r, 'a> {
                     done: Vec::new(),
                     cancelled: false,
                     error: Some(e.to_string()),
+                    notes: None,
                 };
             }
         };
@@ -210,11 +213,9 @@ impl<'r, 'a> Runner<'r, 'a> {
                 }
             }
         }
-        let error = match (error, the_plan.skip_message()) {
-            (Some(e), Some(s)) => Some(format!("{e}; {s}")),
-            (e, s) => e.or(s),
-        };
+        let notes = the_plan.skip_message();
         RunOutcome {
+            notes,
             plan: the_plan,
             done,
             cancelled,

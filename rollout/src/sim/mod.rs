@@ -200,14 +200,15 @@ impl Simulation {
         crate::engine::update(&mut p.ports(), &id, req, cfg, progress)
     }
 
-    /// `release()` on this cluster.
+    /// `release()` on this cluster, for a rollout that ended with `error` and `notes`.
     pub fn release(
         &self,
         error: Option<&str>,
+        notes: Option<&str>,
     ) -> Result<ReleaseOutcome, crate::engine::EngineError> {
         let id = self.cluster_id();
         let mut p = self.ports();
-        crate::engine::release(&mut p.ports(), &id, error)
+        crate::engine::release_with(&mut p.ports(), &id, error, notes)
     }
 
     /// The state scanner.
