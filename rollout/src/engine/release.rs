@@ -101,19 +101,22 @@ pub fn release_with(
         .set_capacity(cluster_id, cores, memory_mb)
         .map_err(EngineError::store)?;
     let problems = unhealthy(&snap);
-    let state = if problems.is_empty() {
+    let state = if problems.is_empty() && error.is_none() {
         ClusterState::Running
     } else {
         ClusterState::Alert
     };
-    let last_error = match (error, problems.is_empty()) {
-        (Some(e), _) => Some(e.to_string()),
-        (None, true) => None,
-        (None, false) => Some(format!(
-            "cluster unhealthy after the rollout: {}",
-            problems.join("; ")
-        )),
-    };
+    let mut parts: Vec<String> = Vec::new();
+    if let Some(e) = error {
+        parts.push(e.to_string());
+    }
+    if !problems.is_empty() {
+        parts.push(format!("cluster unhealthy: {}", problems.join("; ")));
+    }
+    if let Some(n) = notes {
+        parts.push(n.to_string());
+    }
+    let last_error = (!parts.is_empty()).then(|| parts.join("; "));
     ports
         .store
         .set_last_error(cluster_id, last_error.as_deref())
