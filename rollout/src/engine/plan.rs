@@ -51,9 +51,10 @@ pub struct Batch {
 pub struct Phase {
     /// Node type.
     pub node_type: NodeType,
-    /// True for the nodes whose VMs are stopped: they cost no availability, so they are started
-    /// (with their changes) before any running node is taken down.
-    pub stopped_first: bool,
+    /// True for the nodes left by an earlier run or stopped: their VMs are stopped or they carry
+    /// the rollout annotation, so they are already out of service. They are finished (in type
+    /// order) before any other node is taken down.
+    pub resume: bool,
     /// Its batches, in order.
     pub batches: Vec<Batch>,
 }
@@ -78,8 +79,8 @@ pub struct Plan {
     pub worker_batch_size: u32,
     /// Annotated nodes that already came back: uncordoned first.
     pub finish: Vec<String>,
-    /// Phases in order: stopped nodes of each type first, then etcd, control, worker; types
-    /// with no work are left out.
+    /// Phases in order: stopped and interrupted nodes of each type first (`resume`), then etcd,
+    /// control, worker; types with no work are left out.
     pub phases: Vec<Phase>,
     /// Nodes skipped.
     pub skipped: Vec<Skip>,
@@ -187,7 +188,7 @@ pub fn plan(snap: &Snapshot, max_unavailable: u32) -> Plan {
         work.sort_by(|a, b| (a.reason, &a.node).cmp(&(b.reason, &b.node)));
         let (stopped, running): (Vec<NodePlan>, Vec<NodePlan>) = work
             .into_iter()
-            .partition(|w| w.reason == WorkReason::Stopped);
+            .partition(|w| w.reason != WorkReason::OutOfDate);
         if !stopped.is_empty() {
             first.push((t, stopped));
         }
@@ -196,7 +197,7 @@ pub fn plan(snap: &Snapshot, max_unavailable: u32) -> Plan {
         }
     }
     let mut number = 0;
-    for (stopped_first, (t, work)) in first
+    for (resume, (t, work)) in first
         .into_iter()
         .map(|x| (true, x))
         .chain(rest.into_iter().map(|x| (false, x)))
@@ -218,7 +219,7 @@ pub fn plan(snap: &Snapshot, max_unavailable: u32) -> Plan {
         }
         out.phases.push(Phase {
             node_type: t,
-            stopped_first,
+            resume,
             batches,
         });
     }

@@ -29,6 +29,7 @@ fn phase_index(t: NodeType) -> usize {
 pub fn disrupted(w: &World) -> Vec<(NodeType, String)> {
     w.vms
         .values()
+        .filter(|v| !v.external_down)
         .filter(|v| {
             v.engine_stopped
                 || v.node.as_ref().is_some_and(|n| {
@@ -80,15 +81,21 @@ pub fn check_state(w: &mut World) {
     }
 }
 
-/// The engine touches (annotates, cordons, stops) `node`: phases must be in order.
+/// The engine touches (annotates, cordons, stops) `node`: phases must be in order. Nodes already
+/// out of service (stopped, or annotated by an earlier run) are finished first and are not
+/// steps of a phase.
 pub fn touch(w: &mut World, node: &str) {
     let Some(t) = w
         .vms
         .get(node)
         .filter(|v| v.state == VmState::Running)
+        .filter(|v| {
+            v.node
+                .as_ref()
+                .is_none_or(|n| !n.annotations.contains_key(ROLLOUT_ANNOTATION))
+        })
         .map(|v| v.node_type)
     else {
-        // Marking a stopped node takes nothing down: it is not a step of a phase.
         return;
     };
     if let Some(p) = w.phase
@@ -225,5 +232,12 @@ pub fn on_done(w: &mut World, node: &str, clear: bool) {
     }
     if clear && let Some(v) = w.vms.get_mut(node) {
         v.stopped_boot = None;
+    }
+}
+
+/// The engine finished with `node` (its annotation removed): from now on it counts as any node.
+pub fn on_finished(w: &mut World, node: &str) {
+    if let Some(v) = w.vms.get_mut(node) {
+        v.external_down = false;
     }
 }

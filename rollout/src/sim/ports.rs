@@ -362,7 +362,10 @@ impl Kube for SimHandle {
                             super::invariants::on_annotate(w, node);
                             super::invariants::touch(w, node);
                         }
-                        None => super::invariants::on_done(w, node, true),
+                        None => {
+                            super::invariants::on_done(w, node, true);
+                            super::invariants::on_finished(w, node);
+                        }
                     }
                 }
                 let n = node_mut(w, node)?;

@@ -66,6 +66,9 @@ pub struct SimVm {
     pub stopped_boot: Option<String>,
     /// Number of stops by the engine.
     pub engine_stops: u32,
+    /// Down before the engine touched it (stopped in the description): starting it takes
+    /// nothing down, so it does not count against the disruption budget until it is done.
+    pub external_down: bool,
     /// API server down (control nodes).
     pub api_down: bool,
     /// etcd member unhealthy.
@@ -200,6 +203,7 @@ impl World {
                         engine_stopped: false,
                         stopped_boot: None,
                         engine_stops: 0,
+                        external_down: false,
                         api_down: false,
                         etcd_unhealthy: false,
                         never_ready: false,
@@ -223,6 +227,7 @@ impl World {
                 vm.groups = x.clone();
             }
             if o.stopped {
+                vm.external_down = true;
                 vm.state = VmState::Stopped;
                 vm.booted = false;
                 vm.stopped_at = Some(Duration::ZERO);
