@@ -160,14 +160,21 @@ pub fn update(
     }
     let mut runner = Runner::new(ports, cfg, cluster_id, lease, progress);
     let run = runner.execute(valid.max_unavailable);
-    let (release, release_error) = match release_with(
-        runner.ports,
-        cluster_id,
-        run.error.as_deref(),
-        run.notes.as_deref(),
-    ) {
-        Ok(r) => (Some(r), None),
-        Err(e) => (None, Some(e.to_string())),
+    let (release, release_error) = if run.lost_lease {
+        (
+            None,
+            Some("another engine owns the cluster now; it releases it".to_string()),
+        )
+    } else {
+        match release_with(
+            runner.ports,
+            cluster_id,
+            run.error.as_deref(),
+            run.notes.as_deref(),
+        ) {
+            Ok(r) => (Some(r), None),
+            Err(e) => (None, Some(e.to_string())),
+        }
     };
     runner.emit(
         None,

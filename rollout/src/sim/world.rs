@@ -452,6 +452,12 @@ impl World {
                 }
                 Fault::Crash { at_step } if at_step == step => self.crashed = true,
                 Fault::Cancel { at_step } if at_step == step => self.record.cancel = true,
+                Fault::StealLease { at_step } if at_step == step => {
+                    self.record.lease = Some(crate::model::Lease {
+                        owner: "another-engine".to_string(),
+                        heartbeat_ms: self.now.as_millis() as u64,
+                    });
+                }
                 _ => {}
             }
         }
