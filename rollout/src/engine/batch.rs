@@ -69,7 +69,7 @@ impl Runner<'_, '_> {
         } else {
             Vec::new()
         };
-        let ep = snap.endpoint_avoiding(&avoid);
+        let mut ep = snap.endpoint_avoiding(&avoid);
         let mut work = Vec::new();
         for name in &names {
             work.push(self.mark(n, t, &snap, &ep, name)?);
@@ -94,7 +94,7 @@ impl Runner<'_, '_> {
         }
         for i in 0..work.len() {
             if !work[i].went_down
-                && let Err(e) = self.recheck(t, &work[i].node, &ep)
+                && let Err(e) = self.recheck(t, &snap, &avoid, &work[i].node, &mut ep)
             {
                 for w in work.iter().filter(|w| w.ours && !w.went_down) {
                     let _ = self.uncordon_ours(&ep, &w.node);
@@ -210,14 +210,36 @@ impl Runner<'_, '_> {
 
     /// Just before stopping a control or etcd node: another API server still serves and the
     /// other etcd members still have quorum.
-    fn recheck(&mut self, t: NodeType, node: &str, ep: &Endpoint) -> Result<(), String> {
+    /// For a control node, `ep` moves to another control node if the chosen one stopped serving.
+    fn recheck(
+        &mut self,
+        t: NodeType,
+        snap: &Snapshot,
+        avoid: &[String],
+        node: &str,
+        ep: &mut Endpoint,
+    ) -> Result<(), String> {
         if t == NodeType::Worker {
             return Ok(());
         }
         if t == NodeType::Control && self.ports.kube.readyz(ep, ReadyzCheck::All) != Ok(true) {
-            return Err(format!(
-                "no other control node serves the API before stopping {node}"
-            ));
+            let others: Vec<Endpoint> = snap
+                .vms_of(NodeType::Control)
+                .filter(|v| !avoid.contains(&v.node_name) && v.state == VmState::Running)
+                .map(|v| Endpoint::Control(v.node_name.clone()))
+                .filter(|e| e != ep)
+                .collect();
+            let serving = others
+                .into_iter()
+                .find(|e| self.ports.kube.readyz(e, ReadyzCheck::All) == Ok(true));
+            match serving {
+                Some(e) => *ep = e,
+                None => {
+                    return Err(format!(
+                        "no other control node serves the API before stopping {node}"
+                    ));
+                }
+            }
         }
         let members = self
             .ports
