@@ -22,6 +22,8 @@ struct Work {
     ours: bool,
     /// True once the engine stopped its VM (or found it stopped).
     went_down: bool,
+    /// True when an earlier run already restarted and changed it: only verify.
+    verify_only: bool,
 }
 
 impl Runner<'_, '_> {
@@ -142,6 +144,7 @@ impl Runner<'_, '_> {
             old_boot: None,
             ours: false,
             went_down: stopped,
+            verify_only: false,
         };
         if t == NodeType::Etcd {
             return Ok(w);
@@ -158,8 +161,27 @@ impl Runner<'_, '_> {
         match node.rollout_boot_id() {
             Some(old) => {
                 w.ours = true;
+                let differs = !changes_for(
+                    &snap.record,
+                    vm,
+                    &snap.volumes,
+                    &dedication_ids(&snap.groups),
+                )
+                .is_empty();
                 if stopped || old == node.boot_id {
                     w.old_boot = Some(old.to_string());
+                } else if !differs {
+                    // Restarted and changed by an earlier run, not yet Ready: only verify it.
+                    w.old_boot = Some(old.to_string());
+                    w.went_down = true;
+                    w.verify_only = true;
+                    self.emit(
+                        Some(n),
+                        Some(name),
+                        StepKind::Verify,
+                        "restarted by an earlier run: waiting for it",
+                    );
+                    return Ok(w);
                 } else {
                     // Rebooted since it was annotated but not yet changed: record this boot.
                     self.ports
@@ -263,6 +285,9 @@ impl Runner<'_, '_> {
 
     /// Stop (if running), apply every change while stopped, start.
     fn change(&mut self, n: usize, w: &mut Work) -> Result<(), String> {
+        if w.verify_only {
+            return Ok(());
+        }
         let name = w.node.clone();
         let vm_id = w.vm_id.clone();
         if !w.went_down {
