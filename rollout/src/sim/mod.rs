@@ -28,6 +28,7 @@ mod invariants;
 mod pods;
 mod ports;
 pub mod random;
+mod record;
 mod signature;
 mod spec;
 mod world;

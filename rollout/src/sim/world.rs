@@ -136,6 +136,8 @@ pub struct World {
     pub trace: Vec<String>,
     /// The first invariant violation.
     pub violation: Option<super::Violation>,
+    /// The engine's acts in the current step, for the invariants.
+    pub(crate) acts: Vec<super::record::Act>,
     /// Workers the engine may disrupt at a time.
     pub worker_budget: u32,
     /// The last phase the engine touched in this run.
@@ -291,6 +293,7 @@ impl World {
             crashed: false,
             trace: Vec::new(),
             violation: None,
+            acts: Vec::new(),
             worker_budget: 1,
             phase: None,
             health_seen: (BTreeMap::new(), 0),

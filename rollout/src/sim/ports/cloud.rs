@@ -66,8 +66,8 @@ impl Cloud for SimHandle {
             if w.vms[&name].state == VmState::Stopped {
                 return Ok(());
             }
-            crate::sim::invariants::on_stop(w, &name);
-            crate::sim::invariants::touch(w, &name);
+            crate::sim::record::stop(w, &name);
+            crate::sim::record::touch(w, &name);
             let boot = {
                 let v = &w.vms[&name];
                 v.node
@@ -107,7 +107,7 @@ impl Cloud for SimHandle {
             |w| {
                 let name =
                     name_of(w, vm_id).ok_or_else(|| PortError::not_found(vm_id.to_string()))?;
-                crate::sim::invariants::on_change(w, &name, "change_offering")?;
+                crate::sim::record::change(w, &name, "change_offering")?;
                 if w.take_fault(|f| matches!(f, Fault::ScaleFails { node, .. } if *node == name)) {
                     return Err(PortError::other(format!(
                         "changeServiceForVirtualMachine {vm_id}: 530 failed"
@@ -133,7 +133,7 @@ impl Cloud for SimHandle {
                     .find(|v| v.root_id == volume_id)
                     .map(|v| v.name.clone())
                     .ok_or_else(|| PortError::not_found(format!("no volume {volume_id}")))?;
-                crate::sim::invariants::on_change(w, &name, "resize_volume")?;
+                crate::sim::record::change(w, &name, "resize_volume")?;
                 if w.take_fault(|f| matches!(f, Fault::ResizeFails { node, .. } if *node == name)) {
                     return Err(PortError::other(format!(
                         "resizeVolume {volume_id}: 530 failed"
@@ -170,7 +170,7 @@ impl Cloud for SimHandle {
             |w| {
                 let name =
                     name_of(w, vm_id).ok_or_else(|| PortError::not_found(vm_id.to_string()))?;
-                crate::sim::invariants::on_change(w, &name, "update_affinity_groups")?;
+                crate::sim::record::change(w, &name, "update_affinity_groups")?;
                 if w.take_fault(|f| matches!(f, Fault::AffinityFails { node, .. } if *node == name))
                 {
                     return Err(PortError::other(format!(

@@ -77,12 +77,11 @@ impl Kube for SimHandle {
                 if key == ROLLOUT_ANNOTATION {
                     match value {
                         Some(_) => {
-                            crate::sim::invariants::on_annotate(w, node);
-                            crate::sim::invariants::touch(w, node);
+                            crate::sim::record::annotate(w, node);
+                            crate::sim::record::touch(w, node);
                         }
                         None => {
-                            crate::sim::invariants::on_done(w, node, true);
-                            crate::sim::invariants::on_finished(w, node);
+                            crate::sim::record::done(w, node, true);
                         }
                     }
                 }
@@ -112,10 +111,10 @@ impl Kube for SimHandle {
                 reach(w, via)?;
                 node_mut(w, node)?;
                 if unschedulable {
-                    crate::sim::invariants::touch(w, node);
+                    crate::sim::record::touch(w, node);
                 } else {
-                    crate::sim::invariants::on_uncordon(w, node);
-                    crate::sim::invariants::on_done(w, node, false);
+                    crate::sim::record::uncordon(w, node);
+                    crate::sim::record::done(w, node, false);
                 }
                 node_mut(w, node)?.unschedulable = unschedulable;
                 Ok(())

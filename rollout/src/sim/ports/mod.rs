@@ -5,7 +5,6 @@ mod kube;
 mod store;
 
 use super::world::World;
-use crate::engine::safety::quorum;
 use crate::model::{ClusterRecord, EtcdMember, EvictionOutcome, MemberHealth, NodeStatus, VmState};
 use crate::ports::{Clock, Etcd, PortError, PortResult};
 use std::cell::RefCell;
@@ -41,7 +40,11 @@ impl SimHandle {
         };
         let line = format!("#{} t={}s {what} -> {shown}", w.step, w.now.as_secs());
         w.trace.push(line);
-        crate::sim::invariants::check_state(&mut w);
+        if let Some(v) = crate::sim::invariants::check(&mut w)
+            && w.violation.is_none()
+        {
+            w.violation = Some(v);
+        }
         r
     }
 }
@@ -126,15 +129,4 @@ impl Clock for SimHandle {
     fn sleep(&mut self, d: Duration) {
         self.0.borrow_mut().advance(d);
     }
-}
-
-/// Healthy members other than `name` as the engine last saw them, the quorum needed, and the
-/// step it looked.
-pub fn others_healthy(w: &World, name: &str) -> (usize, usize, u64) {
-    let (seen, step) = &w.health_seen;
-    let healthy = seen
-        .iter()
-        .filter(|(n, h)| n.as_str() != name && **h)
-        .count();
-    (healthy, quorum(w.member_health().len()), *step)
 }
