@@ -495,3 +495,38 @@ fn a_failed_offering_change_starts_the_vm_again_and_stops_the_rollout() {
     assert_eq!(w.vms["w-1"].state, cks_rollout::model::VmState::Running);
     assert_eq!(w.vms["w-2"].engine_stops, 0);
 }
+
+#[test]
+fn a_failed_drain_never_uncordons_a_node_someone_else_cordoned() {
+    let mut spec = cluster(3, 0, 4);
+    spec.nodes.push(NodeOverride {
+        cordoned: true,
+        ..node("w-1")
+    });
+    spec.pods.push(PodSpec {
+        app: "db".into(),
+        namespace: "default".into(),
+        replicas: 4,
+        daemonset: false,
+    });
+    spec.pdbs.push(PdbSpec {
+        name: "db-pdb".into(),
+        namespace: "default".into(),
+        app: "db".into(),
+        min_available: 4,
+    });
+    let sim = Simulation::new(&spec, 5).expect("simulable");
+    let mut req = offerings(&[("worker", "medium")]);
+    req.max_unavailable = Some(2);
+    run_ok(&sim, &req);
+    let w = sim.world();
+    assert!(last_error(&sim).contains("db-pdb"));
+    assert!(
+        w.vms["w-1"].node.as_ref().is_some_and(|n| n.unschedulable),
+        "still cordoned"
+    );
+    assert!(
+        w.vms["w-2"].node.as_ref().is_some_and(|n| !n.unschedulable),
+        "ours uncordoned"
+    );
+}
