@@ -81,6 +81,17 @@ fn a_thousand_random_clusters_and_fault_schedules_keep_every_invariant() {
             continue;
         };
         rolled += 1;
+        for name in &report.run.done {
+            let w = sim.world();
+            if let Some(n) = w.vms[name].node.as_ref() {
+                assert_ne!(
+                    n.boot_id,
+                    format!("boot-{name}-0"),
+                    "{name} done without a new boot\n{}",
+                    run.failure_report()
+                );
+            }
+        }
         let Some(first) = &report.release else {
             continue;
         };
