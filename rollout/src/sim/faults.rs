@@ -56,6 +56,7 @@ impl World {
                 }
                 Fault::Crash { at_step } if at_step == step => self.crashed = true,
                 Fault::Cancel { at_step } if at_step == step => self.record.cancel = true,
+                Fault::SetState { at_step, state } if at_step == step => self.record.state = state,
                 Fault::StealLease { at_step } if at_step == step => {
                     self.record.lease = Some(crate::model::Lease {
                         owner: "another-engine".to_string(),
@@ -88,6 +89,7 @@ fn is_scheduled(f: &Fault) -> bool {
             | Fault::OutsideUncordon { .. }
             | Fault::Cancel { .. }
             | Fault::StealLease { .. }
+            | Fault::SetState { .. }
             | Fault::Crash { .. }
     )
 }
