@@ -60,7 +60,7 @@ impl Runner<'_, '_> {
         );
         if let Verdict::Fail { reasons } = verdict {
             return Err(format!(
-                "batch {n} ({}): preflight failed: {}",
+                "batch {n} ({}): preflight failed: {}; nothing was taken down, fix this and run the rollout again",
                 names.join(", "),
                 reasons.join("; ")
             ));
@@ -87,7 +87,7 @@ impl Runner<'_, '_> {
                         let _ = self.uncordon_ours(&ep, &w.node);
                     }
                     return Err(format!(
-                        "batch {n}: {e}; the node was uncordoned, it never went down"
+                        "batch {n}: {e}; the node was uncordoned, it never went down; let the budget allow an eviction (or move the pod) and run the rollout again"
                     ));
                 }
                 self.emit(Some(n), Some(&node), StepKind::Drain, "drained");
@@ -100,7 +100,9 @@ impl Runner<'_, '_> {
                 for w in work.iter().filter(|w| w.ours && !w.went_down) {
                     let _ = self.uncordon_ours(&ep, &w.node);
                 }
-                return Err(format!("batch {n}: {e}; not stopped, uncordoned"));
+                return Err(format!(
+                    "batch {n}: {e}; not stopped, uncordoned; run the rollout again once etcd and the API are healthy"
+                ));
             }
             self.change(n, &mut work[i])?;
         }

@@ -65,7 +65,7 @@ impl Runner<'_, '_> {
             }
             if self.ports.clock.now() >= deadline {
                 return Err(format!(
-                    "batch {n}: not verified within {} s: {}",
+                    "batch {n}: not verified within {} s: {}; left cordoned for inspection, run the rollout again once it is back",
                     self.cfg.batch_timeout.as_secs(),
                     why.join("; ")
                 ));
