@@ -161,3 +161,24 @@ fn a_failed_offering_change_starts_the_vm_again_and_stops_the_rollout() {
     assert_eq!(w.vms["w-1"].state, cks_rollout::model::VmState::Running);
     assert_eq!(w.vms["w-2"].engine_stops, 0);
 }
+
+#[test]
+fn a_failed_stop_returns_the_drained_node_to_service_and_stops_the_rollout() {
+    let mut spec = cluster(3, 0, 3);
+    spec.faults.push(Fault::StopFails {
+        node: "w-1".into(),
+        times: 1,
+    });
+    let sim = Simulation::new(&spec, 5).expect("simulable");
+    run_ok(&sim, &offerings(&[("worker", "medium")]));
+    let e = last_error(&sim);
+    assert!(e.contains("stop VM of w-1") && e.contains("530"), "{e}");
+    let w = sim.world();
+    let n = w.vms["w-1"].node.as_ref().expect("node");
+    assert!(
+        !n.unschedulable && n.annotations.is_empty(),
+        "it never went down: back in service"
+    );
+    assert_eq!(w.vms["w-2"].engine_stops, 0, "no further batch");
+    assert_eq!(w.record.state, ClusterState::Alert);
+}

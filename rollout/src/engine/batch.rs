@@ -83,11 +83,9 @@ impl Runner<'_, '_> {
                 }
                 let node = work[i].node.clone();
                 if let Err(e) = self.drain(&ep, &node, drain_deadline) {
-                    for w in work.iter().filter(|w| w.ours && !w.went_down) {
-                        let _ = self.uncordon_ours(&ep, &w.node);
-                    }
+                    self.abandon(&ep, &work);
                     return Err(format!(
-                        "batch {n}: {e}; the node was uncordoned, it never went down; let the budget allow an eviction (or move the pod) and run the rollout again"
+                        "batch {n}: {e}; no node of the batch went down and those the rollout cordoned were uncordoned; let the budget allow an eviction (or move the pod) and run the rollout again"
                     ));
                 }
                 self.emit(Some(n), Some(&node), StepKind::Drain, "drained");
@@ -97,14 +95,15 @@ impl Runner<'_, '_> {
             if !work[i].went_down
                 && let Err(e) = self.recheck(t, &snap, &avoid, &work[i].node, &mut ep)
             {
-                for w in work.iter().filter(|w| w.ours && !w.went_down) {
-                    let _ = self.uncordon_ours(&ep, &w.node);
-                }
+                self.abandon(&ep, &work);
                 return Err(format!(
                     "batch {n}: {e}; not stopped, uncordoned; run the rollout again once etcd and the API are healthy"
                 ));
             }
-            self.change(n, &mut work[i])?;
+            if let Err(e) = self.change(n, &mut work[i]) {
+                self.abandon(&ep, &work);
+                return Err(e);
+            }
         }
         self.verify(n, t, &mut work, &ep, deadline)?;
         for w in &work {
@@ -124,6 +123,14 @@ impl Runner<'_, '_> {
             );
         }
         Ok(work.into_iter().map(|w| w.node).collect())
+    }
+
+    /// A batch stops early: the nodes it cordoned that never went down go back into service; the
+    /// others stay cordoned for `release()` and the next run.
+    fn abandon(&mut self, ep: &Endpoint, work: &[Work]) {
+        for w in work.iter().filter(|w| w.ours && !w.went_down) {
+            let _ = self.uncordon_ours(ep, &w.node);
+        }
     }
 
     /// Record the boot ID, annotate and cordon (Kubernetes nodes only).
