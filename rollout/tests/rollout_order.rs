@@ -179,7 +179,7 @@ fn plan_reports_a_failing_preflight() {
 }
 
 #[test]
-fn stopped_nodes_go_first_then_interrupted_ones_within_their_type() {
+fn stopped_then_interrupted_nodes_go_before_any_other() {
     let mut spec = cluster(3, 0, 4);
     spec.nodes.push(NodeOverride {
         stopped: true,
