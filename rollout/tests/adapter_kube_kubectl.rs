@@ -106,7 +106,7 @@ fn kubectl_drain_is_refused_by_a_budget_the_fake_enforces() {
     let out = kubectl(
         &config,
         &cache,
-        &["drain", "w-1", "--ignore-daemonsets", "--delete-emptydir-data", "--timeout=3s"],
+        &["drain", "w-1", "--ignore-daemonsets", "--delete-emptydir-data", "--timeout=1s"],
     );
     assert!(!out.status.success(), "the drain must not finish");
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -114,3 +114,27 @@ fn kubectl_drain_is_refused_by_a_budget_the_fake_enforces() {
     assert!(world.pods_on("w-1").contains(&"db-1".to_string()));
 }
 
+
+#[test]
+fn kubectl_over_tls_sends_the_token_the_fake_requires() {
+    let world = world();
+    world.require_token("test-token");
+    let ca = cks_fixtures::kube_api::tls::TestCa::new().expect("test CA");
+    let api = KubeApiFake::start_with(world.clone(), None, Some(ca.server_config(false).expect("TLS config")))
+        .expect("fake starts");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let good = dir.path().join("good");
+    api.write_kubeconfig_with(&good, Some("test-token"), Some(&ca.cert_pem()), None)
+        .expect("kubeconfig written");
+    let cache = dir.path().join("cache");
+    ok(&kubectl(&good, &cache, &["cordon", "w-2"]));
+    assert_eq!(world.node("w-2").expect("node")["spec"]["unschedulable"], true);
+
+    let bad = dir.path().join("bad");
+    api.write_kubeconfig_with(&bad, Some("wrong-token"), Some(&ca.cert_pem()), None)
+        .expect("kubeconfig written");
+    let out = kubectl(&bad, &cache, &["get", "nodes", "-o", "json"]);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("provide credentials") || stderr.contains("Unauthorized"), "{stderr}");
+}
