@@ -5,3 +5,5 @@
 //! The core is a state machine driven through small traits (cloud, kube, store, clock), so the
 //! deterministic simulator in this crate and the real CloudStack and Kubernetes adapters drive the
 //! same code.
+
+pub mod adapters;
