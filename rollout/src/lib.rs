@@ -7,3 +7,7 @@
 //! same code.
 
 pub mod adapters;
+pub mod engine;
+pub mod model;
+pub mod ports;
+pub mod sim;
