@@ -2,3 +2,6 @@
 //! etcd's health endpoints, and the SQLite store of cluster records.
 
 pub mod cloudstack;
+pub mod kube;
+pub mod secret;
+pub mod tls;

@@ -8,28 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::CloudStackError;
-
-/// A secret string whose `Debug` is `<redacted>`.
-#[derive(Clone, PartialEq, Eq)]
-pub struct Secret(String);
-
-impl Secret {
-    /// Wraps a secret.
-    pub fn new(value: impl Into<String>) -> Self {
-        Secret(value.into())
-    }
-
-    /// The secret itself, for signing.
-    pub fn expose(&self) -> &str {
-        &self.0
-    }
-}
-
-impl std::fmt::Debug for Secret {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("<redacted>")
-    }
-}
+pub use crate::adapters::secret::Secret;
 
 /// How to reach and authenticate to the CloudStack API.
 #[derive(Debug, Clone)]
