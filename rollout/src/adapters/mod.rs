@@ -2,6 +2,7 @@
 //! etcd's health endpoints, and the SQLite store of cluster records.
 
 pub mod cloudstack;
+pub mod etcd;
 pub mod kube;
 pub mod secret;
 pub mod tls;
