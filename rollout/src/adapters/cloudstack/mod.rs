@@ -4,6 +4,7 @@
 
 pub mod client;
 pub mod config;
+pub mod port;
 pub mod sign;
 pub mod types;
 
@@ -12,6 +13,7 @@ use std::time::Duration;
 
 pub use client::CloudStackClient;
 pub use config::{CloudStackConfig, Secret};
+pub use port::CloudStackCloud;
 pub use types::{AffinityGroup, DiskOffering, ServiceOffering, VirtualMachine, Volume};
 
 /// Everything that can go wrong talking to CloudStack.

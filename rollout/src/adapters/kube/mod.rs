@@ -4,12 +4,14 @@
 pub mod client;
 pub mod kubeconfig;
 pub mod parse;
+pub mod port;
 
 use std::path::PathBuf;
 use std::time::Duration;
 
 pub use client::{DrainReport, KubeClient};
 pub use kubeconfig::KubeAccess;
+pub use port::KubeApi;
 
 /// Everything that can go wrong talking to the Kubernetes API.
 #[derive(Debug, thiserror::Error)]

@@ -1,0 +1,233 @@
+//! The engine on the real adapters: a 3-control, 6-worker cluster in the CloudStack and
+//! Kubernetes fakes (sharing one world, so a VM restart reboots its node with a new boot ID),
+//! a real 3-member etcd named after the control nodes, the SQLite store and the system clock.
+//! One rollout finishes Running with every node up to date; one whose drain a budget blocks
+//! finishes Alert with `lasterror` naming the pod and the budget.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use cks_fixtures::cloudstack_api::{CloudStackFake, CloudWorld};
+use cks_fixtures::etcd::EtcdCluster;
+use cks_fixtures::kube_api::{KubeApiFake, KubeWorld, Owner};
+use cks_rollout::adapters::clock::SystemClock;
+use cks_rollout::adapters::cloudstack::{CloudStackClient, CloudStackCloud, CloudStackConfig, Secret};
+use cks_rollout::adapters::etcd::{EtcdHealth, KnownMember};
+use cks_rollout::adapters::kube::{KubeAccess, KubeApi, KubeClient};
+use cks_rollout::adapters::store::SqliteStore;
+use cks_rollout::adapters::tls::TlsMaterial;
+use cks_rollout::engine::{EngineConfig, NoProgress, UpdateOutcome, UpdateRequest, update};
+use cks_rollout::model::{ClusterRecord, ClusterState, ROLLOUT_ANNOTATION};
+use cks_rollout::ports::Ports;
+
+const CONTROL: [&str; 3] = ["k1-control-1", "k1-control-2", "k1-control-3"];
+const WORKERS: [&str; 6] = ["k1-node-1", "k1-node-2", "k1-node-3", "k1-node-4", "k1-node-5", "k1-node-6"];
+
+struct Cluster {
+    kube: KubeWorld,
+    cloud: CloudWorld,
+    cluster_id: String,
+    big: String,
+    small: String,
+    _apis: Vec<KubeApiFake>,
+    _cloud_api: CloudStackFake,
+    _etcd: EtcdCluster,
+    _dir: tempfile::TempDir,
+    kube_port: KubeApi,
+    cloud_port: CloudStackCloud,
+    etcd_port: EtcdHealth,
+    store: SqliteStore,
+}
+
+fn cluster() -> Cluster {
+    let kube = KubeWorld::new();
+    let cloud = CloudWorld::new("e2e-key", "e2e-secret");
+    cloud.link_kube(kube.clone());
+    let small = cloud.add_service_offering("small", 2, 4096);
+    let big = cloud.add_service_offering("big", 4, 8192);
+    let custom = cloud.add_disk_offering("custom", 0);
+    let mut vm_ids = Vec::new();
+    for name in CONTROL.iter().chain(WORKERS.iter()) {
+        kube.add_node(name, 2, 4096);
+        kube.add_pod("kube-system", &format!("proxy-{name}"), name, &[("app", "proxy")], Owner::DaemonSet("proxy".into()));
+        vm_ids.push(cloud.add_vm(name, &small, 20, &custom, &[]));
+    }
+    // Two web replicas, on workers of different batches, and a budget keeping one.
+    for (i, worker) in ["k1-node-1", "k1-node-4"].iter().enumerate() {
+        kube.add_pod("default", &format!("web-{i}"), worker, &[("app", "web")], Owner::ReplicaSet("web-abc".into()));
+    }
+    kube.add_pdb("default", "web-pdb", &[("app", "web")], 1);
+    let cluster_id = cloud.add_cluster("k1", &vm_ids);
+
+    let cloud_api = CloudStackFake::start(cloud.clone()).expect("CloudStack fake");
+    let mut config = CloudStackConfig::new(cloud_api.endpoint(), Secret::new("e2e-key"), Secret::new("e2e-secret"));
+    config.poll_interval = Duration::from_millis(5);
+    config.job_timeout = Duration::from_secs(10);
+    let cloud_port = CloudStackCloud::new(CloudStackClient::new(config).expect("client"));
+
+    let dir = tempfile::tempdir().expect("temp dir");
+    let lb = KubeApiFake::start(kube.clone(), None).expect("cluster endpoint");
+    let mut apis = Vec::new();
+    let mut control = BTreeMap::new();
+    for name in CONTROL {
+        let api = KubeApiFake::start(kube.clone(), Some(name)).expect("control endpoint");
+        control.insert(name.to_string(), api.url());
+        apis.push(api);
+    }
+    let kubeconfig = dir.path().join("kubeconfig");
+    lb.write_kubeconfig(&kubeconfig, None).expect("kubeconfig");
+    apis.push(lb);
+    let access = KubeAccess::from_kubeconfig(&kubeconfig, None).expect("kubeconfig parses");
+    let kube_port = KubeApi::new(KubeClient::new(&access, Duration::from_secs(5)).expect("client"), &control);
+
+    let etcd = EtcdCluster::start_named(&CONTROL).expect("etcd");
+    let known = etcd
+        .members
+        .iter()
+        .map(|m| KnownMember { name: m.name.clone(), client_url: m.client_url.clone() })
+        .collect();
+    let etcd_port = EtcdHealth::new(known, &TlsMaterial::default(), Duration::from_secs(3)).expect("etcd checks");
+
+    let mut store = SqliteStore::open(&dir.path().join("rollout.db")).expect("store");
+    store
+        .put(&ClusterRecord {
+            id: cluster_id.clone(),
+            name: "k1".into(),
+            state: ClusterState::Running,
+            service_offering_id: small.clone(),
+            control_count: 3,
+            worker_count: 6,
+            etcd_count: 0,
+            settings: Default::default(),
+            cores: 18,
+            memory_mb: 9 * 4096,
+            cancel: false,
+            last_error: None,
+            lease: None,
+        })
+        .expect("record");
+    Cluster {
+        kube,
+        cloud,
+        cluster_id,
+        big,
+        small,
+        _apis: apis,
+        _cloud_api: cloud_api,
+        _etcd: etcd,
+        _dir: dir,
+        kube_port,
+        cloud_port,
+        etcd_port,
+        store,
+    }
+}
+
+fn run(c: &mut Cluster, request: &UpdateRequest, drain_timeout: Duration) -> UpdateOutcome {
+    let config = EngineConfig {
+        owner: "e2e".into(),
+        batch_timeout: Duration::from_secs(60),
+        drain_timeout,
+        poll_interval: Duration::from_millis(20),
+        lease_timeout: Duration::from_secs(60),
+    };
+    let mut clock = SystemClock;
+    let mut ports = Ports {
+        cloud: &mut c.cloud_port,
+        kube: &mut c.kube_port,
+        etcd: &mut c.etcd_port,
+        store: &mut c.store,
+        clock: &mut clock,
+    };
+    update(&mut ports, &c.cluster_id, request, &config, &mut NoProgress).expect("the update call runs")
+}
+
+fn offerings(to: &str, max_unavailable: i64) -> UpdateRequest {
+    UpdateRequest {
+        node_offerings: [("control".to_string(), to.to_string()), ("worker".to_string(), to.to_string())].into(),
+        rollout: true,
+        max_unavailable: Some(max_unavailable),
+        ..Default::default()
+    }
+}
+
+#[test]
+fn a_rollout_restarts_every_node_onto_the_new_offering_and_ends_running() {
+    let mut c = cluster();
+    let boots: BTreeMap<String, String> = CONTROL
+        .iter()
+        .chain(WORKERS.iter())
+        .map(|n| (n.to_string(), c.kube.boot_id(n).expect("boot id")))
+        .collect();
+    let request = offerings(&c.big, 2);
+    let outcome = run(&mut c, &request, Duration::from_secs(30));
+    let UpdateOutcome::RolledOut(report) = outcome else { panic!("expected a rollout, got {outcome:?}") };
+    let trace: Vec<String> = report.events.iter().map(|e| format!("{:?} {:?} {}", e.step, e.node, e.detail)).collect();
+    assert_eq!(report.run.error, None, "{trace:#?}");
+    assert_eq!(report.run.done.len(), 9, "{trace:#?}");
+    let release = report.release.expect("release ran");
+    assert_eq!(release.state, ClusterState::Running);
+    assert_eq!((release.cores, release.memory_mb), (36, 9 * 8192));
+
+    for (name, before) in &boots {
+        assert_ne!(c.kube.boot_id(name).as_ref(), Some(before), "{name} restarted");
+        let node = c.kube.node(name).expect("node");
+        assert!(node["spec"].get("unschedulable").is_none(), "{name} uncordoned");
+        assert!(node["metadata"]["annotations"].get(ROLLOUT_ANNOTATION).is_none(), "{name} annotation removed");
+        assert_eq!(c.cloud.vm_named(name).expect("vm").service_offering_id, c.big);
+    }
+    let stored = c.store.get(&c.cluster_id).expect("record");
+    assert_eq!(stored.state, ClusterState::Running);
+    assert_eq!(stored.last_error, None);
+    // Replaying the CloudStack calls: one control node down at a time, at most two workers.
+    let names: BTreeMap<String, String> = c.cloud.lock().vms.values().map(|v| (v.id.clone(), v.name.clone())).collect();
+    let mut down: Vec<String> = Vec::new();
+    let (mut stops, mut most_control, mut most_workers) = (0, 0, 0);
+    for call in c.cloud.calls() {
+        let Some((command, rest)) = call.split_once(' ') else { continue };
+        let Some(name) = rest.strip_prefix("id=").and_then(|id| names.get(id)) else { continue };
+        match command {
+            "stopvirtualmachine" => {
+                stops += 1;
+                down.push(name.clone());
+            }
+            "startvirtualmachine" => down.retain(|n| n != name),
+            _ => continue,
+        }
+        most_control = most_control.max(down.iter().filter(|n| n.contains("-control-")).count());
+        most_workers = most_workers.max(down.iter().filter(|n| n.contains("-node-")).count());
+    }
+    assert_eq!(stops, 9, "every node restarted once");
+    assert_eq!((most_control, most_workers), (1, 2));
+    assert!(c.cloud.vm_named("k1-control-1").is_some_and(|v| v.service_offering_id != c.small));
+}
+
+#[test]
+fn a_drain_a_budget_never_allows_stops_the_rollout_with_lasterror_naming_the_pod() {
+    let mut c = cluster();
+    // Both web replicas must stay: k1-node-1 cannot be drained.
+    c.kube.lock().pdbs.values_mut().for_each(|pdb| pdb["spec"]["minAvailable"] = 2.into());
+    let request = UpdateRequest {
+        node_offerings: [("worker".to_string(), c.big.clone())].into(),
+        rollout: true,
+        max_unavailable: Some(1),
+        ..Default::default()
+    };
+    let outcome = run(&mut c, &request, Duration::from_secs(1));
+    let UpdateOutcome::RolledOut(report) = outcome else { panic!("expected a rollout, got {outcome:?}") };
+    assert!(report.run.done.is_empty(), "no worker was restarted: {:?}", report.run.done);
+    let release = report.release.expect("release ran");
+    // Every node is up, so release leaves the cluster Running, with the error kept.
+    assert_eq!(release.state, ClusterState::Running);
+    let stored = c.store.get(&c.cluster_id).expect("record");
+    assert_eq!(stored.state, ClusterState::Running);
+    let error = stored.last_error.expect("lasterror is set");
+    assert!(error.contains("default/web-0"), "{error}");
+    assert!(error.contains("default/web-pdb"), "{error}");
+    // The node whose drain failed never went down and was uncordoned.
+    for name in WORKERS {
+        assert!(c.kube.is_ready(name));
+        assert_eq!(c.cloud.vm_named(name).expect("vm").state, "Running");
+        assert!(c.kube.node(name).expect("node")["spec"].get("unschedulable").is_none(), "{name} uncordoned");
+    }
+}
