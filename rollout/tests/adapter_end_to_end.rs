@@ -198,7 +198,8 @@ fn a_rollout_restarts_every_node_onto_the_new_offering_and_ends_running() {
         most_workers = most_workers.max(down.iter().filter(|n| n.contains("-node-")).count());
     }
     assert_eq!(stops, 9, "every node restarted once");
-    assert_eq!((most_control, most_workers), (1, 2));
+    assert_eq!(most_control, 1);
+    assert!((1..=2).contains(&most_workers), "{most_workers} workers down at once");
     assert!(c.cloud.vm_named("k1-control-1").is_some_and(|v| v.service_offering_id != c.small));
 }
 
