@@ -16,8 +16,10 @@ use cks_rollout::adapters::etcd::{EtcdHealth, KnownMember};
 use cks_rollout::adapters::kube::{KubeAccess, KubeApi, KubeClient};
 use cks_rollout::adapters::store::SqliteStore;
 use cks_rollout::adapters::tls::TlsMaterial;
+use cks_rollout::engine::observe::observe;
+use cks_rollout::engine::preflight::preflight;
 use cks_rollout::engine::{EngineConfig, NoProgress, UpdateOutcome, UpdateRequest, update};
-use cks_rollout::model::{ClusterRecord, ClusterState, ROLLOUT_ANNOTATION};
+use cks_rollout::model::{ClusterRecord, ClusterState, NodeType, ROLLOUT_ANNOTATION};
 use cks_rollout::ports::Ports;
 
 const CONTROL: [&str; 3] = ["k1-control-1", "k1-control-2", "k1-control-3"];
@@ -31,7 +33,7 @@ struct Cluster {
     small: String,
     _apis: Vec<KubeApiFake>,
     _cloud_api: CloudStackFake,
-    _etcd: EtcdCluster,
+    etcd: EtcdCluster,
     _dir: tempfile::TempDir,
     kube_port: KubeApi,
     cloud_port: CloudStackCloud,
@@ -114,7 +116,7 @@ fn cluster() -> Cluster {
         small,
         _apis: apis,
         _cloud_api: cloud_api,
-        _etcd: etcd,
+        etcd,
         _dir: dir,
         kube_port,
         cloud_port,
@@ -140,6 +142,20 @@ fn run(c: &mut Cluster, request: &UpdateRequest, drain_timeout: Duration) -> Upd
         clock: &mut clock,
     };
     update(&mut ports, &c.cluster_id, request, &config, &mut NoProgress).expect("the update call runs")
+}
+
+fn preflight_allows(c: &mut Cluster, node: &str) -> (bool, String) {
+    let mut clock = SystemClock;
+    let mut ports = Ports {
+        cloud: &mut c.cloud_port,
+        kube: &mut c.kube_port,
+        etcd: &mut c.etcd_port,
+        store: &mut c.store,
+        clock: &mut clock,
+    };
+    let snap = observe(&mut ports, &c.cluster_id).expect("observe");
+    let verdict = preflight(&snap, NodeType::Control, &[node.to_string()]);
+    (verdict.allows(), format!("{verdict:?}"))
 }
 
 fn offerings(to: &str, max_unavailable: i64) -> UpdateRequest {
@@ -231,4 +247,31 @@ fn a_drain_a_budget_never_allows_stops_the_rollout_with_lasterror_naming_the_pod
         assert_eq!(c.cloud.vm_named(name).expect("vm").state, "Running");
         assert!(c.kube.node(name).expect("node")["spec"].get("unschedulable").is_none(), "{name} uncordoned");
     }
+}
+
+#[test]
+fn preflight_on_real_etcd_refuses_a_control_restart_that_would_lose_quorum() {
+    let mut c = cluster();
+    assert!(preflight_allows(&mut c, "k1-control-1").0, "all members healthy");
+
+    // k1-control-3's member stops: restarting k1-control-1 would leave one of three.
+    c.etcd.stop_member(2).expect("stop");
+    let wait = |c: &mut Cluster, node: &str, want: bool| {
+        let mut last = String::new();
+        let ok = cks_fixtures::process::wait_until("the verdict", Duration::from_secs(20), || {
+            let (allows, verdict) = preflight_allows(c, node);
+            last = verdict;
+            allows == want
+        });
+        assert!(ok.is_ok(), "preflight for {node}: expected allows={want}, last verdict {last}");
+        last
+    };
+    let refused = wait(&mut c, "k1-control-1", false);
+    assert!(refused.contains("etcd") || refused.contains("quorum"), "{refused}");
+    // Restarting the node whose member is already down loses nothing more.
+    wait(&mut c, "k1-control-3", true);
+
+    // A second member stops: quorum is lost, no control node may go.
+    c.etcd.stop_member(1).expect("stop");
+    wait(&mut c, "k1-control-3", false);
 }
