@@ -6,7 +6,9 @@ use std::time::Duration;
 
 use cks_fixtures::cloudstack_api::{CloudStackFake, CloudWorld};
 use cks_fixtures::kube_api::KubeWorld;
-use cks_rollout::adapters::cloudstack::{CloudStackClient, CloudStackConfig, CloudStackError, Secret};
+use cks_rollout::adapters::cloudstack::{
+    CloudStackClient, CloudStackConfig, CloudStackError, Secret,
+};
 
 struct Setup {
     cloud: CloudWorld,
@@ -31,11 +33,22 @@ fn setup() -> Setup {
         cloud.add_vm(name, &small, 20, &custom, std::slice::from_ref(&dedicated));
     }
     let api = CloudStackFake::start(cloud.clone()).expect("fake starts");
-    Setup { cloud, kube, api, big, anti, dedicated }
+    Setup {
+        cloud,
+        kube,
+        api,
+        big,
+        anti,
+        dedicated,
+    }
 }
 
 fn client(s: &Setup, secret: &str) -> CloudStackClient {
-    let mut config = CloudStackConfig::new(s.api.endpoint(), Secret::new("the-api-key"), Secret::new(secret));
+    let mut config = CloudStackConfig::new(
+        s.api.endpoint(),
+        Secret::new("the-api-key"),
+        Secret::new(secret),
+    );
     config.poll_interval = Duration::from_millis(10);
     config.job_timeout = Duration::from_secs(5);
     CloudStackClient::new(config).expect("client builds")
@@ -68,7 +81,12 @@ fn stops_changes_grows_regroups_and_starts_a_vm_whose_node_reboots() {
 
     assert_eq!(c.stop_vm(&vm.id).expect("stop").state, "Stopped");
     assert!(!s.kube.is_ready("k1-node-1"));
-    assert_eq!(c.change_service_offering(&vm.id, &s.big).expect("change").cpus, 4);
+    assert_eq!(
+        c.change_service_offering(&vm.id, &s.big)
+            .expect("change")
+            .cpus,
+        4
+    );
     let root = c.root_volume(&vm.id).expect("root");
     assert_eq!(c.resize_volume(&root.id, 40).expect("resize").size_gb(), 40);
     let groups = c
@@ -79,9 +97,20 @@ fn stops_changes_grows_regroups_and_starts_a_vm_whose_node_reboots() {
 
     assert!(s.kube.is_ready("k1-node-1"));
     assert_ne!(s.kube.boot_id("k1-node-1").expect("boot id"), boot);
-    assert_eq!(s.kube.node("k1-node-1").expect("node")["status"]["capacity"]["memory"], "8388608Ki");
-    let polls = s.cloud.calls().iter().filter(|c| c.starts_with("queryasyncjobresult")).count();
-    assert!(polls >= 8, "each of the 4 jobs was polled past its pending answer ({polls})");
+    assert_eq!(
+        s.kube.node("k1-node-1").expect("node")["status"]["capacity"]["memory"],
+        "8388608Ki"
+    );
+    let polls = s
+        .cloud
+        .calls()
+        .iter()
+        .filter(|c| c.starts_with("queryasyncjobresult"))
+        .count();
+    assert!(
+        polls >= 8,
+        "each of the 4 jobs was polled past its pending answer ({polls})"
+    );
 }
 
 #[test]
@@ -90,19 +119,29 @@ fn api_errors_carry_code_and_text_and_never_the_keys() {
     let bad = client(&s, "wrong-secret");
     let err = bad.list_vms("k1-").expect_err("a wrong secret is refused");
     match &err {
-        CloudStackError::Api { status, code, text, .. } => {
+        CloudStackError::Api {
+            status, code, text, ..
+        } => {
             assert_eq!((*status, *code), (401, 401));
             assert!(text.contains("unable to verify"), "{text}");
         }
         other => panic!("expected an API error, got {other:?}"),
     }
     let shown = format!("{err} {err:?} {:?}", bad);
-    assert!(!shown.contains("wrong-secret") && !shown.contains("the-api-key"), "{shown}");
+    assert!(
+        !shown.contains("wrong-secret") && !shown.contains("the-api-key"),
+        "{shown}"
+    );
 
     let c = client(&s, "the-secret-key");
     let vm = s.cloud.vm_named("k1-node-2").expect("vm");
-    let err = c.change_service_offering(&vm.id, &s.big).expect_err("a running VM is not changed");
-    assert!(matches!(err, CloudStackError::Api { code: 431, .. }), "{err}");
+    let err = c
+        .change_service_offering(&vm.id, &s.big)
+        .expect_err("a running VM is not changed");
+    assert!(
+        matches!(err, CloudStackError::Api { code: 431, .. }),
+        "{err}"
+    );
     let root = c.root_volume(&vm.id).expect("root");
     let err = c.resize_volume(&root.id, 10).expect_err("no shrinking");
     assert!(err.to_string().contains("shrink"), "{err}");
@@ -113,7 +152,8 @@ fn a_failed_job_and_a_job_past_its_timeout_are_errors() {
     let s = setup();
     let c = client(&s, "the-secret-key");
     let vm = s.cloud.vm_named("k1-node-1").expect("vm");
-    s.cloud.fail_next("startVirtualMachine", "no capacity on any host");
+    s.cloud
+        .fail_next("startVirtualMachine", "no capacity on any host");
     c.stop_vm(&vm.id).expect("stop");
     let err = c.start_vm(&vm.id).expect_err("the injected failure");
     match &err {
@@ -128,6 +168,8 @@ fn a_failed_job_and_a_job_past_its_timeout_are_errors() {
     let mut config = c.config().clone();
     config.job_timeout = Duration::from_millis(200);
     let impatient = CloudStackClient::new(config).expect("client");
-    let err = impatient.start_vm(&vm.id).expect_err("the job never finishes");
+    let err = impatient
+        .start_vm(&vm.id)
+        .expect_err("the job never finishes");
     assert!(matches!(err, CloudStackError::JobTimeout { .. }), "{err}");
 }

@@ -11,7 +11,9 @@ use cks_fixtures::cloudstack_api::{CloudStackFake, CloudWorld};
 use cks_fixtures::etcd::EtcdCluster;
 use cks_fixtures::kube_api::{KubeApiFake, KubeWorld, Owner};
 use cks_rollout::adapters::clock::SystemClock;
-use cks_rollout::adapters::cloudstack::{CloudStackClient, CloudStackCloud, CloudStackConfig, Secret};
+use cks_rollout::adapters::cloudstack::{
+    CloudStackClient, CloudStackCloud, CloudStackConfig, Secret,
+};
 use cks_rollout::adapters::etcd::{EtcdHealth, KnownMember};
 use cks_rollout::adapters::kube::{KubeAccess, KubeApi, KubeClient};
 use cks_rollout::adapters::store::SqliteStore;
@@ -23,7 +25,14 @@ use cks_rollout::model::{ClusterRecord, ClusterState, NodeType, ROLLOUT_ANNOTATI
 use cks_rollout::ports::Ports;
 
 const CONTROL: [&str; 3] = ["k1-control-1", "k1-control-2", "k1-control-3"];
-const WORKERS: [&str; 6] = ["k1-node-1", "k1-node-2", "k1-node-3", "k1-node-4", "k1-node-5", "k1-node-6"];
+const WORKERS: [&str; 6] = [
+    "k1-node-1",
+    "k1-node-2",
+    "k1-node-3",
+    "k1-node-4",
+    "k1-node-5",
+    "k1-node-6",
+];
 
 struct Cluster {
     kube: KubeWorld,
@@ -51,18 +60,34 @@ fn cluster() -> Cluster {
     let mut vm_ids = Vec::new();
     for name in CONTROL.iter().chain(WORKERS.iter()) {
         kube.add_node(name, 2, 4096);
-        kube.add_pod("kube-system", &format!("proxy-{name}"), name, &[("app", "proxy")], Owner::DaemonSet("proxy".into()));
+        kube.add_pod(
+            "kube-system",
+            &format!("proxy-{name}"),
+            name,
+            &[("app", "proxy")],
+            Owner::DaemonSet("proxy".into()),
+        );
         vm_ids.push(cloud.add_vm(name, &small, 20, &custom, &[]));
     }
     // Two web replicas, on workers of different batches, and a budget keeping one.
     for (i, worker) in ["k1-node-1", "k1-node-4"].iter().enumerate() {
-        kube.add_pod("default", &format!("web-{i}"), worker, &[("app", "web")], Owner::ReplicaSet("web-abc".into()));
+        kube.add_pod(
+            "default",
+            &format!("web-{i}"),
+            worker,
+            &[("app", "web")],
+            Owner::ReplicaSet("web-abc".into()),
+        );
     }
     kube.add_pdb("default", "web-pdb", &[("app", "web")], 1);
     let cluster_id = cloud.add_cluster("k1", &vm_ids);
 
     let cloud_api = CloudStackFake::start(cloud.clone()).expect("CloudStack fake");
-    let mut config = CloudStackConfig::new(cloud_api.endpoint(), Secret::new("e2e-key"), Secret::new("e2e-secret"));
+    let mut config = CloudStackConfig::new(
+        cloud_api.endpoint(),
+        Secret::new("e2e-key"),
+        Secret::new("e2e-secret"),
+    );
     config.poll_interval = Duration::from_millis(5);
     config.job_timeout = Duration::from_secs(10);
     let cloud_port = CloudStackCloud::new(CloudStackClient::new(config).expect("client"));
@@ -80,15 +105,22 @@ fn cluster() -> Cluster {
     lb.write_kubeconfig(&kubeconfig, None).expect("kubeconfig");
     apis.push(lb);
     let access = KubeAccess::from_kubeconfig(&kubeconfig, None).expect("kubeconfig parses");
-    let kube_port = KubeApi::new(KubeClient::new(&access, Duration::from_secs(5)).expect("client"), &control);
+    let kube_port = KubeApi::new(
+        KubeClient::new(&access, Duration::from_secs(5)).expect("client"),
+        &control,
+    );
 
     let etcd = EtcdCluster::start_named(&CONTROL).expect("etcd");
     let known = etcd
         .members
         .iter()
-        .map(|m| KnownMember { name: m.name.clone(), client_url: m.client_url.clone() })
+        .map(|m| KnownMember {
+            name: m.name.clone(),
+            client_url: m.client_url.clone(),
+        })
         .collect();
-    let etcd_port = EtcdHealth::new(known, &TlsMaterial::default(), Duration::from_secs(3)).expect("etcd checks");
+    let etcd_port = EtcdHealth::new(known, &TlsMaterial::default(), Duration::from_secs(3))
+        .expect("etcd checks");
 
     let mut store = SqliteStore::open(&dir.path().join("rollout.db")).expect("store");
     store
@@ -141,7 +173,8 @@ fn run(c: &mut Cluster, request: &UpdateRequest, drain_timeout: Duration) -> Upd
         store: &mut c.store,
         clock: &mut clock,
     };
-    update(&mut ports, &c.cluster_id, request, &config, &mut NoProgress).expect("the update call runs")
+    update(&mut ports, &c.cluster_id, request, &config, &mut NoProgress)
+        .expect("the update call runs")
 }
 
 fn preflight_allows(c: &mut Cluster, node: &str) -> (bool, String) {
@@ -160,7 +193,11 @@ fn preflight_allows(c: &mut Cluster, node: &str) -> (bool, String) {
 
 fn offerings(to: &str, max_unavailable: i64) -> UpdateRequest {
     UpdateRequest {
-        node_offerings: [("control".to_string(), to.to_string()), ("worker".to_string(), to.to_string())].into(),
+        node_offerings: [
+            ("control".to_string(), to.to_string()),
+            ("worker".to_string(), to.to_string()),
+        ]
+        .into(),
         rollout: true,
         max_unavailable: Some(max_unavailable),
         ..Default::default()
@@ -177,8 +214,14 @@ fn a_rollout_restarts_every_node_onto_the_new_offering_and_ends_running() {
         .collect();
     let request = offerings(&c.big, 2);
     let outcome = run(&mut c, &request, Duration::from_secs(30));
-    let UpdateOutcome::RolledOut(report) = outcome else { panic!("expected a rollout, got {outcome:?}") };
-    let trace: Vec<String> = report.events.iter().map(|e| format!("{:?} {:?} {}", e.step, e.node, e.detail)).collect();
+    let UpdateOutcome::RolledOut(report) = outcome else {
+        panic!("expected a rollout, got {outcome:?}")
+    };
+    let trace: Vec<String> = report
+        .events
+        .iter()
+        .map(|e| format!("{:?} {:?} {}", e.step, e.node, e.detail))
+        .collect();
     assert_eq!(report.run.error, None, "{trace:#?}");
     assert_eq!(report.run.done.len(), 9, "{trace:#?}");
     let release = report.release.expect("release ran");
@@ -186,22 +229,47 @@ fn a_rollout_restarts_every_node_onto_the_new_offering_and_ends_running() {
     assert_eq!((release.cores, release.memory_mb), (36, 9 * 8192));
 
     for (name, before) in &boots {
-        assert_ne!(c.kube.boot_id(name).as_ref(), Some(before), "{name} restarted");
+        assert_ne!(
+            c.kube.boot_id(name).as_ref(),
+            Some(before),
+            "{name} restarted"
+        );
         let node = c.kube.node(name).expect("node");
-        assert!(node["spec"].get("unschedulable").is_none(), "{name} uncordoned");
-        assert!(node["metadata"]["annotations"].get(ROLLOUT_ANNOTATION).is_none(), "{name} annotation removed");
-        assert_eq!(c.cloud.vm_named(name).expect("vm").service_offering_id, c.big);
+        assert!(
+            node["spec"].get("unschedulable").is_none(),
+            "{name} uncordoned"
+        );
+        assert!(
+            node["metadata"]["annotations"]
+                .get(ROLLOUT_ANNOTATION)
+                .is_none(),
+            "{name} annotation removed"
+        );
+        assert_eq!(
+            c.cloud.vm_named(name).expect("vm").service_offering_id,
+            c.big
+        );
     }
     let stored = c.store.get(&c.cluster_id).expect("record");
     assert_eq!(stored.state, ClusterState::Running);
     assert_eq!(stored.last_error, None);
     // Replaying the CloudStack calls: one control node down at a time, at most two workers.
-    let names: BTreeMap<String, String> = c.cloud.lock().vms.values().map(|v| (v.id.clone(), v.name.clone())).collect();
+    let names: BTreeMap<String, String> = c
+        .cloud
+        .lock()
+        .vms
+        .values()
+        .map(|v| (v.id.clone(), v.name.clone()))
+        .collect();
     let mut down: Vec<String> = Vec::new();
     let (mut stops, mut most_control, mut most_workers) = (0, 0, 0);
     for call in c.cloud.calls() {
-        let Some((command, rest)) = call.split_once(' ') else { continue };
-        let Some(name) = rest.strip_prefix("id=").and_then(|id| names.get(id)) else { continue };
+        let Some((command, rest)) = call.split_once(' ') else {
+            continue;
+        };
+        let Some(name) = rest.strip_prefix("id=").and_then(|id| names.get(id)) else {
+            continue;
+        };
         match command {
             "stopvirtualmachine" => {
                 stops += 1;
@@ -215,15 +283,26 @@ fn a_rollout_restarts_every_node_onto_the_new_offering_and_ends_running() {
     }
     assert_eq!(stops, 9, "every node restarted once");
     assert_eq!(most_control, 1);
-    assert!((1..=2).contains(&most_workers), "{most_workers} workers down at once");
-    assert!(c.cloud.vm_named("k1-control-1").is_some_and(|v| v.service_offering_id != c.small));
+    assert!(
+        (1..=2).contains(&most_workers),
+        "{most_workers} workers down at once"
+    );
+    assert!(
+        c.cloud
+            .vm_named("k1-control-1")
+            .is_some_and(|v| v.service_offering_id != c.small)
+    );
 }
 
 #[test]
 fn a_drain_a_budget_never_allows_stops_the_rollout_with_lasterror_naming_the_pod() {
     let mut c = cluster();
     // Both web replicas must stay: k1-node-1 cannot be drained.
-    c.kube.lock().pdbs.values_mut().for_each(|pdb| pdb["spec"]["minAvailable"] = 2.into());
+    c.kube
+        .lock()
+        .pdbs
+        .values_mut()
+        .for_each(|pdb| pdb["spec"]["minAvailable"] = 2.into());
     let request = UpdateRequest {
         node_offerings: [("worker".to_string(), c.big.clone())].into(),
         rollout: true,
@@ -231,8 +310,14 @@ fn a_drain_a_budget_never_allows_stops_the_rollout_with_lasterror_naming_the_pod
         ..Default::default()
     };
     let outcome = run(&mut c, &request, Duration::from_secs(1));
-    let UpdateOutcome::RolledOut(report) = outcome else { panic!("expected a rollout, got {outcome:?}") };
-    assert!(report.run.done.is_empty(), "no worker was restarted: {:?}", report.run.done);
+    let UpdateOutcome::RolledOut(report) = outcome else {
+        panic!("expected a rollout, got {outcome:?}")
+    };
+    assert!(
+        report.run.done.is_empty(),
+        "no worker was restarted: {:?}",
+        report.run.done
+    );
     let release = report.release.expect("release ran");
     // Every node is up, so release leaves the cluster Running, with the error kept.
     assert_eq!(release.state, ClusterState::Running);
@@ -245,14 +330,22 @@ fn a_drain_a_budget_never_allows_stops_the_rollout_with_lasterror_naming_the_pod
     for name in WORKERS {
         assert!(c.kube.is_ready(name));
         assert_eq!(c.cloud.vm_named(name).expect("vm").state, "Running");
-        assert!(c.kube.node(name).expect("node")["spec"].get("unschedulable").is_none(), "{name} uncordoned");
+        assert!(
+            c.kube.node(name).expect("node")["spec"]
+                .get("unschedulable")
+                .is_none(),
+            "{name} uncordoned"
+        );
     }
 }
 
 #[test]
 fn preflight_on_real_etcd_refuses_a_control_restart_that_would_lose_quorum() {
     let mut c = cluster();
-    assert!(preflight_allows(&mut c, "k1-control-1").0, "all members healthy");
+    assert!(
+        preflight_allows(&mut c, "k1-control-1").0,
+        "all members healthy"
+    );
 
     // k1-control-3's member stops: restarting k1-control-1 would leave one of three.
     c.etcd.stop_member(2).expect("stop");
@@ -263,11 +356,17 @@ fn preflight_on_real_etcd_refuses_a_control_restart_that_would_lose_quorum() {
             last = verdict;
             allows == want
         });
-        assert!(ok.is_ok(), "preflight for {node}: expected allows={want}, last verdict {last}");
+        assert!(
+            ok.is_ok(),
+            "preflight for {node}: expected allows={want}, last verdict {last}"
+        );
         last
     };
     let refused = wait(&mut c, "k1-control-1", false);
-    assert!(refused.contains("etcd") || refused.contains("quorum"), "{refused}");
+    assert!(
+        refused.contains("etcd") || refused.contains("quorum"),
+        "{refused}"
+    );
     // Restarting the node whose member is already down loses nothing more.
     wait(&mut c, "k1-control-3", true);
 

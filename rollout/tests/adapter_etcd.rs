@@ -14,11 +14,18 @@ fn known(cluster: &EtcdCluster) -> Vec<KnownMember> {
     cluster
         .members
         .iter()
-        .map(|m| KnownMember { name: m.name.clone(), client_url: m.client_url.clone() })
+        .map(|m| KnownMember {
+            name: m.name.clone(),
+            client_url: m.client_url.clone(),
+        })
         .collect()
 }
 
-fn settles_on(health: &EtcdHealth, what: &str, wanted: impl Fn(&Quorum, &[MemberHealth]) -> bool) -> Vec<MemberHealth> {
+fn settles_on(
+    health: &EtcdHealth,
+    what: &str,
+    wanted: impl Fn(&Quorum, &[MemberHealth]) -> bool,
+) -> Vec<MemberHealth> {
     let mut last = Vec::new();
     let result = wait_until(what, Duration::from_secs(20), || {
         let members = health.check();
@@ -32,11 +39,21 @@ fn settles_on(health: &EtcdHealth, what: &str, wanted: impl Fn(&Quorum, &[Member
 #[test]
 fn quorum_is_kept_with_one_member_down_and_lost_with_two() {
     let mut cluster = EtcdCluster::start(3).expect("etcd cluster starts");
-    let health = EtcdHealth::new(known(&cluster), &TlsMaterial::default(), Duration::from_secs(3)).expect("checks");
+    let health = EtcdHealth::new(
+        known(&cluster),
+        &TlsMaterial::default(),
+        Duration::from_secs(3),
+    )
+    .expect("checks");
 
     let members = health.check();
     assert_eq!(members.len(), 3, "the member list names all three");
-    assert!(members.iter().all(|m| m.health == MemberHealth::Healthy && !m.learner), "{members:?}");
+    assert!(
+        members
+            .iter()
+            .all(|m| m.health == MemberHealth::Healthy && !m.learner),
+        "{members:?}"
+    );
     let q = Quorum::of(&members);
     assert!(q.is_kept());
     assert_eq!((q.voters, q.healthy, q.needed), (3, 3, 2));
@@ -45,7 +62,10 @@ fn quorum_is_kept_with_one_member_down_and_lost_with_two() {
     let seen = settles_on(&health, "m0 unknown, m1 and m2 healthy", |q, h| {
         q.is_kept() && h.iter().filter(|h| **h == MemberHealth::Healthy).count() == 2
     });
-    assert_eq!(seen.iter().filter(|h| **h == MemberHealth::Unknown).count(), 1);
+    assert_eq!(
+        seen.iter().filter(|h| **h == MemberHealth::Unknown).count(),
+        1
+    );
 
     cluster.stop_member(1).expect("stop m1");
     let seen = settles_on(&health, "quorum lost", |q, _| !q.is_kept());
@@ -62,15 +82,31 @@ fn mutual_tls_members_answer_only_with_the_client_certificate() {
     identity.push(b'\n');
     identity.extend(std::fs::read(&files.client_key).expect("key"));
     let ca = std::fs::read(&files.ca).expect("ca");
-    let with_cert = TlsMaterial { ca_pem: Some(ca.clone()), identity_pem: Some(identity), insecure: false };
-    let health = EtcdHealth::new(known(&cluster), &with_cert, Duration::from_secs(3)).expect("checks");
+    let with_cert = TlsMaterial {
+        ca_pem: Some(ca.clone()),
+        identity_pem: Some(identity),
+        insecure: false,
+    };
+    let health =
+        EtcdHealth::new(known(&cluster), &with_cert, Duration::from_secs(3)).expect("checks");
     let members = health.check();
-    assert!(members.iter().all(|m| m.health == MemberHealth::Healthy), "{members:?}");
+    assert!(
+        members.iter().all(|m| m.health == MemberHealth::Healthy),
+        "{members:?}"
+    );
     assert!(Quorum::of(&members).is_kept());
 
-    let without = TlsMaterial { ca_pem: Some(ca), identity_pem: None, insecure: false };
-    let anonymous = EtcdHealth::new(known(&cluster), &without, Duration::from_secs(3)).expect("checks");
+    let without = TlsMaterial {
+        ca_pem: Some(ca),
+        identity_pem: None,
+        insecure: false,
+    };
+    let anonymous =
+        EtcdHealth::new(known(&cluster), &without, Duration::from_secs(3)).expect("checks");
     let members = anonymous.check();
-    assert!(members.iter().all(|m| m.health != MemberHealth::Healthy), "{members:?}");
+    assert!(
+        members.iter().all(|m| m.health != MemberHealth::Healthy),
+        "{members:?}"
+    );
     assert!(!Quorum::of(&members).is_kept());
 }

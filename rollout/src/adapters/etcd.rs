@@ -45,8 +45,15 @@ impl Quorum {
     /// The verdict for `members` (learners do not vote; unknown health counts as unhealthy).
     pub fn of(members: &[EtcdMember]) -> Self {
         let voters: Vec<&EtcdMember> = members.iter().filter(|m| !m.learner).collect();
-        let healthy = voters.iter().filter(|m| m.health == MemberHealth::Healthy).count();
-        Quorum { voters: voters.len(), healthy, needed: voters.len() / 2 + 1 }
+        let healthy = voters
+            .iter()
+            .filter(|m| m.health == MemberHealth::Healthy)
+            .count();
+        Quorum {
+            voters: voters.len(),
+            healthy,
+            needed: voters.len() / 2 + 1,
+        }
     }
 
     /// Whether the healthy voters are a quorum.
@@ -64,7 +71,11 @@ pub struct EtcdHealth {
 
 impl EtcdHealth {
     /// Checks for the cluster `known` belongs to, each request waiting at most `timeout`.
-    pub fn new(known: Vec<KnownMember>, tls: &TlsMaterial, timeout: Duration) -> Result<Self, EtcdError> {
+    pub fn new(
+        known: Vec<KnownMember>,
+        tls: &TlsMaterial,
+        timeout: Duration,
+    ) -> Result<Self, EtcdError> {
         if known.is_empty() {
             return Err(EtcdError::NoMembers);
         }
@@ -93,7 +104,10 @@ impl EtcdHealth {
     /// learner). `None` when no known member answers.
     pub fn member_list(&self) -> Option<Vec<(String, String, bool)>> {
         self.known.iter().find_map(|m| {
-            let url = format!("{}/v3/cluster/member/list", m.client_url.trim_end_matches('/'));
+            let url = format!(
+                "{}/v3/cluster/member/list",
+                m.client_url.trim_end_matches('/')
+            );
             let body: Value = self.http.post(url).body("{}").send().ok()?.json().ok()?;
             let members = body["members"].as_array()?;
             Some(
@@ -115,7 +129,10 @@ impl EtcdHealth {
     pub fn check(&self) -> Vec<EtcdMember> {
         let mut listed: Vec<(String, String, bool)> = self.member_list().unwrap_or_default();
         for known in &self.known {
-            if !listed.iter().any(|(name, url, _)| *name == known.name || *url == known.client_url) {
+            if !listed
+                .iter()
+                .any(|(name, url, _)| *name == known.name || *url == known.client_url)
+            {
                 listed.push((known.name.clone(), known.client_url.clone(), false));
             }
         }

@@ -25,7 +25,10 @@ impl std::fmt::Debug for TlsMaterial {
 }
 
 /// A client with `timeout` per request and the TLS settings of `tls`.
-pub fn http_client(tls: &TlsMaterial, timeout: Duration) -> reqwest::Result<reqwest::blocking::Client> {
+pub fn http_client(
+    tls: &TlsMaterial,
+    timeout: Duration,
+) -> reqwest::Result<reqwest::blocking::Client> {
     let mut builder = reqwest::blocking::Client::builder()
         .timeout(timeout)
         .connect_timeout(timeout.min(Duration::from_secs(5)));

@@ -6,10 +6,10 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use super::CloudStackError;
 use super::config::CloudStackConfig;
 use super::sign;
 use super::types::{AffinityGroup, DiskOffering, ServiceOffering, VirtualMachine, Volume};
-use super::CloudStackError;
 
 const PAGE_SIZE: usize = 500;
 
@@ -36,7 +36,9 @@ impl CloudStackClient {
     }
 
     fn signed_body(&self, command: &str, params: &[(&str, String)]) -> String {
-        let now = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64);
+        let now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs() as i64);
         let expires = now + self.config.signature_lifetime.as_secs() as i64;
         let mut all: Vec<(String, String)> = params
             .iter()
@@ -65,15 +67,23 @@ impl CloudStackClient {
             .header("Content-Type", "application/x-www-form-urlencoded")
             .body(self.signed_body(command, params))
             .send()
-            .map_err(|e| CloudStackError::Http { command: command.to_string(), source: e.without_url() })?;
+            .map_err(|e| CloudStackError::Http {
+                command: command.to_string(),
+                source: e.without_url(),
+            })?;
         let status = response.status().as_u16();
-        let text = response
-            .text()
-            .map_err(|e| CloudStackError::Http { command: command.to_string(), source: e.without_url() })?;
-        let body: Value = serde_json::from_str(&text).map_err(|e| CloudStackError::BadResponse {
+        let text = response.text().map_err(|e| CloudStackError::Http {
             command: command.to_string(),
-            detail: format!("HTTP {status}, not JSON ({e}): {}", text.chars().take(200).collect::<String>()),
+            source: e.without_url(),
         })?;
+        let body: Value =
+            serde_json::from_str(&text).map_err(|e| CloudStackError::BadResponse {
+                command: command.to_string(),
+                detail: format!(
+                    "HTTP {status}, not JSON ({e}): {}",
+                    text.chars().take(200).collect::<String>()
+                ),
+            })?;
         let key = format!("{}response", command.to_lowercase());
         let inner = body
             .get(&key)
@@ -84,7 +94,10 @@ impl CloudStackClient {
             return Err(CloudStackError::Api {
                 command: command.to_string(),
                 status,
-                code: inner.get("errorcode").and_then(Value::as_u64).unwrap_or(u64::from(status)),
+                code: inner
+                    .get("errorcode")
+                    .and_then(Value::as_u64)
+                    .unwrap_or(u64::from(status)),
                 text: inner
                     .get("errortext")
                     .and_then(Value::as_str)
@@ -96,7 +109,11 @@ impl CloudStackClient {
     }
 
     /// Sends an async `command` and polls its job to completion; returns the job's `jobresult`.
-    pub fn call_async(&self, command: &str, params: &[(&str, String)]) -> Result<Value, CloudStackError> {
+    pub fn call_async(
+        &self,
+        command: &str,
+        params: &[(&str, String)],
+    ) -> Result<Value, CloudStackError> {
         let started = self.call(command, params)?;
         let job = started
             .get("jobid")
@@ -122,7 +139,10 @@ impl CloudStackClient {
                     return Err(CloudStackError::Job {
                         command: command.to_string(),
                         job: job.to_string(),
-                        code: result.get("errorcode").and_then(Value::as_u64).unwrap_or(530),
+                        code: result
+                            .get("errorcode")
+                            .and_then(Value::as_u64)
+                            .unwrap_or(530),
                         text: result
                             .get("errortext")
                             .and_then(Value::as_str)
@@ -138,12 +158,22 @@ impl CloudStackClient {
                     waited: start.elapsed(),
                 });
             }
-            std::thread::sleep(self.config.poll_interval.min(self.config.job_timeout.saturating_sub(start.elapsed())).max(Duration::from_millis(1)));
+            std::thread::sleep(
+                self.config
+                    .poll_interval
+                    .min(self.config.job_timeout.saturating_sub(start.elapsed()))
+                    .max(Duration::from_millis(1)),
+            );
         }
     }
 
     /// Every item of a list command, page by page.
-    pub fn list<T: DeserializeOwned>(&self, command: &str, key: &str, params: &[(&str, String)]) -> Result<Vec<T>, CloudStackError> {
+    pub fn list<T: DeserializeOwned>(
+        &self,
+        command: &str,
+        key: &str,
+        params: &[(&str, String)],
+    ) -> Result<Vec<T>, CloudStackError> {
         let mut items = Vec::new();
         for page in 1.. {
             let mut paged: Vec<(&str, String)> = params.to_vec();
@@ -151,10 +181,11 @@ impl CloudStackClient {
             paged.push(("pagesize", PAGE_SIZE.to_string()));
             let answer = self.call(command, &paged)?;
             let batch = answer.get(key).cloned().unwrap_or(Value::Array(Vec::new()));
-            let batch: Vec<T> = serde_json::from_value(batch).map_err(|e| CloudStackError::BadResponse {
-                command: command.to_string(),
-                detail: format!("unexpected `{key}` list: {e}"),
-            })?;
+            let batch: Vec<T> =
+                serde_json::from_value(batch).map_err(|e| CloudStackError::BadResponse {
+                    command: command.to_string(),
+                    detail: format!("unexpected `{key}` list: {e}"),
+                })?;
             let count = answer.get("count").and_then(Value::as_u64).unwrap_or(0) as usize;
             let got = batch.len();
             items.extend(batch);
@@ -165,11 +196,18 @@ impl CloudStackClient {
         Ok(items)
     }
 
-    fn one<T: DeserializeOwned>(command: &str, result: Value, key: &str) -> Result<T, CloudStackError> {
-        let value = result.get(key).cloned().ok_or_else(|| CloudStackError::BadResponse {
-            command: command.to_string(),
-            detail: format!("the result has no `{key}`"),
-        })?;
+    fn one<T: DeserializeOwned>(
+        command: &str,
+        result: Value,
+        key: &str,
+    ) -> Result<T, CloudStackError> {
+        let value = result
+            .get(key)
+            .cloned()
+            .ok_or_else(|| CloudStackError::BadResponse {
+                command: command.to_string(),
+                detail: format!("the result has no `{key}`"),
+            })?;
         serde_json::from_value(value).map_err(|e| CloudStackError::BadResponse {
             command: command.to_string(),
             detail: format!("unexpected `{key}`: {e}"),
@@ -179,29 +217,51 @@ impl CloudStackClient {
     /// The VMs whose names contain `keyword` (CKS names a cluster's VMs `<cluster>-control-…`,
     /// `<cluster>-node-…`, `<cluster>-etcd-…`), across all accounts the key may see.
     pub fn list_vms(&self, keyword: &str) -> Result<Vec<VirtualMachine>, CloudStackError> {
-        self.list("listVirtualMachines", "virtualmachine", &[("keyword", keyword.to_string()), ("listall", "true".into())])
+        self.list(
+            "listVirtualMachines",
+            "virtualmachine",
+            &[("keyword", keyword.to_string()), ("listall", "true".into())],
+        )
     }
 
     /// A CKS cluster's name and the ids of its VMs (`listKubernetesClusters`, which lists them
     /// as `virtualmachines`, or as `virtualmachineids` in older versions).
-    pub fn kubernetes_cluster(&self, cluster_id: &str) -> Result<(String, Vec<String>), CloudStackError> {
+    pub fn kubernetes_cluster(
+        &self,
+        cluster_id: &str,
+    ) -> Result<(String, Vec<String>), CloudStackError> {
         let command = "listKubernetesClusters";
-        let clusters: Vec<Value> = self.list(command, "kubernetescluster", &[("id", cluster_id.to_string())])?;
-        let cluster = clusters.into_iter().next().ok_or_else(|| CloudStackError::Api {
-            command: command.to_string(),
-            status: 200,
-            code: 431,
-            text: format!("no Kubernetes cluster with id {cluster_id}"),
-        })?;
+        let clusters: Vec<Value> = self.list(
+            command,
+            "kubernetescluster",
+            &[("id", cluster_id.to_string())],
+        )?;
+        let cluster = clusters
+            .into_iter()
+            .next()
+            .ok_or_else(|| CloudStackError::Api {
+                command: command.to_string(),
+                status: 200,
+                code: 431,
+                text: format!("no Kubernetes cluster with id {cluster_id}"),
+            })?;
         let name = cluster["name"].as_str().unwrap_or_default().to_string();
         let mut ids: Vec<String> = cluster["virtualmachines"]
             .as_array()
-            .map(|vms| vms.iter().filter_map(|v| v["id"].as_str().map(str::to_string)).collect())
+            .map(|vms| {
+                vms.iter()
+                    .filter_map(|v| v["id"].as_str().map(str::to_string))
+                    .collect()
+            })
             .unwrap_or_default();
         if ids.is_empty() {
             ids = cluster["virtualmachineids"]
                 .as_array()
-                .map(|vms| vms.iter().filter_map(|v| v.as_str().map(str::to_string)).collect())
+                .map(|vms| {
+                    vms.iter()
+                        .filter_map(|v| v.as_str().map(str::to_string))
+                        .collect()
+                })
                 .unwrap_or_default();
         }
         Ok((name, ids))
@@ -209,12 +269,23 @@ impl CloudStackClient {
 
     /// VMs by id.
     pub fn list_vms_by_id(&self, ids: &[String]) -> Result<Vec<VirtualMachine>, CloudStackError> {
-        self.list("listVirtualMachines", "virtualmachine", &[("ids", ids.join(",")), ("listall", "true".into())])
+        self.list(
+            "listVirtualMachines",
+            "virtualmachine",
+            &[("ids", ids.join(",")), ("listall", "true".into())],
+        )
     }
 
     /// The volumes attached to a VM.
     pub fn list_volumes(&self, vm_id: &str) -> Result<Vec<Volume>, CloudStackError> {
-        self.list("listVolumes", "volume", &[("virtualmachineid", vm_id.to_string()), ("listall", "true".into())])
+        self.list(
+            "listVolumes",
+            "volume",
+            &[
+                ("virtualmachineid", vm_id.to_string()),
+                ("listall", "true".into()),
+            ],
+        )
     }
 
     /// The root volume of a VM.
@@ -241,16 +312,32 @@ impl CloudStackClient {
     }
 
     /// Sets a stopped VM's service offering (`changeServiceForVirtualMachine`).
-    pub fn change_service_offering(&self, vm_id: &str, offering_id: &str) -> Result<VirtualMachine, CloudStackError> {
+    pub fn change_service_offering(
+        &self,
+        vm_id: &str,
+        offering_id: &str,
+    ) -> Result<VirtualMachine, CloudStackError> {
         let command = "changeServiceForVirtualMachine";
-        let result = self.call(command, &[("id", vm_id.to_string()), ("serviceofferingid", offering_id.to_string())])?;
+        let result = self.call(
+            command,
+            &[
+                ("id", vm_id.to_string()),
+                ("serviceofferingid", offering_id.to_string()),
+            ],
+        )?;
         Self::one(command, result, "virtualmachine")
     }
 
     /// Changes a running VM's service offering (`scaleVirtualMachine`, where the hypervisor
     /// scales live).
     pub fn scale_vm(&self, vm_id: &str, offering_id: &str) -> Result<Value, CloudStackError> {
-        self.call_async("scaleVirtualMachine", &[("id", vm_id.to_string()), ("serviceofferingid", offering_id.to_string())])
+        self.call_async(
+            "scaleVirtualMachine",
+            &[
+                ("id", vm_id.to_string()),
+                ("serviceofferingid", offering_id.to_string()),
+            ],
+        )
     }
 
     /// Grows a volume to `size_gb` (never shrinks: `shrinkok=false`).
@@ -258,15 +345,29 @@ impl CloudStackClient {
         let command = "resizeVolume";
         let result = self.call_async(
             command,
-            &[("id", volume_id.to_string()), ("size", size_gb.to_string()), ("shrinkok", "false".into())],
+            &[
+                ("id", volume_id.to_string()),
+                ("size", size_gb.to_string()),
+                ("shrinkok", "false".into()),
+            ],
         )?;
         Self::one(command, result, "volume")
     }
 
     /// Replaces a stopped VM's affinity groups with `group_ids`.
-    pub fn update_vm_affinity_groups(&self, vm_id: &str, group_ids: &[String]) -> Result<VirtualMachine, CloudStackError> {
+    pub fn update_vm_affinity_groups(
+        &self,
+        vm_id: &str,
+        group_ids: &[String],
+    ) -> Result<VirtualMachine, CloudStackError> {
         let command = "updateVMAffinityGroup";
-        let result = self.call_async(command, &[("id", vm_id.to_string()), ("affinitygroupids", group_ids.join(","))])?;
+        let result = self.call_async(
+            command,
+            &[
+                ("id", vm_id.to_string()),
+                ("affinitygroupids", group_ids.join(",")),
+            ],
+        )?;
         Self::one(command, result, "virtualmachine")
     }
 
@@ -282,6 +383,10 @@ impl CloudStackClient {
 
     /// Every affinity group the key may see.
     pub fn list_affinity_groups(&self) -> Result<Vec<AffinityGroup>, CloudStackError> {
-        self.list("listAffinityGroups", "affinitygroup", &[("listall", "true".into())])
+        self.list(
+            "listAffinityGroups",
+            "affinitygroup",
+            &[("listall", "true".into())],
+        )
     }
 }

@@ -64,7 +64,9 @@ impl CloudStackConfig {
     /// Like [`CloudStackConfig::from_env`], reading variables through `lookup`.
     pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<Self, CloudStackError> {
         let get = |name: &str| lookup(name).filter(|v| !v.is_empty());
-        if let (Some(endpoint), Some(key), Some(secret)) = (get(ENV_ENDPOINT), get(ENV_KEY), get(ENV_SECRET)) {
+        if let (Some(endpoint), Some(key), Some(secret)) =
+            (get(ENV_ENDPOINT), get(ENV_KEY), get(ENV_SECRET))
+        {
             return Ok(Self::new(endpoint, Secret::new(key), Secret::new(secret)));
         }
         match get(ENV_CONFIG) {
@@ -137,7 +139,10 @@ mod tests {
         .expect("complete environment");
         assert_eq!(config.secret_key.expose(), "the-secret");
         let debug = format!("{config:?}");
-        assert!(!debug.contains("the-secret") && !debug.contains("the-api-key"), "{debug}");
+        assert!(
+            !debug.contains("the-secret") && !debug.contains("the-api-key"),
+            "{debug}"
+        );
     }
 
     #[test]
@@ -146,9 +151,11 @@ mod tests {
         let path = dir.path().join("cloudstack.ini");
         std::fs::write(&path, "[other]\nkey = x\n[cloudstack]\nendpoint = http://cs/client/api\nkey = k\nsecret = s\n")
             .expect("write");
-        let config = CloudStackConfig::from_ini_file(&path, "cloudstack").expect("complete section");
+        let config =
+            CloudStackConfig::from_ini_file(&path, "cloudstack").expect("complete section");
         assert_eq!(config.endpoint, "http://cs/client/api");
-        let err = CloudStackConfig::from_ini_file(&path, "other").expect_err("no endpoint in [other]");
+        let err =
+            CloudStackConfig::from_ini_file(&path, "other").expect_err("no endpoint in [other]");
         assert!(err.to_string().contains("endpoint"), "{err}");
         let none = CloudStackConfig::from_lookup(|_| None).expect_err("nothing set");
         assert!(none.to_string().contains(ENV_ENDPOINT), "{none}");

@@ -78,7 +78,9 @@ pub enum CloudStackError {
         text: String,
     },
     /// An async job did not finish in time.
-    #[error("CloudStack {command} (job {job}) did not finish within {waited:?}; raise the job timeout or check the job in CloudStack")]
+    #[error(
+        "CloudStack {command} (job {job}) did not finish within {waited:?}; raise the job timeout or check the job in CloudStack"
+    )]
     JobTimeout {
         /// The API command.
         command: String,

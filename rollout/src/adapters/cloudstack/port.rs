@@ -4,7 +4,9 @@
 
 use super::types;
 use super::{CloudStackClient, CloudStackError};
-use crate::model::{AffinityGroup, DiskOffering, NodeType, ServiceOffering, Vm, VmState, Volume, VolumeKind};
+use crate::model::{
+    AffinityGroup, DiskOffering, NodeType, ServiceOffering, Vm, VmState, Volume, VolumeKind,
+};
 use crate::ports::{Cloud, PortError, PortErrorKind, PortResult};
 
 /// The [`Cloud`] port over CloudStack.
@@ -23,7 +25,11 @@ impl CloudStackCloud {
 /// The node type CKS gave a VM, read from its name.
 pub fn node_type_of(cluster_name: &str, vm_name: &str) -> NodeType {
     let rest = vm_name.strip_prefix(cluster_name).unwrap_or(vm_name);
-    if rest.contains("-control-") || rest.contains("-master-") || rest.ends_with("-control") || rest.ends_with("-master") {
+    if rest.contains("-control-")
+        || rest.contains("-master-")
+        || rest.ends_with("-control")
+        || rest.ends_with("-master")
+    {
         NodeType::Control
     } else if rest.contains("-etcd-") || rest.ends_with("-etcd") {
         NodeType::Etcd
@@ -45,12 +51,19 @@ fn state(s: &str) -> VmState {
 /// Classes a client error for the engine.
 pub fn port_error(e: CloudStackError) -> PortError {
     let kind = match &e {
-        CloudStackError::Http { .. } | CloudStackError::JobTimeout { .. } => PortErrorKind::Unavailable,
+        CloudStackError::Http { .. } | CloudStackError::JobTimeout { .. } => {
+            PortErrorKind::Unavailable
+        }
         CloudStackError::Api { status: 503, .. } => PortErrorKind::Unavailable,
-        CloudStackError::Api { text, .. } if text.contains("does not exist") || text.contains("Unable to find") => {
+        CloudStackError::Api { text, .. }
+            if text.contains("does not exist") || text.contains("Unable to find") =>
+        {
             PortErrorKind::NotFound
         }
-        CloudStackError::Api { code: 431 | 530, .. } | CloudStackError::Job { .. } => PortErrorKind::Refused,
+        CloudStackError::Api {
+            code: 431 | 530, ..
+        }
+        | CloudStackError::Job { .. } => PortErrorKind::Refused,
         _ => PortErrorKind::Other,
     };
     PortError::new(kind, e.to_string())
@@ -90,7 +103,11 @@ impl Cloud for CloudStackCloud {
             for v in self.client.list_volumes(&vm.id).map_err(port_error)? {
                 volumes.push(Volume {
                     size_gb: v.size_gb(),
-                    kind: if v.kind.eq_ignore_ascii_case("ROOT") { VolumeKind::Root } else { VolumeKind::DataDisk },
+                    kind: if v.kind.eq_ignore_ascii_case("ROOT") {
+                        VolumeKind::Root
+                    } else {
+                        VolumeKind::DataDisk
+                    },
                     vm_id: v.vm_id.unwrap_or_else(|| vm.id.clone()),
                     disk_offering_id: v.disk_offering_id,
                     id: v.id,
@@ -109,15 +126,24 @@ impl Cloud for CloudStackCloud {
     }
 
     fn change_offering(&mut self, vm_id: &str, offering_id: &str) -> PortResult<()> {
-        self.client.change_service_offering(vm_id, offering_id).map(|_| ()).map_err(port_error)
+        self.client
+            .change_service_offering(vm_id, offering_id)
+            .map(|_| ())
+            .map_err(port_error)
     }
 
     fn resize_volume(&mut self, volume_id: &str, size_gb: u64) -> PortResult<()> {
-        self.client.resize_volume(volume_id, size_gb).map(|_| ()).map_err(port_error)
+        self.client
+            .resize_volume(volume_id, size_gb)
+            .map(|_| ())
+            .map_err(port_error)
     }
 
     fn update_affinity_groups(&mut self, vm_id: &str, group_ids: &[String]) -> PortResult<()> {
-        self.client.update_vm_affinity_groups(vm_id, group_ids).map(|_| ()).map_err(port_error)
+        self.client
+            .update_vm_affinity_groups(vm_id, group_ids)
+            .map(|_| ())
+            .map_err(port_error)
     }
 
     fn list_service_offerings(&mut self) -> PortResult<Vec<ServiceOffering>> {
@@ -126,7 +152,12 @@ impl Cloud for CloudStackCloud {
             .list_service_offerings()
             .map_err(port_error)?
             .into_iter()
-            .map(|o| ServiceOffering { id: o.id, name: o.name, cpu_cores: o.cpus, memory_mb: o.memory_mib })
+            .map(|o| ServiceOffering {
+                id: o.id,
+                name: o.name,
+                cpu_cores: o.cpus,
+                memory_mb: o.memory_mib,
+            })
             .collect())
     }
 
@@ -136,7 +167,12 @@ impl Cloud for CloudStackCloud {
             .list_disk_offerings()
             .map_err(port_error)?
             .into_iter()
-            .map(|o| DiskOffering { id: o.id, name: o.name, size_gb: o.size_gb, customized: o.customized })
+            .map(|o| DiskOffering {
+                id: o.id,
+                name: o.name,
+                size_gb: o.size_gb,
+                customized: o.customized,
+            })
             .collect())
     }
 
@@ -146,7 +182,11 @@ impl Cloud for CloudStackCloud {
             .list_affinity_groups()
             .map_err(port_error)?
             .into_iter()
-            .map(|g| AffinityGroup { id: g.id, name: g.name, kind: g.kind })
+            .map(|g| AffinityGroup {
+                id: g.id,
+                name: g.name,
+                kind: g.kind,
+            })
             .collect())
     }
 }
@@ -162,6 +202,9 @@ mod tests {
         assert_eq!(node_type_of("k1", "k1-etcd-1"), NodeType::Etcd);
         assert_eq!(node_type_of("k1", "k1-node-18a2f"), NodeType::Worker);
         // A cluster named like a role does not confuse it.
-        assert_eq!(node_type_of("etcd-control", "etcd-control-node-1"), NodeType::Worker);
+        assert_eq!(
+            node_type_of("etcd-control", "etcd-control-node-1"),
+            NodeType::Worker
+        );
     }
 }

@@ -79,7 +79,10 @@ mod tests {
     use super::*;
 
     fn p(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
-        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
     }
 
     #[test]
@@ -118,7 +121,10 @@ mod tests {
     #[test]
     fn formats_expires() {
         assert_eq!(format_expires(0), "1970-01-01T00:00:00+0000");
-        assert_eq!(format_expires(951_868_800 + 3661), "2000-03-01T01:01:01+0000");
+        assert_eq!(
+            format_expires(951_868_800 + 3661),
+            "2000-03-01T01:01:01+0000"
+        );
         assert_eq!(format_expires(1_798_816_582), "2027-01-01T15:16:22+0000");
     }
 }

@@ -5,9 +5,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+use super::KubeError;
 use super::kubeconfig::KubeAccess;
 use super::parse;
-use super::KubeError;
 use crate::adapters::secret::Secret;
 use crate::adapters::tls::http_client;
 use crate::model::{EvictionOutcome, NodeStatus, Pod, ReadyzCheck};
@@ -42,12 +42,20 @@ impl KubeClient {
     /// A client for `access`, with `timeout` per request.
     pub fn new(access: &KubeAccess, timeout: Duration) -> Result<Self, KubeError> {
         let http = http_client(&access.tls, timeout).map_err(KubeError::Client)?;
-        Ok(KubeClient { http, server: access.server.clone(), token: access.token.clone() })
+        Ok(KubeClient {
+            http,
+            server: access.server.clone(),
+            token: access.token.clone(),
+        })
     }
 
     /// The same credentials on another API server of the cluster (a given control node's).
     pub fn via(&self, server: &str) -> KubeClient {
-        KubeClient { http: self.http.clone(), server: server.trim_end_matches('/').to_string(), token: self.token.clone() }
+        KubeClient {
+            http: self.http.clone(),
+            server: server.trim_end_matches('/').to_string(),
+            token: self.token.clone(),
+        }
     }
 
     /// The API server this client talks to.
@@ -63,12 +71,17 @@ impl KubeClient {
         body: Option<(&str, Value)>,
     ) -> Result<(u16, String), KubeError> {
         let url = format!("{}{path}", self.server);
-        let mut request = self.http.request(method, &url).header("Accept", "application/json");
+        let mut request = self
+            .http
+            .request(method, &url)
+            .header("Accept", "application/json");
         if let Some(token) = &self.token {
             request = request.bearer_auth(token.expose());
         }
         if let Some((content_type, body)) = body {
-            request = request.header("Content-Type", content_type).body(body.to_string());
+            request = request
+                .header("Content-Type", content_type)
+                .body(body.to_string());
         }
         tracing::debug!(what, server = %self.server, "kubernetes call");
         let response = request.send().map_err(|source| KubeError::Http {
@@ -85,13 +98,23 @@ impl KubeClient {
         Ok((status, text))
     }
 
-    fn json(&self, what: &str, method: reqwest::Method, path: &str, body: Option<(&str, Value)>) -> Result<Option<Value>, KubeError> {
+    fn json(
+        &self,
+        what: &str,
+        method: reqwest::Method,
+        path: &str,
+        body: Option<(&str, Value)>,
+    ) -> Result<Option<Value>, KubeError> {
         let (status, text) = self.send(what, method, path, body)?;
         match status {
-            200..=299 => serde_json::from_str(&text).map(Some).map_err(|e| KubeError::BadResponse {
-                what: what.to_string(),
-                detail: format!("not JSON: {e}"),
-            }),
+            200..=299 => {
+                serde_json::from_str(&text)
+                    .map(Some)
+                    .map_err(|e| KubeError::BadResponse {
+                        what: what.to_string(),
+                        detail: format!("not JSON: {e}"),
+                    })
+            }
             404 => Ok(None),
             _ => Err(KubeError::Status {
                 what: what.to_string(),
@@ -116,12 +139,20 @@ impl KubeClient {
         let what = "list nodes";
         let list = self.json(what, reqwest::Method::GET, "/api/v1/nodes", None)?;
         let list = self.found(what, list)?;
-        Ok(list["items"].as_array().map(|items| items.iter().map(parse::node).collect()).unwrap_or_default())
+        Ok(list["items"]
+            .as_array()
+            .map(|items| items.iter().map(parse::node).collect())
+            .unwrap_or_default())
     }
 
     /// One node, `None` if there is no such node.
     pub fn get_node(&self, name: &str) -> Result<Option<NodeStatus>, KubeError> {
-        let value = self.json(&format!("get node {name}"), reqwest::Method::GET, &format!("/api/v1/nodes/{name}"), None)?;
+        let value = self.json(
+            &format!("get node {name}"),
+            reqwest::Method::GET,
+            &format!("/api/v1/nodes/{name}"),
+            None,
+        )?;
         Ok(value.as_ref().map(parse::node))
     }
 
@@ -136,7 +167,12 @@ impl KubeClient {
     }
 
     /// Sets (`Some`) or removes (`None`) one annotation with a merge patch.
-    pub fn set_annotation(&self, node: &str, key: &str, value: Option<&str>) -> Result<(), KubeError> {
+    pub fn set_annotation(
+        &self,
+        node: &str,
+        key: &str,
+        value: Option<&str>,
+    ) -> Result<(), KubeError> {
         self.patch_node(
             &format!("annotate node {node}"),
             node,
@@ -147,16 +183,32 @@ impl KubeClient {
     /// Cordons (`true`) or uncordons (`false`) a node.
     pub fn set_unschedulable(&self, node: &str, unschedulable: bool) -> Result<(), KubeError> {
         let what = if unschedulable { "cordon" } else { "uncordon" };
-        let value = if unschedulable { json!(true) } else { Value::Null };
-        self.patch_node(&format!("{what} {node}"), node, json!({ "spec": { "unschedulable": value } }))
+        let value = if unschedulable {
+            json!(true)
+        } else {
+            Value::Null
+        };
+        self.patch_node(
+            &format!("{what} {node}"),
+            node,
+            json!({ "spec": { "unschedulable": value } }),
+        )
     }
 
     /// The unfinished pods bound to `node`.
     pub fn list_pods(&self, node: &str) -> Result<Vec<Pod>, KubeError> {
         let what = format!("list pods on {node}");
-        let list = self.json(&what, reqwest::Method::GET, &format!("/api/v1/pods?fieldSelector=spec.nodeName%3D{node}"), None)?;
+        let list = self.json(
+            &what,
+            reqwest::Method::GET,
+            &format!("/api/v1/pods?fieldSelector=spec.nodeName%3D{node}"),
+            None,
+        )?;
         let list = self.found(&what, list)?;
-        Ok(list["items"].as_array().map(|items| items.iter().filter_map(parse::pod).collect()).unwrap_or_default())
+        Ok(list["items"]
+            .as_array()
+            .map(|items| items.iter().filter_map(parse::pod).collect())
+            .unwrap_or_default())
     }
 
     /// Asks to evict `pod`; a 429 names the blocking budget (`namespace/name`) from the answer,
@@ -171,7 +223,10 @@ impl KubeClient {
         let (status, text) = self.send(
             &what,
             reqwest::Method::POST,
-            &format!("/api/v1/namespaces/{}/pods/{}/eviction", pod.namespace, pod.name),
+            &format!(
+                "/api/v1/namespaces/{}/pods/{}/eviction",
+                pod.namespace, pod.name
+            ),
             Some(("application/json", body)),
         )?;
         match status {
@@ -188,7 +243,12 @@ impl KubeClient {
                     message: status_message(&text),
                 })
             }
-            _ => Err(KubeError::Status { what, server: self.server.clone(), status, message: status_message(&text) }),
+            _ => Err(KubeError::Status {
+                what,
+                server: self.server.clone(),
+                status,
+                message: status_message(&text),
+            }),
         }
     }
 
@@ -199,7 +259,10 @@ impl KubeClient {
             return Ok(None);
         };
         let labels = &found["metadata"]["labels"];
-        let path = format!("/apis/policy/v1/namespaces/{}/poddisruptionbudgets", pod.namespace);
+        let path = format!(
+            "/apis/policy/v1/namespaces/{}/poddisruptionbudgets",
+            pod.namespace
+        );
         let Some(budgets) = self.json("list budgets", reqwest::Method::GET, &path, None)? else {
             return Ok(None);
         };
@@ -228,7 +291,12 @@ impl KubeClient {
     /// Evicts every pod on `node` except DaemonSet and mirror pods, retrying refused evictions
     /// every `retry` until `timeout`; then waits for the evicted pods to be gone. The error of a
     /// drain a budget never allowed names the pod and the budget.
-    pub fn drain(&self, node: &str, timeout: Duration, retry: Duration) -> Result<DrainReport, KubeError> {
+    pub fn drain(
+        &self,
+        node: &str,
+        timeout: Duration,
+        retry: Duration,
+    ) -> Result<DrainReport, KubeError> {
         let start = Instant::now();
         let mut report = DrainReport::default();
         let pods = self.list_pods(node)?;
@@ -247,7 +315,13 @@ impl KubeClient {
                     EvictionOutcome::Blocked { budget, message } => {
                         report.refusals += 1;
                         if start.elapsed() + retry > timeout {
-                            return Err(KubeError::DrainBlocked { node: node.to_string(), pod: id, budget, message, waited: start.elapsed() });
+                            return Err(KubeError::DrainBlocked {
+                                node: node.to_string(),
+                                pod: id,
+                                budget,
+                                message,
+                                waited: start.elapsed(),
+                            });
                         }
                         std::thread::sleep(retry);
                     }
@@ -259,7 +333,10 @@ impl KubeClient {
                 Some((ns, name)) => format!("/api/v1/namespaces/{ns}/pods/{name}"),
                 None => continue,
             };
-            while self.json("wait for pod deletion", reqwest::Method::GET, &path, None)?.is_some_and(|p| p["spec"]["nodeName"] == json!(node)) {
+            while self
+                .json("wait for pod deletion", reqwest::Method::GET, &path, None)?
+                .is_some_and(|p| p["spec"]["nodeName"] == json!(node))
+            {
                 if start.elapsed() > timeout {
                     return Err(KubeError::DrainBlocked {
                         node: node.to_string(),

@@ -89,9 +89,14 @@ struct Context {
 impl KubeAccess {
     /// Reads `path`, using `context` or the file's `current-context`.
     pub fn from_kubeconfig(path: &Path, context: Option<&str>) -> Result<Self, KubeError> {
-        let bad = |detail: String| KubeError::Kubeconfig { path: path.to_path_buf(), detail };
-        let text = std::fs::read_to_string(path).map_err(|e| bad(format!("cannot read it: {e}")))?;
-        let file: File = serde_norway::from_str(&text).map_err(|e| bad(format!("not a kubeconfig: {e}")))?;
+        let bad = |detail: String| KubeError::Kubeconfig {
+            path: path.to_path_buf(),
+            detail,
+        };
+        let text =
+            std::fs::read_to_string(path).map_err(|e| bad(format!("cannot read it: {e}")))?;
+        let file: File =
+            serde_norway::from_str(&text).map_err(|e| bad(format!("not a kubeconfig: {e}")))?;
         let base = path.parent().unwrap_or(Path::new("."));
         let wanted = context
             .map(str::to_string)
@@ -107,10 +112,17 @@ impl KubeAccess {
             .iter()
             .find(|c| c.name == ctx.context.cluster)
             .ok_or_else(|| bad(format!("no cluster named {:?}", ctx.context.cluster)))?;
-        let user = file.users.iter().find(|u| u.name == ctx.context.user).and_then(|u| u.user.as_ref());
+        let user = file
+            .users
+            .iter()
+            .find(|u| u.name == ctx.context.user)
+            .and_then(|u| u.user.as_ref());
         let cluster = &cluster.cluster;
 
-        let read = |data: &Option<String>, file: &Option<PathBuf>, what: &str| -> Result<Option<Vec<u8>>, KubeError> {
+        let read = |data: &Option<String>,
+                    file: &Option<PathBuf>,
+                    what: &str|
+         -> Result<Option<Vec<u8>>, KubeError> {
             if let Some(data) = data {
                 let bytes = base64::engine::general_purpose::STANDARD
                     .decode(data.trim())
@@ -119,7 +131,8 @@ impl KubeAccess {
             }
             if let Some(file) = file {
                 let full = base.join(file);
-                let bytes = std::fs::read(&full).map_err(|e| bad(format!("{what} {}: {e}", full.display())))?;
+                let bytes = std::fs::read(&full)
+                    .map_err(|e| bad(format!("{what} {}: {e}", full.display())))?;
                 return Ok(Some(bytes));
             }
             Ok(None)
@@ -136,20 +149,29 @@ impl KubeAccess {
                 Some(cert)
             }
             (None, None) => None,
-            _ => return Err(bad("a client certificate needs both the certificate and the key".to_string())),
+            _ => {
+                return Err(bad(
+                    "a client certificate needs both the certificate and the key".to_string(),
+                ));
+            }
         };
         let token = match (&user.token, &user.token_file) {
             (Some(token), _) => Some(Secret::new(token.trim())),
             (None, Some(file)) => {
                 let full = base.join(file);
-                let text = std::fs::read_to_string(&full).map_err(|e| bad(format!("tokenFile {}: {e}", full.display())))?;
+                let text = std::fs::read_to_string(&full)
+                    .map_err(|e| bad(format!("tokenFile {}: {e}", full.display())))?;
                 Some(Secret::new(text.trim()))
             }
             (None, None) => None,
         };
         Ok(KubeAccess {
             server: cluster.server.trim_end_matches('/').to_string(),
-            tls: TlsMaterial { ca_pem, identity_pem, insecure: cluster.insecure },
+            tls: TlsMaterial {
+                ca_pem,
+                identity_pem,
+                insecure: cluster.insecure,
+            },
             token,
         })
     }

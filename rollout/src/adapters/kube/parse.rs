@@ -29,7 +29,9 @@ fn memory_kib(q: &str) -> u64 {
     ];
     for (suffix, bytes) in units {
         if let Some(n) = q.strip_suffix(suffix) {
-            return n.parse::<u64>().map_or(0, |n| n.saturating_mul(bytes) / 1024);
+            return n
+                .parse::<u64>()
+                .map_or(0, |n| n.saturating_mul(bytes) / 1024);
         }
     }
     q.parse::<u64>().map_or(0, |b| b / 1024)
@@ -54,11 +56,21 @@ pub fn node(value: &Value) -> NodeStatus {
         })
         .unwrap_or_default();
     NodeStatus {
-        name: value["metadata"]["name"].as_str().unwrap_or_default().to_string(),
+        name: value["metadata"]["name"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string(),
         ready,
-        boot_id: value["status"]["nodeInfo"]["bootID"].as_str().unwrap_or_default().to_string(),
-        capacity_cpu: value["status"]["capacity"]["cpu"].as_str().map_or(0, cpu_cores),
-        capacity_memory_kib: value["status"]["capacity"]["memory"].as_str().map_or(0, memory_kib),
+        boot_id: value["status"]["nodeInfo"]["bootID"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string(),
+        capacity_cpu: value["status"]["capacity"]["cpu"]
+            .as_str()
+            .map_or(0, cpu_cores),
+        capacity_memory_kib: value["status"]["capacity"]["memory"]
+            .as_str()
+            .map_or(0, memory_kib),
         unschedulable: value["spec"]["unschedulable"].as_bool().unwrap_or(false),
         annotations,
     }
@@ -66,20 +78,33 @@ pub fn node(value: &Value) -> NodeStatus {
 
 /// A pod from its JSON, `None` for a finished pod (Succeeded or Failed), which a drain ignores.
 pub fn pod(value: &Value) -> Option<Pod> {
-    if matches!(value["status"]["phase"].as_str(), Some("Succeeded" | "Failed")) {
+    if matches!(
+        value["status"]["phase"].as_str(),
+        Some("Succeeded" | "Failed")
+    ) {
         return None;
     }
     let owners = value["metadata"]["ownerReferences"].as_array();
     let daemonset = owners.is_some_and(|o| {
-        o.iter().any(|r| r["kind"] == "DaemonSet" && r["controller"] != Value::Bool(false))
+        o.iter()
+            .any(|r| r["kind"] == "DaemonSet" && r["controller"] != Value::Bool(false))
     });
     let mirror = value["metadata"]["annotations"]
         .get("kubernetes.io/config.mirror")
         .is_some();
     Some(Pod {
-        namespace: value["metadata"]["namespace"].as_str().unwrap_or("default").to_string(),
-        name: value["metadata"]["name"].as_str().unwrap_or_default().to_string(),
-        node: value["spec"]["nodeName"].as_str().unwrap_or_default().to_string(),
+        namespace: value["metadata"]["namespace"]
+            .as_str()
+            .unwrap_or("default")
+            .to_string(),
+        name: value["metadata"]["name"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string(),
+        node: value["spec"]["nodeName"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string(),
         daemonset,
         mirror,
     })
@@ -87,11 +112,14 @@ pub fn pod(value: &Value) -> Option<Pod> {
 
 /// The budget name in a 429 Status: "The disruption budget NAME needs ...".
 pub fn budget_in_status(status: &Value) -> Option<String> {
-    status["details"]["causes"].as_array()?.iter().find_map(|cause| {
-        let message = cause["message"].as_str()?;
-        let rest = message.strip_prefix("The disruption budget ")?;
-        rest.split_whitespace().next().map(str::to_string)
-    })
+    status["details"]["causes"]
+        .as_array()?
+        .iter()
+        .find_map(|cause| {
+            let message = cause["message"].as_str()?;
+            let rest = message.strip_prefix("The disruption budget ")?;
+            rest.split_whitespace().next().map(str::to_string)
+        })
 }
 
 #[cfg(test)]

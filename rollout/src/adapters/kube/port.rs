@@ -19,7 +19,10 @@ impl KubeApi {
     /// The port over `cluster` (the kubeconfig's endpoint), with each control node's API server
     /// URL (`https://<node ip>:6443`) in `control`.
     pub fn new(cluster: KubeClient, control: &BTreeMap<String, String>) -> Self {
-        let control = control.iter().map(|(node, url)| (node.clone(), cluster.via(url))).collect();
+        let control = control
+            .iter()
+            .map(|(node, url)| (node.clone(), cluster.via(url)))
+            .collect();
         KubeApi { cluster, control }
     }
 
@@ -58,12 +61,27 @@ impl Kube for KubeApi {
         self.client(via)?.get_node(name).map_err(port_error)
     }
 
-    fn set_annotation(&mut self, via: &Endpoint, node: &str, key: &str, value: Option<&str>) -> PortResult<()> {
-        self.client(via)?.set_annotation(node, key, value).map_err(port_error)
+    fn set_annotation(
+        &mut self,
+        via: &Endpoint,
+        node: &str,
+        key: &str,
+        value: Option<&str>,
+    ) -> PortResult<()> {
+        self.client(via)?
+            .set_annotation(node, key, value)
+            .map_err(port_error)
     }
 
-    fn set_unschedulable(&mut self, via: &Endpoint, node: &str, unschedulable: bool) -> PortResult<()> {
-        self.client(via)?.set_unschedulable(node, unschedulable).map_err(port_error)
+    fn set_unschedulable(
+        &mut self,
+        via: &Endpoint,
+        node: &str,
+        unschedulable: bool,
+    ) -> PortResult<()> {
+        self.client(via)?
+            .set_unschedulable(node, unschedulable)
+            .map_err(port_error)
     }
 
     fn list_pods(&mut self, via: &Endpoint, node: &str) -> PortResult<Vec<Pod>> {

@@ -25,10 +25,14 @@ fn state_name(state: ClusterState) -> String {
 impl SqliteStore {
     /// Opens (creating if needed) the store at `path`; a writer waits up to 10 s for another.
     pub fn open(path: &Path) -> Result<Self, StoreError> {
-        let db = |source| StoreError::Sqlite { path: path.to_path_buf(), source };
+        let db = |source| StoreError::Sqlite {
+            path: path.to_path_buf(),
+            source,
+        };
         let conn = Connection::open(path).map_err(db)?;
         conn.busy_timeout(Duration::from_secs(10)).map_err(db)?;
-        conn.pragma_update(None, "journal_mode", "WAL").map_err(db)?;
+        conn.pragma_update(None, "journal_mode", "WAL")
+            .map_err(db)?;
         conn.execute_batch(
             "CREATE TABLE IF NOT EXISTS clusters (
                  id TEXT PRIMARY KEY,
@@ -37,7 +41,10 @@ impl SqliteStore {
              )",
         )
         .map_err(db)?;
-        Ok(SqliteStore { conn, path: path.to_path_buf() })
+        Ok(SqliteStore {
+            conn,
+            path: path.to_path_buf(),
+        })
     }
 
     /// The database file.
@@ -47,14 +54,20 @@ impl SqliteStore {
 
     /// Writes `record` whole, replacing any record with its id.
     pub fn put(&mut self, record: &ClusterRecord) -> Result<(), StoreError> {
-        let json = serde_json::to_string(record).map_err(|e| StoreError::Corrupt { id: record.id.clone(), detail: e.to_string() })?;
+        let json = serde_json::to_string(record).map_err(|e| StoreError::Corrupt {
+            id: record.id.clone(),
+            detail: e.to_string(),
+        })?;
         self.conn
             .execute(
                 "INSERT INTO clusters (id, state, record) VALUES (?1, ?2, ?3)
                  ON CONFLICT(id) DO UPDATE SET state = excluded.state, record = excluded.record",
                 params![record.id, state_name(record.state), json],
             )
-            .map_err(|source| StoreError::Sqlite { path: self.path.clone(), source })?;
+            .map_err(|source| StoreError::Sqlite {
+                path: self.path.clone(),
+                source,
+            })?;
         Ok(())
     }
 
@@ -62,38 +75,80 @@ impl SqliteStore {
     pub fn get(&self, id: &str) -> Result<ClusterRecord, StoreError> {
         let json: Option<String> = self
             .conn
-            .query_row("SELECT record FROM clusters WHERE id = ?1", params![id], |row| row.get(0))
+            .query_row(
+                "SELECT record FROM clusters WHERE id = ?1",
+                params![id],
+                |row| row.get(0),
+            )
             .optional()
-            .map_err(|source| StoreError::Sqlite { path: self.path.clone(), source })?;
-        let json = json.ok_or_else(|| StoreError::NoSuchCluster { id: id.to_string(), path: self.path.clone() })?;
-        serde_json::from_str(&json).map_err(|e| StoreError::Corrupt { id: id.to_string(), detail: e.to_string() })
+            .map_err(|source| StoreError::Sqlite {
+                path: self.path.clone(),
+                source,
+            })?;
+        let json = json.ok_or_else(|| StoreError::NoSuchCluster {
+            id: id.to_string(),
+            path: self.path.clone(),
+        })?;
+        serde_json::from_str(&json).map_err(|e| StoreError::Corrupt {
+            id: id.to_string(),
+            detail: e.to_string(),
+        })
     }
 
     /// Every record's id.
     pub fn ids(&self) -> Result<Vec<String>, StoreError> {
-        let db = |source| StoreError::Sqlite { path: self.path.clone(), source };
-        let mut statement = self.conn.prepare("SELECT id FROM clusters ORDER BY id").map_err(db)?;
+        let db = |source| StoreError::Sqlite {
+            path: self.path.clone(),
+            source,
+        };
+        let mut statement = self
+            .conn
+            .prepare("SELECT id FROM clusters ORDER BY id")
+            .map_err(db)?;
         let rows = statement.query_map([], |row| row.get(0)).map_err(db)?;
         rows.collect::<Result<Vec<String>, _>>().map_err(db)
     }
 
     /// In one immediate transaction: reads the record, lets `change` edit it (returning whether
     /// to write it), writes it back. Returns what `change` returned.
-    pub fn update(&mut self, id: &str, change: impl FnOnce(&mut ClusterRecord) -> bool) -> Result<bool, StoreError> {
+    pub fn update(
+        &mut self,
+        id: &str,
+        change: impl FnOnce(&mut ClusterRecord) -> bool,
+    ) -> Result<bool, StoreError> {
         let path = self.path.clone();
-        let db = |source| StoreError::Sqlite { path: path.clone(), source };
-        let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(db)?;
+        let db = |source| StoreError::Sqlite {
+            path: path.clone(),
+            source,
+        };
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(db)?;
         let json: Option<String> = tx
-            .query_row("SELECT record FROM clusters WHERE id = ?1", params![id], |row| row.get(0))
+            .query_row(
+                "SELECT record FROM clusters WHERE id = ?1",
+                params![id],
+                |row| row.get(0),
+            )
             .optional()
             .map_err(db)?;
-        let json = json.ok_or_else(|| StoreError::NoSuchCluster { id: id.to_string(), path: path.clone() })?;
+        let json = json.ok_or_else(|| StoreError::NoSuchCluster {
+            id: id.to_string(),
+            path: path.clone(),
+        })?;
         let mut record: ClusterRecord =
-            serde_json::from_str(&json).map_err(|e| StoreError::Corrupt { id: id.to_string(), detail: e.to_string() })?;
+            serde_json::from_str(&json).map_err(|e| StoreError::Corrupt {
+                id: id.to_string(),
+                detail: e.to_string(),
+            })?;
         if !change(&mut record) {
             return Ok(false);
         }
-        let json = serde_json::to_string(&record).map_err(|e| StoreError::Corrupt { id: id.to_string(), detail: e.to_string() })?;
+        let json = serde_json::to_string(&record).map_err(|e| StoreError::Corrupt {
+            id: id.to_string(),
+            detail: e.to_string(),
+        })?;
         tx.execute(
             "UPDATE clusters SET state = ?2, record = ?3 WHERE id = ?1",
             params![id, state_name(record.state), json],
@@ -108,7 +163,10 @@ fn port(e: StoreError) -> PortError {
     let kind = match &e {
         StoreError::NoSuchCluster { .. } => PortErrorKind::NotFound,
         StoreError::Sqlite { source, .. }
-            if matches!(source.sqlite_error_code(), Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)) =>
+            if matches!(
+                source.sqlite_error_code(),
+                Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+            ) =>
         {
             PortErrorKind::Unavailable
         }
@@ -140,7 +198,12 @@ impl Store for SqliteStore {
         .map_err(port)
     }
 
-    fn save_settings(&mut self, cluster_id: &str, expected: ClusterState, settings: &TypeSettings) -> PortResult<bool> {
+    fn save_settings(
+        &mut self,
+        cluster_id: &str,
+        expected: ClusterState,
+        settings: &TypeSettings,
+    ) -> PortResult<bool> {
         self.update(cluster_id, |r| {
             if r.state != expected {
                 return false;
