@@ -7,7 +7,8 @@ use super::plan::{Batch, is_finished};
 use super::preflight::{Verdict, is_member_type, preflight};
 use super::progress::StepKind;
 use super::run::Runner;
-use crate::model::{Endpoint, MemberHealth, NodeType, ROLLOUT_ANNOTATION, VmState};
+use super::safety::quorum;
+use crate::model::{Endpoint, MemberHealth, NodeType, ROLLOUT_ANNOTATION, ReadyzCheck, VmState};
 use std::time::Duration;
 
 /// A node of the batch as the engine tracks it.
@@ -91,8 +92,16 @@ impl Runner<'_, '_> {
                 self.emit(Some(n), Some(&node), StepKind::Drain, "drained");
             }
         }
-        for w in &mut work {
-            self.change(n, w)?;
+        for i in 0..work.len() {
+            if !work[i].went_down
+                && let Err(e) = self.recheck(t, &work[i].node, &ep)
+            {
+                for w in work.iter().filter(|w| w.ours && !w.went_down) {
+                    let _ = self.uncordon_ours(&ep, &w.node);
+                }
+                return Err(format!("batch {n}: {e}; not stopped, uncordoned"));
+            }
+            self.change(n, &mut work[i])?;
         }
         self.verify(n, t, &mut work, &ep, deadline)?;
         for w in &work {
@@ -197,6 +206,37 @@ impl Runner<'_, '_> {
             .map_err(kube_err)?;
         self.emit(Some(n), Some(name), StepKind::Cordon, "cordoned");
         Ok(w)
+    }
+
+    /// Just before stopping a control or etcd node: another API server still serves and the
+    /// other etcd members still have quorum.
+    fn recheck(&mut self, t: NodeType, node: &str, ep: &Endpoint) -> Result<(), String> {
+        if t == NodeType::Worker {
+            return Ok(());
+        }
+        if t == NodeType::Control && self.ports.kube.readyz(ep, ReadyzCheck::All) != Ok(true) {
+            return Err(format!(
+                "no other control node serves the API before stopping {node}"
+            ));
+        }
+        let members = self
+            .ports
+            .etcd
+            .members()
+            .map_err(|e| format!("etcd health before stopping {node}: {e}"))?;
+        let voting: Vec<_> = members.iter().filter(|m| !m.learner).collect();
+        let healthy = voting
+            .iter()
+            .filter(|m| m.name != node && m.health == MemberHealth::Healthy)
+            .count();
+        let need = quorum(voting.len());
+        if voting.is_empty() || healthy < need || members.iter().any(|m| m.learner) {
+            return Err(format!(
+                "etcd quorum before stopping {node}: {healthy} other members healthy, {need} of {} needed",
+                voting.len()
+            ));
+        }
+        Ok(())
     }
 
     /// Stop (if running), apply every change while stopped, start.

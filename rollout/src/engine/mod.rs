@@ -21,7 +21,7 @@ pub use config::{DEFAULT_BATCH_TIMEOUT, EngineConfig};
 pub use plan::{Batch, NodePlan, Phase, Plan, Skip, WorkReason};
 pub use preflight::Verdict;
 pub use progress::{Event, NoProgress, Progress, StepKind};
-pub use release::{ReleaseOutcome, ScanOutcome, release, scan};
+pub use release::{ReleaseOutcome, ScanOutcome, release, release_with, scan};
 pub use request::{UpdateError, UpdateRequest};
 pub use run::{RunOutcome, Runner};
 pub use update::{RolloutReport, UpdateOutcome, plan_update, update, view};

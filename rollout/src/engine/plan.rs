@@ -51,6 +51,10 @@ pub struct Batch {
 pub struct Phase {
     /// Node type.
     pub node_type: NodeType,
+    /// True for the nodes left by an earlier run or stopped: their VMs are stopped or they carry
+    /// the rollout annotation, so they are already out of service. They are finished (in type
+    /// order) before any other node is taken down.
+    pub resume: bool,
     /// Its batches, in order.
     pub batches: Vec<Batch>,
 }
@@ -75,7 +79,8 @@ pub struct Plan {
     pub worker_batch_size: u32,
     /// Annotated nodes that already came back: uncordoned first.
     pub finish: Vec<String>,
-    /// Phases in order (etcd, control, worker); types with no work are left out.
+    /// Phases in order: stopped and interrupted nodes of each type first (`resume`), then etcd,
+    /// control, worker; types with no work are left out.
     pub phases: Vec<Phase>,
     /// Nodes skipped.
     pub skipped: Vec<Skip>,
@@ -138,7 +143,8 @@ pub fn plan(snap: &Snapshot, max_unavailable: u32) -> Plan {
         phases: Vec::new(),
         skipped: Vec::new(),
     };
-    let mut number = 0;
+    let mut first = Vec::new();
+    let mut rest = Vec::new();
     for t in types_of(record) {
         let mut work = Vec::new();
         for vm in snap.vms_of(t) {
@@ -179,10 +185,23 @@ pub fn plan(snap: &Snapshot, max_unavailable: u32) -> Plan {
                 cordoned_by_other,
             });
         }
-        if work.is_empty() {
-            continue;
-        }
         work.sort_by(|a, b| (a.reason, &a.node).cmp(&(b.reason, &b.node)));
+        let (stopped, running): (Vec<NodePlan>, Vec<NodePlan>) = work
+            .into_iter()
+            .partition(|w| w.reason != WorkReason::OutOfDate);
+        if !stopped.is_empty() {
+            first.push((t, stopped));
+        }
+        if !running.is_empty() {
+            rest.push((t, running));
+        }
+    }
+    let mut number = 0;
+    for (resume, (t, work)) in first
+        .into_iter()
+        .map(|x| (true, x))
+        .chain(rest.into_iter().map(|x| (false, x)))
+    {
         let size = if t == NodeType::Worker {
             batch_size as usize
         } else {
@@ -200,6 +219,7 @@ pub fn plan(snap: &Snapshot, max_unavailable: u32) -> Plan {
         }
         out.phases.push(Phase {
             node_type: t,
+            resume,
             batches,
         });
     }

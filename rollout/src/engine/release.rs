@@ -54,13 +54,24 @@ pub fn unhealthy(snap: &Snapshot) -> Vec<String> {
     out
 }
 
-/// End a rollout: uncordon annotated nodes that are Ready with a new boot ID, leave the rest
-/// cordoned, recount capacity, move the cluster to Running if healthy else Alert, record or
-/// clear `lasterror`. Running it again gives the same result.
+/// End a rollout that failed with `error` (or succeeded, with `None`); see [`release_with`].
 pub fn release(
     ports: &mut Ports<'_>,
     cluster_id: &str,
     error: Option<&str>,
+) -> Result<ReleaseOutcome, EngineError> {
+    release_with(ports, cluster_id, error, None)
+}
+
+/// End a rollout: uncordon annotated nodes that are Ready with a new boot ID, leave the rest
+/// cordoned, recount capacity, move the cluster to Running if it is healthy and the rollout did
+/// not fail (`error` is `None`), else Alert, and record `lasterror` (the error, the unhealthy
+/// parts, and `notes` such as skipped nodes) or clear it. Running it again gives the same result.
+pub fn release_with(
+    ports: &mut Ports<'_>,
+    cluster_id: &str,
+    error: Option<&str>,
+    notes: Option<&str>,
 ) -> Result<ReleaseOutcome, EngineError> {
     let snap = observe(ports, cluster_id)?;
     let ep = snap.endpoint_avoiding(&[]);
@@ -90,19 +101,22 @@ pub fn release(
         .set_capacity(cluster_id, cores, memory_mb)
         .map_err(EngineError::store)?;
     let problems = unhealthy(&snap);
-    let state = if problems.is_empty() {
+    let state = if problems.is_empty() && error.is_none() {
         ClusterState::Running
     } else {
         ClusterState::Alert
     };
-    let last_error = match (error, problems.is_empty()) {
-        (Some(e), _) => Some(e.to_string()),
-        (None, true) => None,
-        (None, false) => Some(format!(
-            "cluster unhealthy after the rollout: {}",
-            problems.join("; ")
-        )),
-    };
+    let mut parts: Vec<String> = Vec::new();
+    if let Some(e) = error {
+        parts.push(e.to_string());
+    }
+    if !problems.is_empty() {
+        parts.push(format!("cluster unhealthy: {}", problems.join("; ")));
+    }
+    if let Some(n) = notes {
+        parts.push(n.to_string());
+    }
+    let last_error = (!parts.is_empty()).then(|| parts.join("; "));
     ports
         .store
         .set_last_error(cluster_id, last_error.as_deref())

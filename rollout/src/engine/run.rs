@@ -17,8 +17,12 @@ pub struct RunOutcome {
     pub done: Vec<String>,
     /// True when a cancel stopped it.
     pub cancelled: bool,
-    /// The error that stopped it, with the skipped nodes if any.
+    /// The error that stopped it (the cluster then ends in Alert).
     pub error: Option<String>,
+    /// The nodes skipped and why (reported in `lasterror`; the cluster may still be Running).
+    pub notes: Option<String>,
+    /// True when another engine instance took the lease: this one neither acts nor releases.
+    pub lost_lease: bool,
 }
 
 /// One rollout in progress: the ports, settings and the events so far.
@@ -35,6 +39,8 @@ pub struct Runner<'r, 'a> {
     pub(super) progress: &'r mut dyn Progress,
     /// Every event so far.
     pub(super) events: Vec<Event>,
+    /// Set when a renewal found another owner.
+    pub(super) lost_lease: bool,
 }
 
 impl<'r, 'a> Runner<'r, 'a> {
@@ -53,6 +59,7 @@ impl<'r, 'a> Runner<'r, 'a> {
             lease,
             progress,
             events: Vec::new(),
+            lost_lease: false,
         }
     }
 
@@ -92,10 +99,13 @@ impl<'r, 'a> Runner<'r, 'a> {
     pub(super) fn renew(&mut self) -> Result<(), String> {
         self.lease.heartbeat_ms = self.ports.clock.now().as_millis() as u64;
         match self.ports.store.renew_lease(&self.cluster, &self.lease) {
-            Ok(false) => Err(format!(
-                "lost the rollout lease of cluster {} (owner {}); another process owns it now",
-                self.cluster, self.lease.owner
-            )),
+            Ok(false) => {
+                self.lost_lease = true;
+                Err(format!(
+                    "lost the rollout lease of cluster {} (owner {}); another process owns it now",
+                    self.cluster, self.lease.owner
+                ))
+            }
             // A store that does not answer is retried at the next renewal.
             Ok(true) | Err(_) => Ok(()),
         }
@@ -152,6 +162,8 @@ impl<'r, 'a> Runner<'r, 'a> {
                     done: Vec::new(),
                     cancelled: false,
                     error: Some(e.to_string()),
+                    notes: None,
+                    lost_lease: false,
                 };
             }
         };
@@ -210,11 +222,10 @@ impl<'r, 'a> Runner<'r, 'a> {
                 }
             }
         }
-        let error = match (error, the_plan.skip_message()) {
-            (Some(e), Some(s)) => Some(format!("{e}; {s}")),
-            (e, s) => e.or(s),
-        };
+        let notes = the_plan.skip_message();
         RunOutcome {
+            notes,
+            lost_lease: self.lost_lease,
             plan: the_plan,
             done,
             cancelled,

@@ -3,7 +3,7 @@
 use super::observe::{observe, observe_cloud};
 use super::plan::{Plan, plan};
 use super::progress::{Progress, StepKind};
-use super::release::{ReleaseOutcome, release};
+use super::release::{ReleaseOutcome, release_with};
 use super::run::{RunOutcome, Runner};
 use super::validate::validate;
 use super::view::{ClusterView, cluster_view};
@@ -160,9 +160,21 @@ pub fn update(
     }
     let mut runner = Runner::new(ports, cfg, cluster_id, lease, progress);
     let run = runner.execute(valid.max_unavailable);
-    let (release, release_error) = match release(runner.ports, cluster_id, run.error.as_deref()) {
-        Ok(r) => (Some(r), None),
-        Err(e) => (None, Some(e.to_string())),
+    let (release, release_error) = if run.lost_lease {
+        (
+            None,
+            Some("another engine owns the cluster now; it releases it".to_string()),
+        )
+    } else {
+        match release_with(
+            runner.ports,
+            cluster_id,
+            run.error.as_deref(),
+            run.notes.as_deref(),
+        ) {
+            Ok(r) => (Some(r), None),
+            Err(e) => (None, Some(e.to_string())),
+        }
     };
     runner.emit(
         None,

@@ -29,6 +29,7 @@ fn phase_index(t: NodeType) -> usize {
 pub fn disrupted(w: &World) -> Vec<(NodeType, String)> {
     w.vms
         .values()
+        .filter(|v| !v.external_down)
         .filter(|v| {
             v.engine_stopped
                 || v.node.as_ref().is_some_and(|n| {
@@ -80,9 +81,21 @@ pub fn check_state(w: &mut World) {
     }
 }
 
-/// The engine touches (annotates, cordons, stops) `node`: phases must be in order.
+/// The engine touches (annotates, cordons, stops) `node`: phases must be in order. Nodes already
+/// out of service (stopped, or annotated by an earlier run) are finished first and are not
+/// steps of a phase.
 pub fn touch(w: &mut World, node: &str) {
-    let Some(t) = w.vms.get(node).map(|v| v.node_type) else {
+    let Some(t) = w
+        .vms
+        .get(node)
+        .filter(|v| v.state == VmState::Running)
+        .filter(|v| {
+            v.node
+                .as_ref()
+                .is_none_or(|n| !n.annotations.contains_key(ROLLOUT_ANNOTATION))
+        })
+        .map(|v| v.node_type)
+    else {
         return;
     };
     if let Some(p) = w.phase
@@ -100,15 +113,26 @@ pub fn touch(w: &mut World, node: &str) {
     }
 }
 
-/// The engine stops `node`: etcd quorum of the others and another API server, as of the
-/// previous step.
+/// Steps within which the engine must have looked before stopping a member or control node.
+pub const RECHECK_WINDOW: u64 = 3;
+
+/// The engine stops `node`: it looked at etcd health (for a member) and another API server (for
+/// a control node) within [`RECHECK_WINDOW`] steps, and what it saw kept quorum and the API.
 pub fn on_stop(w: &mut World, node: &str) {
     let Some(t) = w.vms.get(node).map(|v| v.node_type) else {
         return;
     };
+    let step = w.step;
     if t == w.member_type() {
-        let (healthy, need) = super::ports::others_healthy(w, node);
-        if healthy < need {
+        let (healthy, need, seen) = super::ports::others_healthy(w, node);
+        if step.saturating_sub(seen) > RECHECK_WINDOW {
+            violate(
+                w,
+                "etcd-quorum",
+                vec![node.to_string()],
+                format!("stopped a member without a health check since step {seen}"),
+            );
+        } else if healthy < need {
             violate(
                 w,
                 "etcd-quorum",
@@ -118,13 +142,17 @@ pub fn on_stop(w: &mut World, node: &str) {
         }
     }
     if t == NodeType::Control {
-        let other = w.api_before.iter().any(|(n, up)| n != node && *up);
+        let other = w
+            .api_seen
+            .iter()
+            .any(|(n, (up, at))| n != node && *up && step.saturating_sub(*at) <= RECHECK_WINDOW);
         if !other {
             violate(
                 w,
                 "api-availability",
                 vec![node.to_string()],
-                "stopped a control node with no other API server serving".to_string(),
+                "stopped a control node without another API server seen serving just before"
+                    .to_string(),
             );
         }
     }
@@ -204,5 +232,12 @@ pub fn on_done(w: &mut World, node: &str, clear: bool) {
     }
     if clear && let Some(v) = w.vms.get_mut(node) {
         v.stopped_boot = None;
+    }
+}
+
+/// The engine finished with `node` (its annotation removed): from now on it counts as any node.
+pub fn on_finished(w: &mut World, node: &str) {
+    if let Some(v) = w.vms.get_mut(node) {
+        v.external_down = false;
     }
 }

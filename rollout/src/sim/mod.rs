@@ -35,7 +35,6 @@ pub use world::{
     NODE_GRACE, Signature, SimNode, SimPod, SimVm, SpecError, VmSignature, World, reported_memory,
 };
 
-use crate::engine::safety::worker_batch_size;
 use crate::engine::{
     EngineConfig, NoProgress, Progress, ReleaseOutcome, ScanOutcome, UpdateError, UpdateOutcome,
     UpdateRequest,
@@ -193,21 +192,23 @@ impl Simulation {
                 .max_unavailable
                 .unwrap_or(1)
                 .clamp(1, i64::from(u32::MAX)) as u32;
-            w.worker_budget = worker_batch_size(m, workers);
+            // Computed here, not with the engine's function, so the check is independent.
+            w.worker_budget = m.min(workers.saturating_sub(1)).max(1);
         }
         let id = self.cluster_id();
         let mut p = self.ports();
         crate::engine::update(&mut p.ports(), &id, req, cfg, progress)
     }
 
-    /// `release()` on this cluster.
+    /// `release()` on this cluster, for a rollout that ended with `error` and `notes`.
     pub fn release(
         &self,
         error: Option<&str>,
+        notes: Option<&str>,
     ) -> Result<ReleaseOutcome, crate::engine::EngineError> {
         let id = self.cluster_id();
         let mut p = self.ports();
-        crate::engine::release(&mut p.ports(), &id, error)
+        crate::engine::release_with(&mut p.ports(), &id, error, notes)
     }
 
     /// The state scanner.
@@ -215,6 +216,11 @@ impl Simulation {
         let id = self.cluster_id();
         let mut p = self.ports();
         crate::engine::scan(&mut p.ports(), &id, cfg.lease_timeout)
+    }
+
+    /// Drop every fault not yet spent, so the world changes only through the engine.
+    pub fn quiesce(&self) {
+        self.world_mut().faults.clear();
     }
 
     /// A new engine process after a crash (the crash fault is spent).

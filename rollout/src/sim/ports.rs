@@ -10,7 +10,6 @@ use crate::model::{
 };
 use crate::ports::{Clock, Cloud, Etcd, Kube, PortError, PortErrorKind, PortResult, Store};
 use std::cell::RefCell;
-use std::fmt::Debug;
 use std::rc::Rc;
 use std::time::Duration;
 
@@ -19,7 +18,7 @@ use std::time::Duration;
 pub struct SimHandle(pub Rc<RefCell<World>>);
 
 impl SimHandle {
-    fn call<T: Debug>(
+    fn call<T: Shown>(
         &self,
         what: String,
         f: impl FnOnce(&mut World) -> PortResult<T>,
@@ -38,21 +37,60 @@ impl SimHandle {
         w.tick();
         let r = f(&mut w);
         let shown = match &r {
-            Ok(v) => {
-                let s = format!("{v:?}");
-                if s.len() > 80 {
-                    format!("ok ({} chars)", s.len())
-                } else {
-                    s
-                }
-            }
+            Ok(v) => v.shown(),
             Err(e) => format!("error: {e}"),
         };
         let line = format!("#{} t={}s {what} -> {shown}", w.step, w.now.as_secs());
         w.trace.push(line);
         super::invariants::check_state(&mut w);
-        w.remember();
         r
+    }
+}
+
+/// A short text for a call's result in the trace.
+trait Shown {
+    fn shown(&self) -> String;
+}
+
+impl Shown for () {
+    fn shown(&self) -> String {
+        "ok".to_string()
+    }
+}
+
+impl Shown for bool {
+    fn shown(&self) -> String {
+        self.to_string()
+    }
+}
+
+impl<T> Shown for Vec<T> {
+    fn shown(&self) -> String {
+        format!("{} item(s)", self.len())
+    }
+}
+
+impl Shown for Option<NodeStatus> {
+    fn shown(&self) -> String {
+        match self {
+            Some(n) => format!(
+                "{:?} boot {} unschedulable={}",
+                n.ready, n.boot_id, n.unschedulable
+            ),
+            None => "not found".to_string(),
+        }
+    }
+}
+
+impl Shown for EvictionOutcome {
+    fn shown(&self) -> String {
+        format!("{self:?}")
+    }
+}
+
+impl Shown for ClusterRecord {
+    fn shown(&self) -> String {
+        format!("{:?} cancel={}", self.state, self.cancel)
     }
 }
 
@@ -324,7 +362,10 @@ impl Kube for SimHandle {
                             super::invariants::on_annotate(w, node);
                             super::invariants::touch(w, node);
                         }
-                        None => super::invariants::on_done(w, node, true),
+                        None => {
+                            super::invariants::on_done(w, node, true);
+                            super::invariants::on_finished(w, node);
+                        }
                     }
                 }
                 let n = node_mut(w, node)?;
@@ -412,6 +453,11 @@ impl Kube for SimHandle {
 
     fn readyz(&mut self, via: &Endpoint, check: ReadyzCheck) -> PortResult<bool> {
         self.call(format!("kube.readyz(via {via:?}, {check:?})"), |w| {
+            if let (Endpoint::Control(n), ReadyzCheck::All) = (via, check) {
+                let up = reach(w, via).is_ok();
+                let step = w.step;
+                w.api_seen.insert(n.clone(), (up, step));
+            }
             reach(w, via)?;
             Ok(match check {
                 ReadyzCheck::All => true,
@@ -424,6 +470,7 @@ impl Kube for SimHandle {
 impl Etcd for SimHandle {
     fn members(&mut self) -> PortResult<Vec<EtcdMember>> {
         self.call("etcd.members".into(), |w| {
+            w.health_seen = (w.member_health(), w.step);
             let t = w.member_type();
             Ok(w.vms
                 .values()
@@ -545,12 +592,13 @@ impl Clock for SimHandle {
     }
 }
 
-/// Healthy members other than `name`, as of the previous step, and the quorum needed.
-pub fn others_healthy(w: &World, name: &str) -> (usize, usize) {
-    let healthy = w
-        .health_before
+/// Healthy members other than `name` as the engine last saw them, the quorum needed, and the
+/// step it looked.
+pub fn others_healthy(w: &World, name: &str) -> (usize, usize, u64) {
+    let (seen, step) = &w.health_seen;
+    let healthy = seen
         .iter()
         .filter(|(n, h)| n.as_str() != name && **h)
         .count();
-    (healthy, quorum(w.health_before.len()))
+    (healthy, quorum(w.member_health().len()), *step)
 }

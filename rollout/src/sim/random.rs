@@ -129,14 +129,24 @@ pub fn scenario(seed: u64) -> (ClusterSpec, UpdateRequest) {
     }
     if rng.random_bool(0.15) {
         let n = node(&mut rng);
+        let stopped = rng.random_bool(0.5);
+        let cordoned = rng.random_bool(0.5);
+        let mut annotations = std::collections::BTreeMap::new();
+        if cordoned && rng.random_bool(0.5) && !n.starts_with('e') {
+            // Left by an earlier rollout that stopped.
+            annotations.insert(
+                crate::model::ROLLOUT_ANNOTATION.to_string(),
+                format!("boot-{n}-0"),
+            );
+        }
         spec.nodes.push(super::spec::NodeOverride {
             node: n,
             offering: None,
             root_disk_gb: None,
             affinity_groups: None,
-            stopped: rng.random_bool(0.5),
-            cordoned: rng.random_bool(0.5),
-            annotations: Default::default(),
+            stopped,
+            cordoned,
+            annotations,
         });
     }
     let mut req = UpdateRequest {

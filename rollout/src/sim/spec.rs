@@ -254,6 +254,11 @@ pub enum Fault {
         /// Step.
         at_step: u64,
     },
+    /// Another engine instance takes the rollout lease at `at_step`.
+    StealLease {
+        /// Step.
+        at_step: u64,
+    },
     /// The engine process dies just before call `at_step`.
     Crash {
         /// Step.

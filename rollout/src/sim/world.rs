@@ -66,6 +66,9 @@ pub struct SimVm {
     pub stopped_boot: Option<String>,
     /// Number of stops by the engine.
     pub engine_stops: u32,
+    /// Down before the engine touched it (stopped in the description): starting it takes
+    /// nothing down, so it does not count against the disruption budget until it is done.
+    pub external_down: bool,
     /// API server down (control nodes).
     pub api_down: bool,
     /// etcd member unhealthy.
@@ -137,10 +140,10 @@ pub struct World {
     pub worker_budget: u32,
     /// The last phase the engine touched in this run.
     pub phase: Option<NodeType>,
-    /// etcd member health as of the end of the previous step.
-    pub health_before: BTreeMap<String, bool>,
-    /// Control nodes serving the API as of the end of the previous step.
-    pub api_before: BTreeMap<String, bool>,
+    /// etcd member health as the engine last saw it, and the step it looked.
+    pub health_seen: (BTreeMap<String, bool>, u64),
+    /// Per control node: whether the engine last saw its API serving, and the step.
+    pub api_seen: BTreeMap<String, (bool, u64)>,
     boots: u64,
 }
 
@@ -200,6 +203,7 @@ impl World {
                         engine_stopped: false,
                         stopped_boot: None,
                         engine_stops: 0,
+                        external_down: false,
                         api_down: false,
                         etcd_unhealthy: false,
                         never_ready: false,
@@ -223,6 +227,7 @@ impl World {
                 vm.groups = x.clone();
             }
             if o.stopped {
+                vm.external_down = true;
                 vm.state = VmState::Stopped;
                 vm.booted = false;
                 vm.stopped_at = Some(Duration::ZERO);
@@ -288,8 +293,8 @@ impl World {
             violation: None,
             worker_budget: 1,
             phase: None,
-            health_before: BTreeMap::new(),
-            api_before: BTreeMap::new(),
+            health_seen: (BTreeMap::new(), 0),
+            api_seen: BTreeMap::new(),
             boots: 0,
         };
         let (cores, mem) = world.capacity();
@@ -297,7 +302,6 @@ impl World {
         world.record.memory_mb = mem;
         world.place_pods(spec);
         world.arm_node_faults();
-        world.remember();
         Ok(world)
     }
 
@@ -401,21 +405,14 @@ impl World {
         })
     }
 
-    /// Record the health seen at the end of a step (what the engine could have seen).
-    pub fn remember(&mut self) {
+    /// Member health now, by member name.
+    pub fn member_health(&self) -> BTreeMap<String, bool> {
         let t = self.member_type();
-        self.health_before = self
-            .vms
+        self.vms
             .values()
             .filter(|v| v.node_type == t)
             .map(|v| (v.name.clone(), Self::member_healthy(v)))
-            .collect();
-        self.api_before = self
-            .vms
-            .values()
-            .filter(|v| v.node_type == NodeType::Control)
-            .map(|v| (v.name.clone(), self.api_serving(&v.name)))
-            .collect();
+            .collect()
     }
 
     /// Fire the step-scheduled faults of step `self.step`.
@@ -455,6 +452,12 @@ impl World {
                 }
                 Fault::Crash { at_step } if at_step == step => self.crashed = true,
                 Fault::Cancel { at_step } if at_step == step => self.record.cancel = true,
+                Fault::StealLease { at_step } if at_step == step => {
+                    self.record.lease = Some(crate::model::Lease {
+                        owner: "another-engine".to_string(),
+                        heartbeat_ms: self.now.as_millis() as u64,
+                    });
+                }
                 _ => {}
             }
         }
