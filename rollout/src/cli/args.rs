@@ -11,8 +11,9 @@ use cks_rollout::engine::UpdateRequest;
 
 /// Splits `TYPE=VALUE`, naming the option when the `=` is missing.
 fn split<'a>(option: &str, text: &'a str) -> Result<(&'a str, &'a str)> {
-    text.split_once('=')
-        .with_context(|| format!("--{option} {text:?}: expected TYPE=VALUE, e.g. --{option} worker=..."))
+    text.split_once('=').with_context(|| {
+        format!("--{option} {text:?}: expected TYPE=VALUE, e.g. --{option} worker=...")
+    })
 }
 
 /// The settings to change and how to roll them out.
@@ -35,21 +36,29 @@ pub struct UpdateArgs {
 impl UpdateArgs {
     /// The update call these options ask for, with `rollout` set as given.
     pub fn request(&self, rollout: bool) -> Result<UpdateRequest> {
-        let mut req = UpdateRequest { rollout, max_unavailable: self.max_unavailable, ..Default::default() };
+        let mut req = UpdateRequest {
+            rollout,
+            max_unavailable: self.max_unavailable,
+            ..Default::default()
+        };
         for text in &self.offerings {
             let (t, id) = split("offering", text)?;
             req.node_offerings.insert(t.to_string(), id.to_string());
         }
         for text in &self.root_disk_sizes {
             let (t, gb) = split("root-disk-size", text)?;
-            let gb: i64 = gb
-                .parse()
-                .with_context(|| format!("--root-disk-size {text:?}: the size must be a whole number of GB"))?;
+            let gb: i64 = gb.parse().with_context(|| {
+                format!("--root-disk-size {text:?}: the size must be a whole number of GB")
+            })?;
             req.node_root_disk_sizes.insert(t.to_string(), gb);
         }
         for text in &self.affinity_groups {
             let (t, ids) = split("affinity-groups", text)?;
-            let ids: Vec<String> = ids.split(',').filter(|s| !s.is_empty()).map(str::to_string).collect();
+            let ids: Vec<String> = ids
+                .split(',')
+                .filter(|s| !s.is_empty())
+                .map(str::to_string)
+                .collect();
             req.node_affinity_groups.insert(t.to_string(), ids);
         }
         Ok(req)
@@ -66,7 +75,12 @@ pub struct LiveArgs {
     pub cluster_id: String,
     /// The SQLite store of cluster records (created if missing; the record is imported from
     /// CloudStack the first time).
-    #[arg(long, env = "CKS_ROLLOUT_STORE", default_value = "cks-rollout.db", value_name = "FILE")]
+    #[arg(
+        long,
+        env = "CKS_ROLLOUT_STORE",
+        default_value = "cks-rollout.db",
+        value_name = "FILE"
+    )]
     pub store: PathBuf,
     /// The cluster's kubeconfig.
     #[arg(long, env = "KUBECONFIG", value_name = "FILE")]

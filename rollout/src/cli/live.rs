@@ -56,19 +56,31 @@ pub fn engine_config(args: &LiveArgs) -> EngineConfig {
 /// The cluster record from `listKubernetesClusters`, for a store that has none yet.
 fn import_record(client: &CloudStackClient, cluster_id: &str) -> Result<ClusterRecord> {
     let clusters: Vec<Value> = client
-        .list("listKubernetesClusters", "kubernetescluster", &[("id", cluster_id.to_string())])
+        .list(
+            "listKubernetesClusters",
+            "kubernetescluster",
+            &[("id", cluster_id.to_string())],
+        )
         .with_context(|| format!("reading cluster {cluster_id} from CloudStack"))?;
-    let c = clusters
-        .into_iter()
-        .next()
-        .with_context(|| format!("CloudStack has no Kubernetes cluster with id {cluster_id}; check --cluster-id"))?;
-    let count = |key: &str| c[key].as_u64().or_else(|| c[key].as_str().and_then(|s| s.parse().ok())).unwrap_or(0);
-    let state: ClusterState = serde_json::from_value(c["state"].clone()).unwrap_or(ClusterState::Alert);
+    let c = clusters.into_iter().next().with_context(|| {
+        format!("CloudStack has no Kubernetes cluster with id {cluster_id}; check --cluster-id")
+    })?;
+    let count = |key: &str| {
+        c[key]
+            .as_u64()
+            .or_else(|| c[key].as_str().and_then(|s| s.parse().ok()))
+            .unwrap_or(0)
+    };
+    let state: ClusterState =
+        serde_json::from_value(c["state"].clone()).unwrap_or(ClusterState::Alert);
     Ok(ClusterRecord {
         id: cluster_id.to_string(),
         name: c["name"].as_str().unwrap_or_default().to_string(),
         state,
-        service_offering_id: c["serviceofferingid"].as_str().unwrap_or_default().to_string(),
+        service_offering_id: c["serviceofferingid"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string(),
         control_count: count("controlnodes") as u32,
         worker_count: count("size") as u32,
         etcd_count: count("etcdnodes") as u32,
@@ -88,7 +100,9 @@ impl LivePorts {
         let mut store = SqliteStore::open(&args.store)
             .with_context(|| format!("opening the cluster store {}", args.store.display()))?;
         let cloud_client = match CloudStackConfig::from_env() {
-            Ok(config) => Some(CloudStackClient::new(config).context("setting up the CloudStack client")?),
+            Ok(config) => {
+                Some(CloudStackClient::new(config).context("setting up the CloudStack client")?)
+            }
             Err(e) => {
                 tracing::debug!("CloudStack not configured: {e}");
                 None
@@ -103,7 +117,9 @@ impl LivePorts {
                 )
             })?;
             let record = import_record(client, &args.cluster_id)?;
-            store.put(&record).context("storing the imported cluster record")?;
+            store
+                .put(&record)
+                .context("storing the imported cluster record")?;
         }
         let cloud: Box<dyn Cloud> = match cloud_client {
             Some(client) => Box::new(CloudStackCloud::new(client)),
@@ -115,13 +131,20 @@ impl LivePorts {
             Some(path) => {
                 let access = KubeAccess::from_kubeconfig(path, args.context.as_deref())?;
                 let client = KubeClient::new(&access, Duration::from_secs(30))?;
-                Box::new(KubeApi::new(client, &pairs("control-endpoint", &args.control_endpoints)?))
+                Box::new(KubeApi::new(
+                    client,
+                    &pairs("control-endpoint", &args.control_endpoints)?,
+                ))
             }
-            None => Box::new(Unconfigured("no kubeconfig: pass --kubeconfig or set KUBECONFIG".into())),
+            None => Box::new(Unconfigured(
+                "no kubeconfig: pass --kubeconfig or set KUBECONFIG".into(),
+            )),
         };
         let members = pairs("etcd-endpoint", &args.etcd_endpoints)?;
         let etcd: Box<dyn Etcd> = if members.is_empty() {
-            Box::new(Unconfigured("no etcd member: pass --etcd-endpoint NAME=URL per member".into()))
+            Box::new(Unconfigured(
+                "no etcd member: pass --etcd-endpoint NAME=URL per member".into(),
+            ))
         } else {
             let read = |p: &Option<std::path::PathBuf>| -> Result<Option<Vec<u8>>> {
                 p.as_ref()
@@ -136,14 +159,24 @@ impl LivePorts {
                 }
                 _ => None,
             };
-            let tls = TlsMaterial { ca_pem: read(&args.etcd_ca)?, identity_pem: identity, insecure: false };
+            let tls = TlsMaterial {
+                ca_pem: read(&args.etcd_ca)?,
+                identity_pem: identity,
+                insecure: false,
+            };
             let known = members
                 .into_iter()
                 .map(|(name, client_url)| KnownMember { name, client_url })
                 .collect();
             Box::new(EtcdHealth::new(known, &tls, Duration::from_secs(5))?)
         };
-        Ok(LivePorts { cloud, kube, etcd, store, clock: SystemClock })
+        Ok(LivePorts {
+            cloud,
+            kube,
+            etcd,
+            store,
+            clock: SystemClock,
+        })
     }
 
     /// The ports, as the engine takes them.

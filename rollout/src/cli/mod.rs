@@ -111,7 +111,8 @@ fn run(cli: &Cli) -> Result<Exit> {
         Command::Plan { live, update } => {
             let mut ports = LivePorts::connect(live)?;
             let req = update.request(true)?;
-            let plan = plan_update(&mut ports.ports(), &live.cluster_id, &req).context("planning the update")?;
+            let plan = plan_update(&mut ports.ports(), &live.cluster_id, &req)
+                .context("planning the update")?;
             if cli.json {
                 render::json(&plan)?;
             } else {
@@ -124,10 +125,17 @@ fn run(cli: &Cli) -> Result<Exit> {
             let req = args.request(true)?;
             let cfg = engine_config(live);
             let mut printer = StepPrinter::new(cli.json);
-            let outcome = update(&mut ports.ports(), &live.cluster_id, &req, &cfg, &mut printer);
+            let outcome = update(
+                &mut ports.ports(),
+                &live.cluster_id,
+                &req,
+                &cfg,
+                &mut printer,
+            );
             printer.finish();
             let outcome = outcome.context("the update call")?;
-            let cluster = view(&mut ports.ports(), &live.cluster_id).context("reading the cluster view")?;
+            let cluster =
+                view(&mut ports.ports(), &live.cluster_id).context("reading the cluster view")?;
             let failed = matches!(&outcome, UpdateOutcome::RolledOut(r) if r.run.error.is_some() || r.release.is_none());
             if cli.json {
                 render::json(&serde_json::json!({ "result": outcome, "view": cluster }))?;
@@ -137,24 +145,41 @@ fn run(cli: &Cli) -> Result<Exit> {
                 }
                 print!("{}", render::view_text(&cluster));
             }
-            Ok(if failed { Exit::RolloutFailed } else { Exit::Ok })
+            Ok(if failed {
+                Exit::RolloutFailed
+            } else {
+                Exit::Ok
+            })
         }
         Command::Cancel { live } => {
             let mut ports = LivePorts::connect(live)?;
-            let req = cks_rollout::engine::UpdateRequest { cancel_rollout: true, ..Default::default() };
+            let req = cks_rollout::engine::UpdateRequest {
+                cancel_rollout: true,
+                ..Default::default()
+            };
             let cfg = engine_config(live);
-            let outcome = update(&mut ports.ports(), &live.cluster_id, &req, &cfg, &mut cks_rollout::engine::NoProgress)
-                .context("asking for a cancel")?;
+            let outcome = update(
+                &mut ports.ports(),
+                &live.cluster_id,
+                &req,
+                &cfg,
+                &mut cks_rollout::engine::NoProgress,
+            )
+            .context("asking for a cancel")?;
             if cli.json {
                 render::json(&outcome)?;
             } else {
-                println!("cancel recorded: the rollout of {} stops before its next batch", live.cluster_id);
+                println!(
+                    "cancel recorded: the rollout of {} stops before its next batch",
+                    live.cluster_id
+                );
             }
             Ok(Exit::Ok)
         }
         Command::Status { live } => {
             let mut ports = LivePorts::connect(live)?;
-            let cluster = view(&mut ports.ports(), &live.cluster_id).context("reading the cluster view")?;
+            let cluster =
+                view(&mut ports.ports(), &live.cluster_id).context("reading the cluster view")?;
             if cli.json {
                 render::json(&cluster)?;
             } else {
@@ -165,7 +190,8 @@ fn run(cli: &Cli) -> Result<Exit> {
         Command::Scan { live } => {
             let mut ports = LivePorts::connect(live)?;
             let cfg = engine_config(live);
-            let outcome = scan(&mut ports.ports(), &live.cluster_id, cfg.lease_timeout).context("scanning the cluster")?;
+            let outcome = scan(&mut ports.ports(), &live.cluster_id, cfg.lease_timeout)
+                .context("scanning the cluster")?;
             if cli.json {
                 render::json(&outcome)?;
             } else {

@@ -30,7 +30,9 @@ pub fn plan_text(plan: &Plan) -> String {
         plan.worker_batch_size
     );
     for node in &plan.finish {
-        out.push_str(&format!("  finish {node}: came back after an earlier run, uncordon\n"));
+        out.push_str(&format!(
+            "  finish {node}: came back after an earlier run, uncordon\n"
+        ));
     }
     for phase in &plan.phases {
         let resume = if phase.resume { " (resume)" } else { "" };
@@ -45,13 +47,25 @@ pub fn plan_text(plan: &Plan) -> String {
             ));
             for node in &batch.nodes {
                 let changes: Vec<String> = node.changes.iter().map(|c| format!("{c:?}")).collect();
-                let other = if node.cordoned_by_other { " (cordoned by someone else)" } else { "" };
-                out.push_str(&format!("      {} ({:?}){other}: {}\n", node.node, node.reason, changes.join(", ")));
+                let other = if node.cordoned_by_other {
+                    " (cordoned by someone else)"
+                } else {
+                    ""
+                };
+                out.push_str(&format!(
+                    "      {} ({:?}){other}: {}\n",
+                    node.node,
+                    node.reason,
+                    changes.join(", ")
+                ));
             }
         }
     }
     for skip in &plan.skipped {
-        out.push_str(&format!("  skipped {} ({}): {}\n", skip.node, skip.node_type, skip.reason));
+        out.push_str(&format!(
+            "  skipped {} ({}): {}\n",
+            skip.node, skip.node_type, skip.reason
+        ));
     }
     if plan.phases.is_empty() && plan.finish.is_empty() {
         out.push_str("  nothing to do: every node is up to date\n");
@@ -66,11 +80,19 @@ pub fn view_text(view: &ClusterView) -> String {
         view.id, view.state, view.cores, view.memory_mb
     );
     for t in &view.types {
-        let disk = t.root_disk_size_gb.map_or("as created".to_string(), |gb| format!("{gb} GB"));
+        let disk = t
+            .root_disk_size_gb
+            .map_or("as created".to_string(), |gb| format!("{gb} GB"));
         let groups = t
             .affinity_group_ids
             .as_ref()
-            .map_or("as they are".to_string(), |g| if g.is_empty() { "none".to_string() } else { g.join(",") });
+            .map_or("as they are".to_string(), |g| {
+                if g.is_empty() {
+                    "none".to_string()
+                } else {
+                    g.join(",")
+                }
+            });
         out.push_str(&format!(
             "  {}: {} node(s), offering {}, root disk {disk}, affinity groups {groups}, {} out of date\n",
             t.node_type, t.count, t.offering_id, t.out_of_date
@@ -88,7 +110,11 @@ pub fn view_text(view: &ClusterView) -> String {
 
 /// A rollout report's ending as text.
 pub fn report_text(report: &RolloutReport) -> String {
-    let mut out = format!("restarted {} node(s): {}\n", report.run.done.len(), report.run.done.join(", "));
+    let mut out = format!(
+        "restarted {} node(s): {}\n",
+        report.run.done.len(),
+        report.run.done.join(", ")
+    );
     if report.run.cancelled {
         out.push_str("stopped by a cancel\n");
     }
@@ -103,7 +129,9 @@ pub fn report_text(report: &RolloutReport) -> String {
             }
             out.push('\n');
         }
-        (None, Some(e)) => out.push_str(&format!("release failed: {e}; the state scanner will move the cluster to Alert\n")),
+        (None, Some(e)) => out.push_str(&format!(
+            "release failed: {e}; the state scanner will move the cluster to Alert\n"
+        )),
         (None, None) => {}
     }
     out
@@ -119,7 +147,10 @@ pub struct StepPrinter {
 impl StepPrinter {
     /// A printer; `json` silences it.
     pub fn new(json: bool) -> Self {
-        StepPrinter { quiet: json, terminal: std::io::stderr().is_terminal() }
+        StepPrinter {
+            quiet: json,
+            terminal: std::io::stderr().is_terminal(),
+        }
     }
 
     /// Clears the status line.
@@ -136,8 +167,17 @@ impl Progress for StepPrinter {
             return;
         }
         let batch = e.batch.map(|b| format!("batch {b} ")).unwrap_or_default();
-        let node = e.node.as_deref().map(|n| format!("{n} ")).unwrap_or_default();
-        let line = format!("{:>9.1}s {batch}{node}{:?}: {}", e.at_ms as f64 / 1000.0, e.step, e.detail);
+        let node = e
+            .node
+            .as_deref()
+            .map(|n| format!("{n} "))
+            .unwrap_or_default();
+        let line = format!(
+            "{:>9.1}s {batch}{node}{:?}: {}",
+            e.at_ms as f64 / 1000.0,
+            e.step,
+            e.detail
+        );
         if self.terminal {
             eprint!("\r\x1b[K");
         }

@@ -10,9 +10,9 @@ use serde_json::json;
 use cks_rollout::engine::{EngineConfig, UpdateOutcome, plan_update, view};
 use cks_rollout::sim::{ClusterSpec, Simulation};
 
+use super::Exit;
 use super::args::UpdateArgs;
 use super::render::{self, StepPrinter};
-use super::Exit;
 
 /// Options of `simulate`.
 #[derive(Debug, Args)]
@@ -41,7 +41,10 @@ fn load(path: &PathBuf) -> Result<ClusterSpec> {
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("reading the cluster description {}", path.display()))?;
     serde_norway::from_str(&text).with_context(|| {
-        format!("{} is not a cluster description; see rollout/examples/simulate-cluster.yaml", path.display())
+        format!(
+            "{} is not a cluster description; see rollout/examples/simulate-cluster.yaml",
+            path.display()
+        )
     })
 }
 
@@ -65,7 +68,10 @@ pub fn run(args: &SimulateArgs, as_json: bool) -> Result<Exit> {
         }
         SimAction::Run(update) => {
             let req = update.request(true)?;
-            let cfg = EngineConfig { owner: "simulator".to_string(), ..EngineConfig::default() };
+            let cfg = EngineConfig {
+                owner: "simulator".to_string(),
+                ..EngineConfig::default()
+            };
             let mut printer = StepPrinter::new(as_json);
             let run = sim.run_with(&req, &cfg, &mut printer);
             printer.finish();
@@ -104,8 +110,13 @@ pub fn run(args: &SimulateArgs, as_json: bool) -> Result<Exit> {
                 }
                 print!("{}", render::view_text(&cluster));
                 match &run.violation {
-                    None => println!("invariants: all held over {steps} steps (seed {})", run.seed),
-                    Some(v) => println!("invariants: BROKEN: {v} (replay with --seed {})", run.seed),
+                    None => println!(
+                        "invariants: all held over {steps} steps (seed {})",
+                        run.seed
+                    ),
+                    Some(v) => {
+                        println!("invariants: BROKEN: {v} (replay with --seed {})", run.seed)
+                    }
                 }
             }
             Ok(if run.violation.is_some() {

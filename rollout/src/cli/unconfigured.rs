@@ -2,8 +2,8 @@
 //! message saying what to configure, so commands that need only the store still work.
 
 use cks_rollout::model::{
-    AffinityGroup, DiskOffering, Endpoint, EtcdMember, EvictionOutcome, NodeStatus, Pod, ReadyzCheck,
-    ServiceOffering, Vm, Volume,
+    AffinityGroup, DiskOffering, Endpoint, EtcdMember, EvictionOutcome, NodeStatus, Pod,
+    ReadyzCheck, ServiceOffering, Vm, Volume,
 };
 use cks_rollout::ports::{Cloud, Etcd, Kube, PortError, PortResult};
 
@@ -57,7 +57,13 @@ impl Kube for Unconfigured {
     fn get_node(&mut self, _: &Endpoint, _: &str) -> PortResult<Option<NodeStatus>> {
         self.fail()
     }
-    fn set_annotation(&mut self, _: &Endpoint, _: &str, _: &str, _: Option<&str>) -> PortResult<()> {
+    fn set_annotation(
+        &mut self,
+        _: &Endpoint,
+        _: &str,
+        _: &str,
+        _: Option<&str>,
+    ) -> PortResult<()> {
         self.fail()
     }
     fn set_unschedulable(&mut self, _: &Endpoint, _: &str, _: bool) -> PortResult<()> {

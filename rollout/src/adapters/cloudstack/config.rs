@@ -39,6 +39,10 @@ pub const ENV_SECRET: &str = "CLOUDSTACK_SECRET";
 pub const ENV_CONFIG: &str = "CLOUDSTACK_CONFIG";
 /// The environment variable naming the INI section (default `cloudstack`).
 pub const ENV_REGION: &str = "CLOUDSTACK_REGION";
+/// The environment variable with the seconds between two job polls (default 2).
+pub const ENV_POLL_INTERVAL: &str = "CLOUDSTACK_POLL_INTERVAL";
+/// The environment variable with the seconds an async job may take (default 1800).
+pub const ENV_JOB_TIMEOUT: &str = "CLOUDSTACK_JOB_TIMEOUT";
 
 impl CloudStackConfig {
     /// A configuration with default timeouts (30 s per request, 30 min per job, 2 s between polls,

@@ -24,6 +24,14 @@ pub enum CloudStackError {
         "no CloudStack credentials: set CLOUDSTACK_ENDPOINT, CLOUDSTACK_KEY and CLOUDSTACK_SECRET, or CLOUDSTACK_CONFIG to an INI file with endpoint, key and secret"
     )]
     NoCredentials,
+    /// A setting from the environment is not a number of seconds.
+    #[error("{name}={value:?} is not a number of seconds; set it to e.g. 2 or 0.5")]
+    BadSetting {
+        /// The variable.
+        name: String,
+        /// Its value.
+        value: String,
+    },
     /// The config file could not be read.
     #[error("reading the CloudStack config file {path}: {source}")]
     ConfigRead {
