@@ -156,11 +156,15 @@ fn simulate_plan_json_and_a_failing_run_exit_codes() {
 }
 
 fn live(c: &Cluster, command: &str) -> Command {
+    live_at(c, command, &c.store_path)
+}
+
+fn live_at(c: &Cluster, command: &str, store: &std::path::Path) -> Command {
     let mut cmd = bin();
     cmd.arg(command)
         .args(["--cluster-id", &c.cluster_id])
         .arg("--store")
-        .arg(&c.store_path)
+        .arg(store)
         .arg("--kubeconfig")
         .arg(&c.kubeconfig)
         .env("CLOUDSTACK_ENDPOINT", &c.cloud_endpoint)
@@ -249,4 +253,41 @@ fn two_run_processes_on_one_store_exactly_one_wins_updating() {
     assert!(scan.status.success(), "{}", text(&scan));
     assert!(text(&scan).contains("NotUpdating"), "{}", text(&scan));
     let _ = CONTROL;
+}
+
+#[test]
+fn status_imports_a_new_cluster_from_cloudstack_and_refuses_without_credentials() {
+    let c = cluster();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let fresh = dir.path().join("fresh.db");
+    let out = live_at(&c, "status", &fresh)
+        .arg("--json")
+        .output()
+        .expect("runs");
+    assert!(out.status.success(), "{}", text(&out));
+    let view: Value = serde_json::from_slice(&out.stdout).expect("JSON view");
+    assert_eq!(view["state"], "Running");
+    assert_eq!(view["cores"], 18, "9 VMs of 2 cores");
+    let imported = cks_rollout::adapters::store::SqliteStore::open(&fresh)
+        .expect("store")
+        .get(&c.cluster_id)
+        .expect("record");
+    assert_eq!(
+        (
+            imported.control_count,
+            imported.worker_count,
+            imported.etcd_count
+        ),
+        (3, 6, 0)
+    );
+    assert_eq!(imported.service_offering_id, c.small);
+
+    let missing = dir.path().join("missing.db");
+    let out = live_at(&c, "status", &missing)
+        .env_remove("CLOUDSTACK_ENDPOINT")
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out).contains("CLOUDSTACK_ENDPOINT"), "{}", text(&out));
+    assert!(!missing.exists(), "nothing is left behind");
 }

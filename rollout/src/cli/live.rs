@@ -97,8 +97,6 @@ impl LivePorts {
     /// Opens the store and connects what the options and environment allow; the rest answers
     /// every call with what to configure.
     pub fn connect(args: &LiveArgs) -> Result<Self> {
-        let mut store = SqliteStore::open(&args.store)
-            .with_context(|| format!("opening the cluster store {}", args.store.display()))?;
         let cloud_client = match CloudStackConfig::from_env() {
             Ok(config) => {
                 Some(CloudStackClient::new(config).context("setting up the CloudStack client")?)
@@ -108,6 +106,15 @@ impl LivePorts {
                 None
             }
         };
+        if !args.store.exists() && cloud_client.is_none() {
+            anyhow::bail!(
+                "the cluster store {} does not exist and CloudStack is not configured to import cluster {} into it: set CLOUDSTACK_ENDPOINT, CLOUDSTACK_KEY and CLOUDSTACK_SECRET, or pass --store with an existing store",
+                args.store.display(),
+                args.cluster_id
+            );
+        }
+        let mut store = SqliteStore::open(&args.store)
+            .with_context(|| format!("opening the cluster store {}", args.store.display()))?;
         if store.get(&args.cluster_id).is_err() {
             let client = cloud_client.as_ref().with_context(|| {
                 format!(
