@@ -67,6 +67,13 @@ fn offerings(to: &str, max_unavailable: i64) -> UpdateRequest {
 #[test]
 fn a_rollout_restarts_every_node_onto_the_new_offering_and_ends_running() {
     let mut c = cluster();
+    // As on a real cluster: a stopped node still shows its old Ready until it boots, and a
+    // booted kubelet takes a while to report Ready with the new boot ID.
+    {
+        let mut kube = c.kube.lock();
+        kube.stale_ready = true;
+        kube.boot_delay = Duration::from_millis(150);
+    }
     let boots: BTreeMap<String, String> = CONTROL
         .iter()
         .chain(WORKERS.iter())
