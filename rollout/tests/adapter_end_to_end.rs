@@ -1,6 +1,8 @@
 //! The engine on the real adapters: a 3-control, 6-worker cluster in the CloudStack and
 //! Kubernetes fakes (sharing one world, so a VM restart reboots its node with a new boot ID),
 //! a real 3-member etcd named after the control nodes, the SQLite store and the system clock.
+//! The kubeconfig points at the first control node, so while it restarts the engine must go
+//! through another control node's API server.
 //! One rollout finishes Running with every node up to date; one whose drain a budget blocks
 //! finishes Alert with `lasterror` naming the pod and the budget.
 

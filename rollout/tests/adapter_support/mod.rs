@@ -93,7 +93,9 @@ pub fn cluster() -> Cluster {
     let cloud_port = CloudStackCloud::new(CloudStackClient::new(config).expect("client"));
 
     let dir = tempfile::tempdir().expect("temp dir");
-    let lb = KubeApiFake::start(kube.clone(), None).expect("cluster endpoint");
+    // The kubeconfig's endpoint is the first control node's API server, as CKS writes it: while
+    // that node restarts, only the other control nodes answer.
+    let lb = KubeApiFake::start(kube.clone(), Some(CONTROL[0])).expect("cluster endpoint");
     let mut apis = Vec::new();
     let mut control = BTreeMap::new();
     for name in CONTROL {
