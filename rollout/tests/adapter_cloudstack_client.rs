@@ -173,3 +173,30 @@ fn a_failed_job_and_a_job_past_its_timeout_are_errors() {
         .expect_err("the job never finishes");
     assert!(matches!(err, CloudStackError::JobTimeout { .. }), "{err}");
 }
+
+#[test]
+fn scale_changes_a_running_vm_and_refuses_a_stopped_one() {
+    let s = setup();
+    let c = client(&s, "the-secret-key");
+    let vm = s.cloud.vm_named("k1-node-2").expect("vm");
+    let result = c.scale_vm(&vm.id, &s.big).expect("scaleVirtualMachine");
+    assert_eq!(
+        result["virtualmachine"]["serviceofferingid"],
+        s.big.as_str()
+    );
+    assert_eq!(
+        s.cloud
+            .vm_named("k1-node-2")
+            .expect("vm")
+            .service_offering_id,
+        s.big
+    );
+    c.stop_vm(&vm.id).expect("stop");
+    let err = c
+        .scale_vm(&vm.id, &s.big)
+        .expect_err("a stopped VM does not scale live");
+    assert!(
+        matches!(err, CloudStackError::Api { code: 431, .. }),
+        "{err}"
+    );
+}
