@@ -310,3 +310,44 @@ fn running_again_resumes_and_uncordons_a_node_that_came_back_after_the_last_run(
         "a clean resume clears lasterror"
     );
 }
+
+#[test]
+fn a_resumed_node_already_restarted_and_changed_is_waited_for_not_restarted() {
+    let mut spec = cluster(3, 0, 3);
+    spec.faults.push(Fault::NeverReady { node: "w-1".into() });
+    let sim = Simulation::new(&spec, 9).expect("simulable");
+    let req = offerings(&[("worker", "medium")]);
+    run_ok(&sim, &req);
+    {
+        // The kubelet is fixed and comes up 30 s after the next run starts.
+        let mut w = sim.world_mut();
+        let at = w.now + Duration::from_secs(30);
+        let v = w.vms.get_mut("w-1").expect("w-1");
+        v.never_ready = false;
+        v.booted = false;
+        v.boot_done_at = Some(at);
+    }
+    let run = run_ok(
+        &sim,
+        &cks_rollout::engine::UpdateRequest {
+            rollout: true,
+            ..Default::default()
+        },
+    );
+    let r = report(&run);
+    assert_eq!(r.run.plan.phases[0].batches[0].nodes[0].node, "w-1");
+    let w = sim.world();
+    assert_eq!(w.vms["w-1"].engine_stops, 1, "not restarted again");
+    assert_eq!(
+        w.record.state,
+        ClusterState::Running,
+        "{}",
+        run.failure_report()
+    );
+    assert!(
+        w.vms["w-1"]
+            .node
+            .as_ref()
+            .is_some_and(|n| !n.unschedulable && n.annotations.is_empty())
+    );
+}

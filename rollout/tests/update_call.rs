@@ -410,3 +410,51 @@ fn the_cluster_view_shows_sizes_out_of_date_counts_and_last_error() {
     let json = serde_json::to_value(&view).expect("serialisable");
     assert!(json.get("controlnodesoutofdate").is_some());
 }
+
+#[test]
+fn a_state_changed_by_another_operation_before_the_compare_and_set_is_refused() {
+    let spec = cluster(3, 0, 3);
+    let probe = Simulation::new(&spec, 1).expect("simulable");
+    let req = offerings(&[("worker", "medium")]);
+    probe.update(&req, &cfg(), &mut NoProgress).expect("rolls");
+    let cas = probe
+        .world()
+        .trace
+        .iter()
+        .find(|l| l.contains("store.cas(Running -> Updating)"))
+        .and_then(|l| {
+            l.trim_start_matches('#')
+                .split(' ')
+                .next()?
+                .parse::<u64>()
+                .ok()
+        })
+        .expect("a CAS step");
+    let mut spec = spec.clone();
+    spec.faults.push(Fault::SetState {
+        at_step: cas,
+        state: ClusterState::Scaling,
+    });
+    let s = Simulation::new(&spec, 1).expect("simulable");
+    let err = s
+        .update(&req, &cfg(), &mut NoProgress)
+        .expect_err("lost the race");
+    assert!(
+        matches!(
+            err,
+            UpdateError::Concurrent {
+                expected: ClusterState::Running,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    let w = s.world();
+    assert_eq!(
+        w.record.state,
+        ClusterState::Scaling,
+        "the other operation keeps the cluster"
+    );
+    assert!(w.vms.values().all(|v| v.engine_stops == 0));
+    assert!(w.record.settings.is_empty(), "nothing stored");
+}

@@ -1,27 +1,28 @@
 //! One batch: preflight, annotate and cordon, drain, change while stopped, start, verify,
 //! uncordon.
 
-use super::observe::{Snapshot, observe_cloud, observe_live};
-use super::outdated::{Change, capacity_matches, changes_for, dedication_ids};
+use super::observe::{Snapshot, observe_cloud};
+use super::outdated::{Change, changes_for, dedication_ids};
 use super::plan::{Batch, is_finished};
-use super::preflight::{Verdict, is_member_type, preflight};
+use super::preflight::{Verdict, preflight};
 use super::progress::StepKind;
 use super::run::Runner;
 use super::safety::quorum;
 use crate::model::{Endpoint, MemberHealth, NodeType, ROLLOUT_ANNOTATION, ReadyzCheck, VmState};
-use std::time::Duration;
 
 /// A node of the batch as the engine tracks it.
 #[derive(Debug, Clone)]
-struct Work {
-    node: String,
-    vm_id: String,
+pub(super) struct Work {
+    pub(super) node: String,
+    pub(super) vm_id: String,
     /// Boot ID before the restart (None: not a Kubernetes node, or never registered).
-    old_boot: Option<String>,
+    pub(super) old_boot: Option<String>,
     /// True when the engine annotated it (and so may uncordon it).
-    ours: bool,
+    pub(super) ours: bool,
     /// True once the engine stopped its VM (or found it stopped).
-    went_down: bool,
+    pub(super) went_down: bool,
+    /// True when an earlier run already restarted and changed it: only verify.
+    pub(super) verify_only: bool,
 }
 
 impl Runner<'_, '_> {
@@ -69,7 +70,7 @@ impl Runner<'_, '_> {
         } else {
             Vec::new()
         };
-        let ep = snap.endpoint_avoiding(&avoid);
+        let mut ep = snap.endpoint_avoiding(&avoid);
         let mut work = Vec::new();
         for name in &names {
             work.push(self.mark(n, t, &snap, &ep, name)?);
@@ -94,7 +95,7 @@ impl Runner<'_, '_> {
         }
         for i in 0..work.len() {
             if !work[i].went_down
-                && let Err(e) = self.recheck(t, &work[i].node, &ep)
+                && let Err(e) = self.recheck(t, &snap, &avoid, &work[i].node, &mut ep)
             {
                 for w in work.iter().filter(|w| w.ours && !w.went_down) {
                     let _ = self.uncordon_ours(&ep, &w.node);
@@ -142,6 +143,7 @@ impl Runner<'_, '_> {
             old_boot: None,
             ours: false,
             went_down: stopped,
+            verify_only: false,
         };
         if t == NodeType::Etcd {
             return Ok(w);
@@ -158,8 +160,27 @@ impl Runner<'_, '_> {
         match node.rollout_boot_id() {
             Some(old) => {
                 w.ours = true;
+                let differs = !changes_for(
+                    &snap.record,
+                    vm,
+                    &snap.volumes,
+                    &dedication_ids(&snap.groups),
+                )
+                .is_empty();
                 if stopped || old == node.boot_id {
                     w.old_boot = Some(old.to_string());
+                } else if !differs {
+                    // Restarted and changed by an earlier run, not yet Ready: only verify it.
+                    w.old_boot = Some(old.to_string());
+                    w.went_down = true;
+                    w.verify_only = true;
+                    self.emit(
+                        Some(n),
+                        Some(name),
+                        StepKind::Verify,
+                        "restarted by an earlier run: waiting for it",
+                    );
+                    return Ok(w);
                 } else {
                     // Rebooted since it was annotated but not yet changed: record this boot.
                     self.ports
@@ -210,14 +231,36 @@ impl Runner<'_, '_> {
 
     /// Just before stopping a control or etcd node: another API server still serves and the
     /// other etcd members still have quorum.
-    fn recheck(&mut self, t: NodeType, node: &str, ep: &Endpoint) -> Result<(), String> {
+    /// For a control node, `ep` moves to another control node if the chosen one stopped serving.
+    fn recheck(
+        &mut self,
+        t: NodeType,
+        snap: &Snapshot,
+        avoid: &[String],
+        node: &str,
+        ep: &mut Endpoint,
+    ) -> Result<(), String> {
         if t == NodeType::Worker {
             return Ok(());
         }
         if t == NodeType::Control && self.ports.kube.readyz(ep, ReadyzCheck::All) != Ok(true) {
-            return Err(format!(
-                "no other control node serves the API before stopping {node}"
-            ));
+            let others: Vec<Endpoint> = snap
+                .vms_of(NodeType::Control)
+                .filter(|v| !avoid.contains(&v.node_name) && v.state == VmState::Running)
+                .map(|v| Endpoint::Control(v.node_name.clone()))
+                .filter(|e| e != ep)
+                .collect();
+            let serving = others
+                .into_iter()
+                .find(|e| self.ports.kube.readyz(e, ReadyzCheck::All) == Ok(true));
+            match serving {
+                Some(e) => *ep = e,
+                None => {
+                    return Err(format!(
+                        "no other control node serves the API before stopping {node}"
+                    ));
+                }
+            }
         }
         let members = self
             .ports
@@ -241,6 +284,9 @@ impl Runner<'_, '_> {
 
     /// Stop (if running), apply every change while stopped, start.
     fn change(&mut self, n: usize, w: &mut Work) -> Result<(), String> {
+        if w.verify_only {
+            return Ok(());
+        }
         let name = w.node.clone();
         let vm_id = w.vm_id.clone();
         if !w.went_down {
@@ -318,121 +364,4 @@ impl Runner<'_, '_> {
         }
         Ok(())
     }
-
-    /// Wait until every node is Running, up to date, Ready with a new boot ID and the capacity
-    /// of its offering (etcd nodes: member healthy).
-    fn verify(
-        &mut self,
-        n: usize,
-        t: NodeType,
-        work: &mut [Work],
-        ep: &Endpoint,
-        deadline: Duration,
-    ) -> Result<(), String> {
-        let mut pending: Vec<usize> = (0..work.len()).collect();
-        let mut ep = ep.clone();
-        loop {
-            let mut why = Vec::new();
-            match observe_cloud(self.ports, &self.cluster) {
-                Err(e) => why.push(e.to_string()),
-                Ok(mut snap) => {
-                    observe_live(self.ports, &mut snap);
-                    if !snap
-                        .api_up
-                        .iter()
-                        .any(|a| matches!(&ep, Endpoint::Control(c) if c == a))
-                    {
-                        let avoid: Vec<String> = if t == NodeType::Control {
-                            work.iter().map(|w| w.node.clone()).collect()
-                        } else {
-                            Vec::new()
-                        };
-                        ep = snap.endpoint_avoiding(&avoid);
-                    }
-                    let mut still = Vec::new();
-                    for &i in &pending {
-                        match node_verdict(&snap, t, &work[i]) {
-                            Ok(()) => {
-                                self.emit(
-                                    Some(n),
-                                    Some(&work[i].node),
-                                    StepKind::Verify,
-                                    "up to date, Ready with a new boot ID",
-                                );
-                            }
-                            Err(e) => {
-                                why.push(e);
-                                still.push(i);
-                            }
-                        }
-                    }
-                    pending = still;
-                }
-            }
-            if pending.is_empty() {
-                return Ok(());
-            }
-            if self.ports.clock.now() >= deadline {
-                return Err(format!(
-                    "batch {n}: not verified within {} s: {}",
-                    self.cfg.batch_timeout.as_secs(),
-                    why.join("; ")
-                ));
-            }
-            self.pause()?;
-        }
-    }
-}
-
-fn node_verdict(snap: &Snapshot, t: NodeType, w: &Work) -> Result<(), String> {
-    let name = &w.node;
-    let vm = snap
-        .vm_by_node(name)
-        .ok_or_else(|| format!("VM of {name} is gone"))?;
-    if vm.state != VmState::Running {
-        return Err(format!("VM of {name} is {:?}", vm.state));
-    }
-    let dedication = dedication_ids(&snap.groups);
-    let left = changes_for(&snap.record, vm, &snap.volumes, &dedication);
-    if !left.is_empty() {
-        return Err(format!("VM of {name} still differs: {left:?}"));
-    }
-    if is_member_type(snap, t) {
-        let healthy = snap
-            .members
-            .iter()
-            .any(|m| &m.name == name && m.health == MemberHealth::Healthy);
-        if !healthy {
-            return Err(format!("etcd member {name} is not healthy"));
-        }
-    }
-    if t == NodeType::Etcd {
-        return Ok(());
-    }
-    let node = snap
-        .node(name)
-        .ok_or_else(|| format!("node {name} not reported by the API"))?;
-    if !node.is_ready() {
-        return Err(format!("node {name} is not Ready"));
-    }
-    if w.old_boot.as_deref() == Some(node.boot_id.as_str()) {
-        return Err(format!(
-            "node {name} still reports the boot ID {} from before the restart",
-            node.boot_id
-        ));
-    }
-    let offering = snap
-        .offering(&vm.service_offering_id)
-        .ok_or_else(|| format!("offering {} of {name} not listed", vm.service_offering_id))?;
-    if !capacity_matches(offering, node) {
-        return Err(format!(
-            "node {name} reports {} CPU / {} KiB, offering {} has {} CPU / {} MiB",
-            node.capacity_cpu,
-            node.capacity_memory_kib,
-            offering.name,
-            offering.cpu_cores,
-            offering.memory_mb
-        ));
-    }
-    Ok(())
 }

@@ -15,6 +15,7 @@ mod run;
 pub mod safety;
 mod update;
 pub mod validate;
+mod verify;
 mod view;
 
 pub use config::{DEFAULT_BATCH_TIMEOUT, EngineConfig};

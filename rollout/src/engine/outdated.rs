@@ -118,3 +118,140 @@ pub fn capacity_matches(offering: &ServiceOffering, node: &NodeStatus) -> bool {
         && node.capacity_memory_kib <= want_kib
         && node.capacity_memory_kib * 100 >= want_kib * MEMORY_CAPACITY_MIN_PERCENT
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{ClusterState, NodeType, NodeTypeSettings, VmState};
+
+    fn record(settings: NodeTypeSettings) -> ClusterRecord {
+        ClusterRecord {
+            id: "c".into(),
+            name: "c".into(),
+            state: ClusterState::Running,
+            service_offering_id: "small".into(),
+            control_count: 3,
+            worker_count: 1,
+            etcd_count: 0,
+            settings: [(NodeType::Worker, settings)].into_iter().collect(),
+            cores: 0,
+            memory_mb: 0,
+            cancel: false,
+            last_error: None,
+            lease: None,
+        }
+    }
+
+    fn vm(offering: &str, groups: &[&str]) -> Vm {
+        Vm {
+            id: "vm-1".into(),
+            name: "w-1".into(),
+            node_name: "w-1".into(),
+            node_type: NodeType::Worker,
+            state: VmState::Running,
+            service_offering_id: offering.into(),
+            affinity_group_ids: groups.iter().map(|g| g.to_string()).collect(),
+        }
+    }
+
+    fn root(size_gb: u64) -> Vec<Volume> {
+        vec![Volume {
+            id: "vol-1".into(),
+            vm_id: "vm-1".into(),
+            kind: VolumeKind::Root,
+            size_gb,
+            disk_offering_id: None,
+        }]
+    }
+
+    fn dedicated() -> BTreeSet<String> {
+        ["ag-ded".to_string()].into_iter().collect()
+    }
+
+    #[test]
+    fn a_node_with_another_offering_is_out_of_date() {
+        let r = record(NodeTypeSettings {
+            offering_id: Some("medium".into()),
+            ..Default::default()
+        });
+        let c = changes_for(&r, &vm("small", &[]), &root(20), &dedicated());
+        assert_eq!(
+            c,
+            vec![Change::Offering {
+                from: "small".into(),
+                to: "medium".into()
+            }]
+        );
+        let none = record(NodeTypeSettings::default());
+        assert!(changes_for(&none, &vm("small", &[]), &root(20), &dedicated()).is_empty());
+        assert!(!changes_for(&none, &vm("large", &[]), &root(20), &dedicated()).is_empty());
+    }
+
+    #[test]
+    fn only_a_smaller_root_disk_is_out_of_date() {
+        let r = record(NodeTypeSettings {
+            offering_id: Some("small".into()),
+            root_disk_size_gb: Some(30),
+            ..Default::default()
+        });
+        assert_eq!(
+            changes_for(&r, &vm("small", &[]), &root(20), &dedicated()).len(),
+            1
+        );
+        assert!(changes_for(&r, &vm("small", &[]), &root(30), &dedicated()).is_empty());
+        assert!(changes_for(&r, &vm("small", &[]), &root(50), &dedicated()).is_empty());
+    }
+
+    #[test]
+    fn groups_are_compared_without_dedication_groups_which_are_kept() {
+        let r = record(NodeTypeSettings {
+            offering_id: Some("small".into()),
+            affinity_group_ids: Some(vec!["ag-1".into()]),
+            ..Default::default()
+        });
+        let same = vm("small", &["ag-1", "ag-ded"]);
+        assert!(changes_for(&r, &same, &root(20), &dedicated()).is_empty());
+        let other = vm("small", &["ag-2", "ag-ded"]);
+        assert_eq!(
+            changes_for(&r, &other, &root(20), &dedicated()),
+            vec![Change::AffinityGroups {
+                from: vec!["ag-2".into()],
+                to: vec!["ag-1".into(), "ag-ded".into()]
+            }]
+        );
+    }
+
+    #[test]
+    fn a_type_without_recorded_groups_leaves_groups_as_they_are() {
+        let r = record(NodeTypeSettings {
+            offering_id: Some("small".into()),
+            ..Default::default()
+        });
+        assert!(changes_for(&r, &vm("small", &["ag-7"]), &root(20), &dedicated()).is_empty());
+    }
+
+    #[test]
+    fn capacity_must_match_the_offering() {
+        let o = ServiceOffering {
+            id: "m".into(),
+            name: "m".into(),
+            cpu_cores: 4,
+            memory_mb: 8192,
+        };
+        let node = |cpu, kib| NodeStatus {
+            name: "w-1".into(),
+            ready: crate::model::Readiness::True,
+            boot_id: "b".into(),
+            capacity_cpu: cpu,
+            capacity_memory_kib: kib,
+            unschedulable: false,
+            annotations: Default::default(),
+        };
+        assert!(capacity_matches(&o, &node(4, 8192 * 1024 * 97 / 100)));
+        assert!(
+            !capacity_matches(&o, &node(2, 8192 * 1024 * 97 / 100)),
+            "old CPU count"
+        );
+        assert!(!capacity_matches(&o, &node(4, 4096 * 1024)), "old memory");
+    }
+}

@@ -107,3 +107,130 @@ pub fn preflight(snap: &Snapshot, t: NodeType, batch: &[String]) -> Verdict {
         Verdict::Fail { reasons }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{
+        ClusterRecord, ClusterState, EtcdMember, NodeStatus, Readiness, Vm, VmState,
+    };
+    use std::collections::BTreeSet;
+
+    fn snapshot(health: &[MemberHealth]) -> Snapshot {
+        let names: Vec<String> = (1..=health.len()).map(|i| format!("c-{i}")).collect();
+        Snapshot {
+            record: ClusterRecord {
+                id: "k".into(),
+                name: "k".into(),
+                state: ClusterState::Running,
+                service_offering_id: "small".into(),
+                control_count: health.len() as u32,
+                worker_count: 0,
+                etcd_count: 0,
+                settings: Default::default(),
+                cores: 0,
+                memory_mb: 0,
+                cancel: false,
+                last_error: None,
+                lease: None,
+            },
+            vms: names
+                .iter()
+                .map(|n| Vm {
+                    id: format!("vm-{n}"),
+                    name: n.clone(),
+                    node_name: n.clone(),
+                    node_type: NodeType::Control,
+                    state: VmState::Running,
+                    service_offering_id: "small".into(),
+                    affinity_group_ids: vec![],
+                })
+                .collect(),
+            volumes: vec![],
+            nodes: names
+                .iter()
+                .map(|n| NodeStatus {
+                    name: n.clone(),
+                    ready: Readiness::True,
+                    boot_id: "b".into(),
+                    capacity_cpu: 2,
+                    capacity_memory_kib: 0,
+                    unschedulable: false,
+                    annotations: Default::default(),
+                })
+                .collect(),
+            nodes_known: true,
+            members: names
+                .iter()
+                .zip(health)
+                .map(|(n, h)| EtcdMember {
+                    name: n.clone(),
+                    client_url: String::new(),
+                    health: *h,
+                    learner: false,
+                })
+                .collect(),
+            api_up: names.iter().cloned().collect::<BTreeSet<_>>(),
+            etcd_ready: true,
+            offerings: vec![],
+            disk_offerings: vec![],
+            groups: vec![],
+        }
+    }
+
+    use MemberHealth::{Healthy, Unhealthy, Unknown};
+
+    #[test]
+    fn a_quorum_of_the_other_members_must_be_healthy_and_unknown_counts_as_unhealthy() {
+        let c1 = ["c-1".to_string()];
+        assert_eq!(
+            preflight(
+                &snapshot(&[Healthy, Healthy, Healthy]),
+                NodeType::Control,
+                &c1
+            ),
+            Verdict::Pass
+        );
+        for other in [Unhealthy, Unknown] {
+            let v = preflight(
+                &snapshot(&[Healthy, Healthy, other]),
+                NodeType::Control,
+                &c1,
+            );
+            assert!(!v.allows(), "{other:?} must count as unhealthy: {v:?}");
+        }
+        // 5 members: 3 of the 4 others healthy is a quorum (3 of 5).
+        let five = snapshot(&[Healthy, Healthy, Healthy, Healthy, Unknown]);
+        assert_eq!(preflight(&five, NodeType::Control, &c1), Verdict::Pass);
+        let two_down = snapshot(&[Healthy, Healthy, Healthy, Unknown, Unhealthy]);
+        assert!(!preflight(&two_down, NodeType::Control, &c1).allows());
+    }
+
+    #[test]
+    fn a_learner_blocks_and_so_does_etcd_not_ready() {
+        let c1 = ["c-1".to_string()];
+        let mut s = snapshot(&[Healthy, Healthy, Healthy]);
+        s.members[2].learner = true;
+        assert!(!preflight(&s, NodeType::Control, &c1).allows());
+        let mut s = snapshot(&[Healthy, Healthy, Healthy]);
+        s.etcd_ready = false;
+        assert!(!preflight(&s, NodeType::Control, &c1).allows());
+    }
+
+    #[test]
+    fn every_other_vm_running_and_node_ready_and_an_already_stopped_batch_passes() {
+        let c1 = ["c-1".to_string()];
+        let mut s = snapshot(&[Healthy, Healthy, Healthy, Healthy, Healthy]);
+        s.nodes[3].ready = Readiness::Unknown;
+        let Verdict::Fail { reasons } = preflight(&s, NodeType::Control, &c1) else {
+            panic!("a NotReady node fails the preflight")
+        };
+        assert!(
+            reasons.iter().any(|r| r.contains("c-4 is not Ready")),
+            "{reasons:?}"
+        );
+        let mut s = snapshot(&[Unknown, Healthy, Healthy]);
+        s.vms[0].state = VmState::Stopped;
+        assert_eq!(preflight(&s, NodeType::Control, &c1), Verdict::AlreadyDown);
+    }
+}

@@ -23,17 +23,20 @@
 //! assert_eq!(sim.world().record.state, cks_rollout::model::ClusterState::Running);
 //! ```
 
+mod faults;
 mod invariants;
+mod pods;
 mod ports;
 pub mod random;
+mod record;
+mod signature;
 mod spec;
 mod world;
 
 pub use ports::SimHandle;
+pub use signature::{Signature, VmSignature};
 pub use spec::{ClusterSpec, Fault, NodeGroupSpec, NodeOverride, PdbSpec, PodSpec};
-pub use world::{
-    NODE_GRACE, Signature, SimNode, SimPod, SimVm, SpecError, VmSignature, World, reported_memory,
-};
+pub use world::{NODE_GRACE, SimNode, SimPod, SimVm, SpecError, World, reported_memory};
 
 use crate::engine::{
     EngineConfig, NoProgress, Progress, ReleaseOutcome, ScanOutcome, UpdateError, UpdateOutcome,

@@ -158,15 +158,22 @@ pub fn scenario(seed: u64) -> (ClusterSpec, UpdateRequest) {
         if t == "etcd" && etcd == 0 {
             continue;
         }
-        if rng.random_bool(0.6) {
+        // Types that cannot lose a node refuse new settings: ask for them now and then only.
+        let fragile = match t {
+            "control" => control == 1 || (etcd == 0 && control == 2),
+            "etcd" => etcd <= 2,
+            _ => false,
+        };
+        let p = if fragile { 0.1 } else { 1.0 };
+        if rng.random_bool(0.6 * p) {
             req.node_offerings
                 .insert(t.into(), pick(&mut rng, &offers).into());
         }
-        if rng.random_bool(0.3) {
+        if rng.random_bool(0.3 * p) {
             req.node_root_disk_sizes
                 .insert(t.into(), rng.random_range(20..=40));
         }
-        if rng.random_bool(0.2) {
+        if rng.random_bool(0.2 * p) {
             req.node_affinity_groups
                 .insert(t.into(), vec!["ag-1".into()]);
         }

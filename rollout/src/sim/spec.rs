@@ -254,6 +254,13 @@ pub enum Fault {
         /// Step.
         at_step: u64,
     },
+    /// Another operation moves the cluster to `state` at `at_step` (e.g. a scale starting).
+    SetState {
+        /// Step.
+        at_step: u64,
+        /// The new state.
+        state: ClusterState,
+    },
     /// Another engine instance takes the rollout lease at `at_step`.
     StealLease {
         /// Step.

@@ -3,7 +3,7 @@
 
 use super::spec::{ClusterSpec, Fault};
 use crate::engine::safety::quorum;
-use crate::model::{ClusterRecord, ClusterState, NodeType, Readiness, ServiceOffering, VmState};
+use crate::model::{ClusterRecord, NodeType, Readiness, ServiceOffering, VmState};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use std::collections::BTreeMap;
@@ -136,6 +136,8 @@ pub struct World {
     pub trace: Vec<String>,
     /// The first invariant violation.
     pub violation: Option<super::Violation>,
+    /// The engine's acts in the current step, for the invariants.
+    pub(crate) acts: Vec<super::record::Act>,
     /// Workers the engine may disrupt at a time.
     pub worker_budget: u32,
     /// The last phase the engine touched in this run.
@@ -144,7 +146,7 @@ pub struct World {
     pub health_seen: (BTreeMap<String, bool>, u64),
     /// Per control node: whether the engine last saw its API serving, and the step.
     pub api_seen: BTreeMap<String, (bool, u64)>,
-    boots: u64,
+    pub(super) boots: u64,
 }
 
 /// A description that cannot be simulated.
@@ -284,13 +286,14 @@ impl World {
                 .faults
                 .iter()
                 .map(|f| ArmedFault {
-                    left: fault_count(f),
+                    left: super::faults::fault_count(f),
                     fault: f.clone(),
                 })
                 .collect(),
             crashed: false,
             trace: Vec::new(),
             violation: None,
+            acts: Vec::new(),
             worker_budget: 1,
             phase: None,
             health_seen: (BTreeMap::new(), 0),
@@ -305,59 +308,7 @@ impl World {
         Ok(world)
     }
 
-    fn place_pods(&mut self, spec: &ClusterSpec) {
-        let workers: Vec<String> = self
-            .vms
-            .values()
-            .filter(|v| v.node_type == NodeType::Worker)
-            .map(|v| v.name.clone())
-            .collect();
-        let kube_nodes: Vec<String> = self
-            .vms
-            .values()
-            .filter(|v| v.node.is_some())
-            .map(|v| v.name.clone())
-            .collect();
-        let mut next = 0;
-        for p in &spec.pods {
-            if p.daemonset {
-                for (i, n) in kube_nodes.iter().enumerate() {
-                    self.pods.push(SimPod {
-                        namespace: p.namespace.clone(),
-                        name: format!("{}-ds-{i}", p.app),
-                        app: p.app.clone(),
-                        node: Some(n.clone()),
-                        daemonset: true,
-                    });
-                }
-                continue;
-            }
-            for i in 0..p.replicas {
-                let node = (!workers.is_empty()).then(|| workers[next % workers.len()].clone());
-                next += 1;
-                self.pods.push(SimPod {
-                    namespace: p.namespace.clone(),
-                    name: format!("{}-{i}", p.app),
-                    app: p.app.clone(),
-                    node,
-                    daemonset: false,
-                });
-            }
-        }
-    }
-
-    fn arm_node_faults(&mut self) {
-        for f in self.faults.clone() {
-            match &f.fault {
-                Fault::NeverReady { node } => self.with_vm(node, |v| v.never_ready = true),
-                Fault::StaleReady { node } => self.with_vm(node, |v| v.stale_ready = true),
-                Fault::StaleCapacity { node } => self.with_vm(node, |v| v.stale_capacity = true),
-                _ => {}
-            }
-        }
-    }
-
-    fn with_vm(&mut self, node: &str, f: impl FnOnce(&mut SimVm)) {
+    pub(super) fn with_vm(&mut self, node: &str, f: impl FnOnce(&mut SimVm)) {
         if let Some(v) = self.vms.get_mut(node) {
             f(v);
         }
@@ -415,65 +366,6 @@ impl World {
             .collect()
     }
 
-    /// Fire the step-scheduled faults of step `self.step`.
-    pub fn fire_faults(&mut self) {
-        let step = self.step;
-        for f in self.faults.clone() {
-            match f.fault {
-                Fault::EtcdUnhealthy {
-                    member,
-                    at_step,
-                    until_step,
-                } => {
-                    let on = step >= at_step && until_step.is_none_or(|u| step < u);
-                    self.with_vm(&member, |v| v.etcd_unhealthy = on);
-                }
-                Fault::ApiDown {
-                    node,
-                    at_step,
-                    until_step,
-                } => {
-                    let on = step >= at_step && until_step.is_none_or(|u| step < u);
-                    self.with_vm(&node, |v| v.api_down = on);
-                }
-                Fault::OutsideCordon { node, at_step } if at_step == step => {
-                    self.with_vm(&node, |v| {
-                        if let Some(n) = v.node.as_mut() {
-                            n.unschedulable = true;
-                        }
-                    });
-                }
-                Fault::OutsideUncordon { node, at_step } if at_step == step => {
-                    self.with_vm(&node, |v| {
-                        if let Some(n) = v.node.as_mut() {
-                            n.unschedulable = false;
-                        }
-                    });
-                }
-                Fault::Crash { at_step } if at_step == step => self.crashed = true,
-                Fault::Cancel { at_step } if at_step == step => self.record.cancel = true,
-                Fault::StealLease { at_step } if at_step == step => {
-                    self.record.lease = Some(crate::model::Lease {
-                        owner: "another-engine".to_string(),
-                        heartbeat_ms: self.now.as_millis() as u64,
-                    });
-                }
-                _ => {}
-            }
-        }
-    }
-
-    /// Consume one failure of a counted fault matching `pred`; true if one fired.
-    pub fn take_fault(&mut self, pred: impl Fn(&Fault) -> bool) -> bool {
-        for f in &mut self.faults {
-            if f.left > 0 && pred(&f.fault) {
-                f.left -= 1;
-                return true;
-            }
-        }
-        false
-    }
-
     /// Advance virtual time by `d`, applying what happens meanwhile.
     pub fn advance(&mut self, d: Duration) {
         self.now += d;
@@ -489,7 +381,7 @@ impl World {
     /// Apply time-driven changes: boots finishing, grace periods expiring, pods scheduling.
     pub fn tick(&mut self) {
         let now = self.now;
-        let offerings = self.offerings.clone();
+        let offerings = &self.offerings;
         for vm in self.vms.values_mut() {
             match vm.state {
                 VmState::Stopped => {
@@ -523,56 +415,6 @@ impl World {
         self.schedule_pending();
     }
 
-    fn schedulable(&self) -> Vec<String> {
-        self.vms
-            .values()
-            .filter(|v| v.node_type == NodeType::Worker)
-            .filter(|v| {
-                v.node
-                    .as_ref()
-                    .is_some_and(|n| !n.unschedulable && n.ready == Readiness::True)
-                    && v.state == VmState::Running
-            })
-            .map(|v| v.name.clone())
-            .collect()
-    }
-
-    fn schedule_pending(&mut self) {
-        let targets = self.schedulable();
-        if targets.is_empty() {
-            return;
-        }
-        for i in 0..self.pods.len() {
-            if self.pods[i].node.is_none() {
-                let load = |n: &String| {
-                    self.pods
-                        .iter()
-                        .filter(|p| p.node.as_ref() == Some(n))
-                        .count()
-                };
-                let best = targets.iter().min_by_key(|n| load(n)).cloned();
-                self.pods[i].node = best;
-            }
-        }
-    }
-
-    /// Pods of `app` that count as available (bound to a Running, Ready node).
-    pub fn available(&self, app: &str) -> u32 {
-        self.pods
-            .iter()
-            .filter(|p| p.app == app)
-            .filter(|p| {
-                p.node
-                    .as_ref()
-                    .and_then(|n| self.vms.get(n))
-                    .is_some_and(|v| {
-                        v.state == VmState::Running
-                            && v.node.as_ref().is_some_and(|n| n.ready == Readiness::True)
-                    })
-            })
-            .count() as u32
-    }
-
     /// Start `vm`: a new boot with a new boot ID, finishing after a random delay.
     pub fn boot(&mut self, name: &str) {
         self.boots += 1;
@@ -603,79 +445,4 @@ impl World {
 /// The memory capacity a booted node reports for `o` (the kernel keeps 3 %).
 pub fn reported_memory(o: &ServiceOffering) -> u64 {
     o.memory_mb * 1024 * 97 / 100
-}
-
-fn fault_count(f: &Fault) -> u32 {
-    match f {
-        Fault::StopFails { times, .. }
-        | Fault::StartFails { times, .. }
-        | Fault::ScaleFails { times, .. }
-        | Fault::ResizeFails { times, .. }
-        | Fault::AffinityFails { times, .. }
-        | Fault::PdbBlocks { times, .. } => *times,
-        Fault::SaveSettingsFails => 1,
-        _ => 0,
-    }
-}
-
-/// The state of the cluster that a rollout's result is judged by (boot IDs and timing aside).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Signature {
-    /// Cluster state, cores, memory, last error, settings.
-    pub record: (ClusterState, u64, u64, Option<String>, String),
-    /// Per VM.
-    pub vms: Vec<VmSignature>,
-}
-
-/// One VM's part of a [`Signature`].
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct VmSignature {
-    /// Node name.
-    pub name: String,
-    /// Power state.
-    pub state: String,
-    /// Offering id.
-    pub offering: String,
-    /// Affinity groups.
-    pub groups: Vec<String>,
-    /// Root disk (GB).
-    pub root_gb: u64,
-    /// Node cordoned.
-    pub unschedulable: bool,
-    /// Node carries annotations.
-    pub annotated: bool,
-    /// Node Ready.
-    pub ready: bool,
-}
-
-impl World {
-    /// This world's [`Signature`].
-    pub fn signature(&self) -> Signature {
-        Signature {
-            record: (
-                self.record.state,
-                self.record.cores,
-                self.record.memory_mb,
-                self.record.last_error.clone(),
-                format!("{:?}", self.record.settings),
-            ),
-            vms: self
-                .vms
-                .values()
-                .map(|v| {
-                    let n = v.node.as_ref();
-                    VmSignature {
-                        name: v.name.clone(),
-                        state: format!("{:?}", v.state),
-                        offering: v.offering.clone(),
-                        groups: v.groups.clone(),
-                        root_gb: v.root_gb,
-                        unschedulable: n.is_some_and(|n| n.unschedulable),
-                        annotated: n.is_some_and(|n| !n.annotations.is_empty()),
-                        ready: n.is_some_and(|n| n.ready == Readiness::True),
-                    }
-                })
-                .collect(),
-        }
-    }
 }
