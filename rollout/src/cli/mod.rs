@@ -124,7 +124,17 @@ fn run(cli: &Cli) -> Result<Exit> {
             let mut ports = LivePorts::connect(live)?;
             let req = args.request(true)?;
             let cfg = engine_config(live);
-            let mut printer = StepPrinter::new(cli.json);
+            let types = ports
+                .ports()
+                .cloud
+                .list_vms(&live.cluster_id)
+                .map(|vms| {
+                    vms.into_iter()
+                        .map(|v| (v.node_name, v.node_type))
+                        .collect()
+                })
+                .unwrap_or_default();
+            let mut printer = StepPrinter::new(cli.json, types);
             let outcome = update(
                 &mut ports.ports(),
                 &live.cluster_id,

@@ -5,7 +5,10 @@ use std::io::{IsTerminal, Write};
 
 use serde::Serialize;
 
+use std::collections::BTreeMap;
+
 use cks_rollout::engine::{ClusterView, Event, Plan, Progress, RolloutReport, StepKind, Verdict};
+use cks_rollout::model::NodeType;
 
 /// Prints `value` as pretty JSON on stdout.
 pub fn json<T: Serialize>(value: &T) -> anyhow::Result<()> {
@@ -142,14 +145,18 @@ pub fn report_text(report: &RolloutReport) -> String {
 pub struct StepPrinter {
     quiet: bool,
     terminal: bool,
+    types: BTreeMap<String, NodeType>,
+    phase: Option<NodeType>,
 }
 
 impl StepPrinter {
-    /// A printer; `json` silences it.
-    pub fn new(json: bool) -> Self {
+    /// A printer; `json` silences it. `types` gives each node's type, for the phase shown.
+    pub fn new(json: bool, types: BTreeMap<String, NodeType>) -> Self {
         StepPrinter {
             quiet: json,
             terminal: std::io::stderr().is_terminal(),
+            types,
+            phase: None,
         }
     }
 
@@ -165,6 +172,9 @@ impl Progress for StepPrinter {
     fn on_event(&mut self, e: &Event) {
         if self.quiet {
             return;
+        }
+        if let Some(t) = e.node.as_ref().and_then(|n| self.types.get(n)) {
+            self.phase = Some(*t);
         }
         let batch = e.batch.map(|b| format!("batch {b} ")).unwrap_or_default();
         let node = e
@@ -183,7 +193,11 @@ impl Progress for StepPrinter {
         }
         println!("{line}");
         if self.terminal && !matches!(e.step, StepKind::Release) {
-            eprint!("[{batch}{node}{:?}]", e.step);
+            let phase = self
+                .phase
+                .map(|p| format!("phase {p} "))
+                .unwrap_or_default();
+            eprint!("[{phase}{batch}{node}{:?}]", e.step);
             let _ = std::io::stderr().flush();
         }
     }

@@ -72,7 +72,13 @@ pub fn run(args: &SimulateArgs, as_json: bool) -> Result<Exit> {
                 owner: "simulator".to_string(),
                 ..EngineConfig::default()
             };
-            let mut printer = StepPrinter::new(as_json);
+            let types = sim
+                .world()
+                .vms
+                .values()
+                .map(|v| (v.name.clone(), v.node_type))
+                .collect();
+            let mut printer = StepPrinter::new(as_json, types);
             let run = sim.run_with(&req, &cfg, &mut printer);
             printer.finish();
             let steps = sim.world().step;
