@@ -37,6 +37,7 @@
 //! assert_eq!(report.run.done, ["w-1", "w-2", "w-3", "w-4"]);
 //! ```
 
+pub mod adapters;
 pub mod engine;
 pub mod model;
 pub mod ports;
