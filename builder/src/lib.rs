@@ -8,4 +8,5 @@ pub mod fetch;
 pub mod git;
 pub mod iso;
 pub mod progress;
+pub mod registry;
 pub mod retry;

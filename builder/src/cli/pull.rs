@@ -1,10 +1,104 @@
-//! `cks-iso pull`.
+//! `cks-iso pull`: pulls images by digest into `DIR/<tarball name>` exactly as a build does and
+//! prints `<ref>@sha256:<hex>` a line.
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use cks_builder::progress::NoProgress;
+use cks_builder::registry::{Arch, CredentialStore, ImageRequest, PullOptions, pull_images};
+use cks_builder::retry::RetryPolicy;
+use cks_pinning::image::{ImageRef, dedup};
 
 /// Flags of `cks-iso pull`.
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// Target architecture of the images (the ISO's, not this machine's): amd64 or arm64
+    /// (x86_64 and aarch64 are accepted too).
+    #[arg(long, default_value = "amd64", value_parser = clap::value_parser!(Arch))]
+    pub arch: Arch,
+    /// Pull REGISTRY's images from URL instead, keeping the original name in the tarball,
+    /// e.g. `registry.k8s.io=http://127.0.0.1:5000`. Repeatable.
+    #[arg(long = "registry-mirror", value_name = "REGISTRY=URL")]
+    pub registry_mirror: Vec<String>,
+    /// Allow plain HTTP for this registry or mirror (`host[:port]`). Repeatable.
+    #[arg(long = "insecure-registry", value_name = "HOST[:PORT]")]
+    pub insecure_registry: Vec<String>,
+    /// Images and blob transfers in flight at once.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=64))]
+    pub concurrency: u16,
+    /// Fail when a single-platform image is for another platform instead of leaving it out.
+    #[arg(long)]
+    pub strict_platforms: bool,
+    /// A docker `config.json` with credentials for private registries (default:
+    /// `$DOCKER_CONFIG/config.json` or `~/.docker/config.json` when present).
+    #[arg(long, value_name = "FILE")]
+    pub docker_config: Option<PathBuf>,
+    /// Keep blobs in this directory between runs (re-verified before reuse).
+    #[arg(long, value_name = "DIR")]
+    pub blob_cache: Option<PathBuf>,
+    /// Directory for the tarballs.
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// Images to pull, e.g. `registry.k8s.io/pause:3.10`.
+    #[arg(value_name = "REF", required = true)]
+    pub refs: Vec<String>,
+}
 
 /// Runs `cks-iso pull`.
-pub async fn run(_args: Args) -> anyhow::Result<()> {
-    anyhow::bail!("`cks-iso pull` is not available in this build yet")
+pub async fn run(args: Args) -> anyhow::Result<()> {
+    let images = args
+        .refs
+        .iter()
+        .map(|text| ImageRef::parse(text).with_context(|| format!("image argument `{text}`")))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let images = dedup(images);
+    let requests = ImageRequest::for_images(&images);
+    let mut options = PullOptions::new(args.arch);
+    options.mirrors = args.registry_mirror;
+    options.insecure = args.insecure_registry;
+    options.concurrency = usize::from(args.concurrency);
+    options.strict_platforms = args.strict_platforms;
+    options.retry = RetryPolicy::default();
+    options.blob_dir = args.blob_cache;
+    options.credentials = credentials(args.docker_config)?;
+    let report = pull_images(&requests, &args.out, &options, &NoProgress)
+        .await
+        .with_context(|| {
+            format!(
+                "pulling {} image(s) into {}",
+                requests.len(),
+                args.out.display()
+            )
+        })?;
+    for warning in &report.warnings {
+        eprintln!("cks-iso: warning: {warning}");
+    }
+    for image in &report.images {
+        println!("{}", image.pinned());
+    }
+    eprintln!(
+        "cks-iso: {} image(s) written, {} skipped; fetched {} bytes ({} unique), wrote {} bytes",
+        report.images.len(),
+        report.skipped.len(),
+        report.bytes_fetched,
+        report.unique_bytes,
+        report.bytes_written
+    );
+    Ok(())
+}
+
+fn credentials(explicit: Option<PathBuf>) -> anyhow::Result<CredentialStore> {
+    let path = match explicit {
+        Some(path) => path,
+        None => {
+            let dir = std::env::var_os("DOCKER_CONFIG")
+                .map(PathBuf::from)
+                .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".docker")));
+            match dir.map(|d| d.join("config.json")) {
+                Some(path) if path.is_file() => path,
+                _ => return Ok(CredentialStore::default()),
+            }
+        }
+    };
+    Ok(CredentialStore::from_docker_config(&path)?)
 }

@@ -1,0 +1,230 @@
+//! Registry credentials and the `WWW-Authenticate` challenge: parsing is pure, token fetching is
+//! done by the client.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use base64::Engine as _;
+
+use super::RegistryError;
+
+/// A user name and password (or token) for one registry. `Debug` never shows the secret.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Credentials {
+    /// The user name.
+    pub username: String,
+    /// The password or access token.
+    pub password: String,
+}
+
+impl std::fmt::Debug for Credentials {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Credentials")
+            .field("username", &self.username)
+            .field("password", &"<redacted>")
+            .finish()
+    }
+}
+
+/// Credentials by registry host (`registry.example.com`, `127.0.0.1:5000`, `docker.io`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CredentialStore {
+    by_host: BTreeMap<String, Credentials>,
+}
+
+impl CredentialStore {
+    /// Adds credentials for `host`.
+    pub fn insert(&mut self, host: &str, credentials: Credentials) {
+        self.by_host.insert(normalise_host(host), credentials);
+    }
+
+    /// The credentials for the first of `hosts` that has some.
+    pub fn get(&self, hosts: &[&str]) -> Option<&Credentials> {
+        hosts
+            .iter()
+            .find_map(|h| self.by_host.get(&normalise_host(h)))
+    }
+
+    /// Reads the `auths` of a docker `config.json` (`auth` = base64 `user:password`, or
+    /// `username` and `password`). Credential helpers are not run.
+    pub fn from_docker_config(path: &Path) -> Result<Self, RegistryError> {
+        let bad = |reason: String| RegistryError::DockerConfig {
+            path: path.to_path_buf(),
+            reason,
+        };
+        let text = std::fs::read_to_string(path).map_err(|e| bad(e.to_string()))?;
+        Self::parse_docker_config(&text).map_err(bad)
+    }
+
+    /// Parses the text of a docker `config.json`; the error never contains a secret.
+    pub fn parse_docker_config(text: &str) -> Result<Self, String> {
+        #[derive(serde::Deserialize)]
+        struct Config {
+            #[serde(default)]
+            auths: BTreeMap<String, Entry>,
+        }
+        #[derive(serde::Deserialize)]
+        struct Entry {
+            #[serde(default)]
+            auth: Option<String>,
+            #[serde(default)]
+            username: Option<String>,
+            #[serde(default)]
+            password: Option<String>,
+        }
+        // serde_json's error names a position, never the value, so it is safe to show.
+        let config: Config =
+            serde_json::from_str(text).map_err(|e| format!("not valid JSON: {e}"))?;
+        let mut store = CredentialStore::default();
+        for (host, entry) in config.auths {
+            let credentials = match (entry.auth, entry.username, entry.password) {
+                (Some(auth), _, _) if !auth.is_empty() => {
+                    let decoded = base64::engine::general_purpose::STANDARD
+                        .decode(auth.trim())
+                        .ok()
+                        .and_then(|b| String::from_utf8(b).ok())
+                        .ok_or_else(|| {
+                            format!("the `auth` of `{host}` is not base64 of user:password")
+                        })?;
+                    let (user, pass) = decoded
+                        .split_once(':')
+                        .ok_or_else(|| format!("the `auth` of `{host}` has no `:`"))?;
+                    Credentials {
+                        username: user.to_string(),
+                        password: pass.to_string(),
+                    }
+                }
+                (_, Some(username), Some(password)) => Credentials { username, password },
+                _ => continue,
+            };
+            store.insert(&host, credentials);
+        }
+        Ok(store)
+    }
+}
+
+/// `https://index.docker.io/v1/` → `docker.io`; `http://h:5000/x` → `h:5000`.
+fn normalise_host(host: &str) -> String {
+    let host = host.split_once("://").map_or(host, |(_, rest)| rest);
+    let host = host.split('/').next().unwrap_or_default();
+    match host {
+        "index.docker.io" | "registry-1.docker.io" | "registry.hub.docker.com" => {
+            "docker.io".to_string()
+        }
+        other => other.to_string(),
+    }
+}
+
+/// What a 401 asks for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Challenge {
+    /// `Basic realm="…"`.
+    Basic,
+    /// `Bearer realm="…",service="…",scope="…"`.
+    Bearer {
+        /// The token endpoint.
+        realm: String,
+        /// The `service` parameter, when given.
+        service: Option<String>,
+        /// The `scope` parameter, when given.
+        scope: Option<String>,
+    },
+}
+
+/// Parses a `WWW-Authenticate` value. Quoted values may hold commas
+/// (`scope="repository:a:pull,push"`).
+pub fn parse_challenge(header: &str) -> Option<Challenge> {
+    let header = header.trim();
+    let (scheme, rest) = header.split_once(' ').unwrap_or((header, ""));
+    let params = parse_params(rest);
+    match scheme.to_ascii_lowercase().as_str() {
+        "basic" => Some(Challenge::Basic),
+        "bearer" => Some(Challenge::Bearer {
+            realm: params.get("realm")?.clone(),
+            service: params.get("service").cloned(),
+            scope: params.get("scope").cloned(),
+        }),
+        _ => None,
+    }
+}
+
+fn parse_params(text: &str) -> BTreeMap<String, String> {
+    let mut params = BTreeMap::new();
+    let mut chars = text.chars().peekable();
+    loop {
+        while chars.peek().is_some_and(|c| *c == ',' || c.is_whitespace()) {
+            chars.next();
+        }
+        let key: String = chars.by_ref().take_while(|c| *c != '=').collect();
+        if key.is_empty() {
+            break;
+        }
+        let mut value = String::new();
+        if chars.peek() == Some(&'"') {
+            chars.next();
+            while let Some(c) = chars.next() {
+                match c {
+                    '\\' => value.extend(chars.next()),
+                    '"' => break,
+                    c => value.push(c),
+                }
+            }
+        } else {
+            while let Some(c) = chars.peek().copied() {
+                if c == ',' {
+                    break;
+                }
+                value.push(c);
+                chars.next();
+            }
+        }
+        params.insert(key.trim().to_ascii_lowercase(), value.trim().to_string());
+    }
+    params
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_bearer_with_a_comma_inside_the_scope() {
+        let c = parse_challenge(
+            r#"Bearer realm="http://127.0.0.1:5080/token",service="test-registry",scope="repository:a/b:pull,push""#,
+        );
+        assert_eq!(
+            c,
+            Some(Challenge::Bearer {
+                realm: "http://127.0.0.1:5080/token".into(),
+                service: Some("test-registry".into()),
+                scope: Some("repository:a/b:pull,push".into()),
+            })
+        );
+        assert_eq!(
+            parse_challenge(r#"Basic realm="basic-realm""#),
+            Some(Challenge::Basic)
+        );
+        assert_eq!(parse_challenge("Negotiate"), None);
+    }
+
+    #[test]
+    fn reads_docker_config_auths_and_never_shows_the_password() {
+        let auth = base64::engine::general_purpose::STANDARD.encode("alice:s3cret");
+        let text = format!(
+            r#"{{"auths":{{"https://index.docker.io/v1/":{{"auth":"{auth}"}},"127.0.0.1:5000":{{"username":"bob","password":"pw"}}}}}}"#
+        );
+        let store = CredentialStore::parse_docker_config(&text).expect("valid");
+        let hub = store.get(&["docker.io"]).expect("hub entry");
+        assert_eq!(hub.username, "alice");
+        assert!(!format!("{hub:?}").contains("s3cret"));
+        assert_eq!(
+            store
+                .get(&["x", "127.0.0.1:5000"])
+                .map(|c| c.username.as_str()),
+            Some("bob")
+        );
+        let err = CredentialStore::parse_docker_config(r#"{"auths":{"h":{"auth":"!!"}}}"#)
+            .expect_err("bad base64");
+        assert!(err.contains("`h`"), "{err}");
+    }
+}

@@ -1,0 +1,252 @@
+//! The tarball: an OCI image layout in an uncompressed tar that `ctr -n k8s.io image import`
+//! names after the full reference, byte-identical for the same image.
+//!
+//! Entry order is fixed (`oci-layout`, `index.json`, `blobs/`, `blobs/sha256/`, then blobs by
+//! digest), every mtime is 0, owners 0:0, files 0644 and directories 0755.
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use sha2::{Digest as _, Sha256};
+
+use super::RegistryError;
+
+/// The annotation containerd reads for the image name.
+pub const CONTAINERD_NAME: &str = "io.containerd.image.name";
+/// The OCI ref name annotation.
+pub const OCI_REF_NAME: &str = "org.opencontainers.image.ref.name";
+
+/// What goes into one tarball.
+#[derive(Debug, Clone)]
+pub struct LayoutContents {
+    /// The full normalised reference the image is imported as.
+    pub name: String,
+    /// Media type of the top object (the original index, or the manifest).
+    pub media_type: String,
+    /// Digest of the top object, as the registry served it.
+    pub digest: String,
+    /// Size of the top object.
+    pub size: u64,
+    /// Every blob to include (the top object too), by digest, with its file in the store.
+    pub blobs: Vec<(String, PathBuf)>,
+}
+
+/// The written tarball.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WrittenTarball {
+    /// Its size in bytes.
+    pub size: u64,
+    /// `sha256:` of the tarball.
+    pub sha256: String,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct IndexJson<'a> {
+    schema_version: u32,
+    media_type: &'static str,
+    manifests: [Entry<'a>; 1],
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Entry<'a> {
+    media_type: &'a str,
+    digest: &'a str,
+    size: u64,
+    annotations: Annotations<'a>,
+}
+
+#[derive(Serialize)]
+struct Annotations<'a> {
+    #[serde(rename = "io.containerd.image.name")]
+    containerd: &'a str,
+    #[serde(rename = "org.opencontainers.image.ref.name")]
+    ref_name: &'a str,
+}
+
+/// The `index.json` of the layout: one entry naming the top object with the full reference.
+pub fn index_json(contents: &LayoutContents) -> Vec<u8> {
+    let index = IndexJson {
+        schema_version: 2,
+        media_type: super::manifest::OCI_INDEX,
+        manifests: [Entry {
+            media_type: &contents.media_type,
+            digest: &contents.digest,
+            size: contents.size,
+            annotations: Annotations {
+                containerd: &contents.name,
+                ref_name: &contents.name,
+            },
+        }],
+    };
+    let mut bytes = serde_json::to_vec(&index).unwrap_or_default();
+    bytes.push(b'\n');
+    bytes
+}
+
+/// Writes the tarball to `dest` through a temporary file in the same directory, renamed when
+/// complete; nothing is left at `dest` or beside it on error.
+pub fn write_tarball(
+    dest: &Path,
+    contents: &LayoutContents,
+) -> Result<WrittenTarball, RegistryError> {
+    let dir = dest.parent().unwrap_or(Path::new("."));
+    let (tmp, written) = write_tarball_temp(dir, contents)?;
+    tmp.persist(dest)
+        .map_err(|e| RegistryError::io(dest)(e.error))?;
+    Ok(written)
+}
+
+/// Writes the tarball to a temporary file in `dir`, removed when the returned path is dropped
+/// unless it is persisted (so a caller can rename a whole set only once all are complete).
+pub fn write_tarball_temp(
+    dir: &Path,
+    contents: &LayoutContents,
+) -> Result<(tempfile::TempPath, WrittenTarball), RegistryError> {
+    let tmp = tempfile::Builder::new()
+        .prefix(".cks-pull-")
+        .suffix(".tar.part")
+        .tempfile_in(dir)
+        .map_err(RegistryError::io(dir))?;
+    let written = write_tar(tmp.as_file(), contents).map_err(RegistryError::io(tmp.path()))?;
+    Ok((tmp.into_temp_path(), written))
+}
+
+struct Hashing<W> {
+    inner: W,
+    hasher: Sha256,
+    count: u64,
+}
+
+impl<W: Write> Write for Hashing<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.hasher.update(&buf[..n]);
+        self.count += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+fn write_tar(file: &File, contents: &LayoutContents) -> std::io::Result<WrittenTarball> {
+    let out = Hashing {
+        inner: BufWriter::with_capacity(256 * 1024, file),
+        hasher: Sha256::new(),
+        count: 0,
+    };
+    let mut tar = tar::Builder::new(out);
+    let layout = br#"{"imageLayoutVersion":"1.0.0"}"#;
+    append_file(&mut tar, "oci-layout", layout.len() as u64, &layout[..])?;
+    let index = index_json(contents);
+    append_file(&mut tar, "index.json", index.len() as u64, &index[..])?;
+    append_dir(&mut tar, "blobs/")?;
+    append_dir(&mut tar, "blobs/sha256/")?;
+    let mut blobs: Vec<&(String, PathBuf)> = contents.blobs.iter().collect();
+    blobs.sort_by(|a, b| a.0.cmp(&b.0));
+    blobs.dedup_by(|a, b| a.0 == b.0);
+    for (digest, path) in blobs {
+        let hex = digest.strip_prefix("sha256:").unwrap_or(digest);
+        let blob = File::open(path)?;
+        let size = blob.metadata()?.len();
+        append_file(&mut tar, &format!("blobs/sha256/{hex}"), size, blob)?;
+    }
+    let mut out = tar.into_inner()?;
+    out.flush()?;
+    out.inner.get_ref().sync_all()?;
+    Ok(WrittenTarball {
+        size: out.count,
+        sha256: format!("sha256:{}", hex::encode(out.hasher.finalize())),
+    })
+}
+
+fn header(kind: tar::EntryType, mode: u32, size: u64) -> tar::Header {
+    let mut header = tar::Header::new_ustar();
+    header.set_entry_type(kind);
+    header.set_mode(mode);
+    header.set_size(size);
+    header.set_mtime(0);
+    header.set_uid(0);
+    header.set_gid(0);
+    header
+}
+
+fn append_file<W: Write>(
+    tar: &mut tar::Builder<W>,
+    path: &str,
+    size: u64,
+    data: impl std::io::Read,
+) -> std::io::Result<()> {
+    let mut h = header(tar::EntryType::Regular, 0o644, size);
+    tar.append_data(&mut h, path, data)
+}
+
+fn append_dir<W: Write>(tar: &mut tar::Builder<W>, path: &str) -> std::io::Result<()> {
+    let mut h = header(tar::EntryType::Directory, 0o755, 0);
+    tar.append_data(&mut h, path, std::io::empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_same_contents_give_a_byte_identical_tarball_with_fixed_headers() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let blob = dir.path().join("b");
+        std::fs::write(&blob, b"layer bytes").expect("write");
+        let digest = format!("sha256:{}", hex::encode(Sha256::digest(b"layer bytes")));
+        let contents = LayoutContents {
+            name: "registry.example.com/app:1.0".into(),
+            media_type: super::super::manifest::OCI_MANIFEST.into(),
+            digest: digest.clone(),
+            size: 11,
+            blobs: vec![(digest.clone(), blob.clone()), (digest.clone(), blob)],
+        };
+        let a = write_tarball(&dir.path().join("a.tar"), &contents).expect("a");
+        let b = write_tarball(&dir.path().join("b.tar"), &contents).expect("b");
+        assert_eq!(a, b);
+        let bytes_a = std::fs::read(dir.path().join("a.tar")).expect("read");
+        assert_eq!(
+            bytes_a,
+            std::fs::read(dir.path().join("b.tar")).expect("read")
+        );
+        let mut archive = tar::Archive::new(&bytes_a[..]);
+        let mut names = Vec::new();
+        for entry in archive.entries().expect("entries") {
+            let entry = entry.expect("entry");
+            let h = entry.header();
+            assert_eq!(
+                (
+                    h.mtime().expect("mtime"),
+                    h.uid().expect("uid"),
+                    h.gid().expect("gid")
+                ),
+                (0, 0, 0)
+            );
+            names.push(entry.path().expect("path").display().to_string());
+        }
+        let hex = digest.trim_start_matches("sha256:");
+        assert_eq!(
+            names,
+            [
+                "oci-layout",
+                "index.json",
+                "blobs/",
+                "blobs/sha256/",
+                &format!("blobs/sha256/{hex}")
+            ]
+        );
+        let leftovers: Vec<_> = std::fs::read_dir(dir.path())
+            .expect("dir")
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_name().to_string_lossy().ends_with(".part"))
+            .collect();
+        assert!(leftovers.is_empty());
+    }
+}

@@ -1,0 +1,49 @@
+//! Image pulls: a registry client, platform choice and the OCI-layout tarballs CKS nodes import
+//! with `ctr -n k8s.io image import`.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), cks_builder::registry::RegistryError> {
+//! use cks_builder::registry::{Arch, ImageRequest, PullOptions, pull_images};
+//! let mut options = PullOptions::new(Arch::Arm64);
+//! options.mirrors.push("registry.k8s.io=http://127.0.0.1:5000".into());
+//! options.insecure.push("127.0.0.1:5000".into());
+//! let requests = [ImageRequest {
+//!     reference: "registry.k8s.io/pause:3.10".into(),
+//!     tarball_name: "pause-3.10.tar".into(),
+//! }];
+//! let report = pull_images(&requests, "docker".as_ref(), &options, &cks_builder::progress::NoProgress).await?;
+//! for image in &report.images {
+//!     println!("{}", image.pinned());
+//! }
+//! # Ok(()) }
+//! ```
+
+mod auth;
+mod client;
+mod endpoint;
+mod error;
+mod layout;
+mod manifest;
+mod platform;
+mod pull;
+mod reference;
+mod store;
+
+pub use auth::{Challenge, CredentialStore, Credentials, parse_challenge};
+pub use client::{FetchedManifest, RegistryClient};
+pub use endpoint::{Endpoint, Endpoints};
+pub use error::RegistryError;
+pub use layout::{
+    CONTAINERD_NAME, LayoutContents, OCI_REF_NAME, WrittenTarball, index_json, write_tarball,
+    write_tarball_temp,
+};
+pub use manifest::{
+    DOCKER_LIST, DOCKER_MANIFEST, Descriptor, MANIFEST_ACCEPT, Manifest, OCI_INDEX, OCI_MANIFEST,
+    Platform, parse_manifest,
+};
+pub use platform::Arch;
+pub use pull::{
+    ImageRequest, PullOptions, PullReport, PullWarning, PulledImage, SkippedImage, pull_images,
+};
+pub use reference::{RemoteName, is_sha256_digest};
+pub use store::{BlobStore, StoreStats};

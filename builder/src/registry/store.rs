@@ -1,0 +1,197 @@
+//! The build's blob store: every blob is fetched once per build and shared by the tarballs that
+//! need it. Files are `DIR/sha256/<hex>`, written under a temporary name and renamed when verified.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use sha2::{Digest as _, Sha256};
+use tokio::sync::{Mutex, OnceCell, Semaphore};
+
+use super::RegistryError;
+use super::client::RegistryClient;
+use super::reference::RemoteName;
+use crate::progress::ProgressSink;
+
+/// Counts of what the store did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct StoreStats {
+    /// Blobs downloaded.
+    pub blobs_fetched: u64,
+    /// Times a blob already in the store (from this build or an earlier one in a cache
+    /// directory) was used instead of downloading it.
+    pub blobs_reused: u64,
+    /// Total size of the distinct blobs the build used.
+    pub unique_bytes: u64,
+}
+
+/// Blobs of one build, by digest.
+#[derive(Debug)]
+pub struct BlobStore {
+    dir: PathBuf,
+    cells: Mutex<HashMap<String, Arc<OnceCell<PathBuf>>>>,
+    transfers: Semaphore,
+    fetched: AtomicU64,
+    reused: AtomicU64,
+    unique: AtomicU64,
+}
+
+impl BlobStore {
+    /// A store in `dir` (created if missing) allowing `concurrency` transfers at once. A `dir`
+    /// that persists between builds is a cache: its files are re-hashed before reuse.
+    pub fn new(dir: &Path, concurrency: usize) -> Result<Self, RegistryError> {
+        let blobs = dir.join("sha256");
+        std::fs::create_dir_all(&blobs).map_err(RegistryError::io(&blobs))?;
+        Ok(BlobStore {
+            dir: dir.to_path_buf(),
+            cells: Mutex::new(HashMap::new()),
+            transfers: Semaphore::new(concurrency.max(1)),
+            fetched: AtomicU64::new(0),
+            reused: AtomicU64::new(0),
+            unique: AtomicU64::new(0),
+        })
+    }
+
+    /// What the store did so far.
+    pub fn stats(&self) -> StoreStats {
+        StoreStats {
+            blobs_fetched: self.fetched.load(Ordering::Relaxed),
+            blobs_reused: self.reused.load(Ordering::Relaxed),
+            unique_bytes: self.unique.load(Ordering::Relaxed),
+        }
+    }
+
+    fn path(&self, digest: &str) -> PathBuf {
+        let hex = digest.strip_prefix("sha256:").unwrap_or(digest);
+        self.dir.join("sha256").join(hex)
+    }
+
+    async fn cell(&self, digest: &str) -> (Arc<OnceCell<PathBuf>>, bool) {
+        let mut cells = self.cells.lock().await;
+        match cells.get(digest) {
+            Some(cell) => (cell.clone(), false),
+            None => {
+                let cell = Arc::new(OnceCell::new());
+                cells.insert(digest.to_string(), cell.clone());
+                (cell, true)
+            }
+        }
+    }
+
+    /// Stores bytes already in memory (a manifest) under their digest.
+    pub async fn put_bytes(&self, digest: &str, bytes: &[u8]) -> Result<PathBuf, RegistryError> {
+        let (cell, _) = self.cell(digest).await;
+        let path = self.path(digest);
+        cell.get_or_try_init(|| async {
+            if !path.exists() {
+                let tmp = self.temp_path(digest);
+                tokio::fs::write(&tmp, bytes)
+                    .await
+                    .map_err(RegistryError::io(&tmp))?;
+                tokio::fs::rename(&tmp, &path)
+                    .await
+                    .map_err(RegistryError::io(&path))?;
+            }
+            self.unique.fetch_add(bytes.len() as u64, Ordering::Relaxed);
+            Ok::<_, RegistryError>(path.clone())
+        })
+        .await
+        .cloned()
+    }
+
+    /// The path of blob `digest` of `size` bytes, downloading it from `name`'s repository the
+    /// first time any image of the build asks for it.
+    pub async fn blob(
+        &self,
+        client: &RegistryClient,
+        name: &RemoteName,
+        digest: &str,
+        size: u64,
+        progress: &dyn ProgressSink,
+    ) -> Result<PathBuf, RegistryError> {
+        let (cell, _) = self.cell(digest).await;
+        if let Some(path) = cell.get() {
+            self.reused.fetch_add(1, Ordering::Relaxed);
+            return Ok(path.clone());
+        }
+        let mut initialised_here = false;
+        let path = cell
+            .get_or_try_init(|| async {
+                initialised_here = true;
+                let path = self.path(digest);
+                if verified_on_disk(&path, digest, size).await {
+                    self.reused.fetch_add(1, Ordering::Relaxed);
+                } else {
+                    let _permit =
+                        self.transfers
+                            .acquire()
+                            .await
+                            .map_err(|_| RegistryError::Io {
+                                path: path.clone(),
+                                source: std::io::Error::other("the blob store was closed"),
+                            })?;
+                    progress.on_start(digest, Some(size));
+                    let tmp = self.temp_path(digest);
+                    let result = client
+                        .blob_to_file(name, digest, size, &tmp, progress)
+                        .await;
+                    progress.on_done(digest);
+                    if let Err(error) = result {
+                        let _ = tokio::fs::remove_file(&tmp).await;
+                        return Err(error);
+                    }
+                    tokio::fs::rename(&tmp, &path)
+                        .await
+                        .map_err(RegistryError::io(&path))?;
+                    self.fetched.fetch_add(1, Ordering::Relaxed);
+                }
+                self.unique.fetch_add(size, Ordering::Relaxed);
+                Ok::<_, RegistryError>(path)
+            })
+            .await?
+            .clone();
+        if !initialised_here {
+            self.reused.fetch_add(1, Ordering::Relaxed);
+        }
+        Ok(path)
+    }
+
+    fn temp_path(&self, digest: &str) -> PathBuf {
+        let hex = digest.strip_prefix("sha256:").unwrap_or(digest);
+        let nonce: u64 = rand::random();
+        self.dir
+            .join("sha256")
+            .join(format!(".{hex}.{nonce:016x}.part"))
+    }
+}
+
+/// Whether `path` exists with `size` bytes hashing to `digest` (a warm cache entry).
+async fn verified_on_disk(path: &Path, digest: &str, size: u64) -> bool {
+    let path = path.to_path_buf();
+    let digest = digest.to_string();
+    tokio::task::spawn_blocking(move || {
+        use std::io::Read;
+        let Ok(meta) = std::fs::metadata(&path) else {
+            return false;
+        };
+        if meta.len() != size {
+            return false;
+        }
+        let Ok(mut file) = std::fs::File::open(&path) else {
+            return false;
+        };
+        let mut hasher = Sha256::new();
+        let mut buf = vec![0u8; 256 * 1024];
+        loop {
+            match file.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => hasher.update(&buf[..n]),
+                Err(_) => return false,
+            }
+        }
+        format!("sha256:{}", hex::encode(hasher.finalize())) == digest
+    })
+    .await
+    .unwrap_or(false)
+}
