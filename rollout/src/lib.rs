@@ -5,3 +5,40 @@
 //! The core is a state machine driven through small traits (cloud, kube, store, clock), so the
 //! deterministic simulator in this crate and the real CloudStack and Kubernetes adapters drive the
 //! same code.
+//!
+//! - [`ports`]: the traits (`Cloud`, `Kube`, `Etcd`, `Store`, `Clock`) and [`ports::Ports`].
+//! - [`model`]: the data they carry (VMs, offerings, nodes, etcd members, the cluster record).
+//! - [`engine`]: the update call ([`engine::update`]), [`engine::plan_update`],
+//!   [`engine::release`], the state scanner [`engine::scan`] and the cluster view.
+//! - [`sim`]: the deterministic simulator and its invariants.
+//!
+//! ```
+//! use cks_rollout::engine::{self, EngineConfig, NoProgress, UpdateOutcome, UpdateRequest};
+//! use cks_rollout::sim::{ClusterSpec, Simulation};
+//!
+//! let spec: ClusterSpec = serde_norway::from_str(
+//!     "service_offering: small\n\
+//!      offerings: [{id: small, name: s, cpu_cores: 2, memory_mb: 4096},\n\
+//!                  {id: large, name: l, cpu_cores: 4, memory_mb: 8192}]\n\
+//!      control: {count: 3}\nworkers: {count: 4}\n",
+//! )
+//! .expect("a cluster description");
+//! let sim = Simulation::new(&spec, 1).expect("simulable");
+//! let mut req = UpdateRequest { rollout: true, max_unavailable: Some(2), ..Default::default() };
+//! req.node_offerings.insert("worker".into(), "large".into());
+//!
+//! // What would happen, then do it: any `Ports` (real adapters or the simulator's) will do.
+//! let mut handles = sim.ports();
+//! let plan = engine::plan_update(&mut handles.ports(), "cluster-1", &req).expect("a plan");
+//! assert_eq!(plan.phases[0].batches.len(), 2);
+//! let out = engine::update(&mut handles.ports(), "cluster-1", &req, &EngineConfig::default(), &mut NoProgress)
+//!     .expect("accepted");
+//! let UpdateOutcome::RolledOut(report) = out else { panic!("a rollout") };
+//! assert_eq!(report.run.done, ["w-1", "w-2", "w-3", "w-4"]);
+//! ```
+
+pub mod adapters;
+pub mod engine;
+pub mod model;
+pub mod ports;
+pub mod sim;

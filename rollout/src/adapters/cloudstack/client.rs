@@ -1,0 +1,392 @@
+//! The CloudStack API client: signed POST requests, JSON answers, async jobs polled with
+//! `queryAsyncJobResult` until done or the job timeout, and the calls the rollout makes.
+
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use super::CloudStackError;
+use super::config::CloudStackConfig;
+use super::sign;
+use super::types::{AffinityGroup, DiskOffering, ServiceOffering, VirtualMachine, Volume};
+
+const PAGE_SIZE: usize = 500;
+
+/// A blocking CloudStack API client.
+#[derive(Debug, Clone)]
+pub struct CloudStackClient {
+    config: CloudStackConfig,
+    http: reqwest::blocking::Client,
+}
+
+impl CloudStackClient {
+    /// A client for `config`.
+    pub fn new(config: CloudStackConfig) -> Result<Self, CloudStackError> {
+        let http = reqwest::blocking::Client::builder()
+            .timeout(config.request_timeout)
+            .build()
+            .map_err(|e| CloudStackError::Client(e.without_url()))?;
+        Ok(CloudStackClient { config, http })
+    }
+
+    /// The configuration in use.
+    pub fn config(&self) -> &CloudStackConfig {
+        &self.config
+    }
+
+    fn signed_body(&self, command: &str, params: &[(&str, String)]) -> String {
+        let now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs() as i64);
+        let expires = now + self.config.signature_lifetime.as_secs() as i64;
+        let mut all: Vec<(String, String)> = params
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.clone()))
+            .collect();
+        all.push(("command".into(), command.into()));
+        all.push(("apiKey".into(), self.config.api_key.expose().into()));
+        all.push(("response".into(), "json".into()));
+        all.push(("signatureVersion".into(), "3".into()));
+        all.push(("expires".into(), sign::format_expires(expires)));
+        let signature = sign::signature(&all, self.config.secret_key.expose());
+        all.push(("signature".into(), signature));
+        all.iter()
+            .map(|(k, v)| format!("{}={}", sign::encode(k), sign::encode(v)))
+            .collect::<Vec<_>>()
+            .join("&")
+    }
+
+    /// Sends `command` and returns what the server put under `<command>response`. The keys
+    /// travel in the POST body, never in the URL, and errors never carry the URL or body.
+    pub fn call(&self, command: &str, params: &[(&str, String)]) -> Result<Value, CloudStackError> {
+        tracing::debug!(command, "cloudstack call");
+        let response = self
+            .http
+            .post(&self.config.endpoint)
+            .header("Content-Type", "application/x-www-form-urlencoded")
+            .body(self.signed_body(command, params))
+            .send()
+            .map_err(|e| CloudStackError::Http {
+                command: command.to_string(),
+                source: e.without_url(),
+            })?;
+        let status = response.status().as_u16();
+        let text = response.text().map_err(|e| CloudStackError::Http {
+            command: command.to_string(),
+            source: e.without_url(),
+        })?;
+        let body: Value =
+            serde_json::from_str(&text).map_err(|e| CloudStackError::BadResponse {
+                command: command.to_string(),
+                detail: format!(
+                    "HTTP {status}, not JSON ({e}): {}",
+                    text.chars().take(200).collect::<String>()
+                ),
+            })?;
+        let key = format!("{}response", command.to_lowercase());
+        let inner = body
+            .get(&key)
+            .cloned()
+            .or_else(|| body.as_object().and_then(|o| o.values().next().cloned()))
+            .unwrap_or(Value::Null);
+        if status != 200 || inner.get("errorcode").is_some() {
+            return Err(CloudStackError::Api {
+                command: command.to_string(),
+                status,
+                code: inner
+                    .get("errorcode")
+                    .and_then(Value::as_u64)
+                    .unwrap_or(u64::from(status)),
+                text: inner
+                    .get("errortext")
+                    .and_then(Value::as_str)
+                    .unwrap_or("no error text")
+                    .to_string(),
+            });
+        }
+        Ok(inner)
+    }
+
+    /// Sends an async `command` and polls its job to completion; returns the job's `jobresult`.
+    pub fn call_async(
+        &self,
+        command: &str,
+        params: &[(&str, String)],
+    ) -> Result<Value, CloudStackError> {
+        let started = self.call(command, params)?;
+        let job = started
+            .get("jobid")
+            .and_then(Value::as_str)
+            .ok_or_else(|| CloudStackError::BadResponse {
+                command: command.to_string(),
+                detail: "an async command answered without a jobid".to_string(),
+            })?
+            .to_string();
+        self.wait_for_job(command, &job)
+    }
+
+    /// Polls job `job` (made by `command`) until it succeeds, fails or the job timeout passes.
+    pub fn wait_for_job(&self, command: &str, job: &str) -> Result<Value, CloudStackError> {
+        let start = Instant::now();
+        loop {
+            let status = self.call("queryAsyncJobResult", &[("jobid", job.to_string())])?;
+            match status.get("jobstatus").and_then(Value::as_u64) {
+                Some(0) | None => {}
+                Some(1) => return Ok(status.get("jobresult").cloned().unwrap_or(Value::Null)),
+                Some(_) => {
+                    let result = status.get("jobresult").cloned().unwrap_or(Value::Null);
+                    return Err(CloudStackError::Job {
+                        command: command.to_string(),
+                        job: job.to_string(),
+                        code: result
+                            .get("errorcode")
+                            .and_then(Value::as_u64)
+                            .unwrap_or(530),
+                        text: result
+                            .get("errortext")
+                            .and_then(Value::as_str)
+                            .unwrap_or("the job failed without an error text")
+                            .to_string(),
+                    });
+                }
+            }
+            if start.elapsed() >= self.config.job_timeout {
+                return Err(CloudStackError::JobTimeout {
+                    command: command.to_string(),
+                    job: job.to_string(),
+                    waited: start.elapsed(),
+                });
+            }
+            std::thread::sleep(
+                self.config
+                    .poll_interval
+                    .min(self.config.job_timeout.saturating_sub(start.elapsed()))
+                    .max(Duration::from_millis(1)),
+            );
+        }
+    }
+
+    /// Every item of a list command, page by page.
+    pub fn list<T: DeserializeOwned>(
+        &self,
+        command: &str,
+        key: &str,
+        params: &[(&str, String)],
+    ) -> Result<Vec<T>, CloudStackError> {
+        let mut items = Vec::new();
+        for page in 1.. {
+            let mut paged: Vec<(&str, String)> = params.to_vec();
+            paged.push(("page", page.to_string()));
+            paged.push(("pagesize", PAGE_SIZE.to_string()));
+            let answer = self.call(command, &paged)?;
+            let batch = answer.get(key).cloned().unwrap_or(Value::Array(Vec::new()));
+            let batch: Vec<T> =
+                serde_json::from_value(batch).map_err(|e| CloudStackError::BadResponse {
+                    command: command.to_string(),
+                    detail: format!("unexpected `{key}` list: {e}"),
+                })?;
+            let count = answer.get("count").and_then(Value::as_u64).unwrap_or(0) as usize;
+            let got = batch.len();
+            items.extend(batch);
+            if got < PAGE_SIZE || items.len() >= count {
+                break;
+            }
+        }
+        Ok(items)
+    }
+
+    fn one<T: DeserializeOwned>(
+        command: &str,
+        result: Value,
+        key: &str,
+    ) -> Result<T, CloudStackError> {
+        let value = result
+            .get(key)
+            .cloned()
+            .ok_or_else(|| CloudStackError::BadResponse {
+                command: command.to_string(),
+                detail: format!("the result has no `{key}`"),
+            })?;
+        serde_json::from_value(value).map_err(|e| CloudStackError::BadResponse {
+            command: command.to_string(),
+            detail: format!("unexpected `{key}`: {e}"),
+        })
+    }
+
+    /// The VMs whose names contain `keyword` (CKS names a cluster's VMs `<cluster>-control-…`,
+    /// `<cluster>-node-…`, `<cluster>-etcd-…`), across all accounts the key may see.
+    pub fn list_vms(&self, keyword: &str) -> Result<Vec<VirtualMachine>, CloudStackError> {
+        self.list(
+            "listVirtualMachines",
+            "virtualmachine",
+            &[("keyword", keyword.to_string()), ("listall", "true".into())],
+        )
+    }
+
+    /// A CKS cluster's name and the ids of its VMs (`listKubernetesClusters`, which lists them
+    /// as `virtualmachines`, or as `virtualmachineids` in older versions).
+    pub fn kubernetes_cluster(
+        &self,
+        cluster_id: &str,
+    ) -> Result<(String, Vec<String>), CloudStackError> {
+        let command = "listKubernetesClusters";
+        let clusters: Vec<Value> = self.list(
+            command,
+            "kubernetescluster",
+            &[("id", cluster_id.to_string())],
+        )?;
+        let cluster = clusters
+            .into_iter()
+            .next()
+            .ok_or_else(|| CloudStackError::Api {
+                command: command.to_string(),
+                status: 200,
+                code: 431,
+                text: format!("no Kubernetes cluster with id {cluster_id}"),
+            })?;
+        let name = cluster["name"].as_str().unwrap_or_default().to_string();
+        let mut ids: Vec<String> = cluster["virtualmachines"]
+            .as_array()
+            .map(|vms| {
+                vms.iter()
+                    .filter_map(|v| v["id"].as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default();
+        if ids.is_empty() {
+            ids = cluster["virtualmachineids"]
+                .as_array()
+                .map(|vms| {
+                    vms.iter()
+                        .filter_map(|v| v.as_str().map(str::to_string))
+                        .collect()
+                })
+                .unwrap_or_default();
+        }
+        Ok((name, ids))
+    }
+
+    /// VMs by id.
+    pub fn list_vms_by_id(&self, ids: &[String]) -> Result<Vec<VirtualMachine>, CloudStackError> {
+        self.list(
+            "listVirtualMachines",
+            "virtualmachine",
+            &[("ids", ids.join(",")), ("listall", "true".into())],
+        )
+    }
+
+    /// The volumes attached to a VM.
+    pub fn list_volumes(&self, vm_id: &str) -> Result<Vec<Volume>, CloudStackError> {
+        self.list(
+            "listVolumes",
+            "volume",
+            &[
+                ("virtualmachineid", vm_id.to_string()),
+                ("listall", "true".into()),
+            ],
+        )
+    }
+
+    /// The root volume of a VM.
+    pub fn root_volume(&self, vm_id: &str) -> Result<Volume, CloudStackError> {
+        self.list_volumes(vm_id)?
+            .into_iter()
+            .find(|v| v.kind.eq_ignore_ascii_case("ROOT"))
+            .ok_or_else(|| CloudStackError::BadResponse {
+                command: "listVolumes".to_string(),
+                detail: format!("VM {vm_id} has no ROOT volume"),
+            })
+    }
+
+    /// Stops a VM and waits until it is stopped.
+    pub fn stop_vm(&self, vm_id: &str) -> Result<VirtualMachine, CloudStackError> {
+        let result = self.call_async("stopVirtualMachine", &[("id", vm_id.to_string())])?;
+        Self::one("stopVirtualMachine", result, "virtualmachine")
+    }
+
+    /// Starts a VM and waits until it runs.
+    pub fn start_vm(&self, vm_id: &str) -> Result<VirtualMachine, CloudStackError> {
+        let result = self.call_async("startVirtualMachine", &[("id", vm_id.to_string())])?;
+        Self::one("startVirtualMachine", result, "virtualmachine")
+    }
+
+    /// Sets a stopped VM's service offering (`changeServiceForVirtualMachine`).
+    pub fn change_service_offering(
+        &self,
+        vm_id: &str,
+        offering_id: &str,
+    ) -> Result<VirtualMachine, CloudStackError> {
+        let command = "changeServiceForVirtualMachine";
+        let result = self.call(
+            command,
+            &[
+                ("id", vm_id.to_string()),
+                ("serviceofferingid", offering_id.to_string()),
+            ],
+        )?;
+        Self::one(command, result, "virtualmachine")
+    }
+
+    /// Changes a running VM's service offering (`scaleVirtualMachine`, where the hypervisor
+    /// scales live).
+    pub fn scale_vm(&self, vm_id: &str, offering_id: &str) -> Result<Value, CloudStackError> {
+        self.call_async(
+            "scaleVirtualMachine",
+            &[
+                ("id", vm_id.to_string()),
+                ("serviceofferingid", offering_id.to_string()),
+            ],
+        )
+    }
+
+    /// Grows a volume to `size_gb` (never shrinks: `shrinkok=false`).
+    pub fn resize_volume(&self, volume_id: &str, size_gb: u64) -> Result<Volume, CloudStackError> {
+        let command = "resizeVolume";
+        let result = self.call_async(
+            command,
+            &[
+                ("id", volume_id.to_string()),
+                ("size", size_gb.to_string()),
+                ("shrinkok", "false".into()),
+            ],
+        )?;
+        Self::one(command, result, "volume")
+    }
+
+    /// Replaces a stopped VM's affinity groups with `group_ids`.
+    pub fn update_vm_affinity_groups(
+        &self,
+        vm_id: &str,
+        group_ids: &[String],
+    ) -> Result<VirtualMachine, CloudStackError> {
+        let command = "updateVMAffinityGroup";
+        let result = self.call_async(
+            command,
+            &[
+                ("id", vm_id.to_string()),
+                ("affinitygroupids", group_ids.join(",")),
+            ],
+        )?;
+        Self::one(command, result, "virtualmachine")
+    }
+
+    /// Every service offering.
+    pub fn list_service_offerings(&self) -> Result<Vec<ServiceOffering>, CloudStackError> {
+        self.list("listServiceOfferings", "serviceoffering", &[])
+    }
+
+    /// Every disk offering.
+    pub fn list_disk_offerings(&self) -> Result<Vec<DiskOffering>, CloudStackError> {
+        self.list("listDiskOfferings", "diskoffering", &[])
+    }
+
+    /// Every affinity group the key may see.
+    pub fn list_affinity_groups(&self) -> Result<Vec<AffinityGroup>, CloudStackError> {
+        self.list(
+            "listAffinityGroups",
+            "affinitygroup",
+            &[("listall", "true".into())],
+        )
+    }
+}

@@ -1,0 +1,159 @@
+//! etcd health: each member's `/health` (over TLS with the cluster's client certificate when
+//! given), the member list from `/v3/cluster/member/list`, and whether a quorum of voting
+//! members is healthy.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use super::tls::{TlsMaterial, http_client};
+use crate::model::{EtcdMember, MemberHealth};
+use crate::ports::{self, PortError, PortResult};
+
+/// What can go wrong setting up the health checks.
+#[derive(Debug, thiserror::Error)]
+pub enum EtcdError {
+    /// The HTTP client could not be built (a bad certificate or key).
+    #[error("building the etcd HTTP client: {0}; check the etcd CA, client certificate and key")]
+    Client(reqwest::Error),
+    /// No member is known.
+    #[error("no etcd member to check: give at least one member's client URL")]
+    NoMembers,
+}
+
+/// A member to check when the member list cannot be read: its name and client URL.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KnownMember {
+    /// Member name.
+    pub name: String,
+    /// Client URL, `https://10.0.0.5:2379`.
+    pub client_url: String,
+}
+
+/// The quorum verdict over a member list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Quorum {
+    /// Voting members.
+    pub voters: usize,
+    /// Healthy voting members.
+    pub healthy: usize,
+    /// floor(voters/2)+1.
+    pub needed: usize,
+}
+
+impl Quorum {
+    /// The verdict for `members` (learners do not vote; unknown health counts as unhealthy).
+    pub fn of(members: &[EtcdMember]) -> Self {
+        let voters: Vec<&EtcdMember> = members.iter().filter(|m| !m.learner).collect();
+        let healthy = voters
+            .iter()
+            .filter(|m| m.health == MemberHealth::Healthy)
+            .count();
+        Quorum {
+            voters: voters.len(),
+            healthy,
+            needed: voters.len() / 2 + 1,
+        }
+    }
+
+    /// Whether the healthy voters are a quorum.
+    pub fn is_kept(&self) -> bool {
+        self.voters > 0 && self.healthy >= self.needed
+    }
+}
+
+/// Health checks of one etcd cluster.
+#[derive(Debug, Clone)]
+pub struct EtcdHealth {
+    http: reqwest::blocking::Client,
+    known: Vec<KnownMember>,
+}
+
+impl EtcdHealth {
+    /// Checks for the cluster `known` belongs to, each request waiting at most `timeout`.
+    pub fn new(
+        known: Vec<KnownMember>,
+        tls: &TlsMaterial,
+        timeout: Duration,
+    ) -> Result<Self, EtcdError> {
+        if known.is_empty() {
+            return Err(EtcdError::NoMembers);
+        }
+        let http = http_client(tls, timeout).map_err(EtcdError::Client)?;
+        Ok(EtcdHealth { http, known })
+    }
+
+    /// One member's `/health`: healthy for `{"health":"true"}`, unhealthy for any other answer,
+    /// unknown when it does not answer.
+    pub fn member_health(&self, client_url: &str) -> MemberHealth {
+        let url = format!("{}/health", client_url.trim_end_matches('/'));
+        let Ok(response) = self.http.get(url).send() else {
+            return MemberHealth::Unknown;
+        };
+        let Ok(body) = response.json::<Value>() else {
+            return MemberHealth::Unhealthy;
+        };
+        if body["health"] == json!("true") {
+            MemberHealth::Healthy
+        } else {
+            MemberHealth::Unhealthy
+        }
+    }
+
+    /// The member list as the first answering member reports it: (name, first client URL,
+    /// learner). `None` when no known member answers.
+    pub fn member_list(&self) -> Option<Vec<(String, String, bool)>> {
+        self.known.iter().find_map(|m| {
+            let url = format!(
+                "{}/v3/cluster/member/list",
+                m.client_url.trim_end_matches('/')
+            );
+            let body: Value = self.http.post(url).body("{}").send().ok()?.json().ok()?;
+            let members = body["members"].as_array()?;
+            Some(
+                members
+                    .iter()
+                    .filter_map(|m| {
+                        let url = m["clientURLs"].as_array()?.first()?.as_str()?.to_string();
+                        let name = m["name"].as_str().unwrap_or_default().to_string();
+                        Some((name, url, m["isLearner"].as_bool().unwrap_or(false)))
+                    })
+                    .collect(),
+            )
+        })
+    }
+
+    /// Every member with its health: from the member list when it can be read (so members
+    /// added since, and learners, count), else the known members. A known member missing from
+    /// the list is still reported, as unknown when it does not answer.
+    pub fn check(&self) -> Vec<EtcdMember> {
+        let mut listed: Vec<(String, String, bool)> = self.member_list().unwrap_or_default();
+        for known in &self.known {
+            if !listed
+                .iter()
+                .any(|(name, url, _)| *name == known.name || *url == known.client_url)
+            {
+                listed.push((known.name.clone(), known.client_url.clone(), false));
+            }
+        }
+        listed
+            .into_iter()
+            .map(|(name, client_url, learner)| EtcdMember {
+                health: self.member_health(&client_url),
+                name,
+                client_url,
+                learner,
+            })
+            .collect()
+    }
+}
+
+impl ports::Etcd for EtcdHealth {
+    fn members(&mut self) -> PortResult<Vec<EtcdMember>> {
+        let members = self.check();
+        if members.is_empty() {
+            return Err(PortError::unavailable("etcd: no member known"));
+        }
+        Ok(members)
+    }
+}

@@ -1,0 +1,137 @@
+//! Turning the API's node and pod JSON into the engine's model, and naming the budget behind
+//! a 429 eviction answer.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use crate::model::{NodeStatus, Pod, Readiness};
+
+/// Whole cores from a quantity like `4`, `4000m`.
+fn cpu_cores(q: &str) -> u32 {
+    match q.strip_suffix('m') {
+        Some(milli) => milli.parse::<u64>().map_or(0, |m| (m / 1000) as u32),
+        None => q.parse::<f64>().map_or(0, |c| c as u32),
+    }
+}
+
+/// KiB from a memory quantity like `8388608Ki`, `8Gi`, `8589934592`.
+fn memory_kib(q: &str) -> u64 {
+    let units: [(&str, u64); 8] = [
+        ("Ki", 1024),
+        ("Mi", 1024 << 10),
+        ("Gi", 1024 << 20),
+        ("Ti", 1024 << 30),
+        ("k", 1000),
+        ("M", 1_000_000),
+        ("G", 1_000_000_000),
+        ("T", 1_000_000_000_000),
+    ];
+    for (suffix, bytes) in units {
+        if let Some(n) = q.strip_suffix(suffix) {
+            return n
+                .parse::<u64>()
+                .map_or(0, |n| n.saturating_mul(bytes) / 1024);
+        }
+    }
+    q.parse::<u64>().map_or(0, |b| b / 1024)
+}
+
+/// A node's status from its JSON.
+pub fn node(value: &Value) -> NodeStatus {
+    let ready = value["status"]["conditions"]
+        .as_array()
+        .and_then(|c| c.iter().find(|c| c["type"] == "Ready"))
+        .map_or(Readiness::Unknown, |c| match c["status"].as_str() {
+            Some("True") => Readiness::True,
+            Some("False") => Readiness::False,
+            _ => Readiness::Unknown,
+        });
+    let annotations: BTreeMap<String, String> = value["metadata"]["annotations"]
+        .as_object()
+        .map(|m| {
+            m.iter()
+                .filter_map(|(k, v)| v.as_str().map(|v| (k.clone(), v.to_string())))
+                .collect()
+        })
+        .unwrap_or_default();
+    NodeStatus {
+        name: value["metadata"]["name"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string(),
+        ready,
+        boot_id: value["status"]["nodeInfo"]["bootID"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string(),
+        capacity_cpu: value["status"]["capacity"]["cpu"]
+            .as_str()
+            .map_or(0, cpu_cores),
+        capacity_memory_kib: value["status"]["capacity"]["memory"]
+            .as_str()
+            .map_or(0, memory_kib),
+        unschedulable: value["spec"]["unschedulable"].as_bool().unwrap_or(false),
+        annotations,
+    }
+}
+
+/// A pod from its JSON, `None` for a finished pod (Succeeded or Failed), which a drain ignores.
+pub fn pod(value: &Value) -> Option<Pod> {
+    if matches!(
+        value["status"]["phase"].as_str(),
+        Some("Succeeded" | "Failed")
+    ) {
+        return None;
+    }
+    let owners = value["metadata"]["ownerReferences"].as_array();
+    let daemonset = owners.is_some_and(|o| {
+        o.iter()
+            .any(|r| r["kind"] == "DaemonSet" && r["controller"] != Value::Bool(false))
+    });
+    let mirror = value["metadata"]["annotations"]
+        .get("kubernetes.io/config.mirror")
+        .is_some();
+    Some(Pod {
+        namespace: value["metadata"]["namespace"]
+            .as_str()
+            .unwrap_or("default")
+            .to_string(),
+        name: value["metadata"]["name"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string(),
+        node: value["spec"]["nodeName"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string(),
+        daemonset,
+        mirror,
+    })
+}
+
+/// The budget name in a 429 Status: "The disruption budget NAME needs ...".
+pub fn budget_in_status(status: &Value) -> Option<String> {
+    status["details"]["causes"]
+        .as_array()?
+        .iter()
+        .find_map(|cause| {
+            let message = cause["message"].as_str()?;
+            let rest = message.strip_prefix("The disruption budget ")?;
+            rest.split_whitespace().next().map(str::to_string)
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quantities() {
+        assert_eq!(cpu_cores("4"), 4);
+        assert_eq!(cpu_cores("3500m"), 3);
+        assert_eq!(memory_kib("8388608Ki"), 8_388_608);
+        assert_eq!(memory_kib("8Gi"), 8_388_608);
+        assert_eq!(memory_kib("1048576"), 1024);
+    }
+}

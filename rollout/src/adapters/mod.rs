@@ -1,0 +1,10 @@
+//! Adapters from the engine to the systems it drives: the CloudStack API, the Kubernetes API,
+//! etcd's health endpoints, the SQLite store of cluster records, and the system clock.
+
+pub mod clock;
+pub mod cloudstack;
+pub mod etcd;
+pub mod kube;
+pub mod secret;
+pub mod store;
+pub mod tls;

@@ -1,0 +1,255 @@
+//! The cluster records in SQLite: one row per cluster (its state in a column, the whole record
+//! as JSON), every change a read-check-write inside `BEGIN IMMEDIATE`, so that of two
+//! processes racing to move a cluster to `Updating`, exactly one wins.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
+
+use super::StoreError;
+use crate::model::{ClusterRecord, ClusterState, Lease, TypeSettings};
+use crate::ports::{PortError, PortErrorKind, PortResult, Store};
+
+/// A store in one SQLite file.
+#[derive(Debug)]
+pub struct SqliteStore {
+    conn: Connection,
+    path: PathBuf,
+}
+
+fn state_name(state: ClusterState) -> String {
+    format!("{state:?}")
+}
+
+impl SqliteStore {
+    /// Opens (creating if needed) the store at `path`; a writer waits up to 10 s for another.
+    pub fn open(path: &Path) -> Result<Self, StoreError> {
+        let db = |source| StoreError::Sqlite {
+            path: path.to_path_buf(),
+            source,
+        };
+        let conn = Connection::open(path).map_err(db)?;
+        conn.busy_timeout(Duration::from_secs(10)).map_err(db)?;
+        conn.pragma_update(None, "journal_mode", "WAL")
+            .map_err(db)?;
+        conn.execute_batch(
+            "CREATE TABLE IF NOT EXISTS clusters (
+                 id TEXT PRIMARY KEY,
+                 state TEXT NOT NULL,
+                 record TEXT NOT NULL
+             )",
+        )
+        .map_err(db)?;
+        Ok(SqliteStore {
+            conn,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// The database file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Writes `record` whole, replacing any record with its id.
+    pub fn put(&mut self, record: &ClusterRecord) -> Result<(), StoreError> {
+        let json = serde_json::to_string(record).map_err(|e| StoreError::Corrupt {
+            id: record.id.clone(),
+            detail: e.to_string(),
+        })?;
+        self.conn
+            .execute(
+                "INSERT INTO clusters (id, state, record) VALUES (?1, ?2, ?3)
+                 ON CONFLICT(id) DO UPDATE SET state = excluded.state, record = excluded.record",
+                params![record.id, state_name(record.state), json],
+            )
+            .map_err(|source| StoreError::Sqlite {
+                path: self.path.clone(),
+                source,
+            })?;
+        Ok(())
+    }
+
+    /// Reads one record.
+    pub fn get(&self, id: &str) -> Result<ClusterRecord, StoreError> {
+        let json: Option<String> = self
+            .conn
+            .query_row(
+                "SELECT record FROM clusters WHERE id = ?1",
+                params![id],
+                |row| row.get(0),
+            )
+            .optional()
+            .map_err(|source| StoreError::Sqlite {
+                path: self.path.clone(),
+                source,
+            })?;
+        let json = json.ok_or_else(|| StoreError::NoSuchCluster {
+            id: id.to_string(),
+            path: self.path.clone(),
+        })?;
+        serde_json::from_str(&json).map_err(|e| StoreError::Corrupt {
+            id: id.to_string(),
+            detail: e.to_string(),
+        })
+    }
+
+    /// Every record's id.
+    pub fn ids(&self) -> Result<Vec<String>, StoreError> {
+        let db = |source| StoreError::Sqlite {
+            path: self.path.clone(),
+            source,
+        };
+        let mut statement = self
+            .conn
+            .prepare("SELECT id FROM clusters ORDER BY id")
+            .map_err(db)?;
+        let rows = statement.query_map([], |row| row.get(0)).map_err(db)?;
+        rows.collect::<Result<Vec<String>, _>>().map_err(db)
+    }
+
+    /// In one immediate transaction: reads the record, lets `change` edit it (returning whether
+    /// to write it), writes it back. Returns what `change` returned.
+    pub fn update(
+        &mut self,
+        id: &str,
+        change: impl FnOnce(&mut ClusterRecord) -> bool,
+    ) -> Result<bool, StoreError> {
+        let path = self.path.clone();
+        let db = |source| StoreError::Sqlite {
+            path: path.clone(),
+            source,
+        };
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(db)?;
+        let json: Option<String> = tx
+            .query_row(
+                "SELECT record FROM clusters WHERE id = ?1",
+                params![id],
+                |row| row.get(0),
+            )
+            .optional()
+            .map_err(db)?;
+        let json = json.ok_or_else(|| StoreError::NoSuchCluster {
+            id: id.to_string(),
+            path: path.clone(),
+        })?;
+        let mut record: ClusterRecord =
+            serde_json::from_str(&json).map_err(|e| StoreError::Corrupt {
+                id: id.to_string(),
+                detail: e.to_string(),
+            })?;
+        if !change(&mut record) {
+            return Ok(false);
+        }
+        let json = serde_json::to_string(&record).map_err(|e| StoreError::Corrupt {
+            id: id.to_string(),
+            detail: e.to_string(),
+        })?;
+        tx.execute(
+            "UPDATE clusters SET state = ?2, record = ?3 WHERE id = ?1",
+            params![id, state_name(record.state), json],
+        )
+        .map_err(db)?;
+        tx.commit().map_err(db)?;
+        Ok(true)
+    }
+}
+
+fn port(e: StoreError) -> PortError {
+    let kind = match &e {
+        StoreError::NoSuchCluster { .. } => PortErrorKind::NotFound,
+        StoreError::Sqlite { source, .. }
+            if matches!(
+                source.sqlite_error_code(),
+                Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+            ) =>
+        {
+            PortErrorKind::Unavailable
+        }
+        _ => PortErrorKind::Other,
+    };
+    PortError::new(kind, e.to_string())
+}
+
+impl Store for SqliteStore {
+    fn load(&mut self, cluster_id: &str) -> PortResult<ClusterRecord> {
+        self.get(cluster_id).map_err(port)
+    }
+
+    fn compare_and_set_state(
+        &mut self,
+        cluster_id: &str,
+        expected: ClusterState,
+        new: ClusterState,
+        lease: Option<&Lease>,
+    ) -> PortResult<bool> {
+        self.update(cluster_id, |r| {
+            if r.state != expected {
+                return false;
+            }
+            r.state = new;
+            r.lease = lease.cloned();
+            true
+        })
+        .map_err(port)
+    }
+
+    fn save_settings(
+        &mut self,
+        cluster_id: &str,
+        expected: ClusterState,
+        settings: &TypeSettings,
+    ) -> PortResult<bool> {
+        self.update(cluster_id, |r| {
+            if r.state != expected {
+                return false;
+            }
+            r.settings = settings.clone();
+            true
+        })
+        .map_err(port)
+    }
+
+    fn renew_lease(&mut self, cluster_id: &str, lease: &Lease) -> PortResult<bool> {
+        self.update(cluster_id, |r| match &mut r.lease {
+            Some(held) if held.owner == lease.owner => {
+                held.heartbeat_ms = lease.heartbeat_ms;
+                true
+            }
+            _ => false,
+        })
+        .map_err(port)
+    }
+
+    fn set_cancel(&mut self, cluster_id: &str, cancel: bool) -> PortResult<()> {
+        self.update(cluster_id, |r| {
+            r.cancel = cancel;
+            true
+        })
+        .map(|_| ())
+        .map_err(port)
+    }
+
+    fn set_last_error(&mut self, cluster_id: &str, error: Option<&str>) -> PortResult<()> {
+        self.update(cluster_id, |r| {
+            r.last_error = error.map(str::to_string);
+            true
+        })
+        .map(|_| ())
+        .map_err(port)
+    }
+
+    fn set_capacity(&mut self, cluster_id: &str, cores: u64, memory_mb: u64) -> PortResult<()> {
+        self.update(cluster_id, |r| {
+            r.cores = cores;
+            r.memory_mb = memory_mb;
+            true
+        })
+        .map(|_| ())
+        .map_err(port)
+    }
+}

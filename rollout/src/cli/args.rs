@@ -1,0 +1,131 @@
+//! Command-line arguments shared by several commands: the update options and the connection
+//! options of a real cluster.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use anyhow::{Context, Result, bail};
+use clap::Args;
+
+use cks_rollout::engine::UpdateRequest;
+
+/// Splits `TYPE=VALUE`, naming the option when the `=` is missing.
+fn split<'a>(option: &str, text: &'a str) -> Result<(&'a str, &'a str)> {
+    text.split_once('=').with_context(|| {
+        format!("--{option} {text:?}: expected TYPE=VALUE, e.g. --{option} worker=...")
+    })
+}
+
+/// The settings to change and how to roll them out.
+#[derive(Debug, Clone, Default, Args)]
+pub struct UpdateArgs {
+    /// A node type's service offering, `TYPE=OFFERING_ID` (TYPE: control, worker, etcd); repeat per type.
+    #[arg(long = "offering", value_name = "TYPE=ID")]
+    pub offerings: Vec<String>,
+    /// A node type's root disk size in GB, `TYPE=GB`; repeat per type.
+    #[arg(long = "root-disk-size", value_name = "TYPE=GB")]
+    pub root_disk_sizes: Vec<String>,
+    /// A node type's affinity groups, `TYPE=ID[,ID...]` (`TYPE=` for none); repeat per type.
+    #[arg(long = "affinity-groups", value_name = "TYPE=IDS")]
+    pub affinity_groups: Vec<String>,
+    /// Workers restarted at a time (default 1).
+    #[arg(long = "maxunavailable", value_name = "N")]
+    pub max_unavailable: Option<i64>,
+}
+
+impl UpdateArgs {
+    /// The update call these options ask for, with `rollout` set as given.
+    pub fn request(&self, rollout: bool) -> Result<UpdateRequest> {
+        let mut req = UpdateRequest {
+            rollout,
+            max_unavailable: self.max_unavailable,
+            ..Default::default()
+        };
+        for text in &self.offerings {
+            let (t, id) = split("offering", text)?;
+            req.node_offerings.insert(t.to_string(), id.to_string());
+        }
+        for text in &self.root_disk_sizes {
+            let (t, gb) = split("root-disk-size", text)?;
+            let gb: i64 = gb.parse().with_context(|| {
+                format!("--root-disk-size {text:?}: the size must be a whole number of GB")
+            })?;
+            req.node_root_disk_sizes.insert(t.to_string(), gb);
+        }
+        for text in &self.affinity_groups {
+            let (t, ids) = split("affinity-groups", text)?;
+            let ids: Vec<String> = ids
+                .split(',')
+                .filter(|s| !s.is_empty())
+                .map(str::to_string)
+                .collect();
+            req.node_affinity_groups.insert(t.to_string(), ids);
+        }
+        Ok(req)
+    }
+}
+
+/// How to reach a real cluster. CloudStack's endpoint and keys come from the environment
+/// (`CLOUDSTACK_ENDPOINT`, `CLOUDSTACK_KEY`, `CLOUDSTACK_SECRET`) or the INI file
+/// `CLOUDSTACK_CONFIG` names, never from the command line.
+#[derive(Debug, Clone, Args)]
+pub struct LiveArgs {
+    /// The CKS cluster's id (uuid).
+    #[arg(long = "cluster-id", value_name = "ID")]
+    pub cluster_id: String,
+    /// The SQLite store of cluster records (created if missing; the record is imported from
+    /// CloudStack the first time).
+    #[arg(
+        long,
+        env = "CKS_ROLLOUT_STORE",
+        default_value = "cks-rollout.db",
+        value_name = "FILE"
+    )]
+    pub store: PathBuf,
+    /// The cluster's kubeconfig.
+    #[arg(long, env = "KUBECONFIG", value_name = "FILE")]
+    pub kubeconfig: Option<PathBuf>,
+    /// The kubeconfig context (default: its current-context).
+    #[arg(long, value_name = "NAME")]
+    pub context: Option<String>,
+    /// A control node's own API server, `NODE=https://IP:6443`; repeat per control node.
+    #[arg(long = "control-endpoint", value_name = "NODE=URL")]
+    pub control_endpoints: Vec<String>,
+    /// An etcd member's client URL, `NAME=https://IP:2379`; repeat per member.
+    #[arg(long = "etcd-endpoint", value_name = "NAME=URL")]
+    pub etcd_endpoints: Vec<String>,
+    /// The etcd CA certificate (PEM).
+    #[arg(long = "etcd-cacert", value_name = "FILE")]
+    pub etcd_ca: Option<PathBuf>,
+    /// The etcd client certificate (PEM).
+    #[arg(long = "etcd-cert", value_name = "FILE", requires = "etcd_key")]
+    pub etcd_cert: Option<PathBuf>,
+    /// The etcd client key (PEM).
+    #[arg(long = "etcd-key", value_name = "FILE", requires = "etcd_cert")]
+    pub etcd_key: Option<PathBuf>,
+    /// Time allowed for one batch, in seconds.
+    #[arg(long = "batch-timeout", default_value_t = 1800, value_name = "SECONDS")]
+    pub batch_timeout: u64,
+    /// Time allowed to drain one node, in seconds.
+    #[arg(long = "drain-timeout", default_value_t = 600, value_name = "SECONDS")]
+    pub drain_timeout: u64,
+    /// Time between two polls, in milliseconds.
+    #[arg(long = "poll-interval", default_value_t = 10_000, value_name = "MS")]
+    pub poll_interval_ms: u64,
+    /// Seconds after which a lease not renewed means its owner is gone (used by `scan`).
+    #[arg(long = "lease-timeout", default_value_t = 300, value_name = "SECONDS")]
+    pub lease_timeout: u64,
+}
+
+/// Parses repeated `NAME=URL` options into a map.
+pub fn pairs(option: &str, items: &[String]) -> Result<BTreeMap<String, String>> {
+    let mut out = BTreeMap::new();
+    for text in items {
+        let (name, url) = split(option, text)?;
+        if !url.starts_with("http://") && !url.starts_with("https://") {
+            bail!("--{option} {text:?}: the URL must start with https:// (or http://)");
+        }
+        out.insert(name.to_string(), url.to_string());
+    }
+    Ok(out)
+}

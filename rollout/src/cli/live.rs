@@ -1,0 +1,199 @@
+//! The ports of a real cluster, built from the command line and the environment: CloudStack
+//! (keys from the environment or its config file), Kubernetes (kubeconfig and per-control-node
+//! endpoints), etcd (member URLs and client certificates), the SQLite store and the clock.
+
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use serde_json::Value;
+
+use cks_rollout::adapters::clock::SystemClock;
+use cks_rollout::adapters::cloudstack::{CloudStackClient, CloudStackCloud, CloudStackConfig};
+use cks_rollout::adapters::etcd::{EtcdHealth, KnownMember};
+use cks_rollout::adapters::kube::{KubeAccess, KubeApi, KubeClient};
+use cks_rollout::adapters::store::SqliteStore;
+use cks_rollout::adapters::tls::TlsMaterial;
+use cks_rollout::engine::EngineConfig;
+use cks_rollout::model::{ClusterRecord, ClusterState};
+use cks_rollout::ports::{Cloud, Etcd, Kube, Ports};
+
+use super::args::{LiveArgs, pairs};
+use super::unconfigured::Unconfigured;
+
+/// Everything a command needs to act on a real cluster.
+pub struct LivePorts {
+    cloud: Box<dyn Cloud>,
+    kube: Box<dyn Kube>,
+    etcd: Box<dyn Etcd>,
+    store: SqliteStore,
+    clock: SystemClock,
+}
+
+fn owner() -> String {
+    let host = std::fs::read_to_string("/etc/hostname")
+        .map(|h| h.trim().to_string())
+        .ok()
+        .filter(|h| !h.is_empty())
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .unwrap_or_else(|| "localhost".to_string());
+    let started = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis());
+    format!("{host}:{}:{started}", std::process::id())
+}
+
+/// The engine settings the options ask for.
+pub fn engine_config(args: &LiveArgs) -> EngineConfig {
+    EngineConfig {
+        owner: owner(),
+        batch_timeout: Duration::from_secs(args.batch_timeout),
+        drain_timeout: Duration::from_secs(args.drain_timeout),
+        poll_interval: Duration::from_millis(args.poll_interval_ms),
+        lease_timeout: Duration::from_secs(args.lease_timeout),
+    }
+}
+
+/// The cluster record from `listKubernetesClusters`, for a store that has none yet.
+fn import_record(client: &CloudStackClient, cluster_id: &str) -> Result<ClusterRecord> {
+    let clusters: Vec<Value> = client
+        .list(
+            "listKubernetesClusters",
+            "kubernetescluster",
+            &[("id", cluster_id.to_string())],
+        )
+        .with_context(|| format!("reading cluster {cluster_id} from CloudStack"))?;
+    let c = clusters.into_iter().next().with_context(|| {
+        format!("CloudStack has no Kubernetes cluster with id {cluster_id}; check --cluster-id")
+    })?;
+    let count = |key: &str| {
+        c[key]
+            .as_u64()
+            .or_else(|| c[key].as_str().and_then(|s| s.parse().ok()))
+            .unwrap_or(0)
+    };
+    let state: ClusterState =
+        serde_json::from_value(c["state"].clone()).unwrap_or(ClusterState::Alert);
+    Ok(ClusterRecord {
+        id: cluster_id.to_string(),
+        name: c["name"].as_str().unwrap_or_default().to_string(),
+        state,
+        service_offering_id: c["serviceofferingid"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string(),
+        control_count: count("controlnodes") as u32,
+        worker_count: count("size") as u32,
+        etcd_count: count("etcdnodes") as u32,
+        settings: Default::default(),
+        cores: count("cpunumber"),
+        memory_mb: count("memory"),
+        cancel: false,
+        last_error: None,
+        lease: None,
+    })
+}
+
+impl LivePorts {
+    /// Opens the store and connects what the options and environment allow; the rest answers
+    /// every call with what to configure.
+    pub fn connect(args: &LiveArgs) -> Result<Self> {
+        let cloud_client = match CloudStackConfig::from_env() {
+            Ok(config) => {
+                Some(CloudStackClient::new(config).context("setting up the CloudStack client")?)
+            }
+            Err(e) => {
+                tracing::debug!("CloudStack not configured: {e}");
+                None
+            }
+        };
+        if !args.store.exists() && cloud_client.is_none() {
+            anyhow::bail!(
+                "the cluster store {} does not exist and CloudStack is not configured to import cluster {} into it: set CLOUDSTACK_ENDPOINT, CLOUDSTACK_KEY and CLOUDSTACK_SECRET, or pass --store with an existing store",
+                args.store.display(),
+                args.cluster_id
+            );
+        }
+        let mut store = SqliteStore::open(&args.store)
+            .with_context(|| format!("opening the cluster store {}", args.store.display()))?;
+        if store.get(&args.cluster_id).is_err() {
+            let client = cloud_client.as_ref().with_context(|| {
+                format!(
+                    "cluster {} is not in the store {} yet and CloudStack is not configured to import it: set CLOUDSTACK_ENDPOINT, CLOUDSTACK_KEY and CLOUDSTACK_SECRET",
+                    args.cluster_id,
+                    args.store.display()
+                )
+            })?;
+            let record = import_record(client, &args.cluster_id)?;
+            store
+                .put(&record)
+                .context("storing the imported cluster record")?;
+        }
+        let cloud: Box<dyn Cloud> = match cloud_client {
+            Some(client) => Box::new(CloudStackCloud::new(client)),
+            None => Box::new(Unconfigured(
+                "CloudStack is not configured: set CLOUDSTACK_ENDPOINT, CLOUDSTACK_KEY and CLOUDSTACK_SECRET (or CLOUDSTACK_CONFIG)".into(),
+            )),
+        };
+        let kube: Box<dyn Kube> = match &args.kubeconfig {
+            Some(path) => {
+                let access = KubeAccess::from_kubeconfig(path, args.context.as_deref())?;
+                let client = KubeClient::new(&access, Duration::from_secs(30))?;
+                Box::new(KubeApi::new(
+                    client,
+                    &pairs("control-endpoint", &args.control_endpoints)?,
+                ))
+            }
+            None => Box::new(Unconfigured(
+                "no kubeconfig: pass --kubeconfig or set KUBECONFIG".into(),
+            )),
+        };
+        let members = pairs("etcd-endpoint", &args.etcd_endpoints)?;
+        let etcd: Box<dyn Etcd> = if members.is_empty() {
+            Box::new(Unconfigured(
+                "no etcd member: pass --etcd-endpoint NAME=URL per member".into(),
+            ))
+        } else {
+            let read = |p: &Option<std::path::PathBuf>| -> Result<Option<Vec<u8>>> {
+                p.as_ref()
+                    .map(|p| std::fs::read(p).with_context(|| format!("reading {}", p.display())))
+                    .transpose()
+            };
+            let identity = match (read(&args.etcd_cert)?, read(&args.etcd_key)?) {
+                (Some(mut cert), Some(key)) => {
+                    cert.push(b'\n');
+                    cert.extend(key);
+                    Some(cert)
+                }
+                _ => None,
+            };
+            let tls = TlsMaterial {
+                ca_pem: read(&args.etcd_ca)?,
+                identity_pem: identity,
+                insecure: false,
+            };
+            let known = members
+                .into_iter()
+                .map(|(name, client_url)| KnownMember { name, client_url })
+                .collect();
+            Box::new(EtcdHealth::new(known, &tls, Duration::from_secs(5))?)
+        };
+        Ok(LivePorts {
+            cloud,
+            kube,
+            etcd,
+            store,
+            clock: SystemClock,
+        })
+    }
+
+    /// The ports, as the engine takes them.
+    pub fn ports(&mut self) -> Ports<'_> {
+        Ports {
+            cloud: self.cloud.as_mut(),
+            kube: self.kube.as_mut(),
+            etcd: self.etcd.as_mut(),
+            store: &mut self.store,
+            clock: &mut self.clock,
+        }
+    }
+}

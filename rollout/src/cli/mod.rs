@@ -1,0 +1,213 @@
+//! The `cks-rollout` command line: parse, build the ports, call the engine, print.
+
+mod args;
+mod live;
+mod render;
+mod simulate;
+mod unconfigured;
+
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use clap::{Parser, Subcommand};
+
+use cks_rollout::engine::{UpdateOutcome, plan_update, scan, update, view};
+
+use args::{LiveArgs, UpdateArgs};
+use live::{LivePorts, engine_config};
+use render::StepPrinter;
+
+/// Roll new node settings (offering, root disk size, affinity groups) out to a CKS cluster,
+/// restarting out-of-date nodes a few at a time, cordoned and drained first.
+///
+/// CloudStack's endpoint and keys come from CLOUDSTACK_ENDPOINT, CLOUDSTACK_KEY and
+/// CLOUDSTACK_SECRET, or from the INI file CLOUDSTACK_CONFIG names (section [cloudstack], or
+/// the one CLOUDSTACK_REGION names), never from the command line.
+///
+/// Exit codes: 0 done; 1 error (bad input, unreachable system, refused update); 3 the rollout
+/// stopped on an error (see lasterror); 4 the simulator found a broken invariant.
+#[derive(Debug, Parser)]
+#[command(name = "cks-rollout", version)]
+pub struct Cli {
+    /// Print JSON instead of text.
+    #[arg(long, global = true)]
+    pub json: bool,
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Show what `run` would do, without acting.
+    Plan {
+        /// Connection.
+        #[command(flatten)]
+        live: LiveArgs,
+        /// Settings.
+        #[command(flatten)]
+        update: UpdateArgs,
+    },
+    /// Store the settings and restart the nodes that differ.
+    Run {
+        /// Connection.
+        #[command(flatten)]
+        live: LiveArgs,
+        /// Settings.
+        #[command(flatten)]
+        update: UpdateArgs,
+    },
+    /// Ask a running rollout to stop before its next batch.
+    Cancel {
+        /// Connection.
+        #[command(flatten)]
+        live: LiveArgs,
+    },
+    /// The cluster view: state, settings, out-of-date counts, last error.
+    Status {
+        /// Connection.
+        #[command(flatten)]
+        live: LiveArgs,
+    },
+    /// The state scanner: a cluster left Updating by a process that died goes to Alert.
+    Scan {
+        /// Connection.
+        #[command(flatten)]
+        live: LiveArgs,
+    },
+    /// The same commands against the simulator.
+    Simulate(simulate::SimulateArgs),
+}
+
+/// How a command ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    /// Done.
+    Ok,
+    /// The rollout stopped on an error.
+    RolloutFailed,
+    /// A simulator invariant broke.
+    InvariantBroken,
+}
+
+/// Parses the command line, runs the command and maps the result to an exit code.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(&cli) {
+        Ok(Exit::Ok) => ExitCode::SUCCESS,
+        Ok(Exit::RolloutFailed) => ExitCode::from(3),
+        Ok(Exit::InvariantBroken) => ExitCode::from(4),
+        Err(e) => {
+            eprintln!("cks-rollout: {e:#}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn run(cli: &Cli) -> Result<Exit> {
+    match &cli.command {
+        Command::Simulate(args) => simulate::run(args, cli.json),
+        Command::Plan { live, update } => {
+            let mut ports = LivePorts::connect(live)?;
+            let req = update.request(true)?;
+            let plan = plan_update(&mut ports.ports(), &live.cluster_id, &req)
+                .context("planning the update")?;
+            if cli.json {
+                render::json(&plan)?;
+            } else {
+                print!("{}", render::plan_text(&plan));
+            }
+            Ok(Exit::Ok)
+        }
+        Command::Run { live, update: args } => {
+            let mut ports = LivePorts::connect(live)?;
+            let req = args.request(true)?;
+            let cfg = engine_config(live);
+            let types = ports
+                .ports()
+                .cloud
+                .list_vms(&live.cluster_id)
+                .map(|vms| {
+                    vms.into_iter()
+                        .map(|v| (v.node_name, v.node_type))
+                        .collect()
+                })
+                .unwrap_or_default();
+            let mut printer = StepPrinter::new(cli.json, types);
+            let outcome = update(
+                &mut ports.ports(),
+                &live.cluster_id,
+                &req,
+                &cfg,
+                &mut printer,
+            );
+            printer.finish();
+            let outcome = outcome.context("the update call")?;
+            let cluster =
+                view(&mut ports.ports(), &live.cluster_id).context("reading the cluster view")?;
+            let failed = matches!(&outcome, UpdateOutcome::RolledOut(r) if r.run.error.is_some() || r.release.is_none());
+            if cli.json {
+                render::json(&serde_json::json!({ "result": outcome, "view": cluster }))?;
+            } else {
+                if let UpdateOutcome::RolledOut(r) = &outcome {
+                    print!("{}", render::report_text(r));
+                }
+                print!("{}", render::view_text(&cluster));
+            }
+            Ok(if failed {
+                Exit::RolloutFailed
+            } else {
+                Exit::Ok
+            })
+        }
+        Command::Cancel { live } => {
+            let mut ports = LivePorts::connect(live)?;
+            let req = cks_rollout::engine::UpdateRequest {
+                cancel_rollout: true,
+                ..Default::default()
+            };
+            let cfg = engine_config(live);
+            let outcome = update(
+                &mut ports.ports(),
+                &live.cluster_id,
+                &req,
+                &cfg,
+                &mut cks_rollout::engine::NoProgress,
+            )
+            .context("asking for a cancel")?;
+            if cli.json {
+                render::json(&outcome)?;
+            } else {
+                println!(
+                    "cancel recorded: the rollout of {} stops before its next batch",
+                    live.cluster_id
+                );
+            }
+            Ok(Exit::Ok)
+        }
+        Command::Status { live } => {
+            let mut ports = LivePorts::connect(live)?;
+            let cluster =
+                view(&mut ports.ports(), &live.cluster_id).context("reading the cluster view")?;
+            if cli.json {
+                render::json(&cluster)?;
+            } else {
+                print!("{}", render::view_text(&cluster));
+            }
+            Ok(Exit::Ok)
+        }
+        Command::Scan { live } => {
+            let mut ports = LivePorts::connect(live)?;
+            let cfg = engine_config(live);
+            let outcome = scan(&mut ports.ports(), &live.cluster_id, cfg.lease_timeout)
+                .context("scanning the cluster")?;
+            if cli.json {
+                render::json(&outcome)?;
+            } else {
+                println!("{outcome:?}");
+            }
+            Ok(Exit::Ok)
+        }
+    }
+}

@@ -1,0 +1,204 @@
+//! What the commands print: plans, cluster views and rollout reports as text or JSON, and the
+//! step-by-step progress (a status line on a terminal, plain lines otherwise).
+
+use std::io::{IsTerminal, Write};
+
+use serde::Serialize;
+
+use std::collections::BTreeMap;
+
+use cks_rollout::engine::{ClusterView, Event, Plan, Progress, RolloutReport, StepKind, Verdict};
+use cks_rollout::model::NodeType;
+
+/// Prints `value` as pretty JSON on stdout.
+pub fn json<T: Serialize>(value: &T) -> anyhow::Result<()> {
+    println!("{}", serde_json::to_string_pretty(value)?);
+    Ok(())
+}
+
+fn verdict(v: &Verdict) -> String {
+    match v {
+        Verdict::Pass => "pass".to_string(),
+        Verdict::AlreadyDown => "pass (already down)".to_string(),
+        Verdict::Fail { reasons } => format!("fail: {}", reasons.join("; ")),
+    }
+}
+
+/// A plan as text.
+pub fn plan_text(plan: &Plan) -> String {
+    let mut out = format!(
+        "plan for cluster {}: {} phase(s), workers {} at a time\n",
+        plan.cluster_id,
+        plan.phases.len(),
+        plan.worker_batch_size
+    );
+    for node in &plan.finish {
+        out.push_str(&format!(
+            "  finish {node}: came back after an earlier run, uncordon\n"
+        ));
+    }
+    for phase in &plan.phases {
+        let resume = if phase.resume { " (resume)" } else { "" };
+        out.push_str(&format!("  phase {}{resume}\n", phase.node_type));
+        for batch in &phase.batches {
+            let names: Vec<&str> = batch.nodes.iter().map(|n| n.node.as_str()).collect();
+            out.push_str(&format!(
+                "    batch {}: {} — preflight {}\n",
+                batch.number,
+                names.join(", "),
+                verdict(&batch.preflight)
+            ));
+            for node in &batch.nodes {
+                let changes: Vec<String> = node.changes.iter().map(|c| format!("{c:?}")).collect();
+                let other = if node.cordoned_by_other {
+                    " (cordoned by someone else)"
+                } else {
+                    ""
+                };
+                out.push_str(&format!(
+                    "      {} ({:?}){other}: {}\n",
+                    node.node,
+                    node.reason,
+                    changes.join(", ")
+                ));
+            }
+        }
+    }
+    for skip in &plan.skipped {
+        out.push_str(&format!(
+            "  skipped {} ({}): {}\n",
+            skip.node, skip.node_type, skip.reason
+        ));
+    }
+    if plan.phases.is_empty() && plan.finish.is_empty() {
+        out.push_str("  nothing to do: every node is up to date\n");
+    }
+    out
+}
+
+/// A cluster view as text.
+pub fn view_text(view: &ClusterView) -> String {
+    let mut out = format!(
+        "cluster {}: {:?}, {} cores, {} MiB\n",
+        view.id, view.state, view.cores, view.memory_mb
+    );
+    for t in &view.types {
+        let disk = t
+            .root_disk_size_gb
+            .map_or("as created".to_string(), |gb| format!("{gb} GB"));
+        let groups = t
+            .affinity_group_ids
+            .as_ref()
+            .map_or("as they are".to_string(), |g| {
+                if g.is_empty() {
+                    "none".to_string()
+                } else {
+                    g.join(",")
+                }
+            });
+        out.push_str(&format!(
+            "  {}: {} node(s), offering {}, root disk {disk}, affinity groups {groups}, {} out of date\n",
+            t.node_type, t.count, t.offering_id, t.out_of_date
+        ));
+    }
+    out.push_str(&format!(
+        "  out of date: control {}, worker {}, etcd {}\n",
+        view.controlnodesoutofdate, view.workernodesoutofdate, view.etcdnodesoutofdate
+    ));
+    if let Some(e) = &view.lasterror {
+        out.push_str(&format!("  lasterror: {e}\n"));
+    }
+    out
+}
+
+/// A rollout report's ending as text.
+pub fn report_text(report: &RolloutReport) -> String {
+    let mut out = format!(
+        "restarted {} node(s): {}\n",
+        report.run.done.len(),
+        report.run.done.join(", ")
+    );
+    if report.run.cancelled {
+        out.push_str("stopped by a cancel\n");
+    }
+    if let Some(e) = &report.run.error {
+        out.push_str(&format!("stopped: {e}\n"));
+    }
+    match (&report.release, &report.release_error) {
+        (Some(r), _) => {
+            out.push_str(&format!("released: {:?}", r.state));
+            if !r.left_cordoned.is_empty() {
+                out.push_str(&format!(", left cordoned: {}", r.left_cordoned.join(", ")));
+            }
+            out.push('\n');
+        }
+        (None, Some(e)) => out.push_str(&format!(
+            "release failed: {e}; the state scanner will move the cluster to Alert\n"
+        )),
+        (None, None) => {}
+    }
+    out
+}
+
+/// Prints each step: plain lines on stdout, plus a status line on stderr when it is a terminal.
+/// Silent with `--json` (the final document carries every event).
+pub struct StepPrinter {
+    quiet: bool,
+    terminal: bool,
+    types: BTreeMap<String, NodeType>,
+    phase: Option<NodeType>,
+}
+
+impl StepPrinter {
+    /// A printer; `json` silences it. `types` gives each node's type, for the phase shown.
+    pub fn new(json: bool, types: BTreeMap<String, NodeType>) -> Self {
+        StepPrinter {
+            quiet: json,
+            terminal: std::io::stderr().is_terminal(),
+            types,
+            phase: None,
+        }
+    }
+
+    /// Clears the status line.
+    pub fn finish(&self) {
+        if self.terminal && !self.quiet {
+            eprint!("\r\x1b[K");
+        }
+    }
+}
+
+impl Progress for StepPrinter {
+    fn on_event(&mut self, e: &Event) {
+        if self.quiet {
+            return;
+        }
+        if let Some(t) = e.node.as_ref().and_then(|n| self.types.get(n)) {
+            self.phase = Some(*t);
+        }
+        let batch = e.batch.map(|b| format!("batch {b} ")).unwrap_or_default();
+        let node = e
+            .node
+            .as_deref()
+            .map(|n| format!("{n} "))
+            .unwrap_or_default();
+        let line = format!(
+            "{:>9.1}s {batch}{node}{:?}: {}",
+            e.at_ms as f64 / 1000.0,
+            e.step,
+            e.detail
+        );
+        if self.terminal {
+            eprint!("\r\x1b[K");
+        }
+        println!("{line}");
+        if self.terminal && !matches!(e.step, StepKind::Release) {
+            let phase = self
+                .phase
+                .map(|p| format!("phase {p} "))
+                .unwrap_or_default();
+            eprint!("[{phase}{batch}{node}{:?}]", e.step);
+            let _ = std::io::stderr().flush();
+        }
+    }
+}

@@ -1,0 +1,137 @@
+//! `cks-rollout simulate`: the plan or the rollout of a cluster described in YAML, on the
+//! deterministic simulator, ending with the cluster view and the invariants' verdict.
+
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use clap::{Args, Subcommand};
+use serde_json::json;
+
+use cks_rollout::engine::{EngineConfig, UpdateOutcome, plan_update, view};
+use cks_rollout::sim::{ClusterSpec, Simulation};
+
+use super::Exit;
+use super::args::UpdateArgs;
+use super::render::{self, StepPrinter};
+
+/// Options of `simulate`.
+#[derive(Debug, Args)]
+pub struct SimulateArgs {
+    /// The cluster description (YAML; see rollout/examples/simulate-cluster.yaml).
+    #[arg(long, value_name = "FILE")]
+    pub cluster: PathBuf,
+    /// The seed of every random choice; the same seed replays the same run.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// What to simulate.
+    #[command(subcommand)]
+    pub action: SimAction,
+}
+
+/// `plan` or `run`.
+#[derive(Debug, Subcommand)]
+pub enum SimAction {
+    /// The plan: phases, batches, changes, skips and preflight verdicts.
+    Plan(UpdateArgs),
+    /// The rollout, step by step.
+    Run(UpdateArgs),
+}
+
+fn load(path: &PathBuf) -> Result<ClusterSpec> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("reading the cluster description {}", path.display()))?;
+    serde_norway::from_str(&text).with_context(|| {
+        format!(
+            "{} is not a cluster description; see rollout/examples/simulate-cluster.yaml",
+            path.display()
+        )
+    })
+}
+
+/// Runs `simulate`.
+pub fn run(args: &SimulateArgs, as_json: bool) -> Result<Exit> {
+    let spec = load(&args.cluster)?;
+    let sim = Simulation::new(&spec, args.seed)
+        .with_context(|| format!("simulating {}", args.cluster.display()))?;
+    let id = sim.cluster_id();
+    match &args.action {
+        SimAction::Plan(update) => {
+            let req = update.request(true)?;
+            let mut ports = sim.ports();
+            let plan = plan_update(&mut ports.ports(), &id, &req).context("planning the update")?;
+            if as_json {
+                render::json(&plan)?;
+            } else {
+                print!("{}", render::plan_text(&plan));
+            }
+            Ok(Exit::Ok)
+        }
+        SimAction::Run(update) => {
+            let req = update.request(true)?;
+            let cfg = EngineConfig {
+                owner: "simulator".to_string(),
+                ..EngineConfig::default()
+            };
+            let types = sim
+                .world()
+                .vms
+                .values()
+                .map(|v| (v.name.clone(), v.node_type))
+                .collect();
+            let mut printer = StepPrinter::new(as_json, types);
+            let run = sim.run_with(&req, &cfg, &mut printer);
+            printer.finish();
+            let steps = sim.world().step;
+            let mut ports = sim.ports();
+            let cluster = view(&mut ports.ports(), &id).context("reading the cluster view")?;
+            let failed = match &run.outcome {
+                Ok(UpdateOutcome::RolledOut(r)) => r.run.error.is_some(),
+                Ok(_) => false,
+                Err(_) => true,
+            };
+            if as_json {
+                let outcome = match &run.outcome {
+                    Ok(o) => serde_json::to_value(o)?,
+                    Err(e) => json!({ "outcome": "refused", "error": e.to_string() }),
+                };
+                render::json(&json!({
+                    "seed": run.seed,
+                    "result": outcome,
+                    "crashed": run.crashed,
+                    "scan": run.scan,
+                    "view": cluster,
+                    "invariants": match &run.violation {
+                        None => json!({ "held": true, "steps": steps }),
+                        Some(v) => json!({ "held": false, "violation": v }),
+                    },
+                }))?;
+            } else {
+                match &run.outcome {
+                    Ok(UpdateOutcome::RolledOut(r)) => print!("{}", render::report_text(r)),
+                    Ok(other) => println!("{other:?}"),
+                    Err(e) => println!("refused: {e}"),
+                }
+                if run.crashed {
+                    println!("the engine crashed; the state scanner ran: {:?}", run.scan);
+                }
+                print!("{}", render::view_text(&cluster));
+                match &run.violation {
+                    None => println!(
+                        "invariants: all held over {steps} steps (seed {})",
+                        run.seed
+                    ),
+                    Some(v) => {
+                        println!("invariants: BROKEN: {v} (replay with --seed {})", run.seed)
+                    }
+                }
+            }
+            Ok(if run.violation.is_some() {
+                Exit::InvariantBroken
+            } else if failed {
+                Exit::RolloutFailed
+            } else {
+                Exit::Ok
+            })
+        }
+    }
+}

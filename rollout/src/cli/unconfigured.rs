@@ -1,0 +1,87 @@
+//! Ports for systems the command was not given the means to reach: every call fails with a
+//! message saying what to configure, so commands that need only the store still work.
+
+use cks_rollout::model::{
+    AffinityGroup, DiskOffering, Endpoint, EtcdMember, EvictionOutcome, NodeStatus, Pod,
+    ReadyzCheck, ServiceOffering, Vm, Volume,
+};
+use cks_rollout::ports::{Cloud, Etcd, Kube, PortError, PortResult};
+
+/// A port that answers every call with `Unavailable` and the hint it holds.
+#[derive(Debug, Clone)]
+pub struct Unconfigured(pub String);
+
+impl Unconfigured {
+    fn fail<T>(&self) -> PortResult<T> {
+        Err(PortError::unavailable(self.0.clone()))
+    }
+}
+
+impl Cloud for Unconfigured {
+    fn list_vms(&mut self, _: &str) -> PortResult<Vec<Vm>> {
+        self.fail()
+    }
+    fn list_volumes(&mut self, _: &str) -> PortResult<Vec<Volume>> {
+        self.fail()
+    }
+    fn stop_vm(&mut self, _: &str) -> PortResult<()> {
+        self.fail()
+    }
+    fn start_vm(&mut self, _: &str) -> PortResult<()> {
+        self.fail()
+    }
+    fn change_offering(&mut self, _: &str, _: &str) -> PortResult<()> {
+        self.fail()
+    }
+    fn resize_volume(&mut self, _: &str, _: u64) -> PortResult<()> {
+        self.fail()
+    }
+    fn update_affinity_groups(&mut self, _: &str, _: &[String]) -> PortResult<()> {
+        self.fail()
+    }
+    fn list_service_offerings(&mut self) -> PortResult<Vec<ServiceOffering>> {
+        self.fail()
+    }
+    fn list_disk_offerings(&mut self) -> PortResult<Vec<DiskOffering>> {
+        self.fail()
+    }
+    fn list_affinity_groups(&mut self) -> PortResult<Vec<AffinityGroup>> {
+        self.fail()
+    }
+}
+
+impl Kube for Unconfigured {
+    fn list_nodes(&mut self, _: &Endpoint) -> PortResult<Vec<NodeStatus>> {
+        self.fail()
+    }
+    fn get_node(&mut self, _: &Endpoint, _: &str) -> PortResult<Option<NodeStatus>> {
+        self.fail()
+    }
+    fn set_annotation(
+        &mut self,
+        _: &Endpoint,
+        _: &str,
+        _: &str,
+        _: Option<&str>,
+    ) -> PortResult<()> {
+        self.fail()
+    }
+    fn set_unschedulable(&mut self, _: &Endpoint, _: &str, _: bool) -> PortResult<()> {
+        self.fail()
+    }
+    fn list_pods(&mut self, _: &Endpoint, _: &str) -> PortResult<Vec<Pod>> {
+        self.fail()
+    }
+    fn evict(&mut self, _: &Endpoint, _: &Pod) -> PortResult<EvictionOutcome> {
+        self.fail()
+    }
+    fn readyz(&mut self, _: &Endpoint, _: ReadyzCheck) -> PortResult<bool> {
+        self.fail()
+    }
+}
+
+impl Etcd for Unconfigured {
+    fn members(&mut self) -> PortResult<Vec<EtcdMember>> {
+        self.fail()
+    }
+}

@@ -1,0 +1,34 @@
+//! Timeouts and identity of one engine instance.
+
+use serde::{Deserialize, Serialize};
+use std::time::Duration;
+
+/// The default per-batch timeout (`cloud.kubernetes.cluster.update.node.timeout`).
+pub const DEFAULT_BATCH_TIMEOUT: Duration = Duration::from_secs(1800);
+
+/// Engine settings.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EngineConfig {
+    /// Lease owner id of this engine instance.
+    pub owner: String,
+    /// Time allowed for one batch, from preflight to verified (default 1800 s).
+    pub batch_timeout: Duration,
+    /// Time allowed for draining one node (default 600 s, bounded by the batch timeout).
+    pub drain_timeout: Duration,
+    /// Wait between polls (node readiness, drain rounds).
+    pub poll_interval: Duration,
+    /// A lease not renewed for this long means its owner is gone (default 300 s).
+    pub lease_timeout: Duration,
+}
+
+impl Default for EngineConfig {
+    fn default() -> Self {
+        EngineConfig {
+            owner: "cks-rollout".to_string(),
+            batch_timeout: DEFAULT_BATCH_TIMEOUT,
+            drain_timeout: Duration::from_secs(600),
+            poll_interval: Duration::from_secs(10),
+            lease_timeout: Duration::from_secs(300),
+        }
+    }
+}

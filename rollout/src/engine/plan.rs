@@ -1,0 +1,227 @@
+//! The rollout plan: phases, batches, per-node changes, skips and preflight verdicts.
+
+use super::observe::Snapshot;
+use super::outdated::{Change, changes_for, dedication_ids};
+use super::preflight::{Verdict, preflight};
+use super::safety::{cannot_lose_a_node, cannot_lose_reason, worker_batch_size};
+use super::validate::types_of;
+use crate::model::{NodeType, ROLLOUT_ANNOTATION, VmState};
+use serde::{Deserialize, Serialize};
+
+/// Why a node is in the plan (and where it goes in its type's order).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WorkReason {
+    /// Its VM is stopped: it goes first.
+    Stopped,
+    /// It carries the annotation of a rollout that stopped: it goes first.
+    Interrupted,
+    /// It differs from its type's settings.
+    OutOfDate,
+}
+
+/// One node's work.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NodePlan {
+    /// Node name.
+    pub node: String,
+    /// VM id.
+    pub vm_id: String,
+    /// Why it is here.
+    pub reason: WorkReason,
+    /// What changes (empty: only a restart or start).
+    pub changes: Vec<Change>,
+    /// True when someone else cordoned it: no annotation, stays cordoned.
+    pub cordoned_by_other: bool,
+}
+
+/// One batch: nodes restarted together.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Batch {
+    /// 1-based number over the whole plan.
+    pub number: usize,
+    /// The nodes.
+    pub nodes: Vec<NodePlan>,
+    /// Preflight verdict as of the plan's observation.
+    pub preflight: Verdict,
+}
+
+/// All batches of one node type.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Phase {
+    /// Node type.
+    pub node_type: NodeType,
+    /// True for the nodes left by an earlier run or stopped: their VMs are stopped or they carry
+    /// the rollout annotation, so they are already out of service. They are finished (in type
+    /// order) before any other node is taken down.
+    pub resume: bool,
+    /// Its batches, in order.
+    pub batches: Vec<Batch>,
+}
+
+/// A node left alone, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Skip {
+    /// Node name.
+    pub node: String,
+    /// Node type.
+    pub node_type: NodeType,
+    /// Why.
+    pub reason: String,
+}
+
+/// What a rollout would do, without acting.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Plan {
+    /// Cluster id.
+    pub cluster_id: String,
+    /// Workers restarted at a time.
+    pub worker_batch_size: u32,
+    /// Annotated nodes that already came back: uncordoned first.
+    pub finish: Vec<String>,
+    /// Phases in order: stopped and interrupted nodes of each type first (`resume`), then etcd,
+    /// control, worker; types with no work are left out.
+    pub phases: Vec<Phase>,
+    /// Nodes skipped.
+    pub skipped: Vec<Skip>,
+}
+
+impl Plan {
+    /// Every node with work, in order.
+    pub fn nodes(&self) -> impl Iterator<Item = &NodePlan> {
+        self.phases
+            .iter()
+            .flat_map(|p| p.batches.iter().flat_map(|b| b.nodes.iter()))
+    }
+
+    /// The skip messages joined, for `lasterror`.
+    pub fn skip_message(&self) -> Option<String> {
+        if self.skipped.is_empty() {
+            return None;
+        }
+        let parts: Vec<String> = self
+            .skipped
+            .iter()
+            .map(|s| format!("{} ({}) skipped: {}", s.node, s.node_type, s.reason))
+            .collect();
+        Some(parts.join("; "))
+    }
+}
+
+/// True when an annotated node has come back (Ready with a new boot ID), or never went down and
+/// needs nothing (Running, Ready, same boot ID, up to date): it can be uncordoned.
+pub fn is_finished(snap: &Snapshot, node: &str) -> bool {
+    let Some(n) = snap.node(node) else {
+        return false;
+    };
+    let Some(old) = n.rollout_boot_id() else {
+        return false;
+    };
+    if !n.is_ready() {
+        return false;
+    }
+    if n.boot_id != old {
+        return true;
+    }
+    let dedication = dedication_ids(&snap.groups);
+    snap.vm_by_node(node).is_some_and(|vm| {
+        vm.state == VmState::Running
+            && changes_for(&snap.record, vm, &snap.volumes, &dedication).is_empty()
+    })
+}
+
+/// Compute the plan from `snap` (whose record already holds the settings to roll out).
+pub fn plan(snap: &Snapshot, max_unavailable: u32) -> Plan {
+    let record = &snap.record;
+    let dedication = dedication_ids(&snap.groups);
+    let workers = snap.vms_of(NodeType::Worker).count() as u32;
+    let batch_size = worker_batch_size(max_unavailable, workers);
+    let mut out = Plan {
+        cluster_id: record.id.clone(),
+        worker_batch_size: batch_size,
+        finish: Vec::new(),
+        phases: Vec::new(),
+        skipped: Vec::new(),
+    };
+    let mut first = Vec::new();
+    let mut rest = Vec::new();
+    for t in types_of(record) {
+        let mut work = Vec::new();
+        for vm in snap.vms_of(t) {
+            let node = snap.node(&vm.node_name);
+            let annotated = node.is_some_and(|n| n.annotations.contains_key(ROLLOUT_ANNOTATION));
+            if is_finished(snap, &vm.node_name) {
+                out.finish.push(vm.node_name.clone());
+            }
+            let changes = changes_for(record, vm, &snap.volumes, &dedication);
+            let reason = match &vm.state {
+                VmState::Stopped => WorkReason::Stopped,
+                _ if annotated && !is_finished(snap, &vm.node_name) => WorkReason::Interrupted,
+                _ if !changes.is_empty() => WorkReason::OutOfDate,
+                _ => continue,
+            };
+            if !matches!(vm.state, VmState::Running | VmState::Stopped) {
+                out.skipped.push(Skip {
+                    node: vm.node_name.clone(),
+                    node_type: t,
+                    reason: format!("VM is {:?}; wait until it is Running or Stopped", vm.state),
+                });
+                continue;
+            }
+            if vm.state == VmState::Running && cannot_lose_a_node(record, t) {
+                out.skipped.push(Skip {
+                    node: vm.node_name.clone(),
+                    node_type: t,
+                    reason: cannot_lose_reason(record, t),
+                });
+                continue;
+            }
+            let cordoned_by_other = node.is_some_and(|n| n.unschedulable && !annotated);
+            work.push(NodePlan {
+                node: vm.node_name.clone(),
+                vm_id: vm.id.clone(),
+                reason,
+                changes,
+                cordoned_by_other,
+            });
+        }
+        work.sort_by(|a, b| (a.reason, &a.node).cmp(&(b.reason, &b.node)));
+        let (stopped, running): (Vec<NodePlan>, Vec<NodePlan>) = work
+            .into_iter()
+            .partition(|w| w.reason != WorkReason::OutOfDate);
+        if !stopped.is_empty() {
+            first.push((t, stopped));
+        }
+        if !running.is_empty() {
+            rest.push((t, running));
+        }
+    }
+    let mut number = 0;
+    for (resume, (t, work)) in first
+        .into_iter()
+        .map(|x| (true, x))
+        .chain(rest.into_iter().map(|x| (false, x)))
+    {
+        let size = if t == NodeType::Worker {
+            batch_size as usize
+        } else {
+            1
+        };
+        let mut batches = Vec::new();
+        for chunk in work.chunks(size) {
+            number += 1;
+            let names: Vec<String> = chunk.iter().map(|n| n.node.clone()).collect();
+            batches.push(Batch {
+                number,
+                nodes: chunk.to_vec(),
+                preflight: preflight(snap, t, &names),
+            });
+        }
+        out.phases.push(Phase {
+            node_type: t,
+            resume,
+            batches,
+        });
+    }
+    out
+}

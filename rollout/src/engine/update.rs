@@ -1,0 +1,216 @@
+//! The update call: validate, store, and (with `rollout=true`) roll out and release.
+
+use super::observe::{observe, observe_cloud};
+use super::plan::{Plan, plan};
+use super::progress::{Progress, StepKind};
+use super::release::{ReleaseOutcome, release_with};
+use super::run::{RunOutcome, Runner};
+use super::validate::validate;
+use super::view::{ClusterView, cluster_view};
+use super::{EngineConfig, UpdateError, UpdateRequest};
+use crate::model::{ClusterState, Lease};
+use crate::ports::Ports;
+use serde::{Deserialize, Serialize};
+
+/// A finished rollout: the run and its release.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RolloutReport {
+    /// The run.
+    pub run: RunOutcome,
+    /// The release (`None` if release itself could not run; the scanner then takes over).
+    pub release: Option<ReleaseOutcome>,
+    /// Why release could not run.
+    pub release_error: Option<String>,
+    /// Every step.
+    pub events: Vec<super::progress::Event>,
+}
+
+/// What the update call did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "outcome", rename_all = "snake_case")]
+pub enum UpdateOutcome {
+    /// Settings stored, nothing restarted.
+    Stored {
+        /// The cluster view afterwards.
+        view: ClusterView,
+    },
+    /// A cancel was recorded; the running rollout stops before its next batch.
+    CancelRequested,
+    /// A rollout ran.
+    RolledOut(Box<RolloutReport>),
+}
+
+fn port(what: &'static str) -> impl Fn(crate::ports::PortError) -> UpdateError {
+    move |source| UpdateError::Port { what, source }
+}
+
+fn engine_err(e: super::EngineError) -> UpdateError {
+    match e {
+        super::EngineError::Port { what, source } => UpdateError::Port { what, source },
+    }
+}
+
+fn check_cancel(
+    req: &UpdateRequest,
+    ports: &mut Ports<'_>,
+    cluster_id: &str,
+) -> Result<UpdateOutcome, UpdateError> {
+    if req.rollout || req.has_settings() || req.max_unavailable.is_some() {
+        return Err(UpdateError::param(
+            "cancelrollout",
+            "cancelrollout=true takes no other parameter; send it alone",
+        ));
+    }
+    let record = ports.store.load(cluster_id).map_err(port("load cluster"))?;
+    if record.state != ClusterState::Updating {
+        return Err(UpdateError::param(
+            "cancelrollout",
+            format!(
+                "cluster {cluster_id} is {:?}, no rollout is running",
+                record.state
+            ),
+        ));
+    }
+    ports
+        .store
+        .set_cancel(cluster_id, true)
+        .map_err(port("set rollout.cancel"))?;
+    Ok(UpdateOutcome::CancelRequested)
+}
+
+/// The update call.
+pub fn update(
+    ports: &mut Ports<'_>,
+    cluster_id: &str,
+    req: &UpdateRequest,
+    cfg: &EngineConfig,
+    progress: &mut dyn Progress,
+) -> Result<UpdateOutcome, UpdateError> {
+    if req.cancel_rollout {
+        return check_cancel(req, ports, cluster_id);
+    }
+    let snap = observe_cloud(ports, cluster_id).map_err(engine_err)?;
+    let state = snap.record.state;
+    if req.rollout {
+        if !matches!(state, ClusterState::Running | ClusterState::Alert) {
+            return Err(UpdateError::WrongState {
+                cluster: cluster_id.to_string(),
+                state,
+                message: "rollout=true needs Running or Alert".to_string(),
+            });
+        }
+    } else if state.is_busy() {
+        return Err(UpdateError::WrongState {
+            cluster: cluster_id.to_string(),
+            state,
+            message: "another operation runs on the cluster (or it is being destroyed); retry when it is done".to_string(),
+        });
+    }
+    let valid = validate(req, &snap)?;
+    if !req.rollout {
+        if !ports
+            .store
+            .save_settings(cluster_id, state, &valid.settings)
+            .map_err(port("store settings"))?
+        {
+            return Err(UpdateError::Concurrent {
+                cluster: cluster_id.to_string(),
+                expected: state,
+            });
+        }
+        let after = observe_cloud(ports, cluster_id).map_err(engine_err)?;
+        return Ok(UpdateOutcome::Stored {
+            view: cluster_view(&after),
+        });
+    }
+    let lease = Lease {
+        owner: cfg.owner.clone(),
+        heartbeat_ms: ports.clock.now().as_millis() as u64,
+    };
+    if !ports
+        .store
+        .compare_and_set_state(cluster_id, state, ClusterState::Updating, Some(&lease))
+        .map_err(port("move cluster to Updating"))?
+    {
+        return Err(UpdateError::Concurrent {
+            cluster: cluster_id.to_string(),
+            expected: state,
+        });
+    }
+    let stored = ports.store.set_cancel(cluster_id, false).and_then(|()| {
+        ports
+            .store
+            .save_settings(cluster_id, ClusterState::Updating, &valid.settings)
+    });
+    let failure = match stored {
+        Ok(true) => None,
+        Ok(false) => Some("the cluster left Updating while the settings were stored".to_string()),
+        Err(e) => Some(e.to_string()),
+    };
+    if let Some(message) = failure {
+        let _ = ports.store.set_last_error(cluster_id, Some(&message));
+        let _ = ports
+            .store
+            .compare_and_set_state(cluster_id, ClusterState::Updating, state, None);
+        return Err(UpdateError::StoreFailed {
+            cluster: cluster_id.to_string(),
+            message,
+            restored: state,
+        });
+    }
+    let mut runner = Runner::new(ports, cfg, cluster_id, lease, progress);
+    let run = runner.execute(valid.max_unavailable);
+    let (release, release_error) = if run.lost_lease {
+        (
+            None,
+            Some("another engine owns the cluster now; it releases it".to_string()),
+        )
+    } else {
+        match release_with(
+            runner.ports,
+            cluster_id,
+            run.error.as_deref(),
+            run.notes.as_deref(),
+        ) {
+            Ok(r) => (Some(r), None),
+            Err(e) => (None, Some(e.to_string())),
+        }
+    };
+    runner.emit(
+        None,
+        None,
+        StepKind::Release,
+        match &release {
+            Some(r) => format!("{:?}", r.state),
+            None => release_error.clone().unwrap_or_default(),
+        },
+    );
+    let events = runner.events().to_vec();
+    Ok(UpdateOutcome::RolledOut(Box::new(RolloutReport {
+        run,
+        release,
+        release_error,
+        events,
+    })))
+}
+
+/// What `update(req)` with `rollout=true` would do, without acting.
+pub fn plan_update(
+    ports: &mut Ports<'_>,
+    cluster_id: &str,
+    req: &UpdateRequest,
+) -> Result<Plan, UpdateError> {
+    let mut snap = observe(ports, cluster_id).map_err(engine_err)?;
+    let mut as_rollout = req.clone();
+    as_rollout.rollout = true;
+    as_rollout.cancel_rollout = false;
+    let valid = validate(&as_rollout, &snap)?;
+    snap.record.settings = valid.settings;
+    Ok(plan(&snap, valid.max_unavailable))
+}
+
+/// The cluster view now.
+pub fn view(ports: &mut Ports<'_>, cluster_id: &str) -> Result<ClusterView, UpdateError> {
+    let snap = observe_cloud(ports, cluster_id).map_err(engine_err)?;
+    Ok(cluster_view(&snap))
+}

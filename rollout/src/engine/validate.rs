@@ -1,0 +1,240 @@
+//! The update call's checks and the settings it stores.
+
+use super::UpdateError;
+use super::observe::Snapshot;
+use super::outdated::{Change, changes_for, compared_groups, dedication_ids, root_volume};
+use super::safety::{cannot_lose_a_node, cannot_lose_reason};
+use crate::model::{ClusterRecord, NodeType, TypeSettings, VmState};
+use std::collections::BTreeSet;
+
+/// A checked update: the settings to store and the worker batch knob.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Validated {
+    /// Settings of every type after the call.
+    pub settings: TypeSettings,
+    /// `maxunavailable` (1 when not given).
+    pub max_unavailable: u32,
+}
+
+/// The node types the cluster has.
+pub fn types_of(record: &ClusterRecord) -> Vec<NodeType> {
+    NodeType::ALL
+        .into_iter()
+        .filter(|t| *t != NodeType::Etcd || record.external_etcd())
+        .collect()
+}
+
+/// The stored settings, completed: a type without an offering of its own gets the cluster's; a
+/// type without recorded groups whose nodes all share the same (non-empty) groups gets those.
+pub fn prepare_settings(snap: &Snapshot) -> TypeSettings {
+    let record = &snap.record;
+    let dedication = dedication_ids(&snap.groups);
+    let mut settings = record.settings.clone();
+    for t in types_of(record) {
+        let s = settings.entry(t).or_default();
+        if s.offering_id.is_none() {
+            s.offering_id = Some(record.service_offering_id.clone());
+        }
+        if s.affinity_group_ids.is_none() {
+            let sets: BTreeSet<Vec<String>> = snap
+                .vms_of(t)
+                .map(|vm| compared_groups(vm, &dedication))
+                .collect();
+            if sets.len() == 1
+                && let Some(shared) = sets.into_iter().next()
+                && !shared.is_empty()
+            {
+                s.affinity_group_ids = Some(shared);
+            }
+        }
+    }
+    settings
+}
+
+fn parse_type(
+    record: &ClusterRecord,
+    parameter: &'static str,
+    key: &str,
+) -> Result<NodeType, UpdateError> {
+    let t: NodeType = key
+        .parse()
+        .map_err(|e: crate::model::UnknownNodeType| UpdateError::param(parameter, e.to_string()))?;
+    if t == NodeType::Etcd && !record.external_etcd() {
+        return Err(UpdateError::param(
+            parameter,
+            format!("node type '{key}': cluster {} has no etcd nodes", record.id),
+        ));
+    }
+    Ok(t)
+}
+
+/// Check `req` against the cluster and compute the settings to store.
+pub fn validate(req: &super::UpdateRequest, snap: &Snapshot) -> Result<Validated, UpdateError> {
+    let record = &snap.record;
+    let max_unavailable = match req.max_unavailable {
+        Some(_) if !req.rollout => {
+            return Err(UpdateError::param(
+                "maxunavailable",
+                "only applies with rollout=true; drop it or set rollout=true",
+            ));
+        }
+        Some(m) if m < 1 => {
+            return Err(UpdateError::param(
+                "maxunavailable",
+                format!("must be at least 1, got {m}"),
+            ));
+        }
+        Some(m) => u32::try_from(m).unwrap_or(u32::MAX),
+        None => 1,
+    };
+    let before = prepare_settings(snap);
+    let mut after = before.clone();
+    for (key, offering) in &req.node_offerings {
+        let t = parse_type(record, "nodeofferings", key)?;
+        if snap.offering(offering).is_none() {
+            return Err(UpdateError::param(
+                "nodeofferings",
+                format!("node type {t}: no service offering with id '{offering}'"),
+            ));
+        }
+        after.entry(t).or_default().offering_id = Some(offering.clone());
+    }
+    for (key, size) in &req.node_root_disk_sizes {
+        let t = parse_type(record, "noderootdisksizes", key)?;
+        let size = u64::try_from(*size).ok().filter(|s| *s >= 1).ok_or_else(|| {
+            UpdateError::param(
+                "noderootdisksizes",
+                format!("node type {t}: root disk size must be a whole number of GB >= 1, got {size}"),
+            )
+        })?;
+        after.entry(t).or_default().root_disk_size_gb = Some(size);
+    }
+    for (key, ids) in &req.node_affinity_groups {
+        let t = parse_type(record, "nodeaffinitygroups", key)?;
+        let mut set = BTreeSet::new();
+        for id in ids {
+            let Some(g) = snap.groups.iter().find(|g| &g.id == id) else {
+                return Err(UpdateError::param(
+                    "nodeaffinitygroups",
+                    format!("node type {t}: no affinity group with id '{id}'"),
+                ));
+            };
+            if g.is_dedication() {
+                return Err(UpdateError::param(
+                    "nodeaffinitygroups",
+                    format!(
+                        "node type {t}: '{}' is an explicit dedication group; CKS manages those itself, leave it out",
+                        g.name
+                    ),
+                ));
+            }
+            set.insert(id.clone());
+        }
+        after.entry(t).or_default().affinity_group_ids = Some(set.into_iter().collect());
+    }
+    if req.rollout {
+        check_disks(req, snap, &after)?;
+        check_cannot_lose(snap, &before, &after)?;
+    }
+    Ok(Validated {
+        settings: after,
+        max_unavailable,
+    })
+}
+
+fn check_disks(
+    req: &super::UpdateRequest,
+    snap: &Snapshot,
+    after: &TypeSettings,
+) -> Result<(), UpdateError> {
+    for key in req.node_root_disk_sizes.keys() {
+        let t = parse_type(&snap.record, "noderootdisksizes", key)?;
+        let Some(size) = after.get(&t).and_then(|s| s.root_disk_size_gb) else {
+            continue;
+        };
+        for vm in snap.vms_of(t) {
+            let Some(root) = root_volume(vm, &snap.volumes) else {
+                continue;
+            };
+            if root.size_gb > size {
+                return Err(UpdateError::param(
+                    "noderootdisksizes",
+                    format!(
+                        "node type {t}: {size} GB would shrink the {} GB root disk of {}; root disks only grow",
+                        root.size_gb, vm.node_name
+                    ),
+                ));
+            }
+            let fixed = root
+                .disk_offering_id
+                .as_ref()
+                .and_then(|id| snap.disk_offerings.iter().find(|d| &d.id == id))
+                .filter(|d| d.is_fixed_size());
+            if let Some(d) = fixed
+                && root.size_gb != size
+            {
+                return Err(UpdateError::param(
+                    "noderootdisksizes",
+                    format!(
+                        "node type {t}: the root disk of {} comes from disk offering '{}' of fixed size {} GB and cannot be resized",
+                        vm.node_name, d.name, d.size_gb
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn parameter_of(change: &Change) -> &'static str {
+    match change {
+        Change::Offering { .. } => "nodeofferings",
+        Change::RootDisk { .. } => "noderootdisksizes",
+        Change::AffinityGroups { .. } => "nodeaffinitygroups",
+    }
+}
+
+fn kind_of(change: &Change) -> u8 {
+    match change {
+        Change::Offering { .. } => 0,
+        Change::RootDisk { .. } => 1,
+        Change::AffinityGroups { .. } => 2,
+    }
+}
+
+fn check_cannot_lose(
+    snap: &Snapshot,
+    before: &TypeSettings,
+    after: &TypeSettings,
+) -> Result<(), UpdateError> {
+    let dedication = dedication_ids(&snap.groups);
+    let mut old = snap.record.clone();
+    old.settings = before.clone();
+    let mut new = snap.record.clone();
+    new.settings = after.clone();
+    for t in types_of(&snap.record) {
+        if !cannot_lose_a_node(&snap.record, t) {
+            continue;
+        }
+        for vm in snap.vms_of(t).filter(|vm| vm.state != VmState::Stopped) {
+            let had: BTreeSet<u8> = changes_for(&old, vm, &snap.volumes, &dedication)
+                .iter()
+                .map(kind_of)
+                .collect();
+            let newly = changes_for(&new, vm, &snap.volumes, &dedication)
+                .into_iter()
+                .find(|c| !had.contains(&kind_of(c)));
+            if let Some(change) = newly {
+                return Err(UpdateError::param(
+                    parameter_of(&change),
+                    format!(
+                        "node type {t}: this would make {} out of date, but {}; leave this type's settings as they are or use rollout=false",
+                        vm.node_name,
+                        cannot_lose_reason(&snap.record, t)
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,129 @@
+//! The last step of a batch: wait until each node is back, up to date, with a new boot ID.
+
+use super::batch::Work;
+use super::observe::{Snapshot, observe_cloud, observe_live};
+use super::outdated::{capacity_matches, changes_for, dedication_ids};
+use super::preflight::is_member_type;
+use super::progress::StepKind;
+use super::run::Runner;
+use crate::model::{Endpoint, MemberHealth, NodeType, VmState};
+use std::time::Duration;
+
+impl Runner<'_, '_> {
+    /// Wait until every node is Running, up to date, Ready with a new boot ID and the capacity
+    /// of its offering (etcd nodes: member healthy).
+    pub(super) fn verify(
+        &mut self,
+        n: usize,
+        t: NodeType,
+        work: &mut [Work],
+        ep: &Endpoint,
+        deadline: Duration,
+    ) -> Result<(), String> {
+        let mut pending: Vec<usize> = (0..work.len()).collect();
+        let mut ep = ep.clone();
+        loop {
+            let mut why = Vec::new();
+            match observe_cloud(self.ports, &self.cluster) {
+                Err(e) => why.push(e.to_string()),
+                Ok(mut snap) => {
+                    observe_live(self.ports, &mut snap);
+                    if !snap
+                        .api_up
+                        .iter()
+                        .any(|a| matches!(&ep, Endpoint::Control(c) if c == a))
+                    {
+                        let avoid: Vec<String> = if t == NodeType::Control {
+                            work.iter().map(|w| w.node.clone()).collect()
+                        } else {
+                            Vec::new()
+                        };
+                        ep = snap.endpoint_avoiding(&avoid);
+                    }
+                    let mut still = Vec::new();
+                    for &i in &pending {
+                        match node_verdict(&snap, t, &work[i]) {
+                            Ok(()) => {
+                                self.emit(
+                                    Some(n),
+                                    Some(&work[i].node),
+                                    StepKind::Verify,
+                                    "up to date, Ready with a new boot ID",
+                                );
+                            }
+                            Err(e) => {
+                                why.push(e);
+                                still.push(i);
+                            }
+                        }
+                    }
+                    pending = still;
+                }
+            }
+            if pending.is_empty() {
+                return Ok(());
+            }
+            if self.ports.clock.now() >= deadline {
+                return Err(format!(
+                    "batch {n}: not verified within {} s: {}; left cordoned for inspection, run the rollout again once it is back",
+                    self.cfg.batch_timeout.as_secs(),
+                    why.join("; ")
+                ));
+            }
+            self.pause()?;
+        }
+    }
+}
+
+fn node_verdict(snap: &Snapshot, t: NodeType, w: &Work) -> Result<(), String> {
+    let name = &w.node;
+    let vm = snap
+        .vm_by_node(name)
+        .ok_or_else(|| format!("VM of {name} is gone"))?;
+    if vm.state != VmState::Running {
+        return Err(format!("VM of {name} is {:?}", vm.state));
+    }
+    let dedication = dedication_ids(&snap.groups);
+    let left = changes_for(&snap.record, vm, &snap.volumes, &dedication);
+    if !left.is_empty() {
+        return Err(format!("VM of {name} still differs: {left:?}"));
+    }
+    if is_member_type(snap, t) {
+        let healthy = snap
+            .members
+            .iter()
+            .any(|m| &m.name == name && m.health == MemberHealth::Healthy);
+        if !healthy {
+            return Err(format!("etcd member {name} is not healthy"));
+        }
+    }
+    if t == NodeType::Etcd {
+        return Ok(());
+    }
+    let node = snap
+        .node(name)
+        .ok_or_else(|| format!("node {name} not reported by the API"))?;
+    if !node.is_ready() {
+        return Err(format!("node {name} is not Ready"));
+    }
+    if w.old_boot.as_deref() == Some(node.boot_id.as_str()) {
+        return Err(format!(
+            "node {name} still reports the boot ID {} from before the restart",
+            node.boot_id
+        ));
+    }
+    let offering = snap
+        .offering(&vm.service_offering_id)
+        .ok_or_else(|| format!("offering {} of {name} not listed", vm.service_offering_id))?;
+    if !capacity_matches(offering, node) {
+        return Err(format!(
+            "node {name} reports {} CPU / {} KiB, offering {} has {} CPU / {} MiB",
+            node.capacity_cpu,
+            node.capacity_memory_kib,
+            offering.name,
+            offering.cpu_cores,
+            offering.memory_mb
+        ));
+    }
+    Ok(())
+}

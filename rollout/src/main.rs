@@ -1,0 +1,8 @@
+//! `cks-rollout`: plan, run, cancel and watch a CKS node-settings rollout against CloudStack
+//! and Kubernetes, or preview it on the simulator. See `cks-rollout --help`.
+
+mod cli;
+
+fn main() -> std::process::ExitCode {
+    cli::main()
+}

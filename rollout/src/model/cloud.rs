@@ -1,0 +1,119 @@
+//! What CloudStack reports about a cluster's VMs, volumes, offerings and affinity groups.
+
+use super::NodeType;
+use serde::{Deserialize, Serialize};
+
+/// The power state of a VM as CloudStack reports it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum VmState {
+    /// Running.
+    Running,
+    /// Stopped.
+    Stopped,
+    /// Starting (an async start job is in progress).
+    Starting,
+    /// Stopping (an async stop job is in progress).
+    Stopping,
+    /// Any other state (Error, Migrating, Destroyed, ...), with CloudStack's name for it.
+    Other(String),
+}
+
+/// One VM of the cluster.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Vm {
+    /// CloudStack VM id (uuid).
+    pub id: String,
+    /// CloudStack VM name.
+    pub name: String,
+    /// The Kubernetes node name of this VM (its hostname); for external etcd nodes, the etcd
+    /// member name.
+    pub node_name: String,
+    /// The node type, from the cluster's VM map.
+    pub node_type: NodeType,
+    /// Power state.
+    pub state: VmState,
+    /// Current service offering id.
+    pub service_offering_id: String,
+    /// Current affinity group ids (including any explicit dedication group).
+    pub affinity_group_ids: Vec<String>,
+}
+
+/// Whether a volume is the VM's root disk or a data disk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum VolumeKind {
+    /// The root disk.
+    Root,
+    /// A data disk.
+    DataDisk,
+}
+
+/// A volume attached to a VM.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Volume {
+    /// CloudStack volume id.
+    pub id: String,
+    /// The VM it is attached to.
+    pub vm_id: String,
+    /// Root or data disk.
+    pub kind: VolumeKind,
+    /// Size in GB (GiB, as CloudStack's `size` / 2^30).
+    pub size_gb: u64,
+    /// The disk offering the volume was created from, when known.
+    pub disk_offering_id: Option<String>,
+}
+
+/// A compute (service) offering.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ServiceOffering {
+    /// Offering id.
+    pub id: String,
+    /// Offering name.
+    pub name: String,
+    /// Number of vCPUs.
+    pub cpu_cores: u32,
+    /// Memory in MiB.
+    pub memory_mb: u64,
+}
+
+/// A disk offering.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DiskOffering {
+    /// Offering id.
+    pub id: String,
+    /// Offering name.
+    pub name: String,
+    /// Size in GB; 0 for a custom-size offering.
+    pub size_gb: u64,
+    /// True when the size is chosen per volume (`iscustomized`).
+    pub customized: bool,
+}
+
+impl DiskOffering {
+    /// True when volumes of this offering have a strictly fixed size and cannot be resized.
+    pub fn is_fixed_size(&self) -> bool {
+        !self.customized && self.size_gb > 0
+    }
+}
+
+/// The CloudStack affinity group type of explicit dedication, which CKS adds itself.
+pub const EXPLICIT_DEDICATION: &str = "ExplicitDedication";
+
+/// An affinity group.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AffinityGroup {
+    /// Group id.
+    pub id: String,
+    /// Group name.
+    pub name: String,
+    /// Group type (`host anti-affinity`, `host affinity`, `ExplicitDedication`, ...).
+    pub kind: String,
+}
+
+impl AffinityGroup {
+    /// True for an explicit dedication group: never compared, never removed, never requested.
+    pub fn is_dedication(&self) -> bool {
+        self.kind == EXPLICIT_DEDICATION
+    }
+}

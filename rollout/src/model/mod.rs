@@ -1,0 +1,19 @@
+//! Plain data the engine reads and writes through its ports: node types, VMs, offerings, nodes,
+//! etcd members and the cluster record.
+
+mod cloud;
+mod cluster;
+mod etcd;
+mod kube;
+mod node_type;
+
+pub use cloud::{
+    AffinityGroup, DiskOffering, EXPLICIT_DEDICATION, ServiceOffering, Vm, VmState, Volume,
+    VolumeKind,
+};
+pub use cluster::{ClusterRecord, ClusterState, Lease, NodeTypeSettings, TypeSettings};
+pub use etcd::{EtcdMember, MemberHealth};
+pub use kube::{
+    Endpoint, EvictionOutcome, NodeStatus, Pod, ROLLOUT_ANNOTATION, Readiness, ReadyzCheck,
+};
+pub use node_type::{NodeType, UnknownNodeType};

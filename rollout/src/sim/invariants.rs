@@ -1,0 +1,183 @@
+//! The safety invariants: one function, [`check`], called after every simulated step. A
+//! violation names the invariant, the step and the nodes.
+
+use super::Violation;
+use super::record::{Act, RECHECK_WINDOW};
+use super::world::World;
+use crate::model::{NodeType, ROLLOUT_ANNOTATION};
+use std::collections::BTreeSet;
+
+fn phase_index(t: NodeType) -> usize {
+    match t {
+        NodeType::Etcd => 0,
+        NodeType::Control => 1,
+        NodeType::Worker => 2,
+    }
+}
+
+/// The nodes the engine has disrupted: cordoned with its annotation, or stopped by it (nodes
+/// that were down before it touched them aside, until it is done with them).
+pub fn disrupted(w: &World) -> Vec<(NodeType, String)> {
+    w.vms
+        .values()
+        .filter(|v| !v.external_down)
+        .filter(|v| {
+            v.engine_stopped
+                || v.node.as_ref().is_some_and(|n| {
+                    n.unschedulable && n.annotations.contains_key(ROLLOUT_ANNOTATION)
+                })
+        })
+        .map(|v| (v.node_type, v.name.clone()))
+        .collect()
+}
+
+/// Every invariant, over the world after a step and the engine's acts in it:
+/// - `worker-budget`, `one-control-or-etcd`, `one-type-at-a-time`: at most the clamped number
+///   of workers, or one control or etcd node, disrupted by the engine;
+/// - `phases-in-order`: etcd, then control, then workers;
+/// - `etcd-quorum`: a member is stopped only with a quorum of the others healthy, as seen by a
+///   health check just before;
+/// - `api-availability`: a control node is stopped only with another API server serving;
+/// - `change-only-while-stopped`: offerings, disks and groups change only on stopped VMs;
+/// - `never-annotate-foreign-cordon`, `uncordon-only-annotated`: only nodes the engine
+///   annotated are uncordoned by it;
+/// - `done-only-with-new-boot-id`: a restarted node is done only Ready with a new boot ID.
+pub fn check(w: &mut World) -> Option<Violation> {
+    let step = w.step;
+    let mut found: Vec<(&'static str, Vec<String>, String)> = Vec::new();
+    for act in std::mem::take(&mut w.acts) {
+        match act {
+            Act::Touch { node, node_type } => {
+                if let Some(p) = w.phase
+                    && phase_index(node_type) < phase_index(p)
+                {
+                    found.push((
+                        "phases-in-order",
+                        vec![node],
+                        format!("a {node_type} node after the {p} phase began"),
+                    ));
+                } else if w
+                    .phase
+                    .is_none_or(|p| phase_index(node_type) > phase_index(p))
+                {
+                    w.phase = Some(node_type);
+                }
+            }
+            Act::StopMember {
+                node,
+                healthy_others,
+                need,
+                since_look,
+            } => {
+                if since_look > RECHECK_WINDOW {
+                    found.push((
+                        "etcd-quorum",
+                        vec![node],
+                        format!("stopped a member {since_look} steps after the last health check"),
+                    ));
+                } else if healthy_others < need {
+                    found.push(("etcd-quorum", vec![node], format!("stopped a member with {healthy_others} other healthy members, quorum {need}")));
+                }
+            }
+            Act::StopControl {
+                node,
+                other_api_seen,
+            } => {
+                if !other_api_seen {
+                    found.push((
+                        "api-availability",
+                        vec![node],
+                        "stopped a control node with no other API server seen serving just before"
+                            .into(),
+                    ));
+                }
+            }
+            Act::Change { node, call, state } => {
+                if state != Some(crate::model::VmState::Stopped) {
+                    found.push((
+                        "change-only-while-stopped",
+                        vec![node],
+                        format!("{call} while the VM is {state:?}"),
+                    ));
+                }
+            }
+            Act::Annotate {
+                node,
+                foreign_cordon,
+            } => {
+                if foreign_cordon {
+                    found.push((
+                        "never-annotate-foreign-cordon",
+                        vec![node],
+                        "annotated a node someone else cordoned".into(),
+                    ));
+                }
+            }
+            Act::Uncordon { node, annotated } => {
+                if !annotated {
+                    found.push((
+                        "uncordon-only-annotated",
+                        vec![node],
+                        "uncordoned a node without the rollout annotation".into(),
+                    ));
+                }
+            }
+            Act::Done {
+                node,
+                boot,
+                before,
+                ready,
+            } => {
+                if boot == before || !ready {
+                    found.push((
+                        "done-only-with-new-boot-id",
+                        vec![node],
+                        format!(
+                            "done with boot ID {boot} (before the stop: {before}), ready={ready}"
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    let d = disrupted(w);
+    let names = |t: Option<NodeType>| -> Vec<String> {
+        d.iter()
+            .filter(|(x, _)| t.is_none_or(|t| *x == t))
+            .map(|(_, n)| n.clone())
+            .collect()
+    };
+    let types: BTreeSet<NodeType> = d.iter().map(|(t, _)| *t).collect();
+    if types.len() > 1 {
+        found.push((
+            "one-type-at-a-time",
+            names(None),
+            format!("disrupted types {types:?}"),
+        ));
+    }
+    let workers = names(Some(NodeType::Worker));
+    if workers.len() as u32 > w.worker_budget {
+        let detail = format!(
+            "{} workers disrupted, budget {}",
+            workers.len(),
+            w.worker_budget
+        );
+        found.push(("worker-budget", workers, detail));
+    }
+    for t in [NodeType::Control, NodeType::Etcd] {
+        let n = names(Some(t));
+        if n.len() > 1 {
+            let detail = format!("{} {t} nodes disrupted", n.len());
+            found.push(("one-control-or-etcd", n, detail));
+        }
+    }
+    found
+        .into_iter()
+        .next()
+        .map(|(invariant, nodes, detail)| Violation {
+            invariant,
+            step,
+            nodes,
+            detail,
+        })
+}

@@ -1,0 +1,265 @@
+//! A deterministic simulator of a CKS cluster (virtual clock, one seeded RNG) implementing the
+//! engine's ports, with faults injected from a data schedule and the safety invariants checked
+//! after every step.
+//!
+//! ```
+//! use cks_rollout::engine::{EngineConfig, UpdateRequest};
+//! use cks_rollout::sim::{ClusterSpec, Simulation};
+//!
+//! let yaml = r#"
+//! service_offering: small
+//! offerings:
+//!   - { id: small, name: small, cpu_cores: 2, memory_mb: 4096 }
+//!   - { id: large, name: large, cpu_cores: 4, memory_mb: 8192 }
+//! control: { count: 3 }
+//! workers: { count: 3 }
+//! "#;
+//! let spec: ClusterSpec = serde_norway::from_str(yaml).expect("valid description");
+//! let sim = Simulation::new(&spec, 7).expect("simulable");
+//! let mut req = UpdateRequest { rollout: true, ..Default::default() };
+//! req.node_offerings.insert("worker".into(), "large".into());
+//! let run = sim.run(&req, &EngineConfig::default());
+//! assert!(run.violation.is_none(), "{}", run.trace.join("\n"));
+//! assert_eq!(sim.world().record.state, cks_rollout::model::ClusterState::Running);
+//! ```
+
+mod faults;
+mod invariants;
+mod pods;
+mod ports;
+pub mod random;
+mod record;
+mod signature;
+mod spec;
+mod world;
+
+pub use ports::SimHandle;
+pub use signature::{Signature, VmSignature};
+pub use spec::{ClusterSpec, Fault, NodeGroupSpec, NodeOverride, PdbSpec, PodSpec};
+pub use world::{NODE_GRACE, SimNode, SimPod, SimVm, SpecError, World, reported_memory};
+
+use crate::engine::{
+    EngineConfig, NoProgress, Progress, ReleaseOutcome, ScanOutcome, UpdateError, UpdateOutcome,
+    UpdateRequest,
+};
+use crate::model::NodeType;
+use crate::ports::Ports;
+use serde::{Deserialize, Serialize};
+use std::cell::{Ref, RefCell, RefMut};
+use std::fmt;
+use std::rc::Rc;
+
+/// A broken invariant: which, at which step, on which nodes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Violation {
+    /// Invariant name.
+    pub invariant: &'static str,
+    /// Step (port call number).
+    pub step: u64,
+    /// Nodes involved.
+    pub nodes: Vec<String>,
+    /// What happened.
+    pub detail: String,
+}
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "invariant {} broken at step {} on {}: {}",
+            self.invariant,
+            self.step,
+            self.nodes.join(", "),
+            self.detail
+        )
+    }
+}
+
+/// The five port handles of one simulation.
+#[derive(Debug, Clone)]
+pub struct SimPorts {
+    cloud: SimHandle,
+    kube: SimHandle,
+    etcd: SimHandle,
+    store: SimHandle,
+    clock: SimHandle,
+}
+
+impl SimPorts {
+    /// Borrow them as the engine's [`Ports`].
+    pub fn ports(&mut self) -> Ports<'_> {
+        Ports {
+            cloud: &mut self.cloud,
+            kube: &mut self.kube,
+            etcd: &mut self.etcd,
+            store: &mut self.store,
+            clock: &mut self.clock,
+        }
+    }
+}
+
+/// What a simulated `run` gave.
+#[derive(Debug, Clone)]
+pub struct SimRun {
+    /// The seed.
+    pub seed: u64,
+    /// The update call's result.
+    pub outcome: Result<UpdateOutcome, UpdateError>,
+    /// True when the engine crashed (then the scanner ran).
+    pub crashed: bool,
+    /// What the scanner did, after a crash.
+    pub scan: Option<ScanOutcome>,
+    /// The first broken invariant.
+    pub violation: Option<Violation>,
+    /// The step trace.
+    pub trace: Vec<String>,
+}
+
+impl SimRun {
+    /// The seed, the violation and the trace, for a failing test.
+    pub fn failure_report(&self) -> String {
+        format!(
+            "seed {}: {}\n{}",
+            self.seed,
+            self.violation
+                .as_ref()
+                .map_or("no invariant broken".to_string(), |v| v.to_string()),
+            self.trace.join("\n")
+        )
+    }
+}
+
+/// A simulated cluster the engine can drive.
+#[derive(Debug, Clone)]
+pub struct Simulation {
+    world: Rc<RefCell<World>>,
+    seed: u64,
+}
+
+impl Simulation {
+    /// A simulation of `spec`, every random choice drawn from `seed`.
+    pub fn new(spec: &ClusterSpec, seed: u64) -> Result<Self, SpecError> {
+        Ok(Simulation {
+            world: Rc::new(RefCell::new(World::new(spec, seed)?)),
+            seed,
+        })
+    }
+
+    /// The seed.
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// Port handles on this world.
+    pub fn ports(&self) -> SimPorts {
+        let h = SimHandle(self.world.clone());
+        SimPorts {
+            cloud: h.clone(),
+            kube: h.clone(),
+            etcd: h.clone(),
+            store: h.clone(),
+            clock: h,
+        }
+    }
+
+    /// The world.
+    pub fn world(&self) -> Ref<'_, World> {
+        self.world.borrow()
+    }
+
+    /// The world, to change it.
+    pub fn world_mut(&self) -> RefMut<'_, World> {
+        self.world.borrow_mut()
+    }
+
+    /// The cluster id.
+    pub fn cluster_id(&self) -> String {
+        self.world().record.id.clone()
+    }
+
+    /// The update call, with the invariants' worker budget taken from `req`.
+    pub fn update(
+        &self,
+        req: &UpdateRequest,
+        cfg: &EngineConfig,
+        progress: &mut dyn Progress,
+    ) -> Result<UpdateOutcome, UpdateError> {
+        {
+            let mut w = self.world_mut();
+            let workers = w
+                .vms
+                .values()
+                .filter(|v| v.node_type == NodeType::Worker)
+                .count() as u32;
+            let m = req
+                .max_unavailable
+                .unwrap_or(1)
+                .clamp(1, i64::from(u32::MAX)) as u32;
+            // Computed here, not with the engine's function, so the check is independent.
+            w.worker_budget = m.min(workers.saturating_sub(1)).max(1);
+        }
+        let id = self.cluster_id();
+        let mut p = self.ports();
+        crate::engine::update(&mut p.ports(), &id, req, cfg, progress)
+    }
+
+    /// `release()` on this cluster, for a rollout that ended with `error` and `notes`.
+    pub fn release(
+        &self,
+        error: Option<&str>,
+        notes: Option<&str>,
+    ) -> Result<ReleaseOutcome, crate::engine::EngineError> {
+        let id = self.cluster_id();
+        let mut p = self.ports();
+        crate::engine::release_with(&mut p.ports(), &id, error, notes)
+    }
+
+    /// The state scanner.
+    pub fn scan(&self, cfg: &EngineConfig) -> Result<ScanOutcome, crate::engine::EngineError> {
+        let id = self.cluster_id();
+        let mut p = self.ports();
+        crate::engine::scan(&mut p.ports(), &id, cfg.lease_timeout)
+    }
+
+    /// Drop every fault not yet spent, so the world changes only through the engine.
+    pub fn quiesce(&self) {
+        self.world_mut().faults.clear();
+    }
+
+    /// A new engine process after a crash (the crash fault is spent).
+    pub fn restart_engine(&self) {
+        self.world_mut().crashed = false;
+    }
+
+    /// Run `req`; after a crash, wait out the lease and run the scanner.
+    pub fn run(&self, req: &UpdateRequest, cfg: &EngineConfig) -> SimRun {
+        self.run_with(req, cfg, &mut NoProgress)
+    }
+
+    /// [`Simulation::run`] reporting each step to `progress`.
+    pub fn run_with(
+        &self,
+        req: &UpdateRequest,
+        cfg: &EngineConfig,
+        progress: &mut dyn Progress,
+    ) -> SimRun {
+        let outcome = self.update(req, cfg, progress);
+        let crashed = self.world().crashed;
+        let mut scan = None;
+        if crashed {
+            self.restart_engine();
+            self.world_mut()
+                .advance(cfg.lease_timeout + cfg.poll_interval);
+            scan = self.scan(cfg).ok();
+        }
+        let w = self.world();
+        SimRun {
+            seed: self.seed,
+            outcome,
+            crashed,
+            scan,
+            violation: w.violation.clone(),
+            trace: w.trace.clone(),
+        }
+    }
+}

@@ -1,0 +1,204 @@
+//! CloudStack over the simulated world.
+
+use super::SimHandle;
+use crate::model::{AffinityGroup, DiskOffering, ServiceOffering, Vm, VmState, Volume, VolumeKind};
+use crate::ports::{Cloud, PortError, PortErrorKind, PortResult};
+use crate::sim::spec::Fault;
+use crate::sim::world::{SimVm, World};
+use std::time::Duration;
+
+fn vm_by_id<'a>(w: &'a mut World, id: &str) -> PortResult<&'a mut SimVm> {
+    w.vms
+        .values_mut()
+        .find(|v| v.id == id)
+        .ok_or_else(|| PortError::not_found(format!("no VM with id {id}")))
+}
+
+fn name_of(w: &World, id: &str) -> Option<String> {
+    w.vms.values().find(|v| v.id == id).map(|v| v.name.clone())
+}
+
+fn refused(message: String) -> PortError {
+    PortError::new(PortErrorKind::Refused, message)
+}
+
+impl Cloud for SimHandle {
+    fn list_vms(&mut self, _cluster_id: &str) -> PortResult<Vec<Vm>> {
+        self.call("cloud.list_vms".into(), |w| {
+            Ok(w.vms
+                .values()
+                .map(|v| Vm {
+                    id: v.id.clone(),
+                    name: v.name.clone(),
+                    node_name: v.name.clone(),
+                    node_type: v.node_type,
+                    state: v.state.clone(),
+                    service_offering_id: v.offering.clone(),
+                    affinity_group_ids: v.groups.clone(),
+                })
+                .collect())
+        })
+    }
+
+    fn list_volumes(&mut self, _cluster_id: &str) -> PortResult<Vec<Volume>> {
+        self.call("cloud.list_volumes".into(), |w| {
+            Ok(w.vms
+                .values()
+                .map(|v| Volume {
+                    id: v.root_id.clone(),
+                    vm_id: v.id.clone(),
+                    kind: VolumeKind::Root,
+                    size_gb: v.root_gb,
+                    disk_offering_id: v.root_offering.clone(),
+                })
+                .collect())
+        })
+    }
+
+    fn stop_vm(&mut self, vm_id: &str) -> PortResult<()> {
+        self.call(format!("cloud.stop_vm({vm_id})"), |w| {
+            let name = name_of(w, vm_id).ok_or_else(|| PortError::not_found(vm_id.to_string()))?;
+            if w.take_fault(|f| matches!(f, Fault::StopFails { node, .. } if *node == name)) {
+                return Err(PortError::other(format!(
+                    "stopVirtualMachine {vm_id}: 530 job failed"
+                )));
+            }
+            if w.vms[&name].state == VmState::Stopped {
+                return Ok(());
+            }
+            crate::sim::record::stop(w, &name);
+            crate::sim::record::touch(w, &name);
+            let boot = {
+                let v = &w.vms[&name];
+                v.node
+                    .as_ref()
+                    .map_or(v.boot_id.clone(), |n| n.boot_id.clone())
+            };
+            w.halt(&name);
+            let v = vm_by_id(w, vm_id)?;
+            v.engine_stopped = true;
+            v.stopped_boot = Some(boot);
+            v.engine_stops += 1;
+            w.advance_random(5, 30);
+            Ok(())
+        })
+    }
+
+    fn start_vm(&mut self, vm_id: &str) -> PortResult<()> {
+        self.call(format!("cloud.start_vm({vm_id})"), |w| {
+            let name = name_of(w, vm_id).ok_or_else(|| PortError::not_found(vm_id.to_string()))?;
+            if w.take_fault(|f| matches!(f, Fault::StartFails { node, .. } if *node == name)) {
+                return Err(PortError::other(format!(
+                    "startVirtualMachine {vm_id}: 533 insufficient capacity"
+                )));
+            }
+            if w.vms[&name].state == VmState::Running {
+                return Ok(());
+            }
+            w.boot(&name);
+            w.advance_random(5, 30);
+            Ok(())
+        })
+    }
+
+    fn change_offering(&mut self, vm_id: &str, offering_id: &str) -> PortResult<()> {
+        self.call(
+            format!("cloud.change_offering({vm_id}, {offering_id})"),
+            |w| {
+                let name =
+                    name_of(w, vm_id).ok_or_else(|| PortError::not_found(vm_id.to_string()))?;
+                crate::sim::record::change(w, &name, "change_offering")?;
+                if w.take_fault(|f| matches!(f, Fault::ScaleFails { node, .. } if *node == name)) {
+                    return Err(PortError::other(format!(
+                        "changeServiceForVirtualMachine {vm_id}: 530 failed"
+                    )));
+                }
+                if !w.offerings.iter().any(|o| o.id == offering_id) {
+                    return Err(PortError::not_found(format!("no offering {offering_id}")));
+                }
+                vm_by_id(w, vm_id)?.offering = offering_id.to_string();
+                w.advance(Duration::from_secs(1));
+                Ok(())
+            },
+        )
+    }
+
+    fn resize_volume(&mut self, volume_id: &str, size_gb: u64) -> PortResult<()> {
+        self.call(
+            format!("cloud.resize_volume({volume_id}, {size_gb})"),
+            |w| {
+                let name = w
+                    .vms
+                    .values()
+                    .find(|v| v.root_id == volume_id)
+                    .map(|v| v.name.clone())
+                    .ok_or_else(|| PortError::not_found(format!("no volume {volume_id}")))?;
+                crate::sim::record::change(w, &name, "resize_volume")?;
+                if w.take_fault(|f| matches!(f, Fault::ResizeFails { node, .. } if *node == name)) {
+                    return Err(PortError::other(format!(
+                        "resizeVolume {volume_id}: 530 failed"
+                    )));
+                }
+                let v = &w.vms[&name];
+                if size_gb < v.root_gb {
+                    return Err(refused(format!(
+                        "resizeVolume {volume_id}: shrinking is not allowed"
+                    )));
+                }
+                let fixed = v
+                    .root_offering
+                    .as_ref()
+                    .and_then(|id| w.disk_offerings.iter().find(|d| &d.id == id))
+                    .is_some_and(|d| d.is_fixed_size());
+                if fixed {
+                    return Err(refused(format!(
+                        "resizeVolume {volume_id}: fixed-size disk offering"
+                    )));
+                }
+                if let Some(v) = w.vms.get_mut(&name) {
+                    v.root_gb = size_gb;
+                }
+                w.advance(Duration::from_secs(5));
+                Ok(())
+            },
+        )
+    }
+
+    fn update_affinity_groups(&mut self, vm_id: &str, group_ids: &[String]) -> PortResult<()> {
+        self.call(
+            format!("cloud.update_affinity_groups({vm_id}, {group_ids:?})"),
+            |w| {
+                let name =
+                    name_of(w, vm_id).ok_or_else(|| PortError::not_found(vm_id.to_string()))?;
+                crate::sim::record::change(w, &name, "update_affinity_groups")?;
+                if w.take_fault(|f| matches!(f, Fault::AffinityFails { node, .. } if *node == name))
+                {
+                    return Err(PortError::other(format!(
+                        "updateVMAffinityGroup {vm_id}: 530 failed"
+                    )));
+                }
+                vm_by_id(w, vm_id)?.groups = group_ids.to_vec();
+                w.advance(Duration::from_secs(1));
+                Ok(())
+            },
+        )
+    }
+
+    fn list_service_offerings(&mut self) -> PortResult<Vec<ServiceOffering>> {
+        self.call("cloud.list_service_offerings".into(), |w| {
+            Ok(w.offerings.clone())
+        })
+    }
+
+    fn list_disk_offerings(&mut self) -> PortResult<Vec<DiskOffering>> {
+        self.call("cloud.list_disk_offerings".into(), |w| {
+            Ok(w.disk_offerings.clone())
+        })
+    }
+
+    fn list_affinity_groups(&mut self) -> PortResult<Vec<AffinityGroup>> {
+        self.call("cloud.list_affinity_groups".into(), |w| {
+            Ok(w.groups.clone())
+        })
+    }
+}

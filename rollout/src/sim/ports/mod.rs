@@ -1,0 +1,132 @@
+//! The five ports over the simulated world: every call is one step, checked by the invariants.
+
+mod cloud;
+mod kube;
+mod store;
+
+use super::world::World;
+use crate::model::{ClusterRecord, EtcdMember, EvictionOutcome, MemberHealth, NodeStatus, VmState};
+use crate::ports::{Clock, Etcd, PortError, PortResult};
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::time::Duration;
+
+/// A handle on the shared world; each port is one.
+#[derive(Debug, Clone)]
+pub struct SimHandle(pub Rc<RefCell<World>>);
+
+impl SimHandle {
+    fn call<T: Shown>(
+        &self,
+        what: String,
+        f: impl FnOnce(&mut World) -> PortResult<T>,
+    ) -> PortResult<T> {
+        let mut w = self.0.borrow_mut();
+        if w.crashed {
+            return Err(PortError::unavailable("the engine process is gone"));
+        }
+        w.step += 1;
+        w.fire_faults();
+        if w.crashed {
+            let line = format!("#{} t={}s CRASH before {what}", w.step, w.now.as_secs());
+            w.trace.push(line);
+            return Err(PortError::unavailable("the engine process is gone"));
+        }
+        w.tick();
+        let r = f(&mut w);
+        let shown = match &r {
+            Ok(v) => v.shown(),
+            Err(e) => format!("error: {e}"),
+        };
+        let line = format!("#{} t={}s {what} -> {shown}", w.step, w.now.as_secs());
+        w.trace.push(line);
+        if let Some(v) = crate::sim::invariants::check(&mut w)
+            && w.violation.is_none()
+        {
+            w.violation = Some(v);
+        }
+        r
+    }
+}
+
+/// A short text for a call's result in the trace.
+trait Shown {
+    fn shown(&self) -> String;
+}
+
+impl Shown for () {
+    fn shown(&self) -> String {
+        "ok".to_string()
+    }
+}
+
+impl Shown for bool {
+    fn shown(&self) -> String {
+        self.to_string()
+    }
+}
+
+impl<T> Shown for Vec<T> {
+    fn shown(&self) -> String {
+        format!("{} item(s)", self.len())
+    }
+}
+
+impl Shown for Option<NodeStatus> {
+    fn shown(&self) -> String {
+        match self {
+            Some(n) => format!(
+                "{:?} boot {} unschedulable={}",
+                n.ready, n.boot_id, n.unschedulable
+            ),
+            None => "not found".to_string(),
+        }
+    }
+}
+
+impl Shown for EvictionOutcome {
+    fn shown(&self) -> String {
+        format!("{self:?}")
+    }
+}
+
+impl Shown for ClusterRecord {
+    fn shown(&self) -> String {
+        format!("{:?} cancel={}", self.state, self.cancel)
+    }
+}
+
+impl Etcd for SimHandle {
+    fn members(&mut self) -> PortResult<Vec<EtcdMember>> {
+        self.call("etcd.members".into(), |w| {
+            w.health_seen = (w.member_health(), w.step);
+            let t = w.member_type();
+            Ok(w.vms
+                .values()
+                .filter(|v| v.node_type == t)
+                .map(|v| EtcdMember {
+                    name: v.name.clone(),
+                    client_url: format!("https://{}:2379", v.name),
+                    health: if v.state != VmState::Running || !v.booted {
+                        MemberHealth::Unknown
+                    } else if v.etcd_unhealthy {
+                        MemberHealth::Unhealthy
+                    } else {
+                        MemberHealth::Healthy
+                    },
+                    learner: false,
+                })
+                .collect())
+        })
+    }
+}
+
+impl Clock for SimHandle {
+    fn now(&self) -> Duration {
+        self.0.borrow().now
+    }
+
+    fn sleep(&mut self, d: Duration) {
+        self.0.borrow_mut().advance(d);
+    }
+}

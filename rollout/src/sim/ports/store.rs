@@ -1,0 +1,97 @@
+//! The cluster store over the simulated world.
+
+use super::SimHandle;
+use crate::model::{ClusterRecord, ClusterState, Lease, TypeSettings};
+use crate::ports::{PortError, PortResult, Store};
+use crate::sim::spec::Fault;
+use crate::sim::world::World;
+
+fn cluster<'a>(w: &'a mut World, id: &str) -> PortResult<&'a mut ClusterRecord> {
+    if w.record.id == id {
+        Ok(&mut w.record)
+    } else {
+        Err(PortError::not_found(format!("no cluster {id}")))
+    }
+}
+
+impl Store for SimHandle {
+    fn load(&mut self, cluster_id: &str) -> PortResult<ClusterRecord> {
+        self.call("store.load".into(), |w| Ok(cluster(w, cluster_id)?.clone()))
+    }
+
+    fn compare_and_set_state(
+        &mut self,
+        cluster_id: &str,
+        expected: ClusterState,
+        new: ClusterState,
+        lease: Option<&Lease>,
+    ) -> PortResult<bool> {
+        self.call(format!("store.cas({expected:?} -> {new:?})"), |w| {
+            let r = cluster(w, cluster_id)?;
+            if r.state != expected {
+                return Ok(false);
+            }
+            r.state = new;
+            r.lease = lease.cloned();
+            if new == ClusterState::Updating {
+                w.phase = None;
+            }
+            Ok(true)
+        })
+    }
+
+    fn save_settings(
+        &mut self,
+        cluster_id: &str,
+        expected: ClusterState,
+        settings: &TypeSettings,
+    ) -> PortResult<bool> {
+        self.call("store.save_settings".into(), |w| {
+            if w.take_fault(|f| matches!(f, Fault::SaveSettingsFails)) {
+                return Err(PortError::unavailable("database is locked"));
+            }
+            let r = cluster(w, cluster_id)?;
+            if r.state != expected {
+                return Ok(false);
+            }
+            r.settings = settings.clone();
+            Ok(true)
+        })
+    }
+
+    fn renew_lease(&mut self, cluster_id: &str, lease: &Lease) -> PortResult<bool> {
+        self.call("store.renew_lease".into(), |w| {
+            let r = cluster(w, cluster_id)?;
+            match &mut r.lease {
+                Some(l) if l.owner == lease.owner => {
+                    l.heartbeat_ms = lease.heartbeat_ms;
+                    Ok(true)
+                }
+                _ => Ok(false),
+            }
+        })
+    }
+
+    fn set_cancel(&mut self, cluster_id: &str, cancel: bool) -> PortResult<()> {
+        self.call(format!("store.set_cancel({cancel})"), |w| {
+            cluster(w, cluster_id)?.cancel = cancel;
+            Ok(())
+        })
+    }
+
+    fn set_last_error(&mut self, cluster_id: &str, error: Option<&str>) -> PortResult<()> {
+        self.call("store.set_last_error".into(), |w| {
+            cluster(w, cluster_id)?.last_error = error.map(str::to_string);
+            Ok(())
+        })
+    }
+
+    fn set_capacity(&mut self, cluster_id: &str, cores: u64, memory_mb: u64) -> PortResult<()> {
+        self.call(format!("store.set_capacity({cores}, {memory_mb})"), |w| {
+            let r = cluster(w, cluster_id)?;
+            r.cores = cores;
+            r.memory_mb = memory_mb;
+            Ok(())
+        })
+    }
+}

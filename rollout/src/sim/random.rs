@@ -1,0 +1,185 @@
+//! Random clusters, updates and fault schedules for property tests, from one seed.
+
+use super::spec::{ClusterSpec, Fault, NodeGroupSpec, PdbSpec, PodSpec};
+use crate::engine::UpdateRequest;
+use crate::model::{AffinityGroup, ServiceOffering};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+fn offerings() -> Vec<ServiceOffering> {
+    [("small", 2, 4096), ("medium", 4, 8192), ("large", 8, 16384)]
+        .into_iter()
+        .map(|(id, c, m)| ServiceOffering {
+            id: id.to_string(),
+            name: id.to_string(),
+            cpu_cores: c,
+            memory_mb: m,
+        })
+        .collect()
+}
+
+fn pick<'a>(rng: &mut StdRng, xs: &'a [&'a str]) -> &'a str {
+    xs[rng.random_range(0..xs.len())]
+}
+
+/// A random cluster, update request and fault schedule for `seed`.
+pub fn scenario(seed: u64) -> (ClusterSpec, UpdateRequest) {
+    let mut rng = StdRng::seed_from_u64(seed ^ 0x5eed_cafe);
+    let control = [1, 2, 3, 3, 5][rng.random_range(0..5)];
+    let etcd = [0, 0, 0, 1, 2, 3, 5][rng.random_range(0..7)];
+    let workers = rng.random_range(1..=7);
+    let group = |count| NodeGroupSpec {
+        count,
+        offering: None,
+        root_disk_gb: 20,
+        root_disk_offering: None,
+        affinity_groups: vec![],
+    };
+    let mut spec = ClusterSpec {
+        id: "cluster-1".into(),
+        name: "random".into(),
+        service_offering: "small".into(),
+        offerings: offerings(),
+        disk_offerings: vec![],
+        affinity_groups: vec![
+            AffinityGroup {
+                id: "ag-1".into(),
+                name: "spread".into(),
+                kind: "host anti-affinity".into(),
+            },
+            AffinityGroup {
+                id: "ag-dedicated".into(),
+                name: "dedicated".into(),
+                kind: "ExplicitDedication".into(),
+            },
+        ],
+        control: group(control),
+        workers: group(workers),
+        etcd: (etcd > 0).then(|| group(etcd)),
+        settings: Default::default(),
+        nodes: vec![],
+        pods: vec![],
+        pdbs: vec![],
+        faults: vec![],
+        state: crate::model::ClusterState::Running,
+    };
+    let apps = rng.random_range(0..3);
+    for a in 0..apps {
+        let replicas = rng.random_range(1..=4);
+        spec.pods.push(PodSpec {
+            app: format!("app-{a}"),
+            namespace: "default".into(),
+            replicas,
+            daemonset: false,
+        });
+        if rng.random_bool(0.6) {
+            spec.pdbs.push(PdbSpec {
+                name: format!("pdb-{a}"),
+                namespace: "default".into(),
+                app: format!("app-{a}"),
+                min_available: rng.random_range(0..=replicas),
+            });
+        }
+    }
+    if rng.random_bool(0.5) {
+        spec.pods.push(PodSpec {
+            app: "logs".into(),
+            namespace: "kube-system".into(),
+            replicas: 1,
+            daemonset: true,
+        });
+    }
+    let mut names: Vec<String> = (1..=control).map(|i| format!("c-{i}")).collect();
+    names.extend((1..=workers).map(|i| format!("w-{i}")));
+    names.extend((1..=etcd).map(|i| format!("e-{i}")));
+    let node = |rng: &mut StdRng| names[rng.random_range(0..names.len())].clone();
+    let faults = rng.random_range(0..=4);
+    for _ in 0..faults {
+        let n = node(&mut rng);
+        let at_step = rng.random_range(1..=250);
+        let times = rng.random_range(1..=3);
+        let f = match rng.random_range(0..14) {
+            0 => Fault::StopFails { node: n, times },
+            1 => Fault::StartFails { node: n, times },
+            2 => Fault::ScaleFails { node: n, times },
+            3 => Fault::ResizeFails { node: n, times },
+            4 => Fault::NeverReady { node: n },
+            5 => Fault::StaleReady { node: n },
+            6 => Fault::PdbBlocks {
+                pdb: format!("pdb-{}", rng.random_range(0..3)),
+                times: times * 40,
+            },
+            7 => Fault::EtcdUnhealthy {
+                member: n,
+                at_step,
+                until_step: Some(at_step + rng.random_range(1..200)),
+            },
+            8 => Fault::ApiDown {
+                node: n,
+                at_step,
+                until_step: Some(at_step + rng.random_range(1..200)),
+            },
+            9 => Fault::OutsideCordon { node: n, at_step },
+            10 => Fault::OutsideUncordon { node: n, at_step },
+            11 => Fault::Crash { at_step },
+            12 => Fault::StaleCapacity { node: n },
+            _ => Fault::Cancel { at_step },
+        };
+        spec.faults.push(f);
+    }
+    if rng.random_bool(0.15) {
+        let n = node(&mut rng);
+        let stopped = rng.random_bool(0.5);
+        let cordoned = rng.random_bool(0.5);
+        let mut annotations = std::collections::BTreeMap::new();
+        if cordoned && rng.random_bool(0.5) && !n.starts_with('e') {
+            // Left by an earlier rollout that stopped.
+            annotations.insert(
+                crate::model::ROLLOUT_ANNOTATION.to_string(),
+                format!("boot-{n}-0"),
+            );
+        }
+        spec.nodes.push(super::spec::NodeOverride {
+            node: n,
+            offering: None,
+            root_disk_gb: None,
+            affinity_groups: None,
+            stopped,
+            cordoned,
+            annotations,
+        });
+    }
+    let mut req = UpdateRequest {
+        rollout: true,
+        ..Default::default()
+    };
+    let offers = ["small", "medium", "large"];
+    for t in ["control", "worker", "etcd"] {
+        if t == "etcd" && etcd == 0 {
+            continue;
+        }
+        // Types that cannot lose a node refuse new settings: ask for them now and then only.
+        let fragile = match t {
+            "control" => control == 1 || (etcd == 0 && control == 2),
+            "etcd" => etcd <= 2,
+            _ => false,
+        };
+        let p = if fragile { 0.1 } else { 1.0 };
+        if rng.random_bool(0.6 * p) {
+            req.node_offerings
+                .insert(t.into(), pick(&mut rng, &offers).into());
+        }
+        if rng.random_bool(0.3 * p) {
+            req.node_root_disk_sizes
+                .insert(t.into(), rng.random_range(20..=40));
+        }
+        if rng.random_bool(0.2 * p) {
+            req.node_affinity_groups
+                .insert(t.into(), vec!["ag-1".into()]);
+        }
+    }
+    if rng.random_bool(0.5) {
+        req.max_unavailable = Some(rng.random_range(1..=4));
+    }
+    (spec, req)
+}

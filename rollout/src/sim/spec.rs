@@ -1,0 +1,274 @@
+//! The simulator's cluster description: node types with counts and settings, per-node
+//! overrides, pods and budgets, and the faults to inject. Loadable from YAML or JSON.
+
+use crate::model::{AffinityGroup, ClusterState, DiskOffering, ServiceOffering, TypeSettings};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+fn default_id() -> String {
+    "cluster-1".to_string()
+}
+fn default_state() -> ClusterState {
+    ClusterState::Running
+}
+fn default_disk() -> u64 {
+    20
+}
+fn one() -> u32 {
+    1
+}
+fn default_namespace() -> String {
+    "default".to_string()
+}
+
+/// A simulated cluster.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClusterSpec {
+    /// Cluster id.
+    #[serde(default = "default_id")]
+    pub id: String,
+    /// Cluster name.
+    #[serde(default = "default_id")]
+    pub name: String,
+    /// The cluster's own service offering id.
+    pub service_offering: String,
+    /// Every service offering of the zone.
+    pub offerings: Vec<ServiceOffering>,
+    /// Disk offerings.
+    #[serde(default)]
+    pub disk_offerings: Vec<DiskOffering>,
+    /// Affinity groups.
+    #[serde(default)]
+    pub affinity_groups: Vec<AffinityGroup>,
+    /// Control nodes (`c-1`, `c-2`, ...).
+    pub control: NodeGroupSpec,
+    /// Worker nodes (`w-1`, ...).
+    pub workers: NodeGroupSpec,
+    /// External etcd nodes (`e-1`, ...); absent: etcd stacked on the control nodes.
+    #[serde(default)]
+    pub etcd: Option<NodeGroupSpec>,
+    /// Stored per-type settings before the call.
+    #[serde(default)]
+    pub settings: TypeSettings,
+    /// Per-node differences from the group.
+    #[serde(default)]
+    pub nodes: Vec<NodeOverride>,
+    /// Workloads.
+    #[serde(default)]
+    pub pods: Vec<PodSpec>,
+    /// PodDisruptionBudgets.
+    #[serde(default)]
+    pub pdbs: Vec<PdbSpec>,
+    /// Faults to inject.
+    #[serde(default)]
+    pub faults: Vec<Fault>,
+    /// The cluster's state before the call.
+    #[serde(default = "default_state")]
+    pub state: ClusterState,
+}
+
+/// The nodes of one type.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NodeGroupSpec {
+    /// Number of nodes.
+    pub count: u32,
+    /// Offering id of the nodes (default: the cluster's).
+    #[serde(default)]
+    pub offering: Option<String>,
+    /// Root disk size in GB (default 20).
+    #[serde(default = "default_disk")]
+    pub root_disk_gb: u64,
+    /// Disk offering of the root disks.
+    #[serde(default)]
+    pub root_disk_offering: Option<String>,
+    /// Affinity group ids of the nodes.
+    #[serde(default)]
+    pub affinity_groups: Vec<String>,
+}
+
+/// One node's differences from its group.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NodeOverride {
+    /// Node name (`c-1`, `w-3`, `e-2`).
+    pub node: String,
+    /// Offering id.
+    #[serde(default)]
+    pub offering: Option<String>,
+    /// Root disk size (GB).
+    #[serde(default)]
+    pub root_disk_gb: Option<u64>,
+    /// Affinity group ids.
+    #[serde(default)]
+    pub affinity_groups: Option<Vec<String>>,
+    /// The VM is stopped.
+    #[serde(default)]
+    pub stopped: bool,
+    /// The node is cordoned (by someone else, unless annotated).
+    #[serde(default)]
+    pub cordoned: bool,
+    /// Node annotations (e.g. the rollout annotation of an earlier run).
+    #[serde(default)]
+    pub annotations: BTreeMap<String, String>,
+}
+
+/// A workload: `replicas` pods spread over the workers, or a DaemonSet on every node.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PodSpec {
+    /// App label; PDBs select on it.
+    pub app: String,
+    /// Namespace.
+    #[serde(default = "default_namespace")]
+    pub namespace: String,
+    /// Number of pods (ignored for a DaemonSet).
+    #[serde(default = "one")]
+    pub replicas: u32,
+    /// One pod per node, left by drains.
+    #[serde(default)]
+    pub daemonset: bool,
+}
+
+/// A PodDisruptionBudget over one app.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PdbSpec {
+    /// Budget name.
+    pub name: String,
+    /// Namespace.
+    #[serde(default = "default_namespace")]
+    pub namespace: String,
+    /// App it selects.
+    pub app: String,
+    /// `minAvailable`.
+    pub min_available: u32,
+}
+
+/// A fault to inject. Steps count port calls from 1.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "fault", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Fault {
+    /// The next `times` stops of this node's VM fail.
+    StopFails {
+        /// Node.
+        node: String,
+        /// How many calls fail.
+        #[serde(default = "one")]
+        times: u32,
+    },
+    /// The next `times` starts fail.
+    StartFails {
+        /// Node.
+        node: String,
+        /// How many calls fail.
+        #[serde(default = "one")]
+        times: u32,
+    },
+    /// The next `times` offering changes fail.
+    ScaleFails {
+        /// Node.
+        node: String,
+        /// How many calls fail.
+        #[serde(default = "one")]
+        times: u32,
+    },
+    /// The next `times` root disk resizes fail.
+    ResizeFails {
+        /// Node.
+        node: String,
+        /// How many calls fail.
+        #[serde(default = "one")]
+        times: u32,
+    },
+    /// The next `times` affinity group updates fail.
+    AffinityFails {
+        /// Node.
+        node: String,
+        /// How many calls fail.
+        #[serde(default = "one")]
+        times: u32,
+    },
+    /// After its next boot the node never becomes Ready.
+    NeverReady {
+        /// Node.
+        node: String,
+    },
+    /// The node keeps reporting Ready with its old boot ID while stopped and booting.
+    StaleReady {
+        /// Node.
+        node: String,
+    },
+    /// After its next boot the node reports its old CPU and memory capacity.
+    StaleCapacity {
+        /// Node.
+        node: String,
+    },
+    /// The next `times` evictions under this budget get a 429 whatever the budget allows.
+    PdbBlocks {
+        /// Budget name.
+        pdb: String,
+        /// How many evictions are refused.
+        #[serde(default = "one")]
+        times: u32,
+    },
+    /// An etcd member is unhealthy from `at_step` (until `until_step`).
+    EtcdUnhealthy {
+        /// Member (node) name.
+        member: String,
+        /// First step.
+        at_step: u64,
+        /// Step it recovers at.
+        #[serde(default)]
+        until_step: Option<u64>,
+    },
+    /// A control node's API server is down from `at_step` (until `until_step`).
+    ApiDown {
+        /// Control node.
+        node: String,
+        /// First step.
+        at_step: u64,
+        /// Step it recovers at.
+        #[serde(default)]
+        until_step: Option<u64>,
+    },
+    /// Someone cordons the node at `at_step`.
+    OutsideCordon {
+        /// Node.
+        node: String,
+        /// Step.
+        at_step: u64,
+    },
+    /// Someone uncordons the node at `at_step`.
+    OutsideUncordon {
+        /// Node.
+        node: String,
+        /// Step.
+        at_step: u64,
+    },
+    /// Storing the settings fails.
+    SaveSettingsFails,
+    /// An operator asks `cancelrollout=true` at `at_step`.
+    Cancel {
+        /// Step.
+        at_step: u64,
+    },
+    /// Another operation moves the cluster to `state` at `at_step` (e.g. a scale starting).
+    SetState {
+        /// Step.
+        at_step: u64,
+        /// The new state.
+        state: ClusterState,
+    },
+    /// Another engine instance takes the rollout lease at `at_step`.
+    StealLease {
+        /// Step.
+        at_step: u64,
+    },
+    /// The engine process dies just before call `at_step`.
+    Crash {
+        /// Step.
+        at_step: u64,
+    },
+}

@@ -1,0 +1,179 @@
+//! The CloudStack API fake is faithful enough for the real Python `cs` client: signed requests
+//! (GET and POST) are accepted and a wrong secret refused, async jobs are polled to their result
+//! or failure, and a VM stop/start reboots its node in the linked Kubernetes fake.
+
+use std::process::{Command, Output};
+
+use cks_fixtures::cloudstack_api::{CloudStackFake, CloudWorld};
+use cks_fixtures::kube_api::KubeWorld;
+use serde_json::Value;
+
+struct Setup {
+    cloud: CloudWorld,
+    kube: KubeWorld,
+    api: CloudStackFake,
+    vm: String,
+    big: String,
+    group: String,
+}
+
+fn setup() -> Setup {
+    let kube = KubeWorld::new();
+    kube.add_node("w-1", 2, 4096);
+    let cloud = CloudWorld::new("test-api-key", "test-secret");
+    cloud.link_kube(kube.clone());
+    let small = cloud.add_service_offering("small", 2, 4096);
+    let big = cloud.add_service_offering("big", 4, 8192);
+    let custom = cloud.add_disk_offering("custom", 0);
+    let group = cloud.add_affinity_group("workers-anti", "host anti-affinity");
+    let vm = cloud.add_vm("w-1", &small, 20, &custom, &[]);
+    let api = CloudStackFake::start(cloud.clone()).expect("fake starts");
+    Setup {
+        cloud,
+        kube,
+        api,
+        vm,
+        big,
+        group,
+    }
+}
+
+fn cs(setup: &Setup, secret: &str, args: &[&str]) -> Output {
+    let program = cks_fixtures::process::require_program("cs", "python3-pip (pip install cs)")
+        .expect("cs installed");
+    let home = tempfile::tempdir().expect("temp home");
+    Command::new(program)
+        .args(args)
+        .env("HOME", home.path())
+        .env("CLOUDSTACK_ENDPOINT", setup.api.endpoint())
+        .env("CLOUDSTACK_KEY", "test-api-key")
+        .env("CLOUDSTACK_SECRET", secret)
+        .env("CLOUDSTACK_POLL_INTERVAL", "0.05")
+        .output()
+        .expect("cs runs")
+}
+
+fn ok(out: &Output) -> Value {
+    assert!(
+        out.status.success(),
+        "cs failed: {}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("cs prints JSON")
+}
+
+#[test]
+fn cs_lists_stops_changes_and_starts_a_vm_that_reboots_its_node() {
+    let s = setup();
+    let boot_before = s.kube.boot_id("w-1").expect("boot id");
+
+    let list = ok(&cs(&s, "test-secret", &["listVirtualMachines", "name=w-1"]));
+    assert_eq!(list["virtualmachine"][0]["id"], Value::String(s.vm.clone()));
+    assert_eq!(list["virtualmachine"][0]["state"], "Running");
+
+    let id = format!("id={}", s.vm);
+    let stopped = ok(&cs(&s, "test-secret", &["stopVirtualMachine", &id]));
+    assert_eq!(stopped["virtualmachine"]["state"], "Stopped");
+    assert!(!s.kube.is_ready("w-1"), "a stopped VM's node is not Ready");
+    let polls = s
+        .cloud
+        .calls()
+        .iter()
+        .filter(|c| c.starts_with("queryasyncjobresult"))
+        .count();
+    assert!(
+        polls >= 2,
+        "cs polled the job until it finished ({polls} polls)"
+    );
+
+    let offering = format!("serviceofferingid={}", s.big);
+    let changed = ok(&cs(
+        &s,
+        "test-secret",
+        &["--post", "changeServiceForVirtualMachine", &id, &offering],
+    ));
+    assert_eq!(changed["virtualmachine"]["cpunumber"], 4);
+
+    let volume = s.cloud.root_volume_of("w-1").expect("root volume");
+    let resized = ok(&cs(
+        &s,
+        "test-secret",
+        &["resizeVolume", &format!("id={}", volume.id), "size=40"],
+    ));
+    assert_eq!(resized["volume"]["size"], 40u64 * 1024 * 1024 * 1024);
+
+    let groups = format!("affinitygroupids={}", s.group);
+    let updated = ok(&cs(
+        &s,
+        "test-secret",
+        &["updateVMAffinityGroup", &id, &groups],
+    ));
+    assert_eq!(
+        updated["virtualmachine"]["affinitygroup"][0]["name"],
+        "workers-anti"
+    );
+
+    let started = ok(&cs(&s, "test-secret", &["startVirtualMachine", &id]));
+    assert_eq!(started["virtualmachine"]["state"], "Running");
+    assert!(s.kube.is_ready("w-1"));
+    let boot_after = s.kube.boot_id("w-1").expect("boot id");
+    assert_ne!(boot_before, boot_after, "the node booted again");
+    assert_eq!(
+        s.kube.node("w-1").expect("node")["status"]["capacity"]["cpu"],
+        "4"
+    );
+}
+
+#[test]
+fn cs_with_a_wrong_secret_is_refused() {
+    let s = setup();
+    let out = cs(&s, "not-the-secret", &["listVirtualMachines"]);
+    assert!(!out.status.success());
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("unable to verify user credentials"), "{text}");
+}
+
+#[test]
+fn cs_reports_a_failed_job_and_a_refused_change() {
+    let s = setup();
+    s.cloud
+        .fail_next("stopVirtualMachine", "the host is unreachable");
+    let out = cs(
+        &s,
+        "test-secret",
+        &["stopVirtualMachine", &format!("id={}", s.vm)],
+    );
+    assert!(!out.status.success());
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("the host is unreachable"), "{text}");
+    assert_eq!(s.cloud.vm_named("w-1").expect("vm").state, "Running");
+
+    let out = cs(
+        &s,
+        "test-secret",
+        &[
+            "changeServiceForVirtualMachine",
+            &format!("id={}", s.vm),
+            &format!("serviceofferingid={}", s.big),
+        ],
+    );
+    assert!(
+        !out.status.success(),
+        "a running VM's offering is not changed"
+    );
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("must be stopped"), "{text}");
+}

@@ -1,0 +1,127 @@
+//! A seeded property test: random clusters, updates and fault schedules; every invariant after
+//! every step, release twice the same, never left Updating.
+
+use cks_rollout::engine::outdated::{changes_for, dedication_ids};
+use cks_rollout::engine::{EngineConfig, UpdateOutcome};
+use cks_rollout::model::{
+    AffinityGroup, ClusterRecord, ClusterState, Vm, VmState, Volume, VolumeKind,
+};
+use cks_rollout::sim::{SimVm, Simulation, random};
+
+const RUNS: u64 = 1000;
+
+/// True when `v` is Running and matches the settings in `record`.
+fn up_to_date(record: &ClusterRecord, groups: &[AffinityGroup], v: &SimVm) -> bool {
+    let vm = Vm {
+        id: v.id.clone(),
+        name: v.name.clone(),
+        node_name: v.name.clone(),
+        node_type: v.node_type,
+        state: v.state.clone(),
+        service_offering_id: v.offering.clone(),
+        affinity_group_ids: v.groups.clone(),
+    };
+    let root = Volume {
+        id: v.root_id.clone(),
+        vm_id: v.id.clone(),
+        kind: VolumeKind::Root,
+        size_gb: v.root_gb,
+        disk_offering_id: v.root_offering.clone(),
+    };
+    v.state == VmState::Running
+        && changes_for(record, &vm, &[root], &dedication_ids(groups)).is_empty()
+}
+
+#[test]
+fn a_thousand_random_clusters_and_fault_schedules_keep_every_invariant() {
+    let cfg = EngineConfig::default();
+    let mut rolled = 0;
+    for seed in 0..RUNS {
+        let (spec, req) = random::scenario(seed);
+        let sim = Simulation::new(&spec, seed).expect("random scenario is simulable");
+        let run = sim.run(&req, &cfg);
+        assert!(run.violation.is_none(), "{}", run.failure_report());
+        let state = sim.world().record.state;
+        assert_ne!(
+            state,
+            ClusterState::Updating,
+            "left Updating\n{}",
+            run.failure_report()
+        );
+        if run.crashed {
+            // A new process resumes the rollout after the scanner ran.
+            let before: Vec<SimVm> = sim.world().vms.values().cloned().collect();
+            let resumed = sim.run(&req, &cfg);
+            assert!(
+                resumed.violation.is_none(),
+                "after a crash: {}",
+                resumed.failure_report()
+            );
+            let w = sim.world();
+            assert!(
+                matches!(w.record.state, ClusterState::Running | ClusterState::Alert),
+                "{}",
+                resumed.failure_report()
+            );
+            for old in before
+                .iter()
+                .filter(|v| up_to_date(&w.record, &w.groups, v))
+            {
+                assert_eq!(
+                    w.vms[&old.name].engine_stops,
+                    old.engine_stops,
+                    "{} was up to date and Running at the crash, and was restarted again\n{}",
+                    old.name,
+                    resumed.failure_report()
+                );
+            }
+            continue;
+        }
+        let Ok(UpdateOutcome::RolledOut(report)) = &run.outcome else {
+            continue;
+        };
+        rolled += 1;
+        for name in &report.run.done {
+            let w = sim.world();
+            if let Some(n) = w.vms[name].node.as_ref() {
+                assert_ne!(
+                    n.boot_id,
+                    format!("boot-{name}-0"),
+                    "{name} done without a new boot\n{}",
+                    run.failure_report()
+                );
+            }
+        }
+        let Some(first) = &report.release else {
+            continue;
+        };
+        assert_eq!(first.state, state);
+        if first.state == ClusterState::Alert {
+            assert!(
+                first.last_error.is_some(),
+                "Alert without lasterror\n{}",
+                run.failure_report()
+            );
+        }
+        sim.quiesce();
+        let before = sim.world().signature();
+        let (error, notes) = (report.run.error.as_deref(), report.run.notes.as_deref());
+        let again = sim.release(error, notes).expect("release runs");
+        assert_eq!(
+            sim.world().signature(),
+            before,
+            "release() changed the cluster\n{}",
+            run.failure_report()
+        );
+        assert_eq!(
+            first,
+            &again,
+            "release() twice differs\n{}",
+            run.failure_report()
+        );
+    }
+    assert!(
+        rolled > RUNS / 2,
+        "only {rolled} of {RUNS} updates rolled out"
+    );
+}

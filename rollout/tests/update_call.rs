@@ -1,0 +1,460 @@
+//! The update call: refusals naming their parameter, settings storage, states.
+
+mod common;
+
+use cks_rollout::engine::{NoProgress, UpdateError, UpdateOutcome, UpdateRequest};
+use cks_rollout::model::{ClusterState, NodeType};
+use cks_rollout::sim::{Fault, NodeOverride, Simulation};
+use common::{cfg, cluster, offerings};
+
+fn refused(sim: &Simulation, req: &UpdateRequest) -> UpdateError {
+    let err = sim
+        .update(req, &cfg(), &mut NoProgress)
+        .expect_err("the call is refused");
+    let trace = sim.world().trace.join("\n");
+    for mutating in [
+        "stop_vm",
+        "set_annotation",
+        "set_unschedulable",
+        "save_settings",
+        "store.cas",
+    ] {
+        assert!(
+            !trace.contains(mutating),
+            "a refused call must change nothing: {mutating}\n{trace}"
+        );
+    }
+    err
+}
+
+fn param(sim: &Simulation, req: &UpdateRequest) -> &'static str {
+    let err = refused(sim, req);
+    err.parameter()
+        .unwrap_or_else(|| panic!("expected a parameter refusal, got {err}"))
+}
+
+fn sim(control: u32, etcd: u32, workers: u32) -> Simulation {
+    Simulation::new(&cluster(control, etcd, workers), 1).expect("simulable")
+}
+
+fn override_node(node: &str) -> NodeOverride {
+    NodeOverride {
+        node: node.into(),
+        offering: None,
+        root_disk_gb: None,
+        affinity_groups: None,
+        stopped: false,
+        cordoned: false,
+        annotations: Default::default(),
+    }
+}
+
+#[test]
+fn maxunavailable_below_one_is_refused_naming_it() {
+    for m in [0, -3] {
+        let mut req = offerings(&[("worker", "medium")]);
+        req.max_unavailable = Some(m);
+        let err = refused(&sim(3, 0, 3), &req);
+        assert_eq!(err.parameter(), Some("maxunavailable"));
+        assert!(err.to_string().contains("at least 1"), "{err}");
+    }
+}
+
+#[test]
+fn maxunavailable_without_rollout_is_refused() {
+    let mut req = offerings(&[("worker", "medium")]);
+    req.rollout = false;
+    req.max_unavailable = Some(2);
+    assert_eq!(param(&sim(3, 0, 3), &req), "maxunavailable");
+}
+
+#[test]
+fn an_unknown_node_type_is_refused_naming_the_parameter() {
+    let s = sim(3, 0, 3);
+    let mut req = offerings(&[("master", "medium")]);
+    assert_eq!(param(&s, &req), "nodeofferings");
+    req = offerings(&[]);
+    req.node_root_disk_sizes.insert("node".into(), 30);
+    assert_eq!(param(&s, &req), "noderootdisksizes");
+    req = offerings(&[]);
+    req.node_affinity_groups
+        .insert("gpu".into(), vec!["ag-1".into()]);
+    assert_eq!(param(&s, &req), "nodeaffinitygroups");
+    let err = refused(&s, &offerings(&[("master", "medium")]));
+    assert!(err.to_string().contains("'master'"), "{err}");
+}
+
+#[test]
+fn etcd_settings_on_a_cluster_without_etcd_nodes_are_refused() {
+    assert_eq!(
+        param(&sim(3, 0, 3), &offerings(&[("etcd", "medium")])),
+        "nodeofferings"
+    );
+}
+
+#[test]
+fn an_unknown_offering_is_refused() {
+    assert_eq!(
+        param(&sim(3, 0, 3), &offerings(&[("worker", "huge")])),
+        "nodeofferings"
+    );
+}
+
+#[test]
+fn an_explicit_dedication_group_is_refused() {
+    let mut req = offerings(&[]);
+    req.node_affinity_groups
+        .insert("worker".into(), vec!["ag-dedicated".into()]);
+    let err = refused(&sim(3, 0, 3), &req);
+    assert_eq!(err.parameter(), Some("nodeaffinitygroups"));
+    assert!(err.to_string().contains("dedication"), "{err}");
+}
+
+#[test]
+fn shrinking_a_root_disk_is_refused_with_rollout_and_stored_without() {
+    let mut req = offerings(&[]);
+    req.node_root_disk_sizes.insert("worker".into(), 10);
+    let s = sim(3, 0, 3);
+    let err = refused(&s, &req);
+    assert_eq!(err.parameter(), Some("noderootdisksizes"));
+    assert!(err.to_string().contains("shrink"), "{err}");
+    req.rollout = false;
+    let out = s.update(&req, &cfg(), &mut NoProgress).expect("stored");
+    assert!(matches!(out, UpdateOutcome::Stored { .. }));
+    assert_eq!(
+        s.world().record.settings[&NodeType::Worker].root_disk_size_gb,
+        Some(10)
+    );
+    assert_eq!(
+        s.world().vms["w-1"].root_gb,
+        20,
+        "a shrink never touches a disk"
+    );
+}
+
+#[test]
+fn a_fixed_size_disk_offering_is_refused_with_rollout_and_stored_without() {
+    let mut spec = cluster(3, 0, 3);
+    spec.workers.root_disk_offering = Some("fixed-20".into());
+    let s = Simulation::new(&spec, 1).expect("simulable");
+    let mut req = offerings(&[]);
+    req.node_root_disk_sizes.insert("worker".into(), 30);
+    let err = refused(&s, &req);
+    assert_eq!(err.parameter(), Some("noderootdisksizes"));
+    assert!(err.to_string().contains("fixed size"), "{err}");
+    req.rollout = false;
+    assert!(s.update(&req, &cfg(), &mut NoProgress).is_ok());
+}
+
+#[test]
+fn types_that_cannot_lose_a_node_refuse_settings_that_make_a_node_out_of_date() {
+    // single control node
+    assert_eq!(
+        param(&sim(1, 0, 3), &offerings(&[("control", "medium")])),
+        "nodeofferings"
+    );
+    // 2-node stacked control plane
+    let mut req = offerings(&[]);
+    req.node_root_disk_sizes.insert("control".into(), 30);
+    assert_eq!(param(&sim(2, 0, 3), &req), "noderootdisksizes");
+    // 2 etcd nodes
+    let mut req = offerings(&[]);
+    req.node_affinity_groups
+        .insert("etcd".into(), vec!["ag-1".into()]);
+    assert_eq!(param(&sim(3, 2, 3), &req), "nodeaffinitygroups");
+    // 2 control nodes with external etcd can lose one
+    let s = sim(2, 3, 3);
+    let out = s.update(
+        &offerings(&[("control", "medium")]),
+        &cfg(),
+        &mut NoProgress,
+    );
+    assert!(matches!(out, Ok(UpdateOutcome::RolledOut(_))), "{out:?}");
+}
+
+#[test]
+fn no_op_settings_already_differing_and_stopped_nodes_are_accepted_for_such_types() {
+    // no-op: the offering the single control node already has
+    let s = sim(1, 0, 3);
+    assert!(
+        s.update(&offerings(&[("control", "small")]), &cfg(), &mut NoProgress)
+            .is_ok()
+    );
+    // a node that already differed: stored settings say medium, node runs small
+    let mut spec = cluster(1, 0, 3);
+    spec.settings
+        .entry(NodeType::Control)
+        .or_default()
+        .offering_id = Some("medium".into());
+    let s = Simulation::new(&spec, 1).expect("simulable");
+    assert!(
+        s.update(&offerings(&[("control", "large")]), &cfg(), &mut NoProgress)
+            .is_ok()
+    );
+    // a stopped node
+    let mut spec = cluster(1, 0, 3);
+    let mut o = override_node("c-1");
+    o.stopped = true;
+    spec.nodes.push(o);
+    spec.state = ClusterState::Alert;
+    let s = Simulation::new(&spec, 1).expect("simulable");
+    let out = s.update(
+        &offerings(&[("control", "medium")]),
+        &cfg(),
+        &mut NoProgress,
+    );
+    assert!(out.is_ok(), "{out:?}");
+    assert_eq!(
+        s.world().vms["c-1"].offering,
+        "medium",
+        "changed while stopped, then started"
+    );
+}
+
+#[test]
+fn rollout_false_only_stores_settings_in_any_state_but_busy_ones() {
+    for state in [
+        ClusterState::Running,
+        ClusterState::Stopped,
+        ClusterState::Alert,
+        ClusterState::Created,
+    ] {
+        let mut spec = cluster(3, 0, 3);
+        spec.state = state;
+        let s = Simulation::new(&spec, 1).expect("simulable");
+        let mut req = offerings(&[("worker", "medium")]);
+        req.rollout = false;
+        let out = s.update(&req, &cfg(), &mut NoProgress).expect("stored");
+        let UpdateOutcome::Stored { view } = out else {
+            panic!("stored only")
+        };
+        assert_eq!(view.workernodesoutofdate, 3);
+        assert_eq!(s.world().record.state, state, "state unchanged");
+        assert!(
+            s.world().vms.values().all(|v| v.engine_stops == 0),
+            "no VM touched"
+        );
+        assert_eq!(s.world().vms["w-1"].offering, "small");
+    }
+    for state in [
+        ClusterState::Scaling,
+        ClusterState::Upgrading,
+        ClusterState::Destroying,
+        ClusterState::Updating,
+        ClusterState::Starting,
+    ] {
+        let mut spec = cluster(3, 0, 3);
+        spec.state = state;
+        let s = Simulation::new(&spec, 1).expect("simulable");
+        let mut req = offerings(&[("worker", "medium")]);
+        req.rollout = false;
+        let err = refused(&s, &req);
+        assert!(
+            matches!(err, UpdateError::WrongState { .. }),
+            "{state:?}: {err}"
+        );
+    }
+}
+
+#[test]
+fn rollout_true_needs_running_or_alert() {
+    for state in [
+        ClusterState::Stopped,
+        ClusterState::Updating,
+        ClusterState::Scaling,
+    ] {
+        let mut spec = cluster(3, 0, 3);
+        spec.state = state;
+        let s = Simulation::new(&spec, 1).expect("simulable");
+        let err = refused(&s, &offerings(&[("worker", "medium")]));
+        assert!(matches!(err, UpdateError::WrongState { .. }), "{err}");
+    }
+}
+
+#[test]
+fn the_cluster_offering_is_copied_to_each_type_and_shared_groups_recorded() {
+    let mut spec = cluster(3, 0, 3);
+    spec.workers.affinity_groups = vec!["ag-1".into(), "ag-dedicated".into()];
+    let s = Simulation::new(&spec, 1).expect("simulable");
+    let mut req = offerings(&[("worker", "medium")]);
+    req.rollout = false;
+    s.update(&req, &cfg(), &mut NoProgress).expect("stored");
+    let w = s.world();
+    let st = &w.record.settings;
+    assert_eq!(
+        st[&NodeType::Control].offering_id.as_deref(),
+        Some("small"),
+        "copied"
+    );
+    assert_eq!(st[&NodeType::Worker].offering_id.as_deref(), Some("medium"));
+    assert_eq!(
+        st[&NodeType::Worker].affinity_group_ids,
+        Some(vec!["ag-1".to_string()]),
+        "shared groups recorded, dedication left out"
+    );
+    assert_eq!(
+        st[&NodeType::Control].affinity_group_ids,
+        None,
+        "no shared groups: none recorded"
+    );
+    assert!(
+        !st.contains_key(&NodeType::Etcd),
+        "no etcd type on a stacked cluster"
+    );
+}
+
+#[test]
+fn changing_one_type_after_the_cluster_offering_changed_leaves_the_others() {
+    let s = sim(3, 0, 3);
+    let mut req = offerings(&[("worker", "medium")]);
+    req.rollout = false;
+    s.update(&req, &cfg(), &mut NoProgress).expect("stored");
+    s.world_mut().record.service_offering_id = "large".into();
+    let view = cks_rollout::engine::view(&mut s.ports().ports(), "cluster-1").expect("view");
+    assert_eq!(
+        view.controlnodesoutofdate, 0,
+        "control keeps its copied offering"
+    );
+}
+
+#[test]
+fn a_failed_settings_store_restores_the_state_and_keeps_the_error() {
+    let mut spec = cluster(3, 0, 3);
+    spec.state = ClusterState::Alert;
+    spec.faults.push(Fault::SaveSettingsFails);
+    let s = Simulation::new(&spec, 1).expect("simulable");
+    let err = s
+        .update(&offerings(&[("worker", "medium")]), &cfg(), &mut NoProgress)
+        .expect_err("store fails");
+    assert!(
+        matches!(
+            err,
+            UpdateError::StoreFailed {
+                restored: ClusterState::Alert,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    let w = s.world();
+    assert_eq!(w.record.state, ClusterState::Alert);
+    assert!(
+        w.record
+            .last_error
+            .as_deref()
+            .is_some_and(|e| e.contains("database is locked"))
+    );
+    assert!(w.vms.values().all(|v| v.engine_stops == 0));
+}
+
+#[test]
+fn cancelrollout_is_refused_when_no_rollout_runs_or_with_other_parameters() {
+    let s = sim(3, 0, 3);
+    let req = UpdateRequest {
+        cancel_rollout: true,
+        ..Default::default()
+    };
+    assert_eq!(param(&s, &req), "cancelrollout");
+    let mut req = offerings(&[("worker", "medium")]);
+    req.cancel_rollout = true;
+    assert_eq!(param(&s, &req), "cancelrollout");
+}
+
+#[test]
+fn cancel_while_updating_is_recorded_and_other_updates_are_refused() {
+    let mut spec = cluster(3, 0, 3);
+    spec.state = ClusterState::Updating;
+    let s = Simulation::new(&spec, 1).expect("simulable");
+    let req = UpdateRequest {
+        cancel_rollout: true,
+        ..Default::default()
+    };
+    let out = s.update(&req, &cfg(), &mut NoProgress).expect("recorded");
+    assert_eq!(out, UpdateOutcome::CancelRequested);
+    assert!(s.world().record.cancel);
+    let mut other = offerings(&[("worker", "medium")]);
+    other.rollout = false;
+    assert!(matches!(
+        refused(&s, &other),
+        UpdateError::WrongState { .. }
+    ));
+}
+
+#[test]
+fn the_cluster_view_shows_sizes_out_of_date_counts_and_last_error() {
+    let mut spec = cluster(3, 3, 4);
+    spec.nodes.push(NodeOverride {
+        offering: Some("medium".into()),
+        ..override_node("w-2")
+    });
+    let s = Simulation::new(&spec, 1).expect("simulable");
+    let mut req = offerings(&[("etcd", "medium")]);
+    req.rollout = false;
+    req.node_root_disk_sizes.insert("control".into(), 50);
+    s.update(&req, &cfg(), &mut NoProgress).expect("stored");
+    s.world_mut().record.last_error = Some("earlier failure".into());
+    let view = cks_rollout::engine::view(&mut s.ports().ports(), "cluster-1").expect("view");
+    assert_eq!(view.controlnodesoutofdate, 3, "disks smaller than 50 GB");
+    assert_eq!(view.etcdnodesoutofdate, 3);
+    assert_eq!(
+        view.workernodesoutofdate, 1,
+        "w-2 runs medium, type says small"
+    );
+    let control = view
+        .types
+        .iter()
+        .find(|t| t.node_type == NodeType::Control)
+        .expect("control");
+    assert_eq!(control.root_disk_size_gb, Some(50));
+    assert_eq!(view.lasterror.as_deref(), Some("earlier failure"));
+    let json = serde_json::to_value(&view).expect("serialisable");
+    assert!(json.get("controlnodesoutofdate").is_some());
+}
+
+#[test]
+fn a_state_changed_by_another_operation_before_the_compare_and_set_is_refused() {
+    let spec = cluster(3, 0, 3);
+    let probe = Simulation::new(&spec, 1).expect("simulable");
+    let req = offerings(&[("worker", "medium")]);
+    probe.update(&req, &cfg(), &mut NoProgress).expect("rolls");
+    let cas = probe
+        .world()
+        .trace
+        .iter()
+        .find(|l| l.contains("store.cas(Running -> Updating)"))
+        .and_then(|l| {
+            l.trim_start_matches('#')
+                .split(' ')
+                .next()?
+                .parse::<u64>()
+                .ok()
+        })
+        .expect("a CAS step");
+    let mut spec = spec.clone();
+    spec.faults.push(Fault::SetState {
+        at_step: cas,
+        state: ClusterState::Scaling,
+    });
+    let s = Simulation::new(&spec, 1).expect("simulable");
+    let err = s
+        .update(&req, &cfg(), &mut NoProgress)
+        .expect_err("lost the race");
+    assert!(
+        matches!(
+            err,
+            UpdateError::Concurrent {
+                expected: ClusterState::Running,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    let w = s.world();
+    assert_eq!(
+        w.record.state,
+        ClusterState::Scaling,
+        "the other operation keeps the cluster"
+    );
+    assert!(w.vms.values().all(|v| v.engine_stops == 0));
+    assert!(w.record.settings.is_empty(), "nothing stored");
+}
