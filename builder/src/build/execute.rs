@@ -186,7 +186,15 @@ pub async fn execute(
 
     let mut warnings = plan.warnings.clone();
     warnings.extend(report.warnings.iter().map(ToString::to_string));
-    warnings.extend(packed.warnings.iter().map(ToString::to_string));
+    // Joliet's `:` -> `_` replacements are expected (Rock Ridge, which nodes read, keeps every
+    // name); names cut to Joliet's 64 characters and anything else are worth saying.
+    warnings.extend(
+        packed
+            .warnings
+            .iter()
+            .filter(|w| !matches!(w, crate::iso::PackWarning::JolietNameChanged { .. }))
+            .map(ToString::to_string),
+    );
     Ok(Summary {
         iso: packed.path,
         sidecar: packed.sidecar,
