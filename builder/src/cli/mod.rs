@@ -2,9 +2,11 @@
 
 use clap::{Parser, Subcommand};
 
+mod diff;
 mod pack;
 mod pull;
 mod resolve;
+mod verify;
 
 /// Builds and checks the binaries ISO of Apache CloudStack's Kubernetes Service (CKS).
 ///
@@ -27,6 +29,10 @@ enum Command {
     Pull(pull::Args),
     /// Pack a directory into an ISO 9660 image (Rock Ridge, Joliet), as a build does.
     Pack(pack::Args),
+    /// Check an ISO against its versions.txt and the CKS node contract.
+    Verify(verify::Args),
+    /// Compare two ISOs: versions, URLs, images and digests, files.
+    Diff(diff::Args),
 }
 
 /// Sends `tracing` output to stderr at a level set by `-v` (or `RUST_LOG`).
@@ -50,5 +56,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Resolve(args) => resolve::run(args).await,
         Command::Pull(args) => pull::run(args).await,
         Command::Pack(args) => pack::run(args).await,
+        Command::Verify(args) => verify::run(args).await,
+        Command::Diff(args) => diff::run(args).await,
     }
 }

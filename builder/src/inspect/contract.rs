@@ -1,0 +1,197 @@
+//! The node contract on the ISO's listing: the files the node scripts read or glob exist, once,
+//! with modes a node can read and run. Pure: works on the entry list and `versions.txt`.
+
+use cks_pinning::versions_txt::VersionsTxt;
+
+use super::finding::{Finding, Problem};
+use crate::iso::EntryKind;
+use crate::iso::read::IsoEntry;
+
+/// The Kubernetes binaries, copied to `/opt/bin` with `cp -a`.
+pub const K8S_BINARIES: [&str; 3] = ["k8s/kubeadm", "k8s/kubelet", "k8s/kubectl"];
+
+/// Files read by fixed name from the ISO root (`dashboard.yaml` is checked apart: newer
+/// templates accept `headlamp.yaml` instead).
+pub const ROOT_FILES: [&str; 5] = [
+    "kubelet.service",
+    "10-kubeadm.conf",
+    "network.yaml",
+    "autoscaler.yaml",
+    "provider.yaml",
+];
+
+/// The etcd tarball, a fixed name in etcd-node.yml whatever the arch.
+pub const ETCD_TARBALL: &str = "etcd/etcd-linux-amd64.tar.gz";
+
+/// A path without its leading `/`.
+pub fn rel(path: &str) -> &str {
+    path.trim_start_matches('/')
+}
+
+fn find<'a>(entries: &'a [IsoEntry], path: &str) -> Option<&'a IsoEntry> {
+    entries.iter().find(|e| rel(&e.path) == path)
+}
+
+/// Whether `name` matches the shell glob `<prefix>*<suffix>`.
+fn glob(name: &str, prefix: &str, suffix: &str) -> bool {
+    name.len() >= prefix.len() + suffix.len() && name.starts_with(prefix) && name.ends_with(suffix)
+}
+
+fn require_file(entries: &[IsoEntry], path: &str, why: &str, out: &mut Vec<Finding>) {
+    match find(entries, path) {
+        None => out.push(Finding::new(
+            path,
+            Problem::MissingRequired,
+            format!("missing; {why}"),
+        )),
+        Some(entry) if entry.kind != EntryKind::File => out.push(Finding::new(
+            path,
+            Problem::MissingRequired,
+            format!("is a {:?}, not a regular file; {why}", entry.kind).to_lowercase(),
+        )),
+        Some(_) => {}
+    }
+}
+
+fn require_one(
+    entries: &[IsoEntry],
+    dir: &str,
+    prefix: &str,
+    suffix: &str,
+    out: &mut Vec<Finding>,
+) {
+    let pattern = format!("{dir}/{prefix}*{suffix}");
+    let matches: Vec<&str> = entries
+        .iter()
+        .filter(|e| e.kind == EntryKind::File)
+        .map(|e| rel(&e.path))
+        .filter(|p| {
+            p.strip_prefix(dir)
+                .and_then(|rest| rest.strip_prefix('/'))
+                .is_some_and(|name| !name.contains('/') && glob(name, prefix, suffix))
+        })
+        .collect();
+    match matches.len() {
+        0 => out.push(Finding::new(
+            pattern.clone(),
+            Problem::MissingRequired,
+            format!("no file matches {pattern}, which nodes extract with `tar -f`"),
+        )),
+        1 => {}
+        _ => out.push(Finding::new(
+            pattern.clone(),
+            Problem::Ambiguous,
+            format!(
+                "{} files match {pattern} ({}); `tar -f` takes exactly one",
+                matches.len(),
+                matches.join(", ")
+            ),
+        )),
+    }
+}
+
+/// Checks the listing against the node contract.
+pub fn check(entries: &[IsoEntry], versions: Option<&VersionsTxt>) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for path in K8S_BINARIES {
+        require_file(entries, path, "nodes copy it to /opt/bin", &mut out);
+    }
+    require_one(entries, "cni", "cni-plugins-", "64.tgz", &mut out);
+    require_one(entries, "cri-tools", "crictl-linux-", "64.tar.gz", &mut out);
+    for path in ROOT_FILES {
+        require_file(entries, path, "node scripts read it by this name", &mut out);
+    }
+    if find(entries, "headlamp.yaml").is_none() {
+        require_file(
+            entries,
+            "dashboard.yaml",
+            "the control node applies it (or headlamp.yaml) after kubeadm init",
+            &mut out,
+        );
+    }
+    check_csi_pair(entries, &mut out);
+    check_etcd(entries, versions, &mut out);
+    check_docker_dir(entries, &mut out);
+    check_modes(entries, &mut out);
+    out
+}
+
+fn check_csi_pair(entries: &[IsoEntry], out: &mut Vec<Finding>) {
+    let manifest = find(entries, "manifest.yaml").is_some();
+    let crds = find(entries, "snapshot-crds.yaml").is_some();
+    if manifest != crds {
+        let (missing, present) = if manifest {
+            ("snapshot-crds.yaml", "manifest.yaml")
+        } else {
+            ("manifest.yaml", "snapshot-crds.yaml")
+        };
+        out.push(Finding::new(
+            missing,
+            Problem::MissingRequired,
+            format!(
+                "missing while {present} is present; deploy-csi-driver applies both or neither"
+            ),
+        ));
+    }
+}
+
+fn check_etcd(entries: &[IsoEntry], versions: Option<&VersionsTxt>, out: &mut Vec<Finding>) {
+    let Some(versions) = versions else { return };
+    let present = find(entries, ETCD_TARBALL).is_some();
+    match (&versions.etcd, present) {
+        (Some(version), false) => out.push(Finding::new(
+            ETCD_TARBALL,
+            Problem::MissingRequired,
+            format!("missing, but versions.txt records etcd {version}; etcd nodes extract it"),
+        )),
+        (None, true) => out.push(Finding::new(
+            ETCD_TARBALL,
+            Problem::Unexpected,
+            "present, but versions.txt records no etcd version",
+        )),
+        _ => {}
+    }
+}
+
+fn check_docker_dir(entries: &[IsoEntry], out: &mut Vec<Finding>) {
+    for entry in entries {
+        let path = rel(&entry.path);
+        let Some(name) = path.strip_prefix("docker/") else {
+            continue;
+        };
+        let is_tar = entry.kind == EntryKind::File && !name.contains('/') && name.ends_with(".tar");
+        if !is_tar {
+            out.push(Finding::new(
+                path,
+                Problem::Unexpected,
+                "docker/ must hold only .tar files: nodes pass every entry to `ctr image import`",
+            ));
+        }
+    }
+}
+
+fn check_modes(entries: &[IsoEntry], out: &mut Vec<Finding>) {
+    for entry in entries {
+        let path = rel(&entry.path);
+        let needed = match entry.kind {
+            EntryKind::File if K8S_BINARIES.contains(&path) => 0o555,
+            EntryKind::File => 0o444,
+            EntryKind::Dir => 0o555,
+            EntryKind::Symlink => continue,
+        };
+        if entry.mode & needed != needed {
+            let what = if needed == 0o555 && entry.kind == EntryKind::File {
+                "readable and executable by everyone"
+            } else if entry.kind == EntryKind::Dir {
+                "readable and searchable by everyone"
+            } else {
+                "readable by everyone (nodes may fetch it over HTTP from the router)"
+            };
+            out.push(Finding::new(
+                path,
+                Problem::Mode,
+                format!("mode {:04o}; expected {what} ({needed:04o})", entry.mode),
+            ));
+        }
+    }
+}
