@@ -65,6 +65,16 @@ impl Report {
     }
 }
 
+impl std::fmt::Display for Report {
+    /// Every finding on its own line, then the summary line.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for finding in &self.findings {
+            writeln!(f, "{finding}")?;
+        }
+        writeln!(f, "{}", self.summary())
+    }
+}
+
 /// Checks the ISO at `iso` against its `versions.txt` and the node contract.
 ///
 /// Errors only when the image cannot be read at all (or no scratch file can be made); anything
