@@ -15,8 +15,8 @@ use cks_builder::inspect;
 /// `- image ...`, `~ image <ref>: <digest> -> <digest>`, `~ file k8s/kubelet: <sha> -> <sha>`;
 /// `no differences` when there are none. `--json` prints the same as one JSON object.
 ///
-/// Exit codes: 0 when both ISOs were read, whether or not they differ (test the output, or
-/// `--json`'s lists, to tell); 1 when either cannot be read; 2 bad command line.
+/// Exit codes, like diff(1): 0 the ISOs record the same content, 1 they differ, 2 trouble
+/// (either ISO cannot be read, or a bad command line).
 ///
 /// Example: `cks-iso diff cks-1.33.12-x86_64.iso cks-1.33.13-x86_64.iso`
 #[derive(Debug, clap::Args)]
@@ -35,10 +35,22 @@ pub struct Args {
 /// Runs `cks-iso diff`.
 pub async fn run(args: Args) -> anyhow::Result<()> {
     let (a, b) = (args.a.clone(), args.b.clone());
-    let diff = tokio::task::spawn_blocking(move || inspect::diff(&a, &b))
+    let compared = tokio::task::spawn_blocking(move || inspect::diff(&a, &b))
         .await
-        .context("the diff task stopped")?
-        .with_context(|| format!("comparing {} with {}", args.a.display(), args.b.display()))?;
+        .context("the diff task stopped")
+        .and_then(|result| {
+            result.with_context(|| {
+                format!("comparing {} with {}", args.a.display(), args.b.display())
+            })
+        });
+    let diff = match compared {
+        Ok(diff) => diff,
+        Err(error) => {
+            // Exit 2, not the 1 other commands use: 1 means "they differ" here.
+            eprintln!("cks-iso: error: {error:#}");
+            std::process::exit(2);
+        }
+    };
     if args.json {
         println!(
             "{}",
@@ -48,6 +60,9 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
         println!("no differences");
     } else {
         print!("{diff}");
+    }
+    if !diff.is_empty() {
+        std::process::exit(1);
     }
     Ok(())
 }
