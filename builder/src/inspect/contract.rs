@@ -195,3 +195,108 @@ fn check_modes(entries: &[IsoEntry], out: &mut Vec<Finding>) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(path: &str, mode: u32) -> IsoEntry {
+        IsoEntry {
+            path: format!("/{path}"),
+            kind: EntryKind::File,
+            mode,
+            size: 1,
+            target: None,
+        }
+    }
+
+    fn complete() -> Vec<IsoEntry> {
+        let mut out: Vec<IsoEntry> = K8S_BINARIES.iter().map(|p| file(p, 0o755)).collect();
+        for path in ROOT_FILES.iter().chain(&["dashboard.yaml"]) {
+            out.push(file(path, 0o644));
+        }
+        out.push(file("cni/cni-plugins-amd64.tgz", 0o644));
+        out.push(file("cri-tools/crictl-linux-amd64.tar.gz", 0o644));
+        out.push(file("docker/pause:3.10.tar", 0o644));
+        out
+    }
+
+    fn problems(entries: &[IsoEntry]) -> Vec<(String, Problem)> {
+        check(entries, None)
+            .into_iter()
+            .map(|f| (f.path, f.problem))
+            .collect()
+    }
+
+    #[test]
+    fn a_complete_listing_has_no_findings() {
+        assert_eq!(problems(&complete()), []);
+    }
+
+    #[test]
+    fn a_missing_binary_and_a_non_executable_one_are_named() {
+        let mut entries = complete();
+        entries.retain(|e| e.path != "/k8s/kubectl");
+        entries[0].mode = 0o644;
+        assert_eq!(
+            problems(&entries),
+            [
+                ("k8s/kubectl".to_string(), Problem::MissingRequired),
+                ("k8s/kubeadm".to_string(), Problem::Mode)
+            ]
+        );
+    }
+
+    #[test]
+    fn two_cni_tarballs_are_ambiguous_and_a_non_tar_in_docker_is_unexpected() {
+        let mut entries = complete();
+        entries.push(file("cni/cni-plugins-arm64.tgz", 0o644));
+        entries.push(file("docker/images.txt", 0o644));
+        assert_eq!(
+            problems(&entries),
+            [
+                ("cni/cni-plugins-*64.tgz".to_string(), Problem::Ambiguous),
+                ("docker/images.txt".to_string(), Problem::Unexpected)
+            ]
+        );
+    }
+
+    #[test]
+    fn headlamp_stands_in_for_dashboard_and_csi_files_come_in_pairs() {
+        let mut entries = complete();
+        entries.retain(|e| e.path != "/dashboard.yaml");
+        entries.push(file("headlamp.yaml", 0o644));
+        entries.push(file("manifest.yaml", 0o644));
+        assert_eq!(
+            problems(&entries),
+            [("snapshot-crds.yaml".to_string(), Problem::MissingRequired)]
+        );
+    }
+
+    #[test]
+    fn etcd_must_match_versions_txt() {
+        let mut versions = VersionsTxt {
+            etcd: Some("v3.5.21".into()),
+            ..VersionsTxt::default()
+        };
+        let missing = check(&complete(), Some(&versions));
+        assert_eq!(missing.len(), 1);
+        assert_eq!(missing[0].path, ETCD_TARBALL);
+        versions.etcd = None;
+        let mut entries = complete();
+        entries.push(file(ETCD_TARBALL, 0o644));
+        let extra = check(&entries, Some(&versions));
+        assert_eq!(extra.len(), 1);
+        assert_eq!(extra[0].problem, Problem::Unexpected);
+    }
+
+    #[test]
+    fn a_private_file_is_a_mode_finding() {
+        let mut entries = complete();
+        entries.push(file("provider-notes.txt", 0o600));
+        assert_eq!(
+            problems(&entries),
+            [("provider-notes.txt".to_string(), Problem::Mode)]
+        );
+    }
+}

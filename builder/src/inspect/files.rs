@@ -53,3 +53,45 @@ pub fn check(listed: &[FileEntry], actual: &BTreeMap<String, String>) -> Vec<Fin
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(path: &str, c: char) -> FileEntry {
+        FileEntry {
+            path: path.into(),
+            sha256: c.to_string().repeat(64),
+        }
+    }
+
+    #[test]
+    fn changed_missing_and_unlisted_files_are_each_named() {
+        let listed = [
+            entry("k8s/kubeadm", 'a'),
+            entry("network.yaml", 'b'),
+            entry("gone.yaml", 'c'),
+        ];
+        let actual: BTreeMap<String, String> = [
+            ("k8s/kubeadm", 'a'),
+            ("network.yaml", 'f'),
+            ("extra.txt", 'd'),
+            (FILE_NAME, 'e'),
+        ]
+        .into_iter()
+        .map(|(p, c)| (p.to_string(), c.to_string().repeat(64)))
+        .collect();
+        let found: Vec<(String, Problem)> = check(&listed, &actual)
+            .into_iter()
+            .map(|f| (f.path, f.problem))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                ("network.yaml".to_string(), Problem::Checksum),
+                ("gone.yaml".to_string(), Problem::ListedButMissing),
+                ("extra.txt".to_string(), Problem::Unlisted),
+            ]
+        );
+    }
+}

@@ -115,3 +115,77 @@ pub fn accounted_for(wanted: &ImageRef, bundled: &[ImageRef], skipped: &[Skipped
     bundled.iter().any(|b| covers(b, wanted))
         || skipped.iter().any(|s| covers(&s.reference, wanted))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pinned(name: &str, c: char) -> ImageRef {
+        ImageRef::parse(&format!("{name}@sha256:{}", c.to_string().repeat(64))).expect("valid")
+    }
+
+    fn tarball(path: &str, name: &str, c: char) -> Tarball {
+        (
+            path.to_string(),
+            vec![LayoutEntry {
+                name: Some(name.to_string()),
+                digest: format!("sha256:{}", c.to_string().repeat(64)),
+            }],
+        )
+    }
+
+    #[test]
+    fn matching_tarballs_and_one_pause_are_clean() {
+        let listed = [
+            pinned("registry.k8s.io/pause:3.10", 'a'),
+            pinned("registry.k8s.io/coredns/coredns:v1.12.0", 'b'),
+        ];
+        let tarballs = [
+            tarball("docker/pause.tar", "registry.k8s.io/pause:3.10", 'a'),
+            tarball(
+                "docker/coredns.tar",
+                "registry.k8s.io/coredns/coredns:v1.12.0",
+                'b',
+            ),
+        ];
+        assert_eq!(check(&tarballs, Some(&listed)), []);
+    }
+
+    #[test]
+    fn a_changed_digest_an_unbundled_line_and_two_pauses_are_named() {
+        let listed = [
+            pinned("registry.k8s.io/pause:3.10", 'a'),
+            pinned("registry.k8s.io/pause:3.9", 'c'),
+            pinned("registry.k8s.io/etcd:3.5.21-0", 'd'),
+        ];
+        let tarballs = [
+            tarball("docker/pause.tar", "registry.k8s.io/pause:3.10", 'a'),
+            tarball("docker/pause-old.tar", "registry.k8s.io/pause:3.9", 'e'),
+        ];
+        let found: Vec<(String, Problem)> = check(&tarballs, Some(&listed))
+            .into_iter()
+            .map(|f| (f.path, f.problem))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                ("docker/pause-old.tar".to_string(), Problem::Image),
+                ("versions.txt".to_string(), Problem::Image),
+                ("versions.txt".to_string(), Problem::Image),
+                ("docker".to_string(), Problem::PauseImage),
+            ]
+        );
+    }
+
+    #[test]
+    fn without_versions_txt_only_pause_images_are_counted() {
+        let tarballs = [tarball(
+            "docker/x.tar",
+            "docker.io/library/busybox:1.36",
+            'a',
+        )];
+        let found = check(&tarballs, None);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].problem, Problem::PauseImage);
+    }
+}

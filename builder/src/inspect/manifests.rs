@@ -66,3 +66,41 @@ pub fn check(name: &str, text: &str, versions: Option<&VersionsTxt>) -> Vec<Find
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_always_plain_quoted_and_in_a_list_item_but_not_if_not_present() {
+        let text = "a:\n  imagePullPolicy: Always\n- imagePullPolicy: \"Always\" # c\nb:\n  imagePullPolicy: IfNotPresent\n";
+        assert_eq!(always_lines(text), [2, 3]);
+    }
+
+    #[test]
+    fn an_autoscaler_without_placeholders_is_a_finding() {
+        let text = "kind: Deployment\nspec:\n  template:\n    spec:\n      containers:\n        - name: a\n          image: registry.k8s.io/autoscaling/cluster-autoscaler:v1.33.0\n          command:\n            - --nodes=1:3:abc\n";
+        let found = check(AUTOSCALER, text, None);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].problem, Problem::Placeholders);
+        let kept = text.replace("1:3:abc", "<min>:<max>:<cluster-id>");
+        assert_eq!(check(AUTOSCALER, &kept, None), []);
+    }
+
+    #[test]
+    fn an_image_neither_bundled_nor_skipped_is_named() {
+        let text = "kind: Pod\nspec:\n  containers:\n    - image: busybox:1.36\n";
+        let mut versions = VersionsTxt::default();
+        let found = check("network.yaml", text, Some(&versions));
+        assert_eq!(found.len(), 1);
+        assert!(found[0].detail.contains("docker.io/library/busybox:1.36"));
+        versions.images.push(
+            cks_pinning::image::ImageRef::parse(&format!(
+                "docker.io/library/busybox:1.36@sha256:{}",
+                "a".repeat(64)
+            ))
+            .expect("valid"),
+        );
+        assert_eq!(check("network.yaml", text, Some(&versions)), []);
+    }
+}
