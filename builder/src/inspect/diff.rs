@@ -235,3 +235,113 @@ impl fmt::Display for Diff {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cks_pinning::image::ImageRef;
+    use cks_pinning::versions_txt::FileEntry;
+
+    fn base() -> VersionsTxt {
+        VersionsTxt {
+            kubernetes: "1.33.12".into(),
+            cni_plugins: "v1.7.1".into(),
+            crictl: "v1.33.0".into(),
+            ccm: "v1.2.0".into(),
+            csi_driver: "v3.0.0".into(),
+            autoscaler: "cluster-autoscaler-1.33.0".into(),
+            etcd: None,
+            arch: "amd64".into(),
+            urls: vec!["https://dl.k8s.io/v1.33.12/kubeadm".into()],
+            files: vec![FileEntry {
+                path: "k8s/kubeadm".into(),
+                sha256: "a".repeat(64),
+            }],
+            images: vec![
+                ImageRef::parse(&format!(
+                    "registry.k8s.io/pause:3.10@sha256:{}",
+                    "b".repeat(64)
+                ))
+                .expect("valid"),
+            ],
+            skipped_images: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn the_same_versions_txt_gives_no_differences() {
+        assert!(diff_versions(&base(), &base()).is_empty());
+    }
+
+    #[test]
+    fn a_changed_version_url_image_and_file_are_exactly_the_differences() {
+        let a = base();
+        let mut b = base();
+        b.kubernetes = "1.33.13".into();
+        b.etcd = Some("v3.5.21".into());
+        b.urls = vec!["https://dl.k8s.io/v1.33.13/kubeadm".into()];
+        b.files[0].sha256 = "c".repeat(64);
+        b.images[0] = b.images[0]
+            .with_digest(&format!("sha256:{}", "d".repeat(64)))
+            .expect("digest");
+        let d = diff_versions(&a, &b);
+        let change = |key: &str, a: Option<&str>, b: Option<&str>| Change {
+            key: key.into(),
+            a: a.map(Into::into),
+            b: b.map(Into::into),
+        };
+        assert_eq!(
+            d.versions,
+            [
+                change("kubernetes", Some("1.33.12"), Some("1.33.13")),
+                change("etcd", None, Some("v3.5.21"))
+            ]
+        );
+        assert_eq!(d.urls_added, ["https://dl.k8s.io/v1.33.13/kubeadm"]);
+        assert_eq!(d.urls_removed, ["https://dl.k8s.io/v1.33.12/kubeadm"]);
+        let (old, new) = (
+            format!("sha256:{}", "b".repeat(64)),
+            format!("sha256:{}", "d".repeat(64)),
+        );
+        assert_eq!(
+            d.images_changed,
+            [change("registry.k8s.io/pause:3.10", Some(&old), Some(&new))]
+        );
+        assert!(d.images_added.is_empty() && d.images_removed.is_empty());
+        let (fa, fb) = ("a".repeat(64), "c".repeat(64));
+        assert_eq!(
+            d.files_changed,
+            [change("k8s/kubeadm", Some(&fa), Some(&fb))]
+        );
+        assert!(d.files_added.is_empty() && d.files_removed.is_empty());
+        let text = d.to_string();
+        assert!(
+            text.contains("~ version kubernetes: 1.33.12 -> 1.33.13\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("~ version etcd: (none) -> v3.5.21\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains(&format!("~ file k8s/kubeadm: {fa} -> {fb}\n")),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn an_iso_without_versions_txt_is_compared_by_its_hashed_files() {
+        let a = Contents {
+            versions: None,
+            files: [("x".to_string(), "1".repeat(64))].into(),
+        };
+        let b = Contents {
+            versions: None,
+            files: [("y".to_string(), "2".repeat(64))].into(),
+        };
+        let d = diff_contents(&a, &b);
+        assert_eq!(d.files_added, ["y"]);
+        assert_eq!(d.files_removed, ["x"]);
+        assert!(d.versions.is_empty() && d.images_changed.is_empty());
+    }
+}
