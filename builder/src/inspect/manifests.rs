@@ -103,4 +103,48 @@ mod tests {
         );
         assert_eq!(check("network.yaml", text, Some(&versions)), []);
     }
+
+    fn pull_policy_lines(path: &std::path::Path) {
+        let text = std::fs::read_to_string(path).expect("read manifest");
+        let lines = always_lines(&text);
+        assert!(!lines.is_empty(), "{} sets Always", path.display());
+        for line in &lines {
+            let source = text.lines().nth(line - 1).expect("line");
+            assert!(source.contains("imagePullPolicy"), "{source}");
+        }
+        let pinned = manifest::set_pull_policy(&text).expect("edits");
+        assert_eq!(always_lines(&pinned), Vec::<usize>::new());
+        let found = check("dashboard.yaml", &text, None);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].problem, Problem::PullPolicy);
+        assert_eq!(check("dashboard.yaml", &pinned, None), []);
+    }
+
+    #[test]
+    fn the_dashboard_manifest_sets_always_until_the_build_pins_it() {
+        pull_policy_lines(&cks_fixtures::shared::data("manifests/dashboard.yaml"));
+    }
+
+    #[test]
+    fn the_upstream_dashboard_manifest_sets_always_until_the_build_pins_it() {
+        let Some(path) = cks_fixtures::shared::upstream("dashboard/recommended-v2.7.0.yaml") else {
+            return;
+        };
+        pull_policy_lines(&path);
+    }
+
+    #[test]
+    fn the_upstream_autoscaler_example_keeps_its_placeholders() {
+        let Some(path) =
+            cks_fixtures::shared::upstream("autoscaler/cluster-autoscaler-1.33.6.yaml")
+        else {
+            return;
+        };
+        let text = std::fs::read_to_string(path).expect("read manifest");
+        assert_eq!(check(AUTOSCALER, &text, None), []);
+        let lost = text.replace("<min>:<max>:<cluster-id>", "1:5:abc");
+        let found = check(AUTOSCALER, &lost, None);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].problem, Problem::Placeholders);
+    }
 }
