@@ -50,6 +50,21 @@ pub fn bytes(seed: u64, len: usize) -> Vec<u8> {
         .collect()
 }
 
+/// An uncompressed layer: a tar holding one small file, different per `seed` (containerd
+/// unpacks it on import, so it must be a real tar; its digest is also its diff id).
+pub fn layer_tar(seed: u64) -> Vec<u8> {
+    let data = bytes(seed, 3_000);
+    let mut tar = tar::Builder::new(Vec::new());
+    let mut header = tar::Header::new_ustar();
+    header.set_size(data.len() as u64);
+    header.set_mode(0o644);
+    header.set_mtime(0);
+    header.set_cksum();
+    tar.append_data(&mut header, format!("data-{seed}"), &data[..])
+        .expect("append");
+    tar.into_inner().expect("finish layer")
+}
+
 fn deployment(name: &str, image: &str, extra: &str) -> String {
     format!(
         "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {name}\n  namespace: kube-system\nspec:\n  template:\n    spec:\n      containers:\n        - name: {name}\n          image: {image}\n          imagePullPolicy: IfNotPresent\n{extra}"
@@ -228,7 +243,7 @@ impl Tree {
         arch: &str,
         blobs: &mut Vec<(String, PathBuf)>,
     ) -> (String, u64) {
-        let (layer, layer_path, layer_size) = self.blob(&bytes(1000 + seed, 3_000));
+        let (layer, layer_path, layer_size) = self.blob(&layer_tar(1000 + seed));
         let config = format!(
             r#"{{"architecture":"{arch}","os":"linux","rootfs":{{"type":"layers","diff_ids":["{layer}"]}}}}"#
         );
@@ -297,15 +312,25 @@ impl Tree {
     }
 
     /// Rewrites the tarball of `reference` as the layout writer would, but with an `index.json`
-    /// that lacks the `io.containerd.image.name` annotation (a bare OCI layout).
+    /// that lacks the `io.containerd.image.name` annotation and names only the tag in
+    /// `org.opencontainers.image.ref.name`, as a bare OCI layout (skopeo's `oci-archive:`) does.
     pub fn strip_containerd_name(&self, reference: &str, seed: u64, multi: bool) {
         let contents = self.layout(reference, seed, multi);
         let mut index: serde_json::Value =
             serde_json::from_slice(&index_json(&contents)).expect("index json");
-        index["manifests"][0]["annotations"]
+        let tag = ImageRef::parse(reference)
+            .expect("valid")
+            .tag()
+            .expect("tagged")
+            .to_string();
+        let annotations = index["manifests"][0]["annotations"]
             .as_object_mut()
-            .expect("annotations")
-            .remove(cks_builder::registry::CONTAINERD_NAME);
+            .expect("annotations");
+        annotations.remove(cks_builder::registry::CONTAINERD_NAME);
+        annotations.insert(
+            cks_builder::registry::OCI_REF_NAME.to_string(),
+            serde_json::Value::String(tag),
+        );
         let index = serde_json::to_vec(&index).expect("json");
         let file = fs::File::create(self.root().join(Tree::tarball(reference))).expect("create");
         let mut tar = tar::Builder::new(file);
