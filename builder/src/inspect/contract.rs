@@ -110,6 +110,7 @@ pub fn check(entries: &[IsoEntry], versions: Option<&VersionsTxt>) -> Vec<Findin
         );
     }
     check_csi_pair(entries, &mut out);
+    check_checksum_list(entries, &mut out);
     check_etcd(entries, versions, &mut out);
     check_docker_dir(entries, &mut out);
     check_modes(entries, &mut out);
@@ -131,6 +132,18 @@ fn check_csi_pair(entries: &[IsoEntry], out: &mut Vec<Finding>) {
             format!(
                 "missing while {present} is present; deploy-csi-driver applies both or neither"
             ),
+        ));
+    }
+}
+
+/// Nodes of the ablestack lineage run `sha256sum -c SHA256SUMS` when a root `manifest.json`
+/// exists, and stop if it fails.
+fn check_checksum_list(entries: &[IsoEntry], out: &mut Vec<Finding>) {
+    if find(entries, "manifest.json").is_some() && find(entries, "SHA256SUMS").is_none() {
+        out.push(Finding::new(
+            "manifest.json",
+            Problem::Unexpected,
+            "present without SHA256SUMS; nodes that see a root manifest.json run `sha256sum -c SHA256SUMS` and stop when it fails",
         ));
     }
 }
@@ -288,6 +301,18 @@ mod tests {
         let extra = check(&entries, Some(&versions));
         assert_eq!(extra.len(), 1);
         assert_eq!(extra[0].problem, Problem::Unexpected);
+    }
+
+    #[test]
+    fn a_root_manifest_json_needs_sha256sums() {
+        let mut entries = complete();
+        entries.push(file("manifest.json", 0o644));
+        assert_eq!(
+            problems(&entries),
+            [("manifest.json".to_string(), Problem::Unexpected)]
+        );
+        entries.push(file("SHA256SUMS", 0o644));
+        assert_eq!(problems(&entries), []);
     }
 
     #[test]
