@@ -332,7 +332,18 @@ impl Tree {
             serde_json::Value::String(tag),
         );
         let index = serde_json::to_vec(&index).expect("json");
-        let file = fs::File::create(self.root().join(Tree::tarball(reference))).expect("create");
+        let blobs: Vec<(String, Vec<u8>)> = contents
+            .blobs
+            .iter()
+            .map(|(digest, path)| (digest.clone(), fs::read(path).expect("blob")))
+            .collect();
+        self.write_layout_tar(&Tree::tarball(reference), &index, &blobs);
+    }
+
+    /// Writes `rel` as a tar of `oci-layout`, `index` as `index.json`, and `blobs` (digest,
+    /// bytes) under `blobs/sha256/`, for tarballs the layout writer would never make.
+    pub fn write_layout_tar(&self, rel: &str, index: &[u8], blobs: &[(String, Vec<u8>)]) {
+        let file = fs::File::create(self.root().join(rel)).expect("create");
         let mut tar = tar::Builder::new(file);
         let mut append = |path: &str, data: &[u8]| {
             let mut header = tar::Header::new_ustar();
@@ -342,12 +353,11 @@ impl Tree {
             tar.append_data(&mut header, path, data).expect("append");
         };
         append("oci-layout", br#"{"imageLayoutVersion":"1.0.0"}"#);
-        append("index.json", &index);
-        for (digest, path) in &contents.blobs {
-            let data = fs::read(path).expect("blob");
+        append("index.json", index);
+        for (digest, data) in blobs {
             append(
                 &format!("blobs/sha256/{}", digest.trim_start_matches("sha256:")),
-                &data,
+                data,
             );
         }
         tar.into_inner().expect("finish tar");
