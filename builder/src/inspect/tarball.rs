@@ -13,7 +13,7 @@ use sha2::{Digest, Sha256};
 
 use super::finding::{Finding, Problem};
 use crate::registry::{
-    Arch, CONTAINERD_NAME, DOCKER_LIST, Manifest, OCI_INDEX, Platform, parse_manifest,
+    Arch, CONTAINERD_NAME, DOCKER_LIST, Manifest, OCI_INDEX, OCI_REF_NAME, Platform, parse_manifest,
 };
 
 /// The largest `index.json`, manifest or config read into memory (blobs are only hashed).
@@ -223,16 +223,25 @@ impl Walk<'_> {
 
     fn check_name(&mut self, entry: &IndexEntry) -> Option<String> {
         let Some(name) = entry.annotations.get(CONTAINERD_NAME) else {
-            self.finding(format!(
-                "index.json entry {} has no {CONTAINERD_NAME} annotation; containerd would import it under a made-up name or skip it, so nodes never find the image",
-                entry.digest
-            ));
-            return None;
+            let fallback = entry
+                .annotations
+                .get(OCI_REF_NAME)
+                .filter(|r| full_reference(r));
+            let detail = match fallback {
+                Some(reference) => format!(
+                    "index.json entry {} has no {CONTAINERD_NAME} annotation; only containerd releases that fall back to {OCI_REF_NAME} ({reference}) name the import, so add the annotation",
+                    entry.digest
+                ),
+                None => format!(
+                    "index.json entry {} has no {CONTAINERD_NAME} annotation (and no full reference in {OCI_REF_NAME}); containerd would import it under a made-up name or skip it, so nodes never find the image",
+                    entry.digest
+                ),
+            };
+            self.finding(detail);
+            return fallback.cloned();
         };
         match ImageRef::parse(name) {
-            Ok(parsed) if parsed.to_string() == *name && parsed.digest().is_none() => {
-                Some(name.clone())
-            }
+            Ok(_) if full_reference(name) => Some(name.clone()),
             Ok(parsed) => {
                 self.finding(format!(
                     "{CONTAINERD_NAME} is {name:?}, not the full normalised reference {:?} that kubeadm and the manifests use",
@@ -349,6 +358,13 @@ impl Walk<'_> {
             Some(_) => true,
         }
     }
+}
+
+/// Whether `name` is a full normalised reference with a tag and no digest
+/// (`registry.k8s.io/pause:3.10`), as kubeadm and the manifests name images.
+fn full_reference(name: &str) -> bool {
+    ImageRef::parse(name)
+        .is_ok_and(|parsed| parsed.to_string() == name && parsed.digest().is_none())
 }
 
 /// `Some("gzip")` or `Some("zstd")` when the file starts with that magic.
@@ -477,5 +493,60 @@ mod tests {
         let (_, findings) = check("docker/pause.tar", &cut, Some(Arch::Amd64));
         assert_eq!(findings.len(), 1, "{findings:?}");
         assert!(findings[0].detail.starts_with("layer 1"), "{findings:?}");
+    }
+
+    /// Rewrites the tarball with `index.json` passed through `edit`.
+    fn with_index(tar: &Path, out: &Path, edit: impl Fn(&str) -> String) {
+        let mut builder = tar::Builder::new(File::create(out).expect("create"));
+        let mut archive = tar::Archive::new(File::open(tar).expect("open"));
+        for entry in archive.entries().expect("entries") {
+            let mut entry = entry.expect("entry");
+            let mut bytes = Vec::new();
+            entry.read_to_end(&mut bytes).expect("read");
+            let mut header = entry.header().clone();
+            let path = header.path().expect("path").display().to_string();
+            if path == "index.json" {
+                bytes = edit(std::str::from_utf8(&bytes).expect("utf-8")).into_bytes();
+                header.set_size(bytes.len() as u64);
+            }
+            builder
+                .append_data(&mut header, path, &bytes[..])
+                .expect("append");
+        }
+        builder.finish().expect("finish");
+    }
+
+    #[test]
+    fn without_the_containerd_annotation_a_full_ref_name_still_names_the_image() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (tar, _) = image(dir.path(), "amd64");
+        let out = dir.path().join("ref-name-only.tar");
+        with_index(&tar, &out, |index| {
+            index.replace(
+                r#""io.containerd.image.name":"registry.k8s.io/pause:3.10","#,
+                "",
+            )
+        });
+        let (entries, findings) = check("docker/pause.tar", &out, Some(Arch::Amd64));
+        assert_eq!(findings.len(), 1, "{findings:?}");
+        assert!(findings[0].detail.contains("fall back"), "{findings:?}");
+        assert_eq!(
+            entries[0].name.as_deref(),
+            Some("registry.k8s.io/pause:3.10")
+        );
+
+        let tag_only = dir.path().join("tag-only.tar");
+        with_index(&tar, &tag_only, |index| {
+            index
+                .replace(
+                    r#""io.containerd.image.name":"registry.k8s.io/pause:3.10","#,
+                    "",
+                )
+                .replace("registry.k8s.io/pause:3.10", "3.10")
+        });
+        let (entries, findings) = check("docker/pause.tar", &tag_only, Some(Arch::Amd64));
+        assert_eq!(findings.len(), 1, "{findings:?}");
+        assert!(findings[0].detail.contains("made-up name"), "{findings:?}");
+        assert_eq!(entries[0].name, None);
     }
 }
