@@ -193,3 +193,17 @@ fn an_iso_that_cannot_be_read_is_an_error_not_a_report() {
     let output = cks_iso(&[OsStr::new("verify"), bogus.as_os_str()]);
     assert_eq!(output.status.code(), Some(1), "{output:?}");
 }
+
+#[test]
+fn help_documents_the_exit_codes_of_verify_and_diff() {
+    let verify = stdout(&cks_iso(&[OsStr::new("verify"), OsStr::new("--help")]));
+    assert!(
+        verify.contains("Exit codes: 0 the ISO meets the node contract, 1 a problem"),
+        "{verify}"
+    );
+    let diff = stdout(&cks_iso(&[OsStr::new("diff"), OsStr::new("--help")]));
+    assert!(
+        diff.contains("0 the ISOs record the same content, 1 they differ, 2 trouble"),
+        "{diff}"
+    );
+}

@@ -5,6 +5,9 @@ use std::path::PathBuf;
 use anyhow::Context;
 use cks_builder::inspect;
 
+/// The exit codes, shown by `--help`.
+const EXIT_CODES: &str = "Exit codes (like diff(1)): 0 the ISOs record the same content, 1 they differ, 2 trouble (an ISO cannot be read, or a bad command line).\n\nExample: cks-iso diff cks-1.33.12-x86_64.iso cks-1.33.13-x86_64.iso";
+
 /// Flags of `cks-iso diff`.
 ///
 /// Compares two ISOs by their /versions.txt: version keys, URLs added and removed, images added,
@@ -20,6 +23,7 @@ use cks_builder::inspect;
 ///
 /// Example: `cks-iso diff cks-1.33.12-x86_64.iso cks-1.33.13-x86_64.iso`
 #[derive(Debug, clap::Args)]
+#[command(after_long_help = EXIT_CODES)]
 pub struct Args {
     /// Print the differences as JSON.
     #[arg(long)]
