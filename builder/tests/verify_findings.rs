@@ -207,3 +207,18 @@ fn help_documents_the_exit_codes_of_verify_and_diff() {
         "{diff}"
     );
 }
+
+#[test]
+fn json_output_carries_the_same_findings_as_the_library() {
+    let tree = Tree::valid();
+    tree.remove("k8s/kubectl");
+    tree.render();
+    let iso = tree.pack("json");
+    let report = inspect::verify(&iso).expect("readable");
+    let output = cks_iso(&[OsStr::new("verify"), OsStr::new("--json"), iso.as_os_str()]);
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    assert_eq!(json, serde_json::to_value(&report).expect("serialises"));
+    assert_eq!(json["findings"][0]["path"], "k8s/kubectl");
+    assert_eq!(json["findings"][0]["problem"], "missing-required");
+}
