@@ -1,5 +1,6 @@
 //! The node contract on the ISO's listing: the files the node scripts read or glob exist, once,
-//! with modes a node can read and run. Pure: works on the entry list and `versions.txt`.
+//! with modes a node can read and run; `docker/` holds only `.tar` files; a root `manifest.json`
+//! comes with `SHA256SUMS`. Pure: works on the entry list and `versions.txt`.
 
 use cks_pinning::versions_txt::VersionsTxt;
 
