@@ -222,3 +222,27 @@ fn json_output_carries_the_same_findings_as_the_library() {
     assert_eq!(json["findings"][0]["path"], "k8s/kubectl");
     assert_eq!(json["findings"][0]["problem"], "missing-required");
 }
+
+#[test]
+fn etcd_recorded_in_versions_txt_but_not_bundled_is_missing() {
+    let tree = Tree::valid();
+    tree.remove("etcd/etcd-linux-amd64.tar.gz");
+    tree.render();
+    let finding = only_finding(
+        &tree,
+        "etcd/etcd-linux-amd64.tar.gz",
+        Problem::MissingRequired,
+    );
+    assert!(finding.detail.contains("v3.5.21"), "{finding}");
+}
+
+#[test]
+fn headlamp_yaml_stands_in_for_dashboard_yaml() {
+    let tree = Tree::valid();
+    let dashboard = tree.read("dashboard.yaml");
+    tree.remove("dashboard.yaml");
+    tree.put("headlamp.yaml", dashboard.as_bytes(), 0o644);
+    tree.render();
+    let report = inspect::verify(&tree.pack("headlamp")).expect("readable");
+    assert!(report.is_clean(), "{:#?}", report.findings);
+}
