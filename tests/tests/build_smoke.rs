@@ -12,7 +12,9 @@ async fn a_build_of_the_demo_upstream_writes_the_iso_and_its_sidecar() {
         .expect("demo upstream");
     let out = tempfile::tempdir().expect("out dir");
     let inputs = demo_inputs(&upstream, out.path(), "x86_64");
-    let summary = run_build(&inputs, Request::default()).await.expect("the build");
+    let summary = run_build(&inputs, Request::default())
+        .await
+        .expect("the build");
     assert!(summary.iso.ends_with("cks-e2e-x86_64.iso"));
     assert!(summary.iso.is_file());
     assert!(summary.sidecar.is_file());

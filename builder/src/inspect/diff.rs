@@ -265,6 +265,7 @@ mod tests {
                 .expect("valid"),
             ],
             skipped_images: Vec::new(),
+            ..VersionsTxt::default()
         }
     }
 
