@@ -6,7 +6,9 @@
 //! `csi-driver`, `autoscaler`, `etcd` (only when bundled), `arch`; then one `url: <url>` line per
 //! file downloaded; one `file: <path in the ISO> sha256:<64 hex>` line per file in the ISO; one
 //! `image: <normalised reference>@sha256:<64 hex>` line per bundled image; and one
-//! `skipped-image: <reference> <platform>` line per image left out for its platform.
+//! `skipped-image: <reference> <platform>` line per image left out for its platform. Two
+//! records follow when they apply: one `mirror: <upstream url> <url used>` line per file fetched
+//! through a mirror, and `built: <unix seconds>`, the time every timestamp of the ISO was set to.
 //!
 //! ```
 //! use cks_pinning::versions_txt::VersionsTxt;
@@ -62,6 +64,19 @@ pub struct VersionsTxt {
     pub images: Vec<ImageRef>,
     /// Images left out because they have no build for the ISO's platform.
     pub skipped_images: Vec<SkippedImage>,
+    /// Files fetched through a mirror: the upstream URL and the URL actually used.
+    pub mirrored: Vec<Mirrored>,
+    /// The time of every timestamp in the ISO (`SOURCE_DATE_EPOCH`, else the build's start).
+    pub built: Option<i64>,
+}
+
+/// A file fetched through a mirror.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Mirrored {
+    /// The upstream URL, as in the `url:` lines.
+    pub upstream: String,
+    /// The URL the bytes came from.
+    pub used: String,
 }
 
 /// A file in the ISO and its SHA-256.
@@ -202,6 +217,20 @@ impl VersionsTxt {
                 skipped.reference, skipped.platform
             ));
         }
+        for mirrored in &self.mirrored {
+            for url in [&mirrored.upstream, &mirrored.used] {
+                if !is_word(url) {
+                    return Err(value_error("mirror", url, "a URL without spaces"));
+                }
+            }
+            out.push_str(&format!(
+                "mirror: {} {}\n",
+                mirrored.upstream, mirrored.used
+            ));
+        }
+        if let Some(built) = self.built {
+            out.push_str(&format!("built: {built}\n"));
+        }
         Ok(out)
     }
 
@@ -225,6 +254,8 @@ impl VersionsTxt {
                 "file" => 9,
                 "image" => 10,
                 "skipped-image" => 11,
+                "mirror" => 12,
+                "built" => 13,
                 _ => VERSION_KEYS.iter().position(|k| *k == key).ok_or_else(|| {
                     VersionsTxtError::Line {
                         line_number,
@@ -232,7 +263,7 @@ impl VersionsTxt {
                     }
                 })?,
             };
-            let repeated = rank < 8 && seen[rank];
+            let repeated = (rank < 8 && seen[rank]) || (rank == 13 && out.built.is_some());
             if rank < position || repeated {
                 return Err(VersionsTxtError::Order {
                     line_number,
@@ -281,7 +312,17 @@ impl VersionsTxt {
                     });
                 }
                 10 => out.images.push(check_image(value)?),
-                _ => {
+                12 => {
+                    let (upstream, used) = value
+                        .split_once(' ')
+                        .filter(|(a, b)| is_word(a) && is_word(b))
+                        .ok_or_else(|| value_error(key, value, "`<upstream url> <url used>`"))?;
+                    out.mirrored.push(Mirrored {
+                        upstream: upstream.to_string(),
+                        used: used.to_string(),
+                    });
+                }
+                11 => {
                     let (reference, platform) = value
                         .split_once(' ')
                         .filter(|(_, platform)| is_word(platform))
@@ -295,6 +336,12 @@ impl VersionsTxt {
                         reference: parsed,
                         platform: platform.to_string(),
                     });
+                }
+                _ => {
+                    let seconds = value
+                        .parse::<i64>()
+                        .map_err(|_| value_error(key, value, "whole seconds since 1970"))?;
+                    out.built = Some(seconds);
                 }
             }
         }

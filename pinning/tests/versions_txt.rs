@@ -5,7 +5,7 @@ use cks_pinning::autoscaler::{RemoteTags, resolve};
 use cks_pinning::image::ImageRef;
 use cks_pinning::manifest::image_refs;
 use cks_pinning::version::KubeVersion;
-use cks_pinning::versions_txt::{FileEntry, SkippedImage, VersionsTxt, VersionsTxtError};
+use cks_pinning::versions_txt::{FileEntry, Mirrored, SkippedImage, VersionsTxt, VersionsTxtError};
 use proptest::prelude::*;
 
 fn hex(seed: &str) -> String {
@@ -53,6 +53,11 @@ fn sample(etcd: Option<&str>, autoscaler: &str, images: Vec<ImageRef>) -> Versio
             reference: ImageRef::parse("ghcr.io/example/amd64-only:1.0").expect("valid"),
             platform: "linux/arm64".to_string(),
         }],
+        mirrored: vec![Mirrored {
+            upstream: "https://dl.k8s.io/release/v1.33.13/bin/linux/amd64/kubeadm".to_string(),
+            used: "http://127.0.0.1:8080/k8s/release/v1.33.13/bin/linux/amd64/kubeadm".to_string(),
+        }],
+        built: Some(1_700_000_000),
     }
 }
 
@@ -93,7 +98,9 @@ fn renders_keys_in_order_and_round_trips() {
             "file",
             "file",
             "image",
-            "skipped-image"
+            "skipped-image",
+            "mirror",
+            "built"
         ]
     );
     assert!(text.contains("file: with space/a b.yaml sha256:"));
@@ -128,6 +135,8 @@ fn round_trips_with_the_real_images_and_autoscaler_release() {
 fn refuses_what_render_would_not_write() {
     let mut base = sample(None, "cluster-autoscaler-1.33.6", Vec::new());
     base.skipped_images.clear();
+    base.mirrored.clear();
+    base.built = None;
     let good = base.render().expect("renders");
     let cases: Vec<(String, &str)> = vec![
         (
@@ -162,6 +171,10 @@ fn refuses_what_render_would_not_write() {
         ),
         (good.replacen("arch: amd64", "arch: amd 64", 1), "malformed"),
         (format!("{good}\n"), "expected `key: value`"),
+        (format!("{good}built: 1\nbuilt: 2\n"), "out of order"),
+        (format!("{good}built: soon\n"), "whole seconds"),
+        (format!("{good}mirror: https://a.example/x\n"), "url used"),
+        (format!("{good}built: 1\nmirror: a b\n"), "out of order"),
     ];
     for (text, expected) in cases {
         let error = VersionsTxt::parse(&text).expect_err(expected);
@@ -209,6 +222,8 @@ proptest! {
         files in prop::collection::vec(("[a-zA-Z0-9._:@+-][a-zA-Z0-9 /._:@+-]{0,20}[a-zA-Z0-9._-]", "[0-9a-f]{64}"), 0..5),
         images in prop::collection::vec(image(), 0..5),
         skipped in prop::collection::vec((image(), "linux/(amd64|arm64|arm/v7)"), 0..3),
+        mirrored in prop::collection::vec(("https://[a-z]{1,8}\\.example/[a-z0-9/]{0,10}", "http://127\\.0\\.0\\.1:[0-9]{2,5}/[a-z0-9/]{0,10}"), 0..3),
+        built in prop::option::of(0i64..4_000_000_000),
     ) {
         let value = VersionsTxt {
             kubernetes: versions[0].clone(),
@@ -226,6 +241,11 @@ proptest! {
                 .into_iter()
                 .map(|(reference, platform)| SkippedImage { reference, platform })
                 .collect(),
+            mirrored: mirrored
+                .into_iter()
+                .map(|(upstream, used)| Mirrored { upstream, used })
+                .collect(),
+            built,
         };
         let text = value.render().expect("renders");
         prop_assert_eq!(VersionsTxt::parse(&text).expect("parses"), value);

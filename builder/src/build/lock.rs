@@ -1,0 +1,70 @@
+//! The lock file: everything a build resolved (inputs, tags, commits, URLs, every file's
+//! upstream sha256, every image's digest), so `--locked` can rebuild exactly, failing if any
+//! upstream byte differs.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use anyhow::{Context, Result, bail};
+use serde::{Deserialize, Serialize};
+
+use super::options::Inputs;
+use super::plan::Plan;
+use super::staging::write_atomically;
+
+/// The lock file's format version.
+pub const LOCK_FORMAT: u32 = 1;
+
+/// What a build resolved and fetched.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Lock {
+    /// [`LOCK_FORMAT`].
+    pub format: u32,
+    /// The inputs of the build (flags, environment and config merged).
+    pub inputs: Inputs,
+    /// The plan.
+    pub plan: Plan,
+    /// The sha256 of every file as fetched (before any edit), by path in the ISO.
+    pub files: BTreeMap<String, String>,
+    /// The digest of every image, by full normalised reference.
+    pub images: BTreeMap<String, String>,
+}
+
+impl Lock {
+    /// The upstream sha256 recorded for the file at `iso_path`.
+    pub fn file_sha256(&self, iso_path: &str) -> Option<&str> {
+        self.files.get(iso_path).map(String::as_str)
+    }
+
+    /// The digest recorded for `reference`.
+    pub fn image_digest(&self, reference: &str) -> Option<&str> {
+        self.images.get(reference).map(String::as_str)
+    }
+
+    /// Reads a lock file.
+    pub fn read(path: &Path) -> Result<Lock> {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("reading the lock file {}", path.display()))?;
+        let lock: Lock = serde_json::from_str(&text).with_context(|| {
+            format!(
+                "{} is not a cks-iso lock file (write one with --write-lock)",
+                path.display()
+            )
+        })?;
+        if lock.format != LOCK_FORMAT {
+            bail!(
+                "{} has lock format {}; this cks-iso reads format {LOCK_FORMAT}",
+                path.display(),
+                lock.format
+            );
+        }
+        Ok(lock)
+    }
+
+    /// Writes the lock file atomically.
+    pub fn write(&self, path: &Path) -> Result<()> {
+        let mut text = serde_json::to_string_pretty(self).context("serialising the lock")?;
+        text.push('\n');
+        write_atomically(path, text.as_bytes())
+    }
+}

@@ -1,0 +1,493 @@
+//! The inputs of a build, gathered from flags, the environment and a TOML config file (flags
+//! beat environment beats config), and checked for completeness before anything runs.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::arch::Arch;
+
+/// Every input a build may take; each is optional here so that flags, environment and config
+/// can each supply some. The TOML config file has exactly these keys (kebab-case).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Inputs {
+    /// Folder the ISO is written to.
+    pub output_path: Option<PathBuf>,
+    /// Kubernetes version, `1.33.13` or `v1.33.13`.
+    pub kubernetes_version: Option<String>,
+    /// CNI plugins version, e.g. `1.6.2`.
+    pub cni_version: Option<String>,
+    /// crictl version, e.g. `1.33.0`.
+    pub crictl_version: Option<String>,
+    /// URL or local path of the network (CNI) manifest.
+    pub network_yaml: Option<String>,
+    /// URL or local path of the dashboard manifest.
+    pub dashboard_yaml: Option<String>,
+    /// The ISO's base name: the ISO is `<build-name>-x86_64.iso` or `-aarch64.iso`.
+    pub build_name: Option<String>,
+    /// Target architecture: `x86_64`/`amd64` or `aarch64`/`arm64` (default x86_64).
+    pub arch: Option<String>,
+    /// etcd version to bundle for external etcd nodes (none when unset).
+    pub etcd_version: Option<String>,
+    /// CloudStack CSI driver release (default v3.0.0).
+    pub csi_version: Option<String>,
+    /// Exact cluster-autoscaler release instead of the newest for the Kubernetes minor.
+    pub autoscaler_version: Option<String>,
+    /// Cloud controller manager tag (default v1.2.0).
+    pub ccm_version: Option<String>,
+    /// Git repository whose tags name the autoscaler releases (default kubernetes/autoscaler).
+    pub autoscaler_repo: Option<String>,
+    /// Base-URL rewrites `UPSTREAM=MIRROR` for file downloads.
+    pub mirrors: Vec<String>,
+    /// Registry rewrites `REGISTRY=URL` for image pulls.
+    pub registry_mirrors: Vec<String>,
+    /// Registries (or mirrors) reached over plain HTTP.
+    pub insecure_registries: Vec<String>,
+    /// A PEM file of extra CA certificates to trust.
+    pub ca_file: Option<PathBuf>,
+    /// Content cache folder shared between builds.
+    pub cache_dir: Option<PathBuf>,
+    /// Transfers at a time (default 4).
+    pub concurrency: Option<usize>,
+    /// The ISO's volume identifier (default `CDROM`).
+    pub volume_id: Option<String>,
+    /// Fail instead of skipping an image built for another platform.
+    pub strict_platforms: Option<bool>,
+    /// Timestamps of the ISO, seconds since 1970 (else the build's start time).
+    pub source_date_epoch: Option<i64>,
+}
+
+impl Inputs {
+    /// Reads a TOML config file; unknown keys are refused with their name.
+    pub fn from_config_file(path: &Path) -> Result<Inputs, OptionsError> {
+        let text = std::fs::read_to_string(path).map_err(|e| OptionsError::Config {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        })?;
+        toml::from_str(&text).map_err(|e| OptionsError::Config {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        })
+    }
+
+    /// The inputs the environment gives: `AUTOSCALER_VERSION`, `CCM_VERSION` and
+    /// `SOURCE_DATE_EPOCH`, read through `lookup` (pass `std::env::var`).
+    pub fn from_env(lookup: impl Fn(&str) -> Option<String>) -> Result<Inputs, OptionsError> {
+        let epoch = match lookup("SOURCE_DATE_EPOCH").filter(|v| !v.is_empty()) {
+            Some(text) => Some(
+                text.trim()
+                    .parse::<i64>()
+                    .map_err(|_| OptionsError::Invalid {
+                        input: "SOURCE_DATE_EPOCH".into(),
+                        value: text.clone(),
+                        expected: "whole seconds since 1970-01-01 UTC, e.g. 1700000000".into(),
+                    })?,
+            ),
+            None => None,
+        };
+        Ok(Inputs {
+            autoscaler_version: lookup("AUTOSCALER_VERSION").filter(|v| !v.is_empty()),
+            ccm_version: lookup("CCM_VERSION").filter(|v| !v.is_empty()),
+            source_date_epoch: epoch,
+            ..Inputs::default()
+        })
+    }
+
+    /// `self` with every unset input taken from `lower` (lists: `self`'s when non-empty).
+    pub fn over(self, lower: Inputs) -> Inputs {
+        fn list(a: Vec<String>, b: Vec<String>) -> Vec<String> {
+            if a.is_empty() { b } else { a }
+        }
+        Inputs {
+            output_path: self.output_path.or(lower.output_path),
+            kubernetes_version: self.kubernetes_version.or(lower.kubernetes_version),
+            cni_version: self.cni_version.or(lower.cni_version),
+            crictl_version: self.crictl_version.or(lower.crictl_version),
+            network_yaml: self.network_yaml.or(lower.network_yaml),
+            dashboard_yaml: self.dashboard_yaml.or(lower.dashboard_yaml),
+            build_name: self.build_name.or(lower.build_name),
+            arch: self.arch.or(lower.arch),
+            etcd_version: self.etcd_version.or(lower.etcd_version),
+            csi_version: self.csi_version.or(lower.csi_version),
+            autoscaler_version: self.autoscaler_version.or(lower.autoscaler_version),
+            ccm_version: self.ccm_version.or(lower.ccm_version),
+            autoscaler_repo: self.autoscaler_repo.or(lower.autoscaler_repo),
+            mirrors: list(self.mirrors, lower.mirrors),
+            registry_mirrors: list(self.registry_mirrors, lower.registry_mirrors),
+            insecure_registries: list(self.insecure_registries, lower.insecure_registries),
+            ca_file: self.ca_file.or(lower.ca_file),
+            cache_dir: self.cache_dir.or(lower.cache_dir),
+            concurrency: self.concurrency.or(lower.concurrency),
+            volume_id: self.volume_id.or(lower.volume_id),
+            strict_platforms: self.strict_platforms.or(lower.strict_platforms),
+            source_date_epoch: self.source_date_epoch.or(lower.source_date_epoch),
+        }
+    }
+
+    /// Checks that every required input is present and well formed.
+    pub fn resolve(self) -> Result<Options, OptionsError> {
+        fn need<T>(value: Option<T>, input: &str, example: &str) -> Result<T, OptionsError> {
+            value.ok_or_else(|| OptionsError::Missing {
+                input: input.to_string(),
+                example: example.to_string(),
+            })
+        }
+        let arch = match self.arch.as_deref() {
+            None => Arch::Amd64,
+            Some(text) => text.parse::<Arch>().map_err(|e| OptionsError::Invalid {
+                input: "ARCH (--arch)".into(),
+                value: text.into(),
+                expected: e.to_string(),
+            })?,
+        };
+        let concurrency = self.concurrency.unwrap_or(4);
+        if concurrency == 0 {
+            return Err(OptionsError::Invalid {
+                input: "--concurrency".into(),
+                value: "0".into(),
+                expected: "at least 1 transfer at a time".into(),
+            });
+        }
+        let build_name = need(self.build_name, "BUILD_NAME (--build-name)", "cks-1.33.13")?;
+        if build_name.is_empty() || build_name.contains('/') {
+            return Err(OptionsError::Invalid {
+                input: "BUILD_NAME (--build-name)".into(),
+                value: build_name,
+                expected: "a file name without `/`, e.g. cks-1.33.13".into(),
+            });
+        }
+        let kubernetes_version = need(
+            self.kubernetes_version,
+            "KUBERNETES_VERSION (--kubernetes-version)",
+            "1.33.13",
+        )?;
+        if let Err(e) = cks_pinning::version::KubeVersion::parse(&kubernetes_version) {
+            return Err(OptionsError::Invalid {
+                input: "KUBERNETES_VERSION (--kubernetes-version)".into(),
+                value: kubernetes_version,
+                expected: e.to_string(),
+            });
+        }
+        let cni_version = release_version(
+            need(self.cni_version, "CNI_VERSION (--cni-version)", "1.6.2")?,
+            "CNI_VERSION (--cni-version)",
+        )?;
+        let crictl_version = release_version(
+            need(
+                self.crictl_version,
+                "CRICTL_VERSION (--crictl-version)",
+                "1.33.0",
+            )?,
+            "CRICTL_VERSION (--crictl-version)",
+        )?;
+        let etcd_version = match self.etcd_version.filter(|v| !v.is_empty()) {
+            Some(v) => Some(release_version(v, "ETCD_VERSION (--etcd-version)")?),
+            None => None,
+        };
+        let csi_version = release_version(
+            self.csi_version.unwrap_or_else(|| "v3.0.0".to_string()),
+            "--csi-version",
+        )?;
+        Ok(Options {
+            output_path: need(self.output_path, "OUTPUT_PATH (--output-path)", "./out")?,
+            kubernetes_version,
+            cni_version,
+            crictl_version,
+            network_yaml: need(
+                self.network_yaml,
+                "NETWORK_YAML (--network-yaml)",
+                "https://github.com/flannel-io/flannel/releases/download/v0.26.7/kube-flannel.yml",
+            )?,
+            dashboard_yaml: need(
+                self.dashboard_yaml,
+                "DASHBOARD_YAML (--dashboard-yaml)",
+                "https://raw.githubusercontent.com/kubernetes/dashboard/v2.7.0/aio/deploy/recommended.yaml",
+            )?,
+            build_name,
+            arch,
+            etcd_version,
+            csi_version,
+            autoscaler_version: self.autoscaler_version,
+            ccm_version: self.ccm_version,
+            autoscaler_repo: self
+                .autoscaler_repo
+                .unwrap_or_else(|| super::sources::AUTOSCALER_REPO.to_string()),
+            mirrors: self.mirrors,
+            registry_mirrors: self.registry_mirrors,
+            insecure_registries: self.insecure_registries,
+            ca_file: self.ca_file,
+            cache_dir: self.cache_dir,
+            concurrency,
+            volume_id: self.volume_id.unwrap_or_else(|| "CDROM".to_string()),
+            strict_platforms: self.strict_platforms.unwrap_or(false),
+            source_date_epoch: self.source_date_epoch,
+        })
+    }
+}
+
+/// A release version such as `1.6.2` or `v1.6.2` (a pre-release suffix is allowed).
+fn release_version(value: String, input: &str) -> Result<String, OptionsError> {
+    let bare = value.strip_prefix('v').unwrap_or(&value);
+    let core = bare.split(['-', '+']).next().unwrap_or("");
+    let parts: Vec<&str> = core.split('.').collect();
+    let numeric = parts.len() == 3
+        && parts
+            .iter()
+            .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
+    let safe = bare
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b"-+.".contains(&b));
+    if numeric && safe {
+        Ok(value)
+    } else {
+        Err(OptionsError::Invalid {
+            input: input.to_string(),
+            value,
+            expected: "a release version such as 1.6.2 or v1.6.2".into(),
+        })
+    }
+}
+
+/// The complete inputs of one build.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct Options {
+    /// Folder the ISO is written to.
+    pub output_path: PathBuf,
+    /// Kubernetes version as given.
+    pub kubernetes_version: String,
+    /// CNI plugins version as given.
+    pub cni_version: String,
+    /// crictl version as given.
+    pub crictl_version: String,
+    /// URL or local path of the network manifest.
+    pub network_yaml: String,
+    /// URL or local path of the dashboard manifest.
+    pub dashboard_yaml: String,
+    /// The ISO's base name.
+    pub build_name: String,
+    /// Target architecture.
+    pub arch: Arch,
+    /// etcd version to bundle, if any.
+    pub etcd_version: Option<String>,
+    /// CloudStack CSI driver release.
+    pub csi_version: String,
+    /// Autoscaler release override.
+    pub autoscaler_version: Option<String>,
+    /// CCM tag override.
+    pub ccm_version: Option<String>,
+    /// Where the autoscaler's tags are listed.
+    pub autoscaler_repo: String,
+    /// File download mirrors.
+    pub mirrors: Vec<String>,
+    /// Registry mirrors.
+    pub registry_mirrors: Vec<String>,
+    /// Plain-HTTP registries.
+    pub insecure_registries: Vec<String>,
+    /// Extra CA certificates.
+    pub ca_file: Option<PathBuf>,
+    /// Content cache folder.
+    pub cache_dir: Option<PathBuf>,
+    /// Transfers at a time.
+    pub concurrency: usize,
+    /// ISO volume identifier.
+    pub volume_id: String,
+    /// Fail on images for another platform.
+    pub strict_platforms: bool,
+    /// Fixed timestamps for the ISO.
+    pub source_date_epoch: Option<i64>,
+}
+
+impl Options {
+    /// The ISO's path: `<output>/<build name>-<x86_64|aarch64>.iso`, as the script names it.
+    pub fn iso_path(&self) -> PathBuf {
+        self.output_path.join(format!(
+            "{}-{}.iso",
+            self.build_name,
+            self.arch.iso_suffix()
+        ))
+    }
+}
+
+/// A build input that is missing or malformed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum OptionsError {
+    /// A required input was given nowhere.
+    #[error(
+        "missing {input}: give it as an argument, a flag or in the --config file (e.g. {example})"
+    )]
+    Missing {
+        /// The input's name as the user knows it.
+        input: String,
+        /// An example value.
+        example: String,
+    },
+    /// An input has a value that cannot be used.
+    #[error("bad {input} `{value}`: expected {expected}")]
+    Invalid {
+        /// The input's name.
+        input: String,
+        /// What was given.
+        value: String,
+        /// What would be accepted.
+        expected: String,
+    },
+    /// The config file could not be read or parsed.
+    #[error("config file {}: {message}", path.display())]
+    Config {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        message: String,
+    },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn full() -> Inputs {
+        Inputs {
+            output_path: Some("out".into()),
+            kubernetes_version: Some("1.33.13".into()),
+            cni_version: Some("1.6.2".into()),
+            crictl_version: Some("1.33.0".into()),
+            network_yaml: Some("net.yaml".into()),
+            dashboard_yaml: Some("dash.yaml".into()),
+            build_name: Some("cks".into()),
+            ..Inputs::default()
+        }
+    }
+
+    #[test]
+    fn flags_beat_environment_beat_config() {
+        let config = Inputs {
+            ccm_version: Some("v1.1.0".into()),
+            autoscaler_version: Some("1.33.1".into()),
+            csi_version: Some("v2.0.0".into()),
+            ..full()
+        };
+        let env = Inputs::from_env(|k| match k {
+            "CCM_VERSION" => Some("v1.1.1".into()),
+            "AUTOSCALER_VERSION" => Some("1.33.2".into()),
+            _ => None,
+        })
+        .expect("valid environment");
+        let flags = Inputs {
+            ccm_version: Some("v1.2.0".into()),
+            ..Inputs::default()
+        };
+        let options = flags.over(env.over(config)).resolve().expect("complete");
+        assert_eq!(options.ccm_version.as_deref(), Some("v1.2.0"));
+        assert_eq!(options.autoscaler_version.as_deref(), Some("1.33.2"));
+        assert_eq!(options.csi_version, "v2.0.0");
+    }
+
+    #[test]
+    fn defaults_and_iso_name_follow_the_script() {
+        let options = full().resolve().expect("complete");
+        assert_eq!(options.arch, Arch::Amd64);
+        assert_eq!(options.csi_version, "v3.0.0");
+        assert_eq!(options.volume_id, "CDROM");
+        assert_eq!(options.concurrency, 4);
+        assert_eq!(options.iso_path(), PathBuf::from("out/cks-x86_64.iso"));
+        let arm = Inputs {
+            arch: Some("aarch64".into()),
+            ..full()
+        };
+        assert_eq!(
+            arm.resolve().expect("complete").iso_path(),
+            PathBuf::from("out/cks-aarch64.iso")
+        );
+    }
+
+    #[test]
+    fn a_missing_input_is_named_with_an_example() {
+        let inputs = Inputs {
+            cni_version: None,
+            ..full()
+        };
+        let err = inputs.resolve().expect_err("CNI version is required");
+        assert!(err.to_string().contains("CNI_VERSION"), "{err}");
+    }
+
+    #[test]
+    fn bad_versions_are_named() {
+        for (inputs, name) in [
+            (
+                Inputs {
+                    kubernetes_version: Some("1.33".into()),
+                    ..full()
+                },
+                "KUBERNETES_VERSION",
+            ),
+            (
+                Inputs {
+                    cni_version: Some("latest".into()),
+                    ..full()
+                },
+                "CNI_VERSION",
+            ),
+            (
+                Inputs {
+                    crictl_version: Some("1.33.0/x".into()),
+                    ..full()
+                },
+                "CRICTL_VERSION",
+            ),
+            (
+                Inputs {
+                    etcd_version: Some("3.5".into()),
+                    ..full()
+                },
+                "ETCD_VERSION",
+            ),
+        ] {
+            let err = inputs.resolve().expect_err("bad version");
+            assert!(err.to_string().contains(name), "{err}");
+        }
+        let ok = Inputs {
+            cni_version: Some("v1.6.2".into()),
+            ..full()
+        };
+        assert!(ok.resolve().is_ok());
+    }
+
+    #[test]
+    fn an_unknown_arch_is_named() {
+        let inputs = Inputs {
+            arch: Some("sparc".into()),
+            ..full()
+        };
+        let err = inputs.resolve().expect_err("sparc is unknown");
+        assert!(err.to_string().contains("sparc"), "{err}");
+    }
+
+    #[test]
+    fn config_files_refuse_unknown_keys() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("cks.toml");
+        std::fs::write(
+            &path,
+            "kubernetes-version = \"1.33.13\"\nkubernetes-verison = \"x\"\n",
+        )
+        .expect("write config");
+        let err = Inputs::from_config_file(&path).expect_err("typo refused");
+        assert!(err.to_string().contains("kubernetes-verison"), "{err}");
+        std::fs::write(
+            &path,
+            "kubernetes-version = \"1.33.13\"\nmirrors = [\"a=b\"]\n",
+        )
+        .expect("write config");
+        let inputs = Inputs::from_config_file(&path).expect("valid config");
+        assert_eq!(inputs.mirrors, vec!["a=b".to_string()]);
+    }
+
+    #[test]
+    fn a_bad_source_date_epoch_is_named() {
+        let err = Inputs::from_env(|k| (k == "SOURCE_DATE_EPOCH").then(|| "yesterday".into()))
+            .expect_err("not a number");
+        assert!(err.to_string().contains("SOURCE_DATE_EPOCH"));
+    }
+}

@@ -1,0 +1,113 @@
+//! The plan of a build: every version, tag, commit, file and image it will bundle, resolved
+//! before anything large is downloaded. Printed by `--dry-run`, serialised by `--json`, kept in
+//! the lock file, and carried out by [`super::execute`] without deciding anything new.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use super::arch::Arch;
+use super::sources::Source;
+
+/// The autoscaler release the build bundles.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AutoscalerPin {
+    /// The git tag, `cluster-autoscaler-1.33.6`.
+    pub tag: String,
+    /// The release, `1.33.6`.
+    pub version: String,
+    /// The commit the tag points to (peeled for an annotated tag).
+    pub commit: String,
+    /// The image the manifest is pinned to.
+    pub image: String,
+}
+
+/// The cloud controller manager the build bundles.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CcmPin {
+    /// The release tag, `v1.2.0`.
+    pub tag: String,
+    /// The image the manifest is pinned to.
+    pub image: String,
+}
+
+/// One image of the build.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlannedImage {
+    /// The full normalised reference, as the manifests and kubeadm name it.
+    pub reference: String,
+    /// Its tarball's name under `docker/`.
+    pub tarball: String,
+    /// Where the reference came from: `kubeadm`, `network.yaml`, ...
+    pub from: Vec<String>,
+    /// The digest the registry must serve (from a lock file), if known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub digest: Option<String>,
+}
+
+/// Everything a build resolved before the large downloads.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Plan {
+    /// Kubernetes version, without `v`.
+    pub kubernetes: String,
+    /// CNI plugins version, with `v`.
+    pub cni_plugins: String,
+    /// crictl version, with `v`.
+    pub crictl: String,
+    /// CSI driver release, with `v`.
+    pub csi_driver: String,
+    /// etcd version, with `v`, when bundled.
+    pub etcd: Option<String>,
+    /// Target architecture.
+    pub arch: Arch,
+    /// The autoscaler release.
+    pub autoscaler: AutoscalerPin,
+    /// The CCM release.
+    pub ccm: CcmPin,
+    /// Every file of the ISO but `docker/` and `versions.txt`, in ISO path order.
+    pub files: Vec<Source>,
+    /// Every image, deduplicated, in first-seen order.
+    pub images: Vec<PlannedImage>,
+    /// Where the ISO goes.
+    pub iso: PathBuf,
+    /// Its volume identifier.
+    pub volume_id: String,
+    /// Things the user should know (an override of another minor, ...).
+    pub warnings: Vec<String>,
+}
+
+impl Plan {
+    /// The plan as the lines `--dry-run` prints.
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        let _ = writeln!(out, "plan for {}", self.iso.display());
+        let _ = writeln!(out, "  kubernetes:  {}", self.kubernetes);
+        let _ = writeln!(out, "  cni-plugins: {}", self.cni_plugins);
+        let _ = writeln!(out, "  crictl:      {}", self.crictl);
+        let _ = writeln!(out, "  csi-driver:  {}", self.csi_driver);
+        if let Some(etcd) = &self.etcd {
+            let _ = writeln!(out, "  etcd:        {etcd}");
+        }
+        let _ = writeln!(out, "  arch:        {}", self.arch);
+        let _ = writeln!(
+            out,
+            "  autoscaler:  {} ({}) -> {}",
+            self.autoscaler.tag, self.autoscaler.commit, self.autoscaler.image
+        );
+        let _ = writeln!(out, "  ccm:         {} -> {}", self.ccm.tag, self.ccm.image);
+        let _ = writeln!(out, "  volume id:   {}", self.volume_id);
+        let _ = writeln!(out, "files ({}):", self.files.len());
+        for file in &self.files {
+            let _ = writeln!(out, "  {:<40} {}", file.iso_path, file.url());
+        }
+        let _ = writeln!(out, "images ({}):", self.images.len());
+        for image in &self.images {
+            let _ = writeln!(out, "  docker/{:<50} {}", image.tarball, image.reference);
+        }
+        for warning in &self.warnings {
+            let _ = writeln!(out, "warning: {warning}");
+        }
+        out
+    }
+}

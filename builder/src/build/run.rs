@@ -1,0 +1,122 @@
+//! One whole build: options in, a plan (for `--dry-run`) or an ISO out.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+
+use super::execute::{Execution, Observer, Summary, execute};
+use super::lock::Lock;
+use super::options::{Inputs, Options};
+use super::plan::Plan;
+use super::resolve::resolve;
+use super::staging::Staging;
+use crate::fetch::{ClientOptions, FetchOptions, Fetcher, Mirror, Mirrors};
+use crate::progress::ProgressSink;
+use crate::registry::{Arch as RegistryArch, CredentialStore, PullOptions};
+
+/// What the caller asks of a build beyond its inputs.
+#[derive(Debug, Clone, Default)]
+pub struct Request {
+    /// Stop after the plan.
+    pub dry_run: bool,
+    /// Write a lock file here after a successful build.
+    pub write_lock: Option<PathBuf>,
+    /// Rebuild exactly from this lock.
+    pub locked: Option<Lock>,
+}
+
+/// What a build produced.
+#[derive(Debug, Clone)]
+pub enum Outcome {
+    /// `--dry-run`: the plan only.
+    Planned(Box<Plan>),
+    /// The ISO was written.
+    Built(Box<Plan>, Box<Summary>),
+}
+
+/// Builds the ISO that `options` describe (`inputs` is what the lock records).
+pub async fn build(
+    options: &Options,
+    inputs: &Inputs,
+    request: Request,
+    progress: Arc<dyn ProgressSink>,
+    observer: &dyn Observer,
+) -> Result<Outcome> {
+    let fetcher = Fetcher::new(fetch_options(options)?)?.with_progress(progress.clone());
+    let staging = Staging::new()?;
+    let started = Instant::now();
+    observer.phase("plan");
+    let resolved = resolve(options, &fetcher, &staging, request.locked.as_ref()).await?;
+    let phases = vec![("plan".to_string(), started.elapsed().as_secs_f64())];
+    if request.dry_run {
+        return Ok(Outcome::Planned(Box::new(resolved.plan)));
+    }
+    std::fs::create_dir_all(&options.output_path)
+        .with_context(|| format!("creating OUTPUT_PATH {}", options.output_path.display()))?;
+    let summary = execute(
+        &resolved.plan,
+        &staging,
+        resolved.fetched,
+        Execution {
+            fetcher: &fetcher,
+            pull: pull_options(options)?,
+            progress: progress.as_ref(),
+            observer,
+            source_date_epoch: options.source_date_epoch,
+            write_lock: request.write_lock.as_deref(),
+            inputs,
+        },
+        phases,
+    )
+    .await?;
+    Ok(Outcome::Built(Box::new(resolved.plan), Box::new(summary)))
+}
+
+/// The downloader's settings from the build's options.
+pub fn fetch_options(options: &Options) -> Result<FetchOptions> {
+    let mirrors = options
+        .mirrors
+        .iter()
+        .map(|m| m.parse::<Mirror>().with_context(|| format!("--mirror {m}")))
+        .collect::<Result<Mirrors>>()?;
+    Ok(FetchOptions {
+        client: ClientOptions {
+            ca_files: options.ca_file.iter().cloned().collect(),
+            ..ClientOptions::default()
+        },
+        mirrors,
+        cache_dir: options.cache_dir.as_ref().map(|d| d.join("files")),
+        concurrency: options.concurrency,
+        ..FetchOptions::default()
+    })
+}
+
+/// The puller's settings from the build's options.
+pub fn pull_options(options: &Options) -> Result<PullOptions> {
+    let arch = match options.arch {
+        super::arch::Arch::Amd64 => RegistryArch::Amd64,
+        super::arch::Arch::Arm64 => RegistryArch::Arm64,
+    };
+    let mut pull = PullOptions::new(arch);
+    pull.mirrors = options.registry_mirrors.clone();
+    pull.insecure = options.insecure_registries.clone();
+    pull.concurrency = options.concurrency;
+    pull.strict_platforms = options.strict_platforms;
+    pull.blob_dir = options.cache_dir.as_ref().map(|d| d.join("blobs"));
+    if let Some(config) = docker_config() {
+        pull.credentials = CredentialStore::from_docker_config(&config)
+            .with_context(|| format!("reading registry credentials from {}", config.display()))?;
+    }
+    Ok(pull)
+}
+
+/// `$DOCKER_CONFIG/config.json` or `~/.docker/config.json`, when it exists.
+fn docker_config() -> Option<PathBuf> {
+    let dir = std::env::var_os("DOCKER_CONFIG")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".docker")))?;
+    let file = dir.join("config.json");
+    file.is_file().then_some(file)
+}

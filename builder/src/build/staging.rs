@@ -1,0 +1,57 @@
+//! The build's scratch space: the ISO tree being assembled and a work folder, in one temporary
+//! directory that is removed when the build ends, however it ends.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+
+/// A temporary directory holding `tree/` (what goes into the ISO) and `work/` (everything else).
+#[derive(Debug)]
+pub struct Staging {
+    dir: tempfile::TempDir,
+    tree: PathBuf,
+    work: PathBuf,
+}
+
+impl Staging {
+    /// Creates the staging directory under the system temporary folder (`TMPDIR`).
+    pub fn new() -> Result<Staging> {
+        let dir = tempfile::Builder::new()
+            .prefix("cks-iso-build-")
+            .tempdir()
+            .context("creating the build's temporary directory")?;
+        let tree = dir.path().join("tree");
+        let work = dir.path().join("work");
+        for sub in [&tree, &work] {
+            std::fs::create_dir_all(sub).with_context(|| format!("creating {}", sub.display()))?;
+        }
+        Ok(Staging { dir, tree, work })
+    }
+
+    /// The ISO tree.
+    pub fn tree(&self) -> &Path {
+        &self.tree
+    }
+
+    /// The work folder (a host-arch kubeadm, blob store, ...).
+    pub fn work(&self) -> &Path {
+        &self.work
+    }
+
+    /// The staging directory itself.
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+}
+
+/// Writes `text` to `path` through a temporary file in the same folder, renamed into place.
+pub fn write_atomically(path: &Path, text: &[u8]) -> Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut file = tempfile::NamedTempFile::new_in(dir)
+        .with_context(|| format!("creating a temporary file in {}", dir.display()))?;
+    std::io::Write::write_all(&mut file, text)
+        .with_context(|| format!("writing {}", path.display()))?;
+    file.persist(path)
+        .with_context(|| format!("renaming into {}", path.display()))?;
+    Ok(())
+}

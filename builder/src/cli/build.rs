@@ -1,0 +1,115 @@
+//! `cks-iso build`.
+
+use std::sync::Arc;
+
+use anyhow::{Context, Result};
+use cks_builder::build::execute::{Observer, Summary};
+use cks_builder::build::lock::Lock;
+use cks_builder::build::options::{Inputs, Options};
+use cks_builder::build::run::{Outcome, Request, build};
+use cks_builder::progress::ProgressSink;
+
+use super::build_args::BuildArgs;
+use super::progress::{Bars, Lines, human, interactive};
+
+/// Runs `cks-iso build`.
+pub async fn run(args: BuildArgs) -> Result<()> {
+    let config = match &args.config {
+        Some(path) => Inputs::from_config_file(path)?,
+        None => Inputs::default(),
+    };
+    let lock = match &args.locked {
+        Some(path) => Some(Lock::read(path)?),
+        None => None,
+    };
+    let env = Inputs::from_env(|key| std::env::var(key).ok())?;
+    let mut inputs = args.inputs().over(env).over(config);
+    if let Some(lock) = &lock {
+        inputs = inputs.over(lock.inputs.clone());
+    }
+    let options = inputs.clone().resolve()?;
+    let request = Request {
+        dry_run: args.dry_run,
+        write_lock: args.write_lock.clone(),
+        locked: lock,
+    };
+    let outcome = build_with_reporting(&options, &inputs, request).await?;
+    match outcome {
+        Outcome::Planned(plan) => {
+            if args.json {
+                println!("{}", serde_json::to_string_pretty(&plan)?);
+            } else {
+                print!("{}", plan.render());
+            }
+        }
+        Outcome::Built(plan, summary) => {
+            if args.json {
+                let both = serde_json::json!({ "plan": plan, "summary": summary });
+                println!("{}", serde_json::to_string_pretty(&both)?);
+            } else {
+                print!("{}", render_summary(&summary));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Builds with the progress display this terminal calls for, stopping cleanly on Ctrl-C
+/// (the build's temporary directory and any partial ISO are removed).
+pub async fn build_with_reporting(
+    options: &Options,
+    inputs: &Inputs,
+    request: Request,
+) -> Result<Outcome> {
+    let (sink, observer): (Arc<dyn ProgressSink>, Arc<dyn Observer>) = if interactive() {
+        let bars = Arc::new(Bars::new());
+        (bars.clone(), bars)
+    } else {
+        let lines = Arc::new(Lines::new());
+        (lines.clone(), lines)
+    };
+    tokio::select! {
+        result = build(options, inputs, request, sink, observer.as_ref()) => result,
+        _ = tokio::signal::ctrl_c() => {
+            Err(anyhow::anyhow!("interrupted; nothing was written to {}", options.output_path.display()))
+        }
+    }
+    .context("the build failed")
+}
+
+/// The closing summary of a build.
+pub fn render_summary(summary: &Summary) -> String {
+    let mut out = String::new();
+    out.push_str(&format!("iso: {}\n", summary.iso.display()));
+    out.push_str(&format!(
+        "size: {} ({})\n",
+        summary.size,
+        human(summary.size)
+    ));
+    out.push_str(&format!("sha256: {}\n", summary.sha256));
+    out.push_str(&format!("sha256-file: {}\n", summary.sidecar.display()));
+    out.push_str(&format!(
+        "files: {} ({} from cache)\nimages: {}\n",
+        summary.files, summary.files_from_cache, summary.images
+    ));
+    for skipped in &summary.skipped_images {
+        out.push_str(&format!("{skipped}\n"));
+    }
+    out.push_str(&format!(
+        "fetched: files {}, images {} (unique image bytes {})\n",
+        human(summary.file_bytes_fetched),
+        human(summary.image_bytes_fetched),
+        human(summary.image_unique_bytes)
+    ));
+    out.push_str(&format!("built: {}\n", summary.built));
+    let phases: Vec<String> = summary
+        .phases
+        .iter()
+        .map(|(name, secs)| format!("{name} {secs:.1}s"))
+        .collect();
+    out.push_str(&format!("phases: {}\n", phases.join(", ")));
+    for warning in &summary.warnings {
+        out.push_str(&format!("warning: {warning}\n"));
+    }
+    out
+}

@@ -1,0 +1,176 @@
+//! The flags and arguments of `cks-iso build`, turned into [`Inputs`].
+
+use std::path::PathBuf;
+
+use cks_builder::build::options::Inputs;
+
+/// Flags of `cks-iso build`: the script's positional arguments, or the same as named flags,
+/// plus the options of the downloader, the puller and the ISO writer.
+#[derive(Debug, Clone, clap::Args)]
+#[command(after_help = BUILD_EXAMPLES)]
+pub struct BuildArgs {
+    /// Folder the ISO is written to (as the script's first argument).
+    #[arg(value_name = "OUTPUT_PATH")]
+    pub pos_output_path: Option<PathBuf>,
+    /// Kubernetes version, e.g. 1.33.13 (with or without `v`).
+    #[arg(value_name = "KUBERNETES_VERSION")]
+    pub pos_kubernetes_version: Option<String>,
+    /// CNI plugins version, e.g. 1.6.2.
+    #[arg(value_name = "CNI_VERSION")]
+    pub pos_cni_version: Option<String>,
+    /// crictl version, e.g. 1.33.0.
+    #[arg(value_name = "CRICTL_VERSION")]
+    pub pos_crictl_version: Option<String>,
+    /// URL or local path of the network (CNI) manifest, e.g. a kube-flannel.yml release asset.
+    #[arg(value_name = "NETWORK_YAML")]
+    pub pos_network_yaml: Option<String>,
+    /// URL or local path of the dashboard manifest.
+    #[arg(value_name = "DASHBOARD_YAML")]
+    pub pos_dashboard_yaml: Option<String>,
+    /// The ISO's base name: the ISO is BUILD_NAME-x86_64.iso or BUILD_NAME-aarch64.iso.
+    #[arg(value_name = "BUILD_NAME")]
+    pub pos_build_name: Option<String>,
+    /// Target architecture: x86_64 (amd64, the default) or aarch64 (arm64).
+    #[arg(value_name = "ARCH")]
+    pub pos_arch: Option<String>,
+    /// etcd version to bundle for external etcd nodes, e.g. 3.5.21.
+    #[arg(value_name = "ETCD_VERSION")]
+    pub pos_etcd_version: Option<String>,
+
+    /// Same as OUTPUT_PATH.
+    #[arg(long, conflicts_with = "pos_output_path")]
+    pub output_path: Option<PathBuf>,
+    /// Same as KUBERNETES_VERSION.
+    #[arg(long, conflicts_with = "pos_kubernetes_version")]
+    pub kubernetes_version: Option<String>,
+    /// Same as CNI_VERSION.
+    #[arg(long, conflicts_with = "pos_cni_version")]
+    pub cni_version: Option<String>,
+    /// Same as CRICTL_VERSION.
+    #[arg(long, conflicts_with = "pos_crictl_version")]
+    pub crictl_version: Option<String>,
+    /// Same as NETWORK_YAML.
+    #[arg(long, conflicts_with = "pos_network_yaml")]
+    pub network_yaml: Option<String>,
+    /// Same as DASHBOARD_YAML.
+    #[arg(long, conflicts_with = "pos_dashboard_yaml")]
+    pub dashboard_yaml: Option<String>,
+    /// Same as BUILD_NAME.
+    #[arg(long, conflicts_with = "pos_build_name")]
+    pub build_name: Option<String>,
+    /// Same as ARCH.
+    #[arg(long, conflicts_with = "pos_arch")]
+    pub arch: Option<String>,
+    /// Same as ETCD_VERSION.
+    #[arg(long, conflicts_with = "pos_etcd_version")]
+    pub etcd_version: Option<String>,
+    /// CloudStack CSI driver release whose manifests are bundled [default: v3.0.0].
+    #[arg(long)]
+    pub csi_version: Option<String>,
+    /// Exact cluster-autoscaler release, e.g. 1.33.4 [env: AUTOSCALER_VERSION; default: the
+    /// newest release for the Kubernetes minor].
+    #[arg(long)]
+    pub autoscaler_version: Option<String>,
+    /// Cloud controller manager tag, e.g. v1.2.0 [env: CCM_VERSION; default: v1.2.0].
+    #[arg(long)]
+    pub ccm_version: Option<String>,
+    /// Git repository (URL or path) whose tags name the autoscaler releases
+    /// [default: https://github.com/kubernetes/autoscaler.git].
+    #[arg(long)]
+    pub autoscaler_repo: Option<String>,
+    /// Fetch files under UPSTREAM from MIRROR instead, e.g.
+    /// `https://dl.k8s.io=http://mirror.local/k8s` (repeatable).
+    #[arg(long = "mirror", value_name = "UPSTREAM=MIRROR")]
+    pub mirrors: Vec<String>,
+    /// Pull images of REGISTRY from URL instead, e.g. `registry.k8s.io=http://127.0.0.1:5000`
+    /// (repeatable); tarballs and versions.txt keep the original names.
+    #[arg(long = "registry-mirror", value_name = "REGISTRY=URL")]
+    pub registry_mirrors: Vec<String>,
+    /// Reach this registry or mirror (`host:port`) over plain HTTP (repeatable).
+    #[arg(long = "insecure-registry", value_name = "HOST:PORT")]
+    pub insecure_registries: Vec<String>,
+    /// Trust the CA certificates in this PEM file too (a private mirror's CA).
+    #[arg(long, value_name = "PEM")]
+    pub ca_file: Option<PathBuf>,
+    /// Keep verified downloads here and reuse them in later builds.
+    #[arg(long, value_name = "DIR")]
+    pub cache_dir: Option<PathBuf>,
+    /// Transfers at a time [default: 4].
+    #[arg(long, value_name = "N")]
+    pub concurrency: Option<usize>,
+    /// The ISO's volume identifier [default: CDROM, which CKS nodes look for].
+    #[arg(long, value_name = "ID")]
+    pub volume_id: Option<String>,
+    /// Fail instead of leaving out an image built only for another platform.
+    #[arg(long)]
+    pub strict_platforms: bool,
+    /// A TOML file holding any of these inputs (kebab-case keys, e.g. `kubernetes-version`).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Resolve and print the plan, then stop.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Print the plan and the summary as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Record everything the plan resolved (tags, commits, URLs, sha256s, digests) in FILE.
+    #[arg(long, value_name = "FILE")]
+    pub write_lock: Option<PathBuf>,
+    /// Rebuild exactly from a lock file, failing if any upstream byte differs.
+    #[arg(long, value_name = "FILE", conflicts_with = "write_lock")]
+    pub locked: Option<PathBuf>,
+}
+
+const BUILD_EXAMPLES: &str = "\
+Examples:
+  # As the script: OUTPUT_PATH K8S CNI CRICTL NETWORK_YAML DASHBOARD_YAML BUILD_NAME [ARCH] [ETCD]
+  cks-iso build ./out 1.33.13 1.6.2 1.33.0 \\
+    https://github.com/flannel-io/flannel/releases/download/v0.26.7/kube-flannel.yml \\
+    https://raw.githubusercontent.com/kubernetes/dashboard/v2.7.0/aio/deploy/recommended.yaml \\
+    cks-1.33.13 x86_64 3.5.21
+
+  # The same with named flags and a config file; flags beat the environment beat the config.
+  cks-iso build --config cks.toml --kubernetes-version 1.33.13 --arch aarch64
+
+Environment: AUTOSCALER_VERSION and CCM_VERSION override the autoscaler release and the CCM tag;
+SOURCE_DATE_EPOCH fixes every timestamp of the ISO (reproducible builds).
+Exit codes: 0 built, 1 the build failed (nothing is left in OUTPUT_PATH), 2 bad command line.";
+
+impl BuildArgs {
+    /// The inputs these flags give (only those that were set).
+    pub fn inputs(&self) -> Inputs {
+        Inputs {
+            output_path: self.output_path.clone().or(self.pos_output_path.clone()),
+            kubernetes_version: self
+                .kubernetes_version
+                .clone()
+                .or(self.pos_kubernetes_version.clone()),
+            cni_version: self.cni_version.clone().or(self.pos_cni_version.clone()),
+            crictl_version: self
+                .crictl_version
+                .clone()
+                .or(self.pos_crictl_version.clone()),
+            network_yaml: self.network_yaml.clone().or(self.pos_network_yaml.clone()),
+            dashboard_yaml: self
+                .dashboard_yaml
+                .clone()
+                .or(self.pos_dashboard_yaml.clone()),
+            build_name: self.build_name.clone().or(self.pos_build_name.clone()),
+            arch: self.arch.clone().or(self.pos_arch.clone()),
+            etcd_version: self.etcd_version.clone().or(self.pos_etcd_version.clone()),
+            csi_version: self.csi_version.clone(),
+            autoscaler_version: self.autoscaler_version.clone(),
+            ccm_version: self.ccm_version.clone(),
+            autoscaler_repo: self.autoscaler_repo.clone(),
+            mirrors: self.mirrors.clone(),
+            registry_mirrors: self.registry_mirrors.clone(),
+            insecure_registries: self.insecure_registries.clone(),
+            ca_file: self.ca_file.clone(),
+            cache_dir: self.cache_dir.clone(),
+            concurrency: self.concurrency,
+            volume_id: self.volume_id.clone(),
+            strict_platforms: self.strict_platforms.then_some(true),
+            source_date_epoch: None,
+        }
+    }
+}
