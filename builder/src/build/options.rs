@@ -81,7 +81,8 @@ impl Inputs {
                     .map_err(|_| OptionsError::Invalid {
                         input: "SOURCE_DATE_EPOCH".into(),
                         value: text.clone(),
-                        expected: "expected whole seconds since 1970-01-01 UTC, e.g. 1700000000".into(),
+                        expected: "expected whole seconds since 1970-01-01 UTC, e.g. 1700000000"
+                            .into(),
                     })?,
             ),
             None => None,
