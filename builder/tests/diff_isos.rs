@@ -170,3 +170,56 @@ fn diff_versions_compares_every_version_key() {
         ]
     );
 }
+
+#[test]
+fn skipped_images_added_and_removed_are_listed() {
+    let a = Tree::valid();
+    let mut b = Tree::valid();
+    let gone = b.versions.skipped_images.remove(0);
+    b.versions
+        .skipped_images
+        .push(cks_pinning::versions_txt::SkippedImage {
+            reference: cks_pinning::image::ImageRef::parse("docker.io/library/busybox:1.36")
+                .expect("valid"),
+            platform: "linux/amd64".into(),
+        });
+    b.render();
+    let diff = inspect::diff(&a.pack("a"), &b.pack("b")).expect("readable");
+    assert_eq!(
+        diff.skipped_removed,
+        [format!("{} {}", gone.reference, gone.platform)]
+    );
+    assert_eq!(
+        diff.skipped_added,
+        ["docker.io/library/busybox:1.36 linux/amd64"]
+    );
+    assert_eq!(
+        Diff {
+            skipped_added: vec![],
+            skipped_removed: vec![],
+            ..diff
+        },
+        Diff::default()
+    );
+}
+
+#[test]
+fn isos_without_versions_txt_are_compared_by_hashing_their_files() {
+    let a = Tree::valid();
+    let b = Tree::valid();
+    a.remove("versions.txt");
+    b.remove("versions.txt");
+    b.put("k8s/kubectl", b"another kubectl", 0o755);
+    let diff = inspect::diff(&a.pack("a"), &b.pack("b")).expect("readable");
+    assert_eq!(
+        diff,
+        Diff {
+            files_changed: vec![change(
+                "k8s/kubectl",
+                &sha_of(&a, "k8s/kubectl"),
+                &sha_of(&b, "k8s/kubectl")
+            )],
+            ..Diff::default()
+        }
+    );
+}

@@ -69,3 +69,21 @@ pub fn entries(dir: &Path) -> Vec<PathBuf> {
     out.sort();
     out
 }
+
+/// Starts the demo upstream (blocking work, so off the async runtime).
+pub async fn start_upstream(config: cks_fixtures::demo::DemoConfig) -> DemoUpstream {
+    tokio::task::spawn_blocking(move || DemoUpstream::start(&config))
+        .await
+        .expect("the upstream's start did not panic")
+        .expect("the demo upstream starts")
+}
+
+/// The `versions.txt` inside an ISO, read with our ISO reader.
+pub fn versions_txt_of(iso: &Path) -> String {
+    let image = cks_builder::iso::read::IsoImage::open(iso).expect("the ISO opens");
+    let mut text = Vec::new();
+    image
+        .copy_file("versions.txt", &mut text)
+        .expect("the ISO holds versions.txt");
+    String::from_utf8(text).expect("versions.txt is UTF-8")
+}

@@ -32,6 +32,7 @@ pub async fn run(args: BuildArgs) -> Result<()> {
         dry_run: args.dry_run,
         write_lock: args.write_lock.clone(),
         locked: lock,
+        temp_dir: None,
     };
     let outcome = build_with_reporting(&options, &inputs, request).await?;
     match outcome {

@@ -5,8 +5,8 @@ use std::path::PathBuf;
 use anyhow::Context;
 use cks_builder::inspect;
 
-/// The exit codes, shown by `--help`.
-const EXIT_CODES: &str = "Exit codes (like diff(1)): 0 the ISOs record the same content, 1 they differ, 2 trouble (an ISO cannot be read, or a bad command line).\n\nExample: cks-iso diff cks-1.33.12-x86_64.iso cks-1.33.13-x86_64.iso";
+/// What `--help` adds below the flags: what is compared and the exit codes.
+const EXIT_CODES: &str = "Compares two ISOs by their /versions.txt: version keys, URLs added and removed, images added, removed or with a changed digest, skipped images, and files added, removed or changed (by the recorded sha256; ISOs without versions.txt have their files hashed). One line per difference (`~ version kubernetes: 1.33.12 -> 1.33.13`, `+ url ...`, `- image ...`, `~ file k8s/kubelet: <sha> -> <sha>`), or `no differences`; --json prints one JSON object.\n\nExit codes (like diff(1)): 0 the ISOs record the same content, 1 they differ, 2 trouble (an ISO cannot be read, or a bad command line).\n\nExample: cks-iso diff cks-1.33.12-x86_64.iso cks-1.33.13-x86_64.iso";
 
 /// Flags of `cks-iso diff`.
 ///

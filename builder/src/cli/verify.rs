@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use anyhow::Context;
 use cks_builder::inspect;
 
-/// The exit codes, shown by `--help`.
+/// What `--help` adds below the flags: the checks and the exit codes.
 const EXIT_CODES: &str = "Checks every file against the sha256 in /versions.txt (and that every file is listed), the files the node scripts read (k8s/kubeadm, kubelet, kubectl executable; cni/cni-plugins-*64.tgz, cri-tools/crictl-linux-*64.tar.gz, kubelet.service, 10-kubeadm.conf, network.yaml, dashboard.yaml, autoscaler.yaml, provider.yaml; manifest.yaml with snapshot-crds.yaml; etcd/etcd-linux-amd64.tar.gz when versions.txt names etcd), world-readable modes, every docker/*.tar an uncompressed OCI layout naming its full reference with every blob for the arch intact and matching an `image:` line, exactly one pause image, the autoscaler <min>:<max>:<cluster-id> placeholders, no `imagePullPolicy: Always`, every manifest image bundled or skipped.\n\nPrints one line per problem (`path: [kind] detail`) and a summary line.\n\nExit codes: 0 the ISO meets the node contract, 1 a problem was found or the ISO cannot be read, 2 bad command line.\n\nA volume id other than CDROM is a problem, not a warning: newer node templates mount only `blkid -t LABEL=CDROM`.\n\nExample: cks-iso verify cks-1.33.13-x86_64.iso";
 
 /// Flags of `cks-iso verify`.
