@@ -60,31 +60,13 @@ impl Diff {
 }
 
 fn version_map(v: Option<&VersionsTxt>) -> Vec<(&'static str, Option<&str>)> {
-    let Some(v) = v else {
-        return [
-            "kubernetes",
-            "cni-plugins",
-            "crictl",
-            "ccm",
-            "csi-driver",
-            "autoscaler",
-            "etcd",
-            "arch",
-        ]
-        .into_iter()
-        .map(|key| (key, None))
-        .collect();
-    };
-    vec![
-        ("kubernetes", Some(v.kubernetes.as_str())),
-        ("cni-plugins", Some(v.cni_plugins.as_str())),
-        ("crictl", Some(v.crictl.as_str())),
-        ("ccm", Some(v.ccm.as_str())),
-        ("csi-driver", Some(v.csi_driver.as_str())),
-        ("autoscaler", Some(v.autoscaler.as_str())),
-        ("etcd", v.etcd.as_deref()),
-        ("arch", Some(v.arch.as_str())),
-    ]
+    match v {
+        Some(v) => v.versions().to_vec(),
+        None => cks_pinning::versions_txt::VERSION_KEYS
+            .into_iter()
+            .map(|key| (key, None))
+            .collect(),
+    }
 }
 
 fn added_removed(a: &BTreeSet<String>, b: &BTreeSet<String>) -> (Vec<String>, Vec<String>) {
