@@ -7,6 +7,7 @@
 pub mod build;
 pub mod fetch;
 pub mod git;
+pub mod inspect;
 pub mod iso;
 pub mod progress;
 pub mod registry;

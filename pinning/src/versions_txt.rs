@@ -26,7 +26,7 @@ use crate::image::ImageRef;
 pub const FILE_NAME: &str = "versions.txt";
 
 /// The version keys, in the order they are written.
-const VERSION_KEYS: [&str; 8] = [
+pub const VERSION_KEYS: [&str; 8] = [
     "kubernetes",
     "cni-plugins",
     "crictl",
@@ -164,6 +164,12 @@ fn value_error(key: &str, value: &str, expected: &'static str) -> VersionsTxtErr
 const WORD: &str = "a value without spaces";
 
 impl VersionsTxt {
+    /// Each version key with its value (`None` for etcd when it is not bundled), in order.
+    pub fn versions(&self) -> [(&'static str, Option<&str>); 8] {
+        let values = self.version_values();
+        std::array::from_fn(|i| (VERSION_KEYS[i], values[i]))
+    }
+
     fn version_values(&self) -> [Option<&str>; 8] {
         [
             Some(&self.kubernetes),

@@ -186,7 +186,15 @@ pub async fn execute(
 
     let mut warnings = plan.warnings.clone();
     warnings.extend(report.warnings.iter().map(ToString::to_string));
-    warnings.extend(packed.warnings.iter().map(ToString::to_string));
+    // Joliet's `:` -> `_` replacements are expected (Rock Ridge, which nodes read, keeps every
+    // name); names cut to Joliet's 64 characters and anything else are worth saying.
+    warnings.extend(
+        packed
+            .warnings
+            .iter()
+            .filter(|w| !matches!(w, crate::iso::PackWarning::JolietNameChanged { .. }))
+            .map(ToString::to_string),
+    );
     Ok(Summary {
         iso: packed.path,
         sidecar: packed.sidecar,
@@ -241,9 +249,26 @@ fn record(
 ) -> Result<VersionsTxt> {
     let mut by_path: Vec<&FetchedFile> = fetched.iter().collect();
     by_path.sort_by(|a, b| a.name.cmp(&b.name));
+    // Digests already known: downloads were hashed as they streamed, tarballs as they were
+    // written. Manifests may have been edited after their download, so they are hashed again.
+    let mut known: BTreeMap<std::path::PathBuf, &str> = BTreeMap::new();
+    for file in fetched.iter().filter(|f| !f.name.ends_with(".yaml")) {
+        known.insert(file.dest.clone(), file.sha256.as_str());
+    }
+    for image in &report.images {
+        let hex = image
+            .tarball_sha256
+            .strip_prefix("sha256:")
+            .unwrap_or(&image.tarball_sha256);
+        known.insert(image.tarball.clone(), hex);
+    }
     let mut files = Vec::new();
     for path in tree_files(tree)? {
-        let sha256 = sha256_file(&tree.join(&path))?;
+        let full = tree.join(&path);
+        let sha256 = match known.get(&full) {
+            Some(hex) => hex.to_string(),
+            None => sha256_file(&full)?,
+        };
         files.push(FileEntry { path, sha256 });
     }
     let images = report

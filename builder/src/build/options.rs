@@ -81,7 +81,8 @@ impl Inputs {
                     .map_err(|_| OptionsError::Invalid {
                         input: "SOURCE_DATE_EPOCH".into(),
                         value: text.clone(),
-                        expected: "whole seconds since 1970-01-01 UTC, e.g. 1700000000".into(),
+                        expected: "expected whole seconds since 1970-01-01 UTC, e.g. 1700000000"
+                            .into(),
                     })?,
             ),
             None => None,
@@ -135,10 +136,10 @@ impl Inputs {
         }
         let arch = match self.arch.as_deref() {
             None => Arch::Amd64,
-            Some(text) => text.parse::<Arch>().map_err(|e| OptionsError::Invalid {
+            Some(text) => text.parse::<Arch>().map_err(|_| OptionsError::Invalid {
                 input: "ARCH (--arch)".into(),
                 value: text.into(),
-                expected: e.to_string(),
+                expected: "expected x86_64 (or amd64) or aarch64 (or arm64)".into(),
             })?,
         };
         let concurrency = self.concurrency.unwrap_or(4);
@@ -146,7 +147,7 @@ impl Inputs {
             return Err(OptionsError::Invalid {
                 input: "--concurrency".into(),
                 value: "0".into(),
-                expected: "at least 1 transfer at a time".into(),
+                expected: "expected at least 1 transfer at a time".into(),
             });
         }
         let build_name = need(self.build_name, "BUILD_NAME (--build-name)", "cks-1.33.13")?;
@@ -154,7 +155,7 @@ impl Inputs {
             return Err(OptionsError::Invalid {
                 input: "BUILD_NAME (--build-name)".into(),
                 value: build_name,
-                expected: "a file name without `/`, e.g. cks-1.33.13".into(),
+                expected: "expected a file name without `/`, e.g. cks-1.33.13".into(),
             });
         }
         let kubernetes_version = need(
@@ -244,7 +245,7 @@ fn release_version(value: String, input: &str) -> Result<String, OptionsError> {
         Err(OptionsError::Invalid {
             input: input.to_string(),
             value,
-            expected: "a release version such as 1.6.2 or v1.6.2".into(),
+            expected: "expected a release version such as 1.6.2 or v1.6.2".into(),
         })
     }
 }
@@ -324,7 +325,7 @@ pub enum OptionsError {
         example: String,
     },
     /// An input has a value that cannot be used.
-    #[error("bad {input} `{value}`: expected {expected}")]
+    #[error("bad {input} `{value}`: {expected}")]
     Invalid {
         /// The input's name.
         input: String,

@@ -25,6 +25,8 @@ pub struct Request {
     pub write_lock: Option<PathBuf>,
     /// Rebuild exactly from this lock.
     pub locked: Option<Lock>,
+    /// Where the build's temporary directory goes (default: `TMPDIR`).
+    pub temp_dir: Option<PathBuf>,
 }
 
 /// What a build produced.
@@ -45,7 +47,7 @@ pub async fn build(
     observer: &dyn Observer,
 ) -> Result<Outcome> {
     let fetcher = Fetcher::new(fetch_options(options)?)?.with_progress(progress.clone());
-    let staging = Staging::new()?;
+    let staging = Staging::new(request.temp_dir.as_deref())?;
     let started = Instant::now();
     observer.phase("plan");
     let resolved = resolve(options, &fetcher, &staging, request.locked.as_ref()).await?;

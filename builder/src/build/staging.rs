@@ -14,12 +14,15 @@ pub struct Staging {
 }
 
 impl Staging {
-    /// Creates the staging directory under the system temporary folder (`TMPDIR`).
-    pub fn new() -> Result<Staging> {
-        let dir = tempfile::Builder::new()
-            .prefix("cks-iso-build-")
-            .tempdir()
-            .context("creating the build's temporary directory")?;
+    /// Creates the staging directory under `parent`, or the system temporary folder (`TMPDIR`).
+    pub fn new(parent: Option<&Path>) -> Result<Staging> {
+        let mut builder = tempfile::Builder::new();
+        builder.prefix("cks-iso-build-");
+        let dir = match parent {
+            Some(parent) => builder.tempdir_in(parent),
+            None => builder.tempdir(),
+        }
+        .context("creating the build's temporary directory")?;
         let tree = dir.path().join("tree");
         let work = dir.path().join("work");
         for sub in [&tree, &work] {

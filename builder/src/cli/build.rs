@@ -32,6 +32,7 @@ pub async fn run(args: BuildArgs) -> Result<()> {
         dry_run: args.dry_run,
         write_lock: args.write_lock.clone(),
         locked: lock,
+        temp_dir: None,
     };
     let outcome = build_with_reporting(&options, &inputs, request).await?;
     match outcome {
@@ -71,6 +72,10 @@ pub async fn build_with_reporting(
     tokio::select! {
         result = build(options, inputs, request, sink, observer.as_ref()) => result,
         _ = tokio::signal::ctrl_c() => {
+            // Dropping the build removed its temporary directory; the ISO writer may have begun
+            // the `.partial` file.
+            let partial = cks_builder::iso::partial_path(&options.iso_path());
+            let _ = std::fs::remove_file(&partial);
             Err(anyhow::anyhow!("interrupted; nothing was written to {}", options.output_path.display()))
         }
     }

@@ -63,7 +63,7 @@ pub async fn run(args: Args) -> Result<()> {
     let report = tokio::task::spawn_blocking(move || cks_builder::inspect::verify(&iso))
         .await
         .context("verifying the demo ISO")??;
-    print!("{}", report.render());
+    println!("{report}");
     if !report.is_clean() {
         bail!("the demo ISO failed verification");
     }

@@ -4,10 +4,13 @@ use clap::{Parser, Subcommand};
 
 mod build;
 mod build_args;
+mod demo;
+mod diff;
 mod pack;
 mod progress;
 mod pull;
 mod resolve;
+mod verify;
 
 /// Builds and checks the binaries ISO of Apache CloudStack's Kubernetes Service (CKS).
 ///
@@ -26,12 +29,18 @@ pub struct Cli {
 enum Command {
     /// Build the ISO: the script's arguments or named flags (see `cks-iso build --help`).
     Build(Box<build_args::BuildArgs>),
+    /// Build an ISO against an offline upstream started in this process, then verify it.
+    Demo(demo::Args),
     /// Resolve the autoscaler release tag and the CCM tag for a Kubernetes version.
     Resolve(resolve::Args),
     /// Pull images by digest into tarballs that `ctr -n k8s.io image import` accepts.
     Pull(pull::Args),
     /// Pack a directory into an ISO 9660 image (Rock Ridge, Joliet), as a build does.
     Pack(pack::Args),
+    /// Check an ISO against its versions.txt and the CKS node contract.
+    Verify(verify::Args),
+    /// Compare two ISOs: versions, URLs, images and digests, files.
+    Diff(diff::Args),
 }
 
 /// Sends `tracing` output to stderr at a level set by `-v` (or `RUST_LOG`).
@@ -53,8 +62,11 @@ pub fn init_logging(verbose: u8) {
 pub async fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Build(args) => build::run(*args).await,
+        Command::Demo(args) => demo::run(args).await,
         Command::Resolve(args) => resolve::run(args).await,
         Command::Pull(args) => pull::run(args).await,
         Command::Pack(args) => pack::run(args).await,
+        Command::Verify(args) => verify::run(args).await,
+        Command::Diff(args) => diff::run(args).await,
     }
 }

@@ -112,6 +112,8 @@ impl ProgressSink for Lines {
     fn on_done(&self, name: &str) {
         if let Ok(mut state) = self.state.lock()
             && let Some((done, _)) = state.remove(name)
+            // Image blobs are many and named by digest; the summary counts them.
+            && !name.starts_with("sha256:")
         {
             eprintln!("cks-iso: fetched {name} ({})", human(done));
         }

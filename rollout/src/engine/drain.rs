@@ -63,7 +63,10 @@ impl Runner<'_, '_> {
                     "drain of {node} did not finish within the drain timeout: {cause}"
                 ));
             }
-            self.ports.clock.sleep(DRAIN_ROUND);
+            // A shorter poll interval (tests, small clusters) also shortens the wait between rounds.
+            self.ports
+                .clock
+                .sleep(DRAIN_ROUND.min(self.cfg.poll_interval));
             self.renew()?;
         }
     }

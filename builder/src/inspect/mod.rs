@@ -1,0 +1,34 @@
+//! Reading a built ISO back: `verify` checks it against its `versions.txt` and the node
+//! contract, `diff` compares two of them. Both read the image with [`crate::iso::read`].
+//!
+//! ```no_run
+//! use cks_builder::inspect;
+//!
+//! let report = inspect::verify("cks-1.33.13-x86_64.iso".as_ref())?;
+//! for finding in &report.findings {
+//!     println!("{finding}");
+//! }
+//! let diff = inspect::diff("old.iso".as_ref(), "new.iso".as_ref())?;
+//! print!("{diff}");
+//! # Ok::<(), cks_builder::inspect::InspectError>(())
+//! ```
+//!
+//! The checks are pure functions over what was read (`contract`, `files`, `images`,
+//! `manifests`, `tarball` on a scratch copy); `verify` and `diff` do the reading.
+
+pub mod contract;
+mod diff;
+mod error;
+pub mod files;
+mod finding;
+pub mod images;
+pub mod manifests;
+mod read;
+pub mod tarball;
+mod verify;
+
+pub use diff::{Change, Diff, diff, diff_contents, diff_versions};
+pub use error::InspectError;
+pub use finding::{Finding, Problem};
+pub use read::{Contents, read_contents};
+pub use verify::{Report, verify};

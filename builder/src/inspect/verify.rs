@@ -1,0 +1,199 @@
+//! `verify`: reads an ISO once and runs every check on what it read.
+//!
+//! Order: the volume id, `versions.txt`, every file's sha256 (each `docker/*.tar` is streamed
+//! to a scratch file on the way and checked as an image layout), the node contract on the
+//! listing, the root manifests, then the bundled images against the `image:` lines.
+//!
+//! A volume id other than `CDROM` is a finding like any other: newer node templates find the
+//! ISO with `blkid -t LABEL=CDROM` and would not mount it.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use cks_pinning::versions_txt::{FILE_NAME, VersionsTxt};
+use serde::Serialize;
+
+use super::finding::{Finding, Problem};
+use super::images::Tarball;
+use super::read::{self, Tee};
+use super::{InspectError, contract, files, images, manifests, tarball};
+use crate::iso::DEFAULT_VOLUME_ID;
+use crate::iso::read::IsoImage;
+use crate::registry::Arch;
+
+/// What `verify` found.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Report {
+    /// The image checked.
+    pub iso: PathBuf,
+    /// Its volume identifier.
+    pub volume_id: String,
+    /// How many regular files it holds.
+    pub files: usize,
+    /// How many images its `docker/*.tar` files name.
+    pub images: usize,
+    /// Everything wrong, in the order checked; empty when the image is good.
+    pub findings: Vec<Finding>,
+}
+
+impl Report {
+    /// Whether nothing is wrong.
+    pub fn is_clean(&self) -> bool {
+        self.findings.is_empty()
+    }
+
+    /// One line: `OK: cks.iso (CDROM): 14 files, 4 images, all match versions.txt and the node contract`.
+    pub fn summary(&self) -> String {
+        if self.is_clean() {
+            format!(
+                "OK: {} ({}): {} files, {} images, all match versions.txt and the node contract",
+                self.iso.display(),
+                self.volume_id,
+                self.files,
+                self.images
+            )
+        } else {
+            format!(
+                "{}: {} problem{} found in {} files, {} images",
+                self.iso.display(),
+                self.findings.len(),
+                if self.findings.len() == 1 { "" } else { "s" },
+                self.files,
+                self.images
+            )
+        }
+    }
+}
+
+impl std::fmt::Display for Report {
+    /// Every finding on its own line, then the summary line.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for finding in &self.findings {
+            writeln!(f, "{finding}")?;
+        }
+        writeln!(f, "{}", self.summary())
+    }
+}
+
+/// Checks the ISO at `iso` against its `versions.txt` and the node contract.
+///
+/// Errors only when the image cannot be read at all (or no scratch file can be made); anything
+/// wrong with its content is a [`Finding`] in the report.
+pub fn verify(iso: &Path) -> Result<Report, InspectError> {
+    let (image, entries) = read::open(iso)?;
+    let mut findings = Vec::new();
+    if image.volume_id() != DEFAULT_VOLUME_ID {
+        findings.push(Finding::new(
+            "/",
+            Problem::VolumeId,
+            format!(
+                "volume id is {:?}, expected {DEFAULT_VOLUME_ID}: nodes find the ISO with `blkid -t LABEL={DEFAULT_VOLUME_ID}`",
+                image.volume_id()
+            ),
+        ));
+    }
+    let versions = read_versions(&image, &entries, &mut findings);
+    let arch = versions.as_ref().and_then(|v| {
+        let arch = Arch::parse(&v.arch);
+        if arch.is_none() {
+            findings.push(Finding::new(
+                FILE_NAME,
+                Problem::VersionsTxt,
+                format!("arch is {:?}, expected amd64 or arm64", v.arch),
+            ));
+        }
+        arch
+    });
+
+    let scratch_dir = std::env::temp_dir();
+    let mut digests = BTreeMap::new();
+    let mut tarballs: Vec<Tarball> = Vec::new();
+    for (path, entry) in read::files(&entries) {
+        let is_image = path.starts_with("docker/") && path.ends_with(".tar");
+        if !is_image {
+            match image.sha256(&entry.path) {
+                Ok(sha) => {
+                    digests.insert(path.to_string(), sha);
+                }
+                Err(err) => findings.push(unreadable(path, err)),
+            }
+            continue;
+        }
+        let scratch = tempfile::Builder::new()
+            .prefix(".cks-verify-")
+            .suffix(".tar")
+            .tempfile_in(&scratch_dir)
+            .map_err(|source| InspectError::Scratch {
+                dir: scratch_dir.clone(),
+                source,
+            })?;
+        let mut tee = Tee::new(std::io::BufWriter::new(scratch.as_file()));
+        let copied = image.copy_file(&entry.path, &mut tee).and_then(|_| {
+            std::io::Write::flush(&mut tee).map_err(|err| crate::iso::IsoError::Read {
+                iso: iso.to_path_buf(),
+                detail: format!("writing {path} to a scratch file: {err}"),
+            })
+        });
+        if let Err(err) = copied {
+            findings.push(unreadable(path, err));
+            continue;
+        }
+        digests.insert(path.to_string(), tee.finish());
+        let (layout, problems) = tarball::check(path, scratch.path(), arch);
+        findings.extend(problems);
+        tarballs.push((path.to_string(), layout));
+    }
+    if let Some(versions) = &versions {
+        findings.extend(files::check(&versions.files, &digests));
+    }
+    findings.extend(contract::check(&entries, versions.as_ref()));
+    for (path, entry) in read::files(&entries) {
+        if path.contains('/') || !path.ends_with(".yaml") {
+            continue;
+        }
+        match read::text(&image, &entry.path) {
+            Ok(text) => findings.extend(manifests::check(path, &text, versions.as_ref())),
+            Err(detail) => findings.push(Finding::new(path, Problem::Manifest, detail)),
+        }
+    }
+    findings.extend(images::check(
+        &tarballs,
+        versions.as_ref().map(|v| v.images.as_slice()),
+    ));
+    Ok(Report {
+        iso: iso.to_path_buf(),
+        volume_id: image.volume_id().to_string(),
+        files: digests.len(),
+        images: tarballs.iter().map(|(_, layout)| layout.len()).sum(),
+        findings,
+    })
+}
+
+fn unreadable(path: &str, err: crate::iso::IsoError) -> Finding {
+    Finding::new(path, Problem::Unreadable, format!("cannot be read: {err}"))
+}
+
+fn read_versions(
+    image: &IsoImage,
+    entries: &[crate::iso::read::IsoEntry],
+    findings: &mut Vec<Finding>,
+) -> Option<VersionsTxt> {
+    let present = read::files(entries).any(|(path, _)| path == FILE_NAME);
+    if !present {
+        findings.push(Finding::new(
+            FILE_NAME,
+            Problem::VersionsTxt,
+            "missing; a build records every version, file and image in /versions.txt, so nothing can be checked against it",
+        ));
+        return None;
+    }
+    let parsed = read::text(image, &format!("/{FILE_NAME}"))
+        .and_then(|text| VersionsTxt::parse(&text).map_err(|err| err.to_string()));
+    match parsed {
+        Ok(versions) => Some(versions),
+        Err(detail) => {
+            findings.push(Finding::new(FILE_NAME, Problem::VersionsTxt, detail));
+            None
+        }
+    }
+}
