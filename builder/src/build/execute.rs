@@ -10,6 +10,7 @@ use cks_pinning::image::ImageRef;
 use cks_pinning::versions_txt::{FileEntry, Mirrored, SkippedImage, VersionsTxt};
 use serde::Serialize;
 
+use super::iso_cache::IsoCache;
 use super::lock::{LOCK_FORMAT, Lock};
 use super::options::Inputs;
 use super::plan::Plan;
@@ -74,6 +75,8 @@ pub struct Execution<'a> {
     pub write_lock: Option<&'a Path>,
     /// The inputs recorded in the lock.
     pub inputs: &'a Inputs,
+    /// Where finished ISOs are kept for identical rebuilds, if anywhere.
+    pub iso_cache: Option<&'a Path>,
 }
 
 /// Carries out `plan` in `staging` (where the first phase left `fetched`), writing the ISO.
@@ -150,20 +153,36 @@ pub async fn execute(
         None => BuildTime::from_env_value(None, SystemTime::now())?,
     };
     let versions = record(plan, &fetched, &report, tree, built.unix_seconds)?;
+    let versions_text = versions.render()?;
     write_atomically(
         &tree.join(cks_pinning::versions_txt::FILE_NAME),
-        versions.render()?.as_bytes(),
+        versions_text.as_bytes(),
     )?;
     lap("record", &mut phases);
 
     // The ISO.
     run.observer.phase("pack");
     let options = PackOptions::new(&plan.volume_id, built)?;
-    let (tree_path, iso_path) = (tree.to_path_buf(), plan.iso.clone());
-    let packed =
-        tokio::task::spawn_blocking(move || crate::iso::pack(&tree_path, &iso_path, &options))
+    // versions.txt names every byte of the tree (paths, digests, the build time), so an ISO
+    // packed before from the same versions.txt and volume id is this one.
+    let iso_cache = run
+        .iso_cache
+        .map(|dir| IsoCache::new(dir, &versions_text, &plan.volume_id));
+    let packed = match iso_cache.as_ref().and_then(|c| c.take(&plan.iso, built)) {
+        Some(packed) => packed,
+        None => {
+            let (tree_path, iso_path) = (tree.to_path_buf(), plan.iso.clone());
+            let packed = tokio::task::spawn_blocking(move || {
+                crate::iso::pack(&tree_path, &iso_path, &options)
+            })
             .await
             .context("the ISO writer stopped")??;
+            if let Some(cache) = &iso_cache {
+                cache.put(&packed);
+            }
+            packed
+        }
+    };
     lap("pack", &mut phases);
 
     if let Some(path) = run.write_lock {

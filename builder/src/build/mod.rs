@@ -7,6 +7,7 @@
 pub mod arch;
 pub mod execute;
 pub mod images;
+pub mod iso_cache;
 pub mod lock;
 pub mod options;
 pub mod plan;

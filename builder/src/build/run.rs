@@ -57,6 +57,7 @@ pub async fn build(
     }
     std::fs::create_dir_all(&options.output_path)
         .with_context(|| format!("creating OUTPUT_PATH {}", options.output_path.display()))?;
+    let iso_cache = options.cache_dir.as_ref().map(|d| d.join("iso"));
     let summary = execute(
         &resolved.plan,
         &staging,
@@ -69,6 +70,7 @@ pub async fn build(
             source_date_epoch: options.source_date_epoch,
             write_lock: request.write_lock.as_deref(),
             inputs,
+            iso_cache: iso_cache.as_deref(),
         },
         phases,
     )
@@ -107,6 +109,7 @@ pub fn pull_options(options: &Options) -> Result<PullOptions> {
     pull.concurrency = options.concurrency;
     pull.strict_platforms = options.strict_platforms;
     pull.blob_dir = options.cache_dir.as_ref().map(|d| d.join("blobs"));
+    pull.tarball_cache = options.cache_dir.as_ref().map(|d| d.join("tarballs"));
     if let Some(config) = docker_config() {
         pull.credentials = CredentialStore::from_docker_config(&config)
             .with_context(|| format!("reading registry credentials from {}", config.display()))?;

@@ -28,6 +28,7 @@ mod platform;
 mod pull;
 mod reference;
 mod store;
+mod tarball_cache;
 
 pub use auth::{Challenge, CredentialStore, Credentials, parse_challenge};
 pub use client::{FetchedManifest, RegistryClient};
@@ -47,3 +48,4 @@ pub use pull::{
 };
 pub use reference::{RemoteName, is_sha256_digest};
 pub use store::{BlobStore, StoreStats};
+pub use tarball_cache::{CachedTarball, TarballCache};

@@ -15,6 +15,7 @@ use super::manifest::{Descriptor, Manifest, config_platform, parse_manifest};
 use super::platform::{self, Arch};
 use super::reference::RemoteName;
 use super::store::BlobStore;
+use super::tarball_cache::{CachedTarball, TarballCache};
 use crate::progress::ProgressSink;
 use crate::retry::RetryPolicy;
 
@@ -38,6 +39,8 @@ pub struct PullOptions {
     /// Where blobs are kept; a directory that persists between builds is a verified cache. A
     /// temporary directory, removed at the end, when `None`.
     pub blob_dir: Option<PathBuf>,
+    /// Where finished tarballs are kept for later builds, if anywhere.
+    pub tarball_cache: Option<PathBuf>,
 }
 
 impl PullOptions {
@@ -52,6 +55,7 @@ impl PullOptions {
             retry: RetryPolicy::default(),
             credentials: CredentialStore::default(),
             blob_dir: None,
+            tarball_cache: None,
         }
     }
 }
@@ -348,6 +352,25 @@ async fn pull_one(
             (top.digest.clone(), found.to_string(), config, layers, true)
         }
     };
+    let cache = options.tarball_cache.clone().map(TarballCache::new);
+    if let Some(cache) = &cache
+        && let Some((file, cached)) = cache.take(&name.full, &top.digest, &platform, out_dir)
+    {
+        return Ok(Outcome::Pulled(
+            PulledImage {
+                reference: name.full.clone(),
+                digest: top.digest,
+                media_type: top_type,
+                platform_digest: cached.platform_digest,
+                platform: cached.platform,
+                tarball: out_dir.join(&request.tarball_name),
+                tarball_size: cached.size,
+                tarball_sha256: cached.sha256,
+                blobs: cached.blobs,
+            },
+            file,
+        ));
+    }
     let fetches = std::iter::once(&config)
         .filter(|_| !config_fetched)
         .chain(&layers)
@@ -375,6 +398,16 @@ async fn pull_one(
         })??;
     let mut digests: Vec<String> = contents.blobs.into_iter().map(|(d, _)| d).collect();
     digests.dedup();
+    if let Some(cache) = &cache {
+        let record = CachedTarball {
+            size: written.size,
+            sha256: written.sha256.clone(),
+            platform_digest: platform_digest.clone(),
+            platform: platform.clone(),
+            blobs: digests.clone(),
+        };
+        cache.put(&name.full, &top.digest, &platform, &file, &record);
+    }
     Ok(Outcome::Pulled(
         PulledImage {
             reference: name.full.clone(),

@@ -1,0 +1,85 @@
+//! Finished ISOs kept in the cache folder, keyed by what determines every byte of one: the
+//! tree's `versions.txt` (every path, digest and the build time), the volume id and the writer.
+//! A rebuild that comes to the same key links the ISO it made before (hard link, no copy) and
+//! writes only its sidecar.
+
+use std::path::{Path, PathBuf};
+
+use sha2::{Digest, Sha256};
+
+use crate::iso::{BuildTime, Packed, partial_path, sidecar_line, sidecar_path};
+
+/// The cache entry for one build.
+#[derive(Debug, Clone)]
+pub struct IsoCache {
+    iso: PathBuf,
+    sum: PathBuf,
+}
+
+impl IsoCache {
+    /// The entry for a tree described by `versions_txt`, packed with `volume_id`.
+    pub fn new(dir: &Path, versions_txt: &str, volume_id: &str) -> Self {
+        let mut hasher = Sha256::new();
+        for part in [
+            concat!("cks-iso ", env!("CARGO_PKG_VERSION")),
+            volume_id,
+            "rock-ridge+joliet",
+            versions_txt,
+        ] {
+            hasher.update(part.as_bytes());
+            hasher.update(b"\n");
+        }
+        let key = hex::encode(hasher.finalize());
+        IsoCache {
+            iso: dir.join(format!("{key}.iso")),
+            sum: dir.join(format!("{key}.iso.sha256")),
+        }
+    }
+
+    /// Links the cached ISO to `out` (through `<out>.partial`) and writes its sidecar; `None`
+    /// when there is no entry or it cannot be linked.
+    pub fn take(&self, out: &Path, time: BuildTime) -> Option<Packed> {
+        let sha256 = std::fs::read_to_string(&self.sum).ok()?.trim().to_string();
+        let size = std::fs::metadata(&self.iso).ok()?.len();
+        let partial = partial_path(out);
+        let _ = std::fs::remove_file(&partial);
+        std::fs::hard_link(&self.iso, &partial).ok()?;
+        let name = out.file_name()?.to_string_lossy().into_owned();
+        let sidecar = sidecar_path(out);
+        let sidecar_partial = partial_path(&sidecar);
+        let done = std::fs::write(&sidecar_partial, sidecar_line(&sha256, &name))
+            .and_then(|()| std::fs::rename(&partial, out))
+            .and_then(|()| std::fs::rename(&sidecar_partial, &sidecar));
+        if done.is_err() {
+            let _ = std::fs::remove_file(&partial);
+            let _ = std::fs::remove_file(&sidecar_partial);
+            return None;
+        }
+        Some(Packed {
+            path: out.to_path_buf(),
+            sidecar,
+            size,
+            sha256,
+            time,
+            warnings: Vec::new(),
+        })
+    }
+
+    /// Adds a freshly packed ISO (best effort).
+    pub fn put(&self, packed: &Packed) {
+        let Some(dir) = self.iso.parent() else { return };
+        if std::fs::create_dir_all(dir).is_err() {
+            return;
+        }
+        let _ = std::fs::remove_file(&self.iso);
+        if std::fs::hard_link(&packed.path, &self.iso).is_err() {
+            return;
+        }
+        let Ok(mut temp) = tempfile::NamedTempFile::new_in(dir) else {
+            return;
+        };
+        if std::io::Write::write_all(&mut temp, packed.sha256.as_bytes()).is_ok() {
+            let _ = temp.persist(&self.sum);
+        }
+    }
+}
