@@ -1,6 +1,7 @@
 //! `cks-iso build`.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::{Context, Result};
 use cks_builder::build::execute::{Observer, Summary};
@@ -69,17 +70,47 @@ pub async fn build_with_reporting(
         let lines = Arc::new(Lines::new());
         (lines.clone(), lines)
     };
+    // The ISO writer runs on a blocking thread that cannot be stopped midway, so Ctrl-C while
+    // it packs waits for it to finish and then removes what it wrote.
+    let watch = PhaseWatch {
+        inner: observer,
+        packing: AtomicBool::new(false),
+    };
+    let iso = options.iso_path();
+    let outputs = [
+        cks_builder::iso::partial_path(&iso),
+        cks_builder::iso::sidecar_path(&iso),
+        cks_builder::iso::partial_path(&cks_builder::iso::sidecar_path(&iso)),
+        iso.clone(),
+    ];
+    let run = build(options, inputs, request, sink, &watch);
+    tokio::pin!(run);
     tokio::select! {
-        result = build(options, inputs, request, sink, observer.as_ref()) => result,
+        result = &mut run => result,
         _ = tokio::signal::ctrl_c() => {
-            // Dropping the build removed its temporary directory; the ISO writer may have begun
-            // the `.partial` file.
-            let partial = cks_builder::iso::partial_path(&options.iso_path());
-            let _ = std::fs::remove_file(&partial);
+            if watch.packing.load(Ordering::SeqCst) {
+                let _ = (&mut run).await;
+            }
+            for path in &outputs {
+                let _ = std::fs::remove_file(path);
+            }
             Err(anyhow::anyhow!("interrupted; nothing was written to {}", options.output_path.display()))
         }
     }
     .context("the build failed")
+}
+
+/// Passes phases on, remembering whether the ISO writer is running.
+struct PhaseWatch {
+    inner: Arc<dyn Observer>,
+    packing: AtomicBool,
+}
+
+impl Observer for PhaseWatch {
+    fn phase(&self, name: &str) {
+        self.packing.store(name == "pack", Ordering::SeqCst);
+        self.inner.phase(name);
+    }
 }
 
 /// The closing summary of a build.
