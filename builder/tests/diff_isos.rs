@@ -1,13 +1,11 @@
 //! `diff` of two ISOs built here: exactly the differences made between them, as a value, as
 //! text and as JSON, with diff(1)'s exit codes.
 
-mod inspect_support;
-
 use std::ffi::OsStr;
 
+use crate::inspect_support::{IMAGES, Tree, cks_iso, stdout};
 use cks_builder::inspect::{self, Change, Diff};
 use cks_pinning::versions_txt::VersionsTxt;
-use inspect_support::{IMAGES, Tree, cks_iso, stdout};
 
 fn change(key: &str, a: &str, b: &str) -> Change {
     Change {

@@ -1,13 +1,13 @@
 //! `cks-iso pack`: prints size and sha256, writes the sidecar `sha256sum -c` accepts, renames the
 //! partial file into place, and refuses bad input with a clear error and nothing left behind.
 
-mod iso_support;
+use crate::iso_support;
 
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::process::Command;
 
-use iso_support::{Workspace, pack_cli, sha256_file};
+use crate::iso_support::{Workspace, pack_cli, sha256_file};
 
 fn stderr(output: &std::process::Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()

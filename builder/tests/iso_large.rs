@@ -2,14 +2,12 @@
 //! written under `.partial` and renamed, with flat memory. The source and the image are sparse,
 //! so the test needs little disk; it still needs 12 GiB free to run, as a real build would.
 
-mod iso_support;
-
 use std::fs::{self, File};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use iso_support::{Workspace, run, sha256_file, xorriso_lsdl};
+use crate::iso_support::{Workspace, run, sha256_file, xorriso_lsdl};
 use sha2::{Digest, Sha256};
 
 const SIZE: u64 = 4_831_838_208; // 4.5 GiB
@@ -55,10 +53,10 @@ fn a_sparse_4_5_gib_file_round_trips_with_rock_ridge_through_a_partial_file() {
     let ws = tempfile::tempdir().expect("tempdir");
     let free = free_bytes(ws.path());
     if free < NEED_FREE {
-        println!(
-            "skipping: only {free} bytes free in {}, the 4.5 GiB test needs 12 GiB",
+        cks_fixtures::skip::skip(&format!(
+            "only {free} bytes free in {}, the 4.5 GiB test needs 12 GiB",
             ws.path().display()
-        );
+        ));
         return;
     }
     let ws = Workspace { dir: ws };

@@ -1,11 +1,9 @@
 //! Our reader lists what real readers list (names, modes, symlinks) and streams each file's bytes
 //! out with the source's sha256, so `cks-iso verify` can check an image.
 
-mod iso_support;
-
+use crate::iso_support::{Workspace, expected, mode_string, xorriso_lsdl};
 use cks_builder::iso::read::IsoImage;
 use cks_builder::iso::{BuildTime, EntryKind, IsoError, PackOptions, pack};
-use iso_support::{Workspace, expected, mode_string, xorriso_lsdl};
 
 #[test]
 fn the_reader_lists_every_entry_as_xorriso_does_and_hashes_every_file_as_the_source() {

@@ -1,15 +1,15 @@
 //! The image read back by real readers: xorriso, isoinfo and bsdtar see every file with its Rock
 //! Ridge name and mode, extract the same bytes, and show the volume id and Joliet names.
 
-mod iso_support;
+use crate::iso_support;
 
 use std::collections::BTreeMap;
 use std::fs;
 
-use cks_builder::iso::{BuildTime, PackOptions, PackWarning, pack};
-use iso_support::{
+use crate::iso_support::{
     Workspace, expected, isoinfo_listing, long_names, run, sha256_file, xorriso_lsdl,
 };
+use cks_builder::iso::{BuildTime, PackOptions, PackWarning, pack};
 
 fn packed(ws: &Workspace, options: &PackOptions) -> std::path::PathBuf {
     let out = ws.path("cks.iso");

@@ -1,12 +1,10 @@
 //! The same tree and time give a byte-identical image; any change to the tree or time changes it.
 
-mod iso_support;
-
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 
+use crate::iso_support::{Workspace, pack_cli, write_sample};
 use cks_builder::iso::{BuildTime, PackOptions, pack};
-use iso_support::{Workspace, pack_cli, write_sample};
 
 fn sha(ws: &Workspace, tree: &std::path::Path, name: &str, time: i64) -> String {
     let out = ws.path(name);

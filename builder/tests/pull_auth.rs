@@ -1,11 +1,9 @@
 //! Pulling from the real registry behind htpasswd basic auth and behind a bearer-token server.
 
-mod pull_common;
-
+use crate::pull_common::pushed;
 use base64::Engine as _;
 use cks_builder::registry::{Arch, CredentialStore, Credentials, RegistryError};
 use cks_fixtures::registry::{Auth, PASSWORD, USER};
-use pull_common::pushed;
 
 fn credentials(host: &str) -> CredentialStore {
     let mut store = CredentialStore::default();

@@ -1,12 +1,12 @@
 //! `cks-iso pull` as CI jobs and the tests drive it: flags, output lines, tarball names and
 //! byte-identical tarballs.
 
-mod pull_common;
+use crate::pull_common;
 
 use std::process::Command;
 
+use crate::pull_common::{ORIGIN, pushed};
 use cks_fixtures::registry::Auth;
-use pull_common::{ORIGIN, pushed};
 
 fn cks_iso() -> Command {
     Command::new(env!("CARGO_BIN_EXE_cks-iso"))

@@ -1,12 +1,10 @@
 //! Tarballs pulled from the real distribution registry are imported by the real containerd under
 //! their full references with the registry's digests.
 
-mod pull_common;
-
+use crate::pull_common::{ORIGIN, TAGS, pushed, tar_blobs};
 use cks_builder::registry::{Arch, PullWarning};
 use cks_fixtures::containerd::Containerd;
 use cks_fixtures::registry::Auth;
-use pull_common::{ORIGIN, TAGS, pushed, tar_blobs};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn containerd_imports_every_tarball_under_its_full_name_with_the_registry_digest() {

@@ -1,14 +1,12 @@
 //! Faults: a registry serving a corrupted blob, an unknown image, 429 with `Retry-After` and a
 //! 500 answered by retrying.
 
-mod pull_common;
-
 use std::time::{Duration, Instant};
 
+use crate::pull_common::{ORIGIN, files_in, pushed};
 use cks_builder::registry::{Arch, RegistryError};
 use cks_fixtures::fault_proxy::{Fault, FaultProxy};
 use cks_fixtures::registry::Auth;
-use pull_common::{ORIGIN, files_in, pushed};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_corrupted_blob_is_refused_naming_the_image_and_the_blob() {

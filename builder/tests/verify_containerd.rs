@@ -3,11 +3,9 @@
 //! a missing `io.containerd.image.name` (and a tag-only ref name) is imported under another
 //! name, which nodes never use.
 
-mod inspect_support;
-
+use crate::inspect_support::{IMAGES, Tree};
 use cks_builder::inspect::{self, Problem};
 use cks_fixtures::containerd::Containerd;
-use inspect_support::{IMAGES, Tree};
 
 #[test]
 fn tarballs_that_verify_are_imported_under_their_versions_txt_references_and_digests() {

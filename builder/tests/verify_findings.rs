@@ -1,12 +1,12 @@
 //! `verify` on a complete ISO built here (real OCI-layout tarballs, rendered versions.txt), then
 //! on one broken variant per rule: each gives exactly its finding, and the CLI exits 1.
 
-mod inspect_support;
+use crate::inspect_support;
 
 use std::ffi::OsStr;
 
+use crate::inspect_support::{PLACEHOLDER, Tree, cks_iso, stdout};
 use cks_builder::inspect::{self, Finding, Problem};
-use inspect_support::{PLACEHOLDER, Tree, cks_iso, stdout};
 
 /// Packs `tree`, checks that the library finds exactly `(path, problem)` and that the CLI prints
 /// that finding and exits 1. Returns the finding.

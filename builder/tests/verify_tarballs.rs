@@ -2,14 +2,12 @@
 //! content for the ISO's arch, a digest other than versions.txt records. Each gives exactly one
 //! finding on that tarball.
 
-mod inspect_support;
-
 use std::fs;
 use std::io::Write;
 
+use crate::inspect_support::{IMAGES, Tree};
 use cks_builder::inspect::{self, Finding, Problem};
 use cks_builder::registry::index_json;
-use inspect_support::{IMAGES, Tree};
 
 /// The findings, sorted by path.
 fn findings(tree: &Tree) -> Vec<Finding> {

@@ -2,13 +2,11 @@
 //! host's modes: the layout writer's tarballs are private (0600) temp files on disk, and verify
 //! names each of them. `-r` (modes made world-readable, as our writer does) verifies clean.
 
-mod inspect_support;
-
 use std::process::Command;
 
+use crate::inspect_support::{IMAGES, Tree};
 use cks_builder::inspect::{self, Problem};
 use cks_fixtures::process::require_program;
-use inspect_support::{IMAGES, Tree};
 
 fn xorriso(tree: &Tree, name: &str, rock_ridge: &str, label: &str) -> std::path::PathBuf {
     let program = require_program("xorriso", "xorriso").expect("xorriso installed");

@@ -2,11 +2,9 @@
 //! against the CloudStack and Kubernetes fakes with a real etcd, two `run` processes on one
 //! SQLite store, of which exactly one wins `Updating`; then `status`, `cancel` and `scan`.
 
-mod adapter_support;
-
 use std::process::{Command, Output, Stdio};
 
-use adapter_support::{CONTROL, Cluster, cluster};
+use crate::adapter_support::{CONTROL, Cluster, cluster};
 use cks_rollout::model::ClusterState;
 use serde_json::Value;
 

@@ -9,9 +9,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-mod adapter_support;
-
-use adapter_support::{CONTROL, Cluster, WORKERS, cluster};
+use crate::adapter_support::{CONTROL, Cluster, WORKERS, cluster};
 use cks_rollout::adapters::clock::SystemClock;
 use cks_rollout::engine::observe::observe;
 use cks_rollout::engine::preflight::preflight;

@@ -181,16 +181,14 @@ fn two_processes_racing_for_updating_never_both_win() {
         store.put(&record(&format!("c{i:03}"))).expect("put");
     }
     let exe = std::env::current_exe().expect("test binary");
+    // The test's name inside the one test binary: `<module>::<fn>`, without the crate's name.
+    let module = module_path!().split_once("::").map_or("", |(_, m)| m);
+    let test = format!("{module}::two_processes_racing_for_updating_never_both_win");
     let children: Vec<_> = ["p1", "p2"]
         .iter()
         .map(|name| {
             Command::new(&exe)
-                .args([
-                    "two_processes_racing_for_updating_never_both_win",
-                    "--exact",
-                    "--nocapture",
-                    "--test-threads=1",
-                ])
+                .args([test.as_str(), "--exact", "--nocapture", "--test-threads=1"])
                 .env(CHILD_DB, &db)
                 .env(CHILD_NAME, name)
                 .stdout(Stdio::piped())

@@ -2,12 +2,10 @@
 //! scanner runs, the rollout is resumed, and the end is the same as without a crash, with no
 //! node restarted twice.
 
-mod common;
-
+use crate::common::{cfg, cluster, offerings};
 use cks_rollout::engine::ScanOutcome;
 use cks_rollout::model::ClusterState;
 use cks_rollout::sim::{Fault, Simulation};
-use common::{cfg, cluster, offerings};
 
 const SEED: u64 = 42;
 

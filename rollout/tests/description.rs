@@ -1,11 +1,9 @@
 //! The simulator's cluster description loads from YAML.
 
-mod common;
-
+use crate::common::{cfg, offerings};
 use cks_rollout::engine::UpdateOutcome;
 use cks_rollout::model::ClusterState;
 use cks_rollout::sim::{ClusterSpec, Fault, Simulation};
-use common::{cfg, offerings};
 /// A description using every section and a few faults.
 const FULL: &str = r#"
 id: cluster-1

@@ -1,11 +1,9 @@
 //! How a rollout ends: cancel between batches, release (idempotent), the state scanner, resume.
 
-mod common;
-
+use crate::common::{cluster, offerings, report, run_ok};
 use cks_rollout::engine::{EngineConfig, ScanOutcome, StepKind};
 use cks_rollout::model::{ClusterState, Lease, ROLLOUT_ANNOTATION, Readiness};
 use cks_rollout::sim::{Fault, Simulation};
-use common::{cluster, offerings, report, run_ok};
 use std::time::Duration;
 
 fn step_of(sim: &Simulation, call: &str) -> u64 {

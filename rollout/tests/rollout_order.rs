@@ -1,12 +1,10 @@
 //! Rollout order and batch sizes, the plan, and what goes first.
 
-mod common;
-
+use crate::common::{cluster, offerings, report, run_ok};
 use cks_rollout::engine::outdated::Change;
 use cks_rollout::engine::{StepKind, Verdict, WorkReason, plan_update};
 use cks_rollout::model::{ClusterState, NodeType, ROLLOUT_ANNOTATION};
 use cks_rollout::sim::{NodeOverride, Simulation};
-use common::{cluster, offerings, report, run_ok};
 
 fn stops(r: &cks_rollout::engine::RolloutReport) -> Vec<(usize, String)> {
     r.events

@@ -1,11 +1,9 @@
 //! A batch's first steps: preflight (quorum, API availability, types that cannot lose a node),
 //! annotate and cordon (ownership), drain.
 
-mod common;
-
+use crate::common::{cluster, offerings, report, run_ok};
 use cks_rollout::model::{ClusterState, ROLLOUT_ANNOTATION};
 use cks_rollout::sim::{Fault, NodeOverride, PdbSpec, PodSpec, Simulation};
-use common::{cluster, offerings, report, run_ok};
 
 fn node(name: &str) -> NodeOverride {
     NodeOverride {

@@ -1,12 +1,10 @@
 //! A batch's change and verify steps: settings change only while stopped, a node is done only
 //! Ready with a new boot ID and its offering's capacity, within the batch timeout.
 
-mod common;
-
+use crate::common::{cluster, offerings, report, run_ok};
 use cks_rollout::engine::{DEFAULT_BATCH_TIMEOUT, StepKind};
 use cks_rollout::model::{ClusterState, ROLLOUT_ANNOTATION};
 use cks_rollout::sim::{Fault, Simulation};
-use common::{cluster, offerings, report, run_ok};
 
 fn last_error(sim: &Simulation) -> String {
     sim.world().record.last_error.clone().unwrap_or_default()

@@ -1,11 +1,9 @@
 //! The update call: refusals naming their parameter, settings storage, states.
 
-mod common;
-
+use crate::common::{cfg, cluster, offerings};
 use cks_rollout::engine::{NoProgress, UpdateError, UpdateOutcome, UpdateRequest};
 use cks_rollout::model::{ClusterState, NodeType};
 use cks_rollout::sim::{Fault, NodeOverride, Simulation};
-use common::{cfg, cluster, offerings};
 
 fn refused(sim: &Simulation, req: &UpdateRequest) -> UpdateError {
     let err = sim

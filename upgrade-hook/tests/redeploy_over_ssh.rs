@@ -5,9 +5,7 @@ use cks_upgrade_hook::ssh::{HostKeyPolicy, NodeAddress, SshConfig, SshRunner};
 use cks_upgrade_hook::{NodeLayout, Outcome, UpgradedCluster, redeploy_after_upgrade};
 use std::process::Command;
 
-mod common;
-
-use common::*;
+use crate::common::*;
 
 #[test]
 fn redeploys_with_the_cks_arguments_and_reports_the_image() {

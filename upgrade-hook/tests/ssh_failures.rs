@@ -8,9 +8,7 @@ use std::process::Command;
 use cks_fixtures::process::free_port;
 use cks_fixtures::sshd::keygen;
 
-mod common;
-
-use common::*;
+use crate::common::*;
 
 #[test]
 fn sshd_not_running_is_connection_refused() {

@@ -1,0 +1,33 @@
+//! The builder's integration tests: downloads, ls-remote, image pulls, ISO packing and reading,
+//! inspection and the `cks-iso` CLI, against real components where they run here.
+//!
+//! Every test file is a module of this one test binary, so the workspace links a handful of test
+//! binaries instead of one per file (each links the whole dependency tree).
+
+mod inspect_support;
+mod iso_support;
+mod pull_common;
+
+mod build_cli;
+mod build_interrupt;
+mod diff_isos;
+mod fetch_cache;
+mod fetch_checksums;
+mod fetch_faults;
+mod fetch_sources;
+mod iso_cli;
+mod iso_large;
+mod iso_reader;
+mod iso_readers;
+mod iso_reproducible;
+mod ls_remote;
+mod ls_remote_resolve;
+mod pull_auth;
+mod pull_cli;
+mod pull_containerd;
+mod pull_failures;
+mod resolve_cli;
+mod verify_containerd;
+mod verify_findings;
+mod verify_tarballs;
+mod verify_xorriso;

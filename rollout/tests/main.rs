@@ -1,0 +1,25 @@
+//! The rollout engine's tests: the deterministic simulator driving the core through faults, and the
+//! adapters against real etcd, SQLite, `kubectl` and the Python `cs` client.
+//!
+//! Every test file is a module of this one test binary, so the workspace links a handful of test
+//! binaries instead of one per file (each links the whole dependency tree).
+
+mod adapter_support;
+mod common;
+
+mod adapter_cli;
+mod adapter_cloudstack_client;
+mod adapter_cloudstack_cs;
+mod adapter_end_to_end;
+mod adapter_etcd;
+mod adapter_kube_client;
+mod adapter_kube_kubectl;
+mod adapter_store;
+mod crash;
+mod description;
+mod lifecycle;
+mod property;
+mod rollout_order;
+mod rollout_steps;
+mod rollout_verify;
+mod update_call;

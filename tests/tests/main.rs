@@ -1,0 +1,9 @@
+//! End-to-end builds of the CKS ISO against the real registry, git servers and readers.
+//!
+//! Every test file is a module of this one test binary, so the workspace links a handful of test
+//! binaries instead of one per file (each links the whole dependency tree).
+
+mod build_arm64_and_lock;
+mod build_cache;
+mod build_faults;
+mod build_real_components;

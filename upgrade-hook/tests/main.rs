@@ -1,0 +1,10 @@
+//! The upgrade hook against a real sshd on loopback.
+//!
+//! Every test file is a module of this one test binary, so the workspace links a handful of test
+//! binaries instead of one per file (each links the whole dependency tree).
+
+mod common;
+
+mod command_cli;
+mod redeploy_over_ssh;
+mod ssh_failures;
