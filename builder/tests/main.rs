@@ -25,6 +25,7 @@ mod ls_remote_resolve;
 mod pull_auth;
 mod pull_cli;
 mod pull_containerd;
+mod pull_cred_helpers;
 mod pull_failures;
 mod resolve_cli;
 mod verify_containerd;

@@ -26,10 +26,15 @@ impl std::fmt::Debug for Credentials {
     }
 }
 
-/// Credentials by registry host (`registry.example.com`, `127.0.0.1:5000`, `docker.io`).
+/// Credentials by registry host (`registry.example.com`, `127.0.0.1:5000`, `docker.io`), and the
+/// docker credential helpers to ask for hosts (see [`CredentialStore::ask_helpers`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct CredentialStore {
     by_host: BTreeMap<String, Credentials>,
+    /// `credHelpers`: the helper of each host.
+    helpers: BTreeMap<String, String>,
+    /// `credsStore`: the helper of every other host.
+    default_helper: Option<String>,
 }
 
 impl CredentialStore {
@@ -45,8 +50,40 @@ impl CredentialStore {
             .find_map(|h| self.by_host.get(&normalise_host(h)))
     }
 
-    /// Reads the `auths` of a docker `config.json` (`auth` = base64 `user:password`, or
-    /// `username` and `password`). Credential helpers are not run.
+    /// The helper a host's credentials come from: its `credHelpers` entry, else `credsStore`.
+    pub fn helper_for(&self, host: &str) -> Option<&str> {
+        self.helpers
+            .get(&normalise_host(host))
+            .or(self.default_helper.as_ref())
+            .map(String::as_str)
+    }
+
+    /// Runs the credential helper of each of `hosts` that has one, as docker does: what a helper
+    /// gives replaces the `auths` entry, and "not found" leaves the host to `auths` (or
+    /// anonymous). Called once per pull for the registries and mirrors in use, so a helper is
+    /// never asked about a registry the build does not contact.
+    pub fn ask_helpers(&mut self, hosts: &[&str]) -> Result<(), RegistryError> {
+        let mut asked = std::collections::BTreeSet::new();
+        for host in hosts {
+            let host = normalise_host(host);
+            let Some(helper) = self.helper_for(&host).map(str::to_string) else {
+                continue;
+            };
+            if !asked.insert(host.clone()) {
+                continue;
+            }
+            if let Some(found) =
+                super::cred_helper::get(&helper, &host, super::cred_helper::HELPER_TIMEOUT)?
+            {
+                self.by_host.insert(host, found);
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads a docker `config.json`: the `auths` (`auth` = base64 `user:password`, or `username`
+    /// and `password`), and the helpers named by `credHelpers` and `credsStore`, which
+    /// [`CredentialStore::ask_helpers`] runs.
     pub fn from_docker_config(path: &Path) -> Result<Self, RegistryError> {
         let bad = |reason: String| RegistryError::DockerConfig {
             path: path.to_path_buf(),
@@ -62,6 +99,10 @@ impl CredentialStore {
         struct Config {
             #[serde(default)]
             auths: BTreeMap<String, Entry>,
+            #[serde(default, rename = "credHelpers")]
+            cred_helpers: BTreeMap<String, String>,
+            #[serde(default, rename = "credsStore")]
+            creds_store: Option<String>,
         }
         #[derive(serde::Deserialize)]
         struct Entry {
@@ -76,6 +117,27 @@ impl CredentialStore {
         let config: Config =
             serde_json::from_str(text).map_err(|e| format!("not valid JSON: {e}"))?;
         let mut store = CredentialStore::default();
+        let helper_name = |name: String, key: &str| {
+            let usable = !name.is_empty()
+                && name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+            if usable {
+                Ok(name)
+            } else {
+                Err(format!(
+                    "{key} names `{name}`, which is not a credential helper name (the `<name>` of docker-credential-<name>)"
+                ))
+            }
+        };
+        for (host, helper) in config.cred_helpers {
+            let helper = helper_name(helper, &format!("credHelpers of `{host}`"))?;
+            store.helpers.insert(normalise_host(&host), helper);
+        }
+        store.default_helper = match config.creds_store {
+            Some(name) if !name.is_empty() => Some(helper_name(name, "credsStore")?),
+            _ => None,
+        };
         for (host, entry) in config.auths {
             let credentials = match (entry.auth, entry.username, entry.password) {
                 (Some(auth), _, _) if !auth.is_empty() => {

@@ -45,6 +45,18 @@ pub enum RegistryError {
         /// What is wrong with it.
         reason: String,
     },
+    /// A docker credential helper named by the config failed or is missing.
+    #[error(
+        "credential helper `{program}` for {registry}: {reason}; install it on PATH or remove it from `credsStore`/`credHelpers` of the docker config.json"
+    )]
+    CredentialHelper {
+        /// The program, `docker-credential-<name>`.
+        program: String,
+        /// The registry host it was asked about.
+        registry: String,
+        /// What went wrong (never the helper's answer).
+        reason: String,
+    },
     /// The HTTP request failed before an answer arrived (after retries).
     #[error("{image}: request to {url} failed: {source}")]
     Http {

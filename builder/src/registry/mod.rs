@@ -20,6 +20,7 @@
 
 mod auth;
 mod client;
+mod cred_helper;
 mod endpoint;
 mod error;
 mod layout;

@@ -217,12 +217,17 @@ pub async fn pull_images(
             Ok(name)
         })
         .collect::<Result<Vec<_>, _>>()?;
+    // Credential helpers are asked about the registries and mirrors this pull contacts.
+    let mut credentials = options.credentials.clone();
+    let mut hosts = Vec::new();
+    for name in &names {
+        hosts.push(endpoints.resolve(&name.registry)?.host);
+        hosts.push(name.registry.clone());
+    }
+    let hosts: Vec<&str> = hosts.iter().map(String::as_str).collect();
+    credentials.ask_helpers(&hosts)?;
     std::fs::create_dir_all(out_dir).map_err(RegistryError::io(out_dir))?;
-    let client = RegistryClient::new(
-        endpoints,
-        options.credentials.clone(),
-        options.retry.clone(),
-    )?;
+    let client = RegistryClient::new(endpoints, credentials, options.retry.clone())?;
     let temp;
     let blob_dir = match &options.blob_dir {
         Some(dir) => dir.clone(),
