@@ -1,6 +1,6 @@
 //! One whole build: options in, a plan (for `--dry-run`) or an ISO out.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -14,7 +14,7 @@ use super::resolve::resolve;
 use super::staging::Staging;
 use crate::fetch::{ClientOptions, FetchOptions, Fetcher, Mirror, Mirrors};
 use crate::progress::ProgressSink;
-use crate::registry::{Arch as RegistryArch, CredentialStore, PullOptions};
+use crate::registry::{Arch as RegistryArch, CredentialStore, PullOptions, default_docker_config};
 
 /// What the caller asks of a build beyond its inputs.
 #[derive(Debug, Clone, Default)]
@@ -110,18 +110,9 @@ pub fn pull_options(options: &Options) -> Result<PullOptions> {
     pull.strict_platforms = options.strict_platforms;
     pull.blob_dir = options.cache_dir.as_ref().map(|d| d.join("blobs"));
     pull.tarball_cache = options.cache_dir.as_ref().map(|d| d.join("tarballs"));
-    if let Some(config) = docker_config() {
+    if let Some(config) = default_docker_config() {
         pull.credentials = CredentialStore::from_docker_config(&config)
             .with_context(|| format!("reading registry credentials from {}", config.display()))?;
     }
     Ok(pull)
-}
-
-/// `$DOCKER_CONFIG/config.json` or `~/.docker/config.json`, when it exists.
-fn docker_config() -> Option<PathBuf> {
-    let dir = std::env::var_os("DOCKER_CONFIG")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".docker")))?;
-    let file = dir.join("config.json");
-    file.is_file().then_some(file)
 }

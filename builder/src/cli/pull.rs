@@ -5,7 +5,9 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use cks_builder::progress::NoProgress;
-use cks_builder::registry::{Arch, CredentialStore, ImageRequest, PullOptions, pull_images};
+use cks_builder::registry::{
+    Arch, CredentialStore, ImageRequest, PullOptions, default_docker_config, pull_images,
+};
 use cks_builder::retry::RetryPolicy;
 use cks_pinning::image::{ImageRef, dedup};
 
@@ -88,17 +90,8 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
 }
 
 fn credentials(explicit: Option<PathBuf>) -> anyhow::Result<CredentialStore> {
-    let path = match explicit {
-        Some(path) => path,
-        None => {
-            let dir = std::env::var_os("DOCKER_CONFIG")
-                .map(PathBuf::from)
-                .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".docker")));
-            match dir.map(|d| d.join("config.json")) {
-                Some(path) if path.is_file() => path,
-                _ => return Ok(CredentialStore::default()),
-            }
-        }
-    };
-    Ok(CredentialStore::from_docker_config(&path)?)
+    match explicit.or_else(default_docker_config) {
+        Some(path) => Ok(CredentialStore::from_docker_config(&path)?),
+        None => Ok(CredentialStore::default()),
+    }
 }

@@ -165,6 +165,16 @@ impl CredentialStore {
     }
 }
 
+/// `$DOCKER_CONFIG/config.json`, else `~/.docker/config.json`, when the file exists: where
+/// `docker login` leaves credentials.
+pub fn default_docker_config() -> Option<std::path::PathBuf> {
+    let dir = std::env::var_os("DOCKER_CONFIG")
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".docker")))?;
+    let file = dir.join("config.json");
+    file.is_file().then_some(file)
+}
+
 /// `https://index.docker.io/v1/` → `docker.io`; `http://h:5000/x` → `h:5000`.
 fn normalise_host(host: &str) -> String {
     let host = host.split_once("://").map_or(host, |(_, rest)| rest);
@@ -288,5 +298,26 @@ mod tests {
         let err = CredentialStore::parse_docker_config(r#"{"auths":{"h":{"auth":"!!"}}}"#)
             .expect_err("bad base64");
         assert!(err.contains("`h`"), "{err}");
+    }
+
+    #[test]
+    fn reads_the_helpers_of_a_docker_config_with_per_registry_ones_first() {
+        let store = CredentialStore::parse_docker_config(
+            r#"{"credsStore":"desktop","credHelpers":{"https://123.dkr.ecr.eu-west-1.amazonaws.com":"ecr-login"}}"#,
+        )
+        .expect("valid");
+        assert_eq!(
+            store.helper_for("123.dkr.ecr.eu-west-1.amazonaws.com"),
+            Some("ecr-login")
+        );
+        assert_eq!(store.helper_for("registry-1.docker.io"), Some("desktop"));
+        assert_eq!(
+            CredentialStore::default().helper_for("docker.io"),
+            None,
+            "no helper without a config"
+        );
+        let err = CredentialStore::parse_docker_config(r#"{"credsStore":"a b"}"#)
+            .expect_err("not a program name");
+        assert!(err.contains("credsStore") && err.contains("`a b`"), "{err}");
     }
 }

@@ -72,7 +72,7 @@ pub enum RegistryError {
     #[error("{image}: {registry} answered 401 Unauthorized{}", if *had_credentials {
         "; the credentials for it were refused"
     } else {
-        "; no credentials for it were given (pass a docker config.json with --docker-config)"
+        "; no credentials for it were given (run `docker login`, or point DOCKER_CONFIG at a config.json; `cks-iso pull` also takes --docker-config)"
     })]
     Unauthorized {
         /// The image being pulled.

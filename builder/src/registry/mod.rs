@@ -31,7 +31,7 @@ mod reference;
 mod store;
 mod tarball_cache;
 
-pub use auth::{Challenge, CredentialStore, Credentials, parse_challenge};
+pub use auth::{Challenge, CredentialStore, Credentials, default_docker_config, parse_challenge};
 pub use client::{FetchedManifest, RegistryClient};
 pub use endpoint::{Endpoint, Endpoints};
 pub use error::RegistryError;
