@@ -6,39 +6,14 @@
 use std::time::Duration;
 
 use cks_fixtures::kube_api::tls::TestCa;
-use cks_fixtures::kube_api::{KubeApiFake, KubeWorld, Owner};
+use cks_fixtures::kube_api::{KubeApiFake, KubeWorld};
+
+use crate::kube_support::web_world;
 use cks_rollout::adapters::kube::{KubeAccess, KubeClient, KubeError};
 use cks_rollout::model::{EvictionOutcome, Readiness, ReadyzCheck};
 
 fn world() -> KubeWorld {
-    let world = KubeWorld::new();
-    for name in ["c-1", "c-2", "w-1", "w-2"] {
-        world.add_node(name, 2, 4096);
-        world.add_pod(
-            "kube-system",
-            &format!("proxy-{name}"),
-            name,
-            &[("app", "proxy")],
-            Owner::DaemonSet("proxy".into()),
-        );
-    }
-    world.add_pod("kube-system", "static-w-1", "w-1", &[], Owner::Mirror);
-    world.add_pod(
-        "default",
-        "web-1",
-        "w-1",
-        &[("app", "web")],
-        Owner::ReplicaSet("web-abc".into()),
-    );
-    world.add_pod(
-        "default",
-        "web-2",
-        "w-2",
-        &[("app", "web")],
-        Owner::ReplicaSet("web-abc".into()),
-    );
-    world.add_pdb("default", "web-pdb", &[("app", "web")], 1);
-    world
+    web_world(&["c-1", "c-2", "w-1", "w-2"])
 }
 
 fn client_for(api: &KubeApiFake, dir: &std::path::Path) -> KubeClient {

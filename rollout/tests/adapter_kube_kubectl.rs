@@ -6,6 +6,8 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 use cks_fixtures::kube_api::{KubeApiFake, KubeWorld, Owner};
+
+use crate::kube_support::web_world;
 use serde_json::Value;
 
 fn kubectl(kubeconfig: &Path, cache: &Path, args: &[&str]) -> Output {
@@ -32,34 +34,9 @@ fn ok(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// The web workloads on three workers, plus a lone `db` pod on `w-1` whose budget needs it.
 fn world() -> KubeWorld {
-    let world = KubeWorld::new();
-    for name in ["w-1", "w-2", "w-3"] {
-        world.add_node(name, 2, 4096);
-        world.add_pod(
-            "kube-system",
-            &format!("proxy-{name}"),
-            name,
-            &[("app", "proxy")],
-            Owner::DaemonSet("proxy".into()),
-        );
-    }
-    world.add_pod("kube-system", "static-w-1", "w-1", &[], Owner::Mirror);
-    world.add_pod(
-        "default",
-        "web-1",
-        "w-1",
-        &[("app", "web")],
-        Owner::ReplicaSet("web-abc".into()),
-    );
-    world.add_pod(
-        "default",
-        "web-2",
-        "w-2",
-        &[("app", "web")],
-        Owner::ReplicaSet("web-abc".into()),
-    );
-    world.add_pdb("default", "web-pdb", &[("app", "web")], 1);
+    let world = web_world(&["w-1", "w-2", "w-3"]);
     world.add_pod(
         "default",
         "db-1",

@@ -6,6 +6,7 @@
 
 mod adapter_support;
 mod common;
+mod kube_support;
 
 mod adapter_cli;
 mod adapter_cloudstack_client;
