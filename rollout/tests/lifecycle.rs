@@ -47,14 +47,14 @@ fn cancel_stops_the_rollout_between_two_batches() {
 }
 
 #[test]
-fn a_cancel_asked_while_the_settings_are_stored_stops_before_the_first_batch() {
+fn a_cancel_asked_right_after_the_move_into_updating_stops_before_the_first_batch() {
     let spec = cluster(3, 0, 3);
     let req = offerings(&[("worker", "medium")]);
     let probe = Simulation::new(&spec, 9).expect("simulable");
     run_ok(&probe, &req);
     let mut spec = spec.clone();
     spec.faults.push(Fault::Cancel {
-        at_step: step_of(&probe, "store.save_settings"),
+        at_step: step_of(&probe, "store.begin_rollout") + 1,
     });
     let sim = Simulation::new(&spec, 9).expect("simulable");
     let run = run_ok(&sim, &req);

@@ -114,6 +114,8 @@ fn plan_lists_phases_batches_changes_skips_and_verdicts_without_acting() {
         "save_settings",
         "store.cas",
         "set_cancel",
+        "begin_rollout",
+        "request_cancel",
     ] {
         assert!(!trace.contains(mutating), "plan() must not act: {mutating}");
     }

@@ -419,7 +419,7 @@ fn a_state_changed_by_another_operation_before_the_compare_and_set_is_refused() 
         .world()
         .trace
         .iter()
-        .find(|l| l.contains("store.cas(Running -> Updating)"))
+        .find(|l| l.contains("store.begin_rollout(Running -> Updating)"))
         .and_then(|l| {
             l.trim_start_matches('#')
                 .split(' ')

@@ -100,9 +100,9 @@ impl EtcdHealth {
         }
     }
 
-    /// The member list as the first answering member reports it: (name, first client URL,
-    /// learner). `None` when no known member answers.
-    pub fn member_list(&self) -> Option<Vec<(String, String, bool)>> {
+    /// The member list as the first answering member reports it, health not yet filled in.
+    /// `None` when no known member answers.
+    pub fn member_list(&self) -> Option<Vec<ListedMember>> {
         self.known.iter().find_map(|m| {
             let url = format!(
                 "{}/v3/cluster/member/list",
@@ -116,7 +116,26 @@ impl EtcdHealth {
                     .filter_map(|m| {
                         let url = m["clientURLs"].as_array()?.first()?.as_str()?.to_string();
                         let name = m["name"].as_str().unwrap_or_default().to_string();
-                        Some((name, url, m["isLearner"].as_bool().unwrap_or(false)))
+                        // The gateway prints the uint64 ID as a JSON string.
+                        let id = match &m["ID"] {
+                            Value::String(s) => s.parse().ok(),
+                            v => v.as_u64(),
+                        };
+                        let peer_urls = m["peerURLs"]
+                            .as_array()
+                            .map(|a| {
+                                a.iter()
+                                    .filter_map(|u| u.as_str().map(str::to_string))
+                                    .collect()
+                            })
+                            .unwrap_or_default();
+                        Some(ListedMember {
+                            name,
+                            id,
+                            client_url: url,
+                            peer_urls,
+                            learner: m["isLearner"].as_bool().unwrap_or(false),
+                        })
                     })
                     .collect(),
             )
@@ -127,25 +146,48 @@ impl EtcdHealth {
     /// added since, and learners, count), else the known members. A known member missing from
     /// the list is still reported, as unknown when it does not answer.
     pub fn check(&self) -> Vec<EtcdMember> {
-        let mut listed: Vec<(String, String, bool)> = self.member_list().unwrap_or_default();
+        let mut listed: Vec<ListedMember> = self.member_list().unwrap_or_default();
         for known in &self.known {
             if !listed
                 .iter()
-                .any(|(name, url, _)| *name == known.name || *url == known.client_url)
+                .any(|m| m.name == known.name || m.client_url == known.client_url)
             {
-                listed.push((known.name.clone(), known.client_url.clone(), false));
+                listed.push(ListedMember {
+                    name: known.name.clone(),
+                    id: None,
+                    client_url: known.client_url.clone(),
+                    peer_urls: vec![],
+                    learner: false,
+                });
             }
         }
         listed
             .into_iter()
-            .map(|(name, client_url, learner)| EtcdMember {
-                health: self.member_health(&client_url),
-                name,
-                client_url,
-                learner,
+            .map(|m| EtcdMember {
+                health: self.member_health(&m.client_url),
+                name: m.name,
+                id: m.id,
+                client_url: m.client_url,
+                peer_urls: m.peer_urls,
+                learner: m.learner,
             })
             .collect()
     }
+}
+
+/// One entry of etcd's member list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListedMember {
+    /// Member name.
+    pub name: String,
+    /// Member ID.
+    pub id: Option<u64>,
+    /// First client URL.
+    pub client_url: String,
+    /// Peer URLs.
+    pub peer_urls: Vec<String>,
+    /// True for a learner.
+    pub learner: bool,
 }
 
 impl ports::Etcd for EtcdHealth {

@@ -165,7 +165,9 @@ mod tests {
                 .zip(health)
                 .map(|(n, h)| EtcdMember {
                     name: n.clone(),
+                    id: None,
                     client_url: String::new(),
+                    peer_urls: vec![],
                     health: *h,
                     learner: false,
                 })

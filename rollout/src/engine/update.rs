@@ -71,10 +71,18 @@ fn check_cancel(
             ),
         ));
     }
-    ports
+    // Set only while the cluster is still Updating, in one transaction: a rollout that ended
+    // meanwhile is not left with a stray flag.
+    if !ports
         .store
-        .set_cancel(cluster_id, true)
-        .map_err(port("set rollout.cancel"))?;
+        .request_cancel(cluster_id)
+        .map_err(port("set rollout.cancel"))?
+    {
+        return Err(UpdateError::param(
+            "cancelrollout",
+            format!("cluster {cluster_id} is no longer Updating, no rollout is running"),
+        ));
+    }
     Ok(UpdateOutcome::CancelRequested)
 }
 
@@ -127,36 +135,28 @@ pub fn update(
         owner: cfg.owner.clone(),
         heartbeat_ms: ports.clock.now().as_millis() as u64,
     };
-    if !ports
+    // The move into Updating, the cleared cancel flag and the settings are one transaction: a
+    // cancel asked once the cluster is Updating is never erased.
+    match ports
         .store
-        .compare_and_set_state(cluster_id, state, ClusterState::Updating, Some(&lease))
-        .map_err(port("move cluster to Updating"))?
+        .begin_rollout(cluster_id, state, &lease, &valid.settings)
     {
-        return Err(UpdateError::Concurrent {
-            cluster: cluster_id.to_string(),
-            expected: state,
-        });
-    }
-    let stored = ports.store.set_cancel(cluster_id, false).and_then(|()| {
-        ports
-            .store
-            .save_settings(cluster_id, ClusterState::Updating, &valid.settings)
-    });
-    let failure = match stored {
-        Ok(true) => None,
-        Ok(false) => Some("the cluster left Updating while the settings were stored".to_string()),
-        Err(e) => Some(e.to_string()),
-    };
-    if let Some(message) = failure {
-        let _ = ports.store.set_last_error(cluster_id, Some(&message));
-        let _ = ports
-            .store
-            .compare_and_set_state(cluster_id, ClusterState::Updating, state, None);
-        return Err(UpdateError::StoreFailed {
-            cluster: cluster_id.to_string(),
-            message,
-            restored: state,
-        });
+        Ok(true) => {}
+        Ok(false) => {
+            return Err(UpdateError::Concurrent {
+                cluster: cluster_id.to_string(),
+                expected: state,
+            });
+        }
+        Err(e) => {
+            let message = e.to_string();
+            let _ = ports.store.set_last_error(cluster_id, Some(&message));
+            return Err(UpdateError::StoreFailed {
+                cluster: cluster_id.to_string(),
+                message,
+                restored: state,
+            });
+        }
     }
     let mut runner = Runner::new(ports, cfg, cluster_id, lease, progress);
     let run = runner.execute(valid.max_unavailable);

@@ -19,8 +19,15 @@ pub struct EtcdMember {
     /// Member name: the node name of the VM running it (control node when stacked, etcd node
     /// otherwise).
     pub name: String,
+    /// The member ID etcd gave it (`ID` of `member list`), when known.
+    #[serde(default)]
+    pub id: Option<u64>,
     /// Its client URL.
     pub client_url: String,
+    /// Its peer URLs (`peerURLs` of `member list`): with the client URL, the addresses that
+    /// identify which node runs it.
+    #[serde(default)]
+    pub peer_urls: Vec<String>,
     /// Health.
     pub health: MemberHealth,
     /// True for a learner (non-voting) member.

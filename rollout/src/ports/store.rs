@@ -31,7 +31,23 @@ pub trait Store {
     /// (the rollout must stop: someone else owns the cluster now).
     fn renew_lease(&mut self, cluster_id: &str, lease: &Lease) -> PortResult<bool>;
 
-    /// Set or clear `rollout.cancel`.
+    /// In one transaction: if the state is `expected`, move it to `Updating` with `lease`, clear
+    /// `rollout.cancel` and store `settings`, and return `true`; otherwise change nothing and
+    /// return `false`. A cancel can land only once the cluster is `Updating`, so none asked for
+    /// this rollout is ever erased.
+    fn begin_rollout(
+        &mut self,
+        cluster_id: &str,
+        expected: ClusterState,
+        lease: &Lease,
+        settings: &TypeSettings,
+    ) -> PortResult<bool>;
+
+    /// In one transaction: if the state is `Updating`, set `rollout.cancel` and return `true`;
+    /// otherwise change nothing and return `false` (no rollout runs to cancel).
+    fn request_cancel(&mut self, cluster_id: &str) -> PortResult<bool>;
+
+    /// Set or clear `rollout.cancel` (release clears it).
     fn set_cancel(&mut self, cluster_id: &str, cancel: bool) -> PortResult<()>;
 
     /// Set or clear `rollout.lasterror`.

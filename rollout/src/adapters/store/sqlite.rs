@@ -225,6 +225,37 @@ impl Store for SqliteStore {
         .map_err(port)
     }
 
+    fn begin_rollout(
+        &mut self,
+        cluster_id: &str,
+        expected: ClusterState,
+        lease: &Lease,
+        settings: &TypeSettings,
+    ) -> PortResult<bool> {
+        self.update(cluster_id, |r| {
+            if r.state != expected {
+                return false;
+            }
+            r.state = ClusterState::Updating;
+            r.lease = Some(lease.clone());
+            r.cancel = false;
+            r.settings = settings.clone();
+            true
+        })
+        .map_err(port)
+    }
+
+    fn request_cancel(&mut self, cluster_id: &str) -> PortResult<bool> {
+        self.update(cluster_id, |r| {
+            if r.state != ClusterState::Updating {
+                return false;
+            }
+            r.cancel = true;
+            true
+        })
+        .map_err(port)
+    }
+
     fn set_cancel(&mut self, cluster_id: &str, cancel: bool) -> PortResult<()> {
         self.update(cluster_id, |r| {
             r.cancel = cancel;

@@ -106,7 +106,9 @@ impl Etcd for SimHandle {
                 .filter(|v| v.node_type == t)
                 .map(|v| EtcdMember {
                     name: v.name.clone(),
+                    id: None,
                     client_url: format!("https://{}:2379", v.name),
+                    peer_urls: vec![format!("https://{}:2380", v.name)],
                     health: if v.state != VmState::Running || !v.booted {
                         MemberHealth::Unknown
                     } else if v.etcd_unhealthy {

@@ -72,6 +72,44 @@ impl Store for SimHandle {
         })
     }
 
+    fn begin_rollout(
+        &mut self,
+        cluster_id: &str,
+        expected: ClusterState,
+        lease: &Lease,
+        settings: &TypeSettings,
+    ) -> PortResult<bool> {
+        self.call(
+            format!("store.begin_rollout({expected:?} -> Updating)"),
+            |w| {
+                if w.take_fault(|f| matches!(f, Fault::SaveSettingsFails)) {
+                    return Err(PortError::unavailable("database is locked"));
+                }
+                let r = cluster(w, cluster_id)?;
+                if r.state != expected {
+                    return Ok(false);
+                }
+                r.state = ClusterState::Updating;
+                r.lease = Some(lease.clone());
+                r.cancel = false;
+                r.settings = settings.clone();
+                w.phase = None;
+                Ok(true)
+            },
+        )
+    }
+
+    fn request_cancel(&mut self, cluster_id: &str) -> PortResult<bool> {
+        self.call("store.request_cancel".into(), |w| {
+            let r = cluster(w, cluster_id)?;
+            if r.state != ClusterState::Updating {
+                return Ok(false);
+            }
+            r.cancel = true;
+            Ok(true)
+        })
+    }
+
     fn set_cancel(&mut self, cluster_id: &str, cancel: bool) -> PortResult<()> {
         self.call(format!("store.set_cancel({cancel})"), |w| {
             cluster(w, cluster_id)?.cancel = cancel;
