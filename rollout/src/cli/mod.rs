@@ -1,6 +1,7 @@
 //! The `cks-rollout` command line: parse, build the ports, call the engine, print.
 
 mod args;
+mod discover;
 mod live;
 mod render;
 mod simulate;
@@ -111,6 +112,8 @@ fn run(cli: &Cli) -> Result<Exit> {
         Command::Plan { live, update } => {
             let mut ports = LivePorts::connect(live)?;
             let req = update.request(true)?;
+            let notes = ports.discovery.check_for(live, &req)?;
+            notes.iter().for_each(|note| eprintln!("note: {note}"));
             let plan = plan_update(&mut ports.ports(), &live.cluster_id, &req)
                 .context("planning the update")?;
             if cli.json {
@@ -123,6 +126,8 @@ fn run(cli: &Cli) -> Result<Exit> {
         Command::Run { live, update: args } => {
             let mut ports = LivePorts::connect(live)?;
             let req = args.request(true)?;
+            let notes = ports.discovery.check_for(live, &req)?;
+            notes.iter().for_each(|note| eprintln!("note: {note}"));
             let cfg = engine_config(live);
             let types = ports
                 .ports()
