@@ -49,8 +49,8 @@ impl EtcdctlCommand {
         all.push(format!("--cacert={dir}/ca.crt"));
         all.push(format!("--cert={dir}/healthcheck-client.crt"));
         all.push(format!("--key={dir}/healthcheck-client.key"));
-        all.push("--dial-timeout=5s".into());
-        all.push("--command-timeout=10s".into());
+        all.push("--dial-timeout=2s".into());
+        all.push("--command-timeout=3s".into());
         all.extend(words.iter().map(|w| w.to_string()));
         all.extend(["-w".to_string(), "json".to_string()]);
         RemoteCommand::new(all)
@@ -72,39 +72,39 @@ pub struct EtcdNode {
 pub enum EtcdSshError {
     /// SSH refused the connection.
     #[error(
-        "SSH to {node} refused: {source}; check the port-forwarding rule in CloudStack or pass --ssh-endpoint {node}=HOST:PORT"
+        "SSH to {node} refused: {error}; check the port-forwarding rule in CloudStack or pass --ssh-endpoint {node}=HOST:PORT"
     )]
     Refused {
         /// The node.
         node: String,
         /// The runner's error.
-        source: RunError,
+        error: RunError,
     },
     /// The node's host key is not the trusted one.
     #[error(
-        "SSH to {node}: {source}; add its key to the --known-hosts file or pin it with --host-key-fingerprint SHA256:..."
+        "SSH to {node}: {error}; add its key to the --known-hosts file or pin it with --host-key-fingerprint SHA256:..."
     )]
     HostKey {
         /// The node.
         node: String,
         /// The runner's error.
-        source: RunError,
+        error: RunError,
     },
     /// The node did not take the key.
-    #[error("SSH to {node}: {source}; pass the cluster's key with --ssh-key FILE (and the user with --ssh-user)")]
+    #[error("SSH to {node}: {error}; pass the cluster's key with --ssh-key FILE (and the user with --ssh-user)")]
     Authentication {
         /// The node.
         node: String,
         /// The runner's error.
-        source: RunError,
+        error: RunError,
     },
     /// Another SSH failure.
-    #[error("SSH to {node}: {source}; check --ssh-endpoint, or give the members with --etcd-endpoint")]
+    #[error("SSH to {node}: {error}; check --ssh-endpoint, or give the members with --etcd-endpoint")]
     Ssh {
         /// The node.
         node: String,
         /// The runner's error.
-        source: RunError,
+        error: RunError,
     },
     /// etcdctl is not on the node.
     #[error(
@@ -149,6 +149,8 @@ pub struct EtcdOverSsh {
     command: EtcdctlCommand,
     /// Every member node's address → its name, to name the members.
     names: BTreeMap<String, String>,
+    /// The answer of a check made just before the first `members` call (see [`EtcdOverSsh::prime`]).
+    primed: Option<Vec<EtcdMember>>,
 }
 
 fn url_host(url: &str) -> &str {
@@ -185,7 +187,15 @@ impl EtcdOverSsh {
             nodes,
             command,
             names,
+            primed: None,
         }
+    }
+
+    /// Checks now, returning the error if etcd cannot be checked; the answer serves the next
+    /// `members` call, so a caller that probes the route first does not pay for two checks.
+    pub fn prime(&mut self) -> Result<(), EtcdSshError> {
+        self.primed = Some(self.check()?);
+        Ok(())
     }
 
     fn endpoints(&self, first: &EtcdNode) -> Vec<String> {
@@ -209,13 +219,13 @@ impl EtcdOverSsh {
     fn run(&self, node: &EtcdNode, words: &[&str]) -> Result<RemoteOutput, EtcdSshError> {
         let command = self.command.words(&self.endpoints(node), words);
         let name = node.node.clone();
-        node.runner.run(&command).map_err(|source| match source {
+        node.runner.run(&command).map_err(|error| match error {
             RunError::ConnectionRefused { .. } | RunError::ConnectTimeout { .. } => {
-                EtcdSshError::Refused { node: name, source }
+                EtcdSshError::Refused { node: name, error }
             }
-            RunError::HostKeyRejected { .. } => EtcdSshError::HostKey { node: name, source },
-            RunError::Authentication { .. } => EtcdSshError::Authentication { node: name, source },
-            _ => EtcdSshError::Ssh { node: name, source },
+            RunError::HostKeyRejected { .. } => EtcdSshError::HostKey { node: name, error },
+            RunError::Authentication { .. } => EtcdSshError::Authentication { node: name, error },
+            _ => EtcdSshError::Ssh { node: name, error },
         })
     }
 
@@ -338,6 +348,9 @@ impl EtcdOverSsh {
 
 impl ports::Etcd for EtcdOverSsh {
     fn members(&mut self) -> PortResult<Vec<EtcdMember>> {
+        if let Some(members) = self.primed.take() {
+            return Ok(members);
+        }
         self.check()
             .map_err(|e| PortError::unavailable(format!("etcd: {e}")))
     }
@@ -386,7 +399,7 @@ mod tests {
             command.to_shell(),
             "sudo etcdctl --endpoints=https://10.1.1.11:2379 --cacert=/etc/kubernetes/pki/etcd/ca.crt \
              --cert=/etc/kubernetes/pki/etcd/healthcheck-client.crt --key=/etc/kubernetes/pki/etcd/healthcheck-client.key \
-             --dial-timeout=5s --command-timeout=10s endpoint health --cluster -w json"
+             --dial-timeout=2s --command-timeout=3s endpoint health --cluster -w json"
         );
     }
 

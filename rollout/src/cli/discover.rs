@@ -184,10 +184,10 @@ impl Discovery {
                     ),
                 ));
             }
-            let etcd = self
+            let mut etcd = self
                 .etcd_over_ssh(args, client, &info, &map)
                 .map_err(step(Needs::Etcd))?;
-            etcd.check().map_err(step(Needs::Etcd))?;
+            etcd.prime().map_err(step(Needs::Etcd))?;
             self.etcd = Some(Box::new(etcd));
         }
         Ok(())
