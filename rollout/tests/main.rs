@@ -19,6 +19,7 @@ mod adapter_kube_kubectl;
 mod adapter_store;
 mod crash;
 mod description;
+mod discovery_cs;
 mod discovery_end_to_end;
 mod discovery_errors;
 mod lifecycle;
