@@ -55,7 +55,10 @@ fn cs_reads_the_kubeconfig_the_public_address_the_nics_and_the_ssh_rules() {
     cloud.set_kubeconfig(&cluster, "apiVersion: v1\nkind: Config\n");
     let config = ok(&cs(&api, &["getKubernetesClusterConfig", &id]));
     assert_eq!(config["clusterconfig"]["name"], "k1");
-    assert_eq!(config["clusterconfig"]["configdata"], "apiVersion: v1\nkind: Config\n");
+    assert_eq!(
+        config["clusterconfig"]["configdata"],
+        "apiVersion: v1\nkind: Config\n"
+    );
     let unknown = cs(&api, &["getKubernetesClusterConfig", "id=nope"]);
     assert!(!unknown.status.success());
     assert!(String::from_utf8_lossy(&unknown.stdout).contains("Invalid Kubernetes cluster ID"));
@@ -71,11 +74,24 @@ fn cs_reads_the_kubeconfig_the_public_address_the_nics_and_the_ssh_rules() {
     assert_eq!(address["publicipaddress"][0]["ipaddress"], "203.0.113.7");
     assert_eq!(address["publicipaddress"][0]["issourcenat"], true);
 
-    let vms = ok(&cs(&api, &["listVirtualMachines", &format!("id={control}")]));
+    let vms = ok(&cs(
+        &api,
+        &["listVirtualMachines", &format!("id={control}")],
+    ));
     assert_eq!(vms["virtualmachine"][0]["nic"][0]["ipaddress"], "10.1.1.11");
-    assert_eq!(vms["virtualmachine"][0]["nic"][0]["networkid"], Value::String(network));
+    assert_eq!(
+        vms["virtualmachine"][0]["nic"][0]["networkid"],
+        Value::String(network)
+    );
 
-    let rules = ok(&cs(&api, &["listPortForwardingRules", &format!("ipaddressid={ip}"), "listall=true"]));
+    let rules = ok(&cs(
+        &api,
+        &[
+            "listPortForwardingRules",
+            &format!("ipaddressid={ip}"),
+            "listall=true",
+        ],
+    ));
     assert_eq!(rules["count"], 2);
     let rule = rules["portforwardingrule"]
         .as_array()
@@ -83,9 +99,18 @@ fn cs_reads_the_kubeconfig_the_public_address_the_nics_and_the_ssh_rules() {
         .iter()
         .find(|r| r["virtualmachineid"] == Value::String(worker.clone()))
         .expect("the worker's rule");
-    assert_eq!((rule["publicport"].as_str(), rule["privateport"].as_str()), (Some("2223"), Some("22")));
+    assert_eq!(
+        (rule["publicport"].as_str(), rule["privateport"].as_str()),
+        (Some("2223"), Some("22"))
+    );
     assert_eq!(rule["ipaddress"], "203.0.113.7");
     assert_eq!(rule["virtualmachinename"], "k1-node-1");
-    let one = ok(&cs(&api, &["listPortForwardingRules", &format!("virtualmachineid={control}")]));
+    let one = ok(&cs(
+        &api,
+        &[
+            "listPortForwardingRules",
+            &format!("virtualmachineid={control}"),
+        ],
+    ));
     assert_eq!(one["portforwardingrule"][0]["publicport"], "2222");
 }

@@ -26,7 +26,12 @@ fn plan_and_run_need_only_the_cluster_id_the_ssh_key_and_the_known_hosts() {
         format!("worker={}", c.big),
     ];
 
-    let plan = c.rollout("plan").args(&offerings).arg("--json").output().expect("runs");
+    let plan = c
+        .rollout("plan")
+        .args(&offerings)
+        .arg("--json")
+        .output()
+        .expect("runs");
     assert!(plan.status.success(), "{}", text(&plan));
     let plan: Value = serde_json::from_slice(&plan.stdout).expect("JSON plan");
     let phases: Vec<&str> = plan["phases"]
@@ -41,10 +46,23 @@ fn plan_and_run_need_only_the_cluster_id_the_ssh_key_and_the_known_hosts() {
     }
     // The etcd check went over SSH as the cloud user, through sudo.
     let sessions: String = c.sshds.iter().map(|s| s.log()).collect();
-    assert!(sessions.contains("Accepted publickey for cloud"), "{sessions}");
+    assert!(
+        sessions.contains("Accepted publickey for cloud"),
+        "{sessions}"
+    );
     let fetched = c.cloud.calls();
-    assert!(fetched.iter().any(|call| call.starts_with("getkubernetesclusterconfig")), "{fetched:?}");
-    assert!(fetched.iter().any(|call| call.starts_with("listportforwardingrules")), "{fetched:?}");
+    assert!(
+        fetched
+            .iter()
+            .any(|call| call.starts_with("getkubernetesclusterconfig")),
+        "{fetched:?}"
+    );
+    assert!(
+        fetched
+            .iter()
+            .any(|call| call.starts_with("listportforwardingrules")),
+        "{fetched:?}"
+    );
     // Each control node's own API server was asked, on its InternalIP.
     let requests = c.kube.requests();
     assert!(!requests.is_empty());
@@ -57,15 +75,27 @@ fn plan_and_run_need_only_the_cluster_id_the_ssh_key_and_the_known_hosts() {
         .expect("runs");
     let shown = text(&run);
     assert!(run.status.success(), "{shown}");
-    assert!(shown.contains(&format!("restarted {} node(s)", CONTROL.len() + WORKERS.len())), "{shown}");
+    assert!(
+        shown.contains(&format!(
+            "restarted {} node(s)",
+            CONTROL.len() + WORKERS.len()
+        )),
+        "{shown}"
+    );
     for name in CONTROL.iter().chain(WORKERS.iter()) {
         let vm = c.cloud.vm_named(name).expect("vm");
-        assert_eq!(vm.service_offering_id, c.big, "{name} moved to the new offering");
+        assert_eq!(
+            vm.service_offering_id, c.big,
+            "{name} moved to the new offering"
+        );
     }
     // The kubeconfig CloudStack handed out is not left behind, nor printed.
     let left: Vec<_> = std::fs::read_dir(c.tmp()).expect("tmp").collect();
     assert!(left.is_empty(), "{left:?}");
-    assert!(!shown.contains(crate::discovery_support::KUBE_TOKEN), "{shown}");
+    assert!(
+        !shown.contains(crate::discovery_support::KUBE_TOKEN),
+        "{shown}"
+    );
 }
 
 #[test]
@@ -76,11 +106,16 @@ fn with_one_etcd_member_stopped_preflight_refuses_a_control_restart_that_loses_q
     let before = stops(&c.cloud.calls());
     let control = format!("control={}", c.big);
 
-    let plan = c.rollout("plan").args(["--offering", &control]).output().expect("runs");
+    let plan = c
+        .rollout("plan")
+        .args(["--offering", &control])
+        .output()
+        .expect("runs");
     let shown = text(&plan);
     assert!(plan.status.success(), "{shown}");
     assert!(
-        shown.contains("k1-control-1") && shown.contains("etcd quorum: 1 of the other members healthy, 2 of 3 needed"),
+        shown.contains("k1-control-1")
+            && shown.contains("etcd quorum: 1 of the other members healthy, 2 of 3 needed"),
         "{shown}"
     );
 
@@ -92,8 +127,46 @@ fn with_one_etcd_member_stopped_preflight_refuses_a_control_restart_that_loses_q
     let shown = text(&run);
     assert!(!run.status.success(), "{shown}");
     assert!(shown.contains("etcd quorum"), "{shown}");
-    assert_eq!(stops(&c.cloud.calls()), before, "no control VM was stopped: {shown}");
+    assert_eq!(
+        stops(&c.cloud.calls()),
+        before,
+        "no control VM was stopped: {shown}"
+    );
     for name in CONTROL {
-        assert_eq!(c.cloud.vm_named(name).expect("vm").service_offering_id, c.small);
+        assert_eq!(
+            c.cloud.vm_named(name).expect("vm").service_offering_id,
+            c.small
+        );
+    }
+}
+
+#[test]
+fn help_shows_the_short_form_first_and_the_overrides_after() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_cks-rollout"))
+        .arg("--help")
+        .output()
+        .expect("runs");
+    let help = text(&out);
+    let short = help
+        .find("cks-rollout plan --cluster-id X --ssh-key K --known-hosts F --offering worker=...")
+        .expect("the short form");
+    let overrides = help
+        .find("Overrides of what is found: --kubeconfig")
+        .expect("the overrides");
+    assert!(short < overrides, "{help}");
+    let plan = std::process::Command::new(env!("CARGO_BIN_EXE_cks-rollout"))
+        .args(["plan", "--help"])
+        .output()
+        .expect("runs");
+    let plan = text(&plan);
+    for flag in [
+        "--ssh-key",
+        "--known-hosts",
+        "--host-key-fingerprint",
+        "--ssh-endpoint",
+        "--etcd-pki-dir",
+        "--etcdctl",
+    ] {
+        assert!(plan.contains(flag), "{flag}: {plan}");
     }
 }

@@ -7,7 +7,13 @@ use std::process::Output;
 use crate::discovery_support::{Variant, cluster, cluster_with};
 
 fn refused(out: &Output) -> String {
-    assert_eq!(out.status.code(), Some(1), "{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
     let stderr = String::from_utf8_lossy(&out.stderr).trim_end().to_string();
     assert!(!stderr.contains('\n'), "one line: {stderr}");
     assert!(stderr.starts_with("cks-rollout: "), "{stderr}");
@@ -29,8 +35,10 @@ fn no_kubeconfig_in_cloudstack_names_the_kubeconfig_flag() {
     });
     let line = refused(&plan(&c));
     assert!(
-        line.contains(&format!("CloudStack has no kubeconfig for cluster {}", c.cluster_id))
-            && line.contains("pass --kubeconfig FILE"),
+        line.contains(&format!(
+            "CloudStack has no kubeconfig for cluster {}",
+            c.cluster_id
+        )) && line.contains("pass --kubeconfig FILE"),
         "{line}"
     );
 }
@@ -72,7 +80,8 @@ fn ssh_refused_and_an_unknown_host_key_name_their_flags() {
     }
     let line = refused(&plan(&c));
     assert!(
-        line.contains("SSH to k1-control-1 refused") && line.contains("--ssh-endpoint k1-control-1=HOST:PORT"),
+        line.contains("SSH to k1-control-1 refused")
+            && line.contains("--ssh-endpoint k1-control-1=HOST:PORT"),
         "{line}"
     );
 }
@@ -85,7 +94,8 @@ fn etcdctl_missing_on_the_node_names_the_etcdctl_flag() {
     });
     let line = refused(&plan(&c));
     assert!(
-        line.contains("etcdctl is not installed on k1-control-1") && line.contains("--etcdctl PATH"),
+        line.contains("etcdctl is not installed on k1-control-1")
+            && line.contains("--etcdctl PATH"),
         "{line}"
     );
 }

@@ -32,4 +32,3 @@ impl fmt::Display for RemoteCommand {
         f.write_str(&self.to_shell())
     }
 }
-

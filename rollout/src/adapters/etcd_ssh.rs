@@ -91,7 +91,9 @@ pub enum EtcdSshError {
         error: RunError,
     },
     /// The node did not take the key.
-    #[error("SSH to {node}: {error}; pass the cluster's key with --ssh-key FILE (and the user with --ssh-user)")]
+    #[error(
+        "SSH to {node}: {error}; pass the cluster's key with --ssh-key FILE (and the user with --ssh-user)"
+    )]
     Authentication {
         /// The node.
         node: String,
@@ -99,7 +101,9 @@ pub enum EtcdSshError {
         error: RunError,
     },
     /// Another SSH failure.
-    #[error("SSH to {node}: {error}; check --ssh-endpoint, or give the members with --etcd-endpoint")]
+    #[error(
+        "SSH to {node}: {error}; check --ssh-endpoint, or give the members with --etcd-endpoint"
+    )]
     Ssh {
         /// The node.
         node: String,
@@ -170,7 +174,13 @@ fn detail(output: &RemoteOutput) -> String {
         .filter(|l| !l.is_empty())
         .collect();
     if lines.is_empty() {
-        output.stdout.trim().lines().last().unwrap_or("no output").to_string()
+        output
+            .stdout
+            .trim()
+            .lines()
+            .last()
+            .unwrap_or("no output")
+            .to_string()
     } else {
         lines.join(" | ")
     }
@@ -292,7 +302,11 @@ impl EtcdOverSsh {
             .unwrap_or_default();
         let strings = |v: &Value| -> Vec<String> {
             v.as_array()
-                .map(|a| a.iter().filter_map(|u| u.as_str().map(str::to_string)).collect())
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|u| u.as_str().map(str::to_string))
+                        .collect()
+                })
                 .unwrap_or_default()
         };
         list["members"]
@@ -314,9 +328,9 @@ impl EtcdOverSsh {
                             None => MemberHealth::Unknown,
                         };
                         EtcdMember {
-                            name: node
-                                .cloned()
-                                .unwrap_or_else(|| m["name"].as_str().unwrap_or_default().to_string()),
+                            name: node.cloned().unwrap_or_else(|| {
+                                m["name"].as_str().unwrap_or_default().to_string()
+                            }),
                             id: m["ID"].as_u64(),
                             client_url,
                             peer_urls,
@@ -393,8 +407,10 @@ mod tests {
 
     #[test]
     fn the_command_is_kubeadms_etcdctl_through_sudo() {
-        let command = EtcdctlCommand::default()
-            .words(&["https://10.1.1.11:2379".into()], &["endpoint", "health", "--cluster"]);
+        let command = EtcdctlCommand::default().words(
+            &["https://10.1.1.11:2379".into()],
+            &["endpoint", "health", "--cluster"],
+        );
         assert_eq!(
             command.to_shell(),
             "sudo etcdctl --endpoints=https://10.1.1.11:2379 --cacert=/etc/kubernetes/pki/etcd/ca.crt \
@@ -407,8 +423,16 @@ mod tests {
     fn members_are_named_after_the_node_with_their_address() {
         let etcd = EtcdOverSsh::new(
             vec![
-                EtcdNode { node: "k1-control-1".into(), address: "10.1.1.11".into(), runner: Box::new(Answers(vec![], Default::default())) },
-                EtcdNode { node: "k1-control-2".into(), address: "10.1.1.12".into(), runner: Box::new(Answers(vec![], Default::default())) },
+                EtcdNode {
+                    node: "k1-control-1".into(),
+                    address: "10.1.1.11".into(),
+                    runner: Box::new(Answers(vec![], Default::default())),
+                },
+                EtcdNode {
+                    node: "k1-control-2".into(),
+                    address: "10.1.1.12".into(),
+                    runner: Box::new(Answers(vec![], Default::default())),
+                },
             ],
             EtcdctlCommand::default(),
         );
@@ -429,7 +453,12 @@ mod tests {
         assert_eq!(
             view,
             [
-                ("k1-control-2", Some(17_000_000_000_000_000_001), MemberHealth::Healthy, false),
+                (
+                    "k1-control-2",
+                    Some(17_000_000_000_000_000_001),
+                    MemberHealth::Healthy,
+                    false
+                ),
                 ("k1-control-1", Some(2), MemberHealth::Unhealthy, false),
                 ("etcd-gamma", Some(3), MemberHealth::Unknown, true),
             ]
@@ -441,7 +470,11 @@ mod tests {
     fn a_missing_etcdctl_and_unreadable_certificates_name_their_flags() {
         let missing = port(vec![said(1, "", "sudo: etcdctl: command not found")]).check();
         let text = missing.expect_err("missing").to_string();
-        assert!(text.starts_with("etcdctl is not installed on k1-control-1") && text.contains("--etcdctl PATH"), "{text}");
+        assert!(
+            text.starts_with("etcdctl is not installed on k1-control-1")
+                && text.contains("--etcdctl PATH"),
+            "{text}"
+        );
         let certs = port(vec![said(
             1,
             "",
@@ -449,7 +482,11 @@ mod tests {
         )])
         .check();
         let text = certs.expect_err("unreadable").to_string();
-        assert!(text.contains("could not read the etcd client certificates") && text.contains("--etcd-pki-dir DIR"), "{text}");
+        assert!(
+            text.contains("could not read the etcd client certificates")
+                && text.contains("--etcd-pki-dir DIR"),
+            "{text}"
+        );
     }
 
     #[test]

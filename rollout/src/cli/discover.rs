@@ -13,7 +13,9 @@ use clap::Args;
 use cks_rollout::adapters::cloudstack::CloudStackClient;
 use cks_rollout::adapters::etcd_ssh::{EtcdNode, EtcdOverSsh, EtcdctlCommand, KUBEADM_ETCD_PKI};
 use cks_rollout::adapters::kube::{KubeAccess, KubeApi, KubeClient};
-use cks_rollout::discovery::{FetchedKubeconfig, NamedCloud, NodeMap, SshRoute, cluster_api, nodes};
+use cks_rollout::discovery::{
+    FetchedKubeconfig, NamedCloud, NodeMap, SshRoute, cluster_api, nodes,
+};
 use cks_rollout::engine::UpdateRequest;
 use cks_rollout::model::NodeType;
 use cks_rollout::ports::{Cloud, Etcd, Kube};
@@ -131,8 +133,8 @@ impl Discovery {
         let path = match &args.kubeconfig {
             Some(path) => path.clone(),
             None => {
-                let data = cluster_api::kubeconfig_data(client, &args.cluster_id)
-                    .map_err(step(both))?;
+                let data =
+                    cluster_api::kubeconfig_data(client, &args.cluster_id).map_err(step(both))?;
                 let kept = FetchedKubeconfig::keep(&data).map_err(step(both))?;
                 let path = kept.path().to_path_buf();
                 self._kubeconfig = Some(kept);
@@ -144,7 +146,11 @@ impl Discovery {
                 both,
                 anyhow::anyhow!(
                     "the cluster's kubeconfig{}: {e}; pass --kubeconfig FILE",
-                    if args.kubeconfig.is_none() { " from CloudStack" } else { "" }
+                    if args.kubeconfig.is_none() {
+                        " from CloudStack"
+                    } else {
+                        ""
+                    }
                 ),
             )
         })?;
@@ -168,9 +174,15 @@ impl Discovery {
         // Each control node's own API server, checked with the kubeconfig's CA; flags win.
         let mut control: BTreeMap<String, String> = map
             .of_type(NodeType::Control)
-            .map(|m| (m.node_name.clone(), format!("https://{}:6443", url_host(&m.address))))
+            .map(|m| {
+                (
+                    m.node_name.clone(),
+                    format!("https://{}:6443", url_host(&m.address)),
+                )
+            })
             .collect();
-        control.extend(pairs("control-endpoint", &args.control_endpoints).map_err(step(Needs::Kube))?);
+        control
+            .extend(pairs("control-endpoint", &args.control_endpoints).map_err(step(Needs::Kube))?);
         let client_kube = KubeClient::new(&access, TIMEOUT).map_err(step(Needs::Kube))?;
         self.kube = Some(Box::new(KubeApi::new(client_kube, &control)));
 
@@ -249,7 +261,10 @@ impl Discovery {
             NodeType::Control
         };
         let candidates: Vec<_> = map.of_type(members_on).collect();
-        let route = if candidates.iter().all(|m| overrides.contains_key(&m.node_name)) {
+        let route = if candidates
+            .iter()
+            .all(|m| overrides.contains_key(&m.node_name))
+        {
             SshRoute::Direct
         } else {
             let kind = match &info.network_id {
@@ -355,7 +370,10 @@ mod tests {
     #[test]
     fn ssh_endpoints_parse_hosts_and_ports() {
         let (node, address) = parse_endpoint("k1-control-1=203.0.113.7:2223").expect("parses");
-        assert_eq!((node.as_str(), address.to_string()), ("k1-control-1", "203.0.113.7:2223".into()));
+        assert_eq!(
+            (node.as_str(), address.to_string()),
+            ("k1-control-1", "203.0.113.7:2223".into())
+        );
         let (_, v6) = parse_endpoint("n=[fd00::5]:22").expect("parses");
         assert_eq!(v6.to_string(), "[fd00::5]:22");
         assert!(parse_endpoint("k1-control-1=203.0.113.7").is_err());

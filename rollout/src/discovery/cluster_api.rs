@@ -52,7 +52,9 @@ pub struct PortForward {
     pub vm_id: String,
 }
 
-fn failed(what: String) -> impl FnOnce(crate::adapters::cloudstack::CloudStackError) -> DiscoveryError {
+fn failed(
+    what: String,
+) -> impl FnOnce(crate::adapters::cloudstack::CloudStackError) -> DiscoveryError {
     move |source| DiscoveryError::CloudStack { what, source }
 }
 
@@ -65,7 +67,10 @@ fn text(value: &Value, key: &str) -> Option<String> {
 }
 
 /// The cluster, its network and public address, and its VMs with their NIC addresses.
-pub fn cluster_info(client: &CloudStackClient, cluster_id: &str) -> Result<ClusterInfo, DiscoveryError> {
+pub fn cluster_info(
+    client: &CloudStackClient,
+    cluster_id: &str,
+) -> Result<ClusterInfo, DiscoveryError> {
     let what = format!("reading cluster {cluster_id} (listKubernetesClusters)");
     let clusters: Vec<Value> = client
         .list(
@@ -91,7 +96,11 @@ pub fn cluster_info(client: &CloudStackClient, cluster_id: &str) -> Result<Clust
     if ids.is_empty() {
         ids = cluster["virtualmachineids"]
             .as_array()
-            .map(|vms| vms.iter().filter_map(|v| v.as_str().map(str::to_string)).collect())
+            .map(|vms| {
+                vms.iter()
+                    .filter_map(|v| v.as_str().map(str::to_string))
+                    .collect()
+            })
             .unwrap_or_default();
     }
     let mut vms = Vec::new();
@@ -102,7 +111,9 @@ pub fn cluster_info(client: &CloudStackClient, cluster_id: &str) -> Result<Clust
                 "virtualmachine",
                 &[("ids", ids.join(",")), ("listall", "true".into())],
             )
-            .map_err(failed(format!("reading the VMs of cluster {cluster_id} (listVirtualMachines)")))?;
+            .map_err(failed(format!(
+                "reading the VMs of cluster {cluster_id} (listVirtualMachines)"
+            )))?;
         for vm in listed {
             let vm_name = text(&vm, "name").unwrap_or_default();
             let addresses = vm["nic"]
@@ -134,7 +145,10 @@ pub fn cluster_info(client: &CloudStackClient, cluster_id: &str) -> Result<Clust
 
 /// The kubeconfig CloudStack stored for the cluster (`getKubernetesClusterConfig`'s
 /// `configdata`); `Err(NoKubeconfig)` when it holds none.
-pub fn kubeconfig_data(client: &CloudStackClient, cluster_id: &str) -> Result<String, DiscoveryError> {
+pub fn kubeconfig_data(
+    client: &CloudStackClient,
+    cluster_id: &str,
+) -> Result<String, DiscoveryError> {
     let command = "getKubernetesClusterConfig";
     let answer = client
         .call(command, &[("id", cluster_id.to_string())])
@@ -160,19 +174,27 @@ pub fn kubeconfig_data(client: &CloudStackClient, cluster_id: &str) -> Result<St
 }
 
 /// The guest type of a network (`Isolated`, `Shared`, `L2`), when CloudStack lists it.
-pub fn network_kind(client: &CloudStackClient, network_id: &str) -> Result<Option<String>, DiscoveryError> {
+pub fn network_kind(
+    client: &CloudStackClient,
+    network_id: &str,
+) -> Result<Option<String>, DiscoveryError> {
     let networks: Vec<Value> = client
         .list(
             "listNetworks",
             "network",
             &[("id", network_id.to_string()), ("listall", "true".into())],
         )
-        .map_err(failed(format!("reading network {network_id} (listNetworks)")))?;
+        .map_err(failed(format!(
+            "reading network {network_id} (listNetworks)"
+        )))?;
     Ok(networks.first().and_then(|n| text(n, "type")))
 }
 
 /// The port-forwarding rules on the public address `address_id`.
-pub fn port_forwards(client: &CloudStackClient, address_id: &str) -> Result<Vec<PortForward>, DiscoveryError> {
+pub fn port_forwards(
+    client: &CloudStackClient,
+    address_id: &str,
+) -> Result<Vec<PortForward>, DiscoveryError> {
     let rules: Vec<Value> = client
         .list(
             "listPortForwardingRules",

@@ -48,9 +48,15 @@ mod tests {
     fn is_private_and_removed_when_dropped() {
         let kept = FetchedKubeconfig::keep("apiVersion: v1\n").expect("kept");
         let path = kept.path().to_path_buf();
-        let mode = std::fs::metadata(&path).expect("exists").permissions().mode();
+        let mode = std::fs::metadata(&path)
+            .expect("exists")
+            .permissions()
+            .mode();
         assert_eq!(mode & 0o777, 0o600);
-        assert_eq!(std::fs::read_to_string(&path).expect("reads"), "apiVersion: v1\n");
+        assert_eq!(
+            std::fs::read_to_string(&path).expect("reads"),
+            "apiVersion: v1\n"
+        );
         assert!(!format!("{kept:?}").contains("apiVersion"));
         drop(kept);
         assert!(!path.exists());

@@ -100,7 +100,9 @@ pub fn parse_nodes(list: &Value) -> Vec<KubeNode> {
                         .unwrap_or_default();
                     Some(KubeNode {
                         name,
-                        hostname: labels["kubernetes.io/hostname"].as_str().map(str::to_string),
+                        hostname: labels["kubernetes.io/hostname"]
+                            .as_str()
+                            .map(str::to_string),
                         internal_ips,
                         control_plane: labels.get(CONTROL_PLANE_LABEL).is_some()
                             || labels.get("node-role.kubernetes.io/master").is_some(),
@@ -122,12 +124,16 @@ pub fn list_nodes(access: &KubeAccess, timeout: Duration) -> Result<Vec<KubeNode
     if let Some(token) = &access.token {
         request = request.bearer_auth(token.expose());
     }
-    let response = request.send().map_err(|e| bad(e.without_url().to_string()))?;
+    let response = request
+        .send()
+        .map_err(|e| bad(e.without_url().to_string()))?;
     let status = response.status();
     if !status.is_success() {
         return Err(bad(format!("HTTP {}", status.as_u16())));
     }
-    let body: Value = response.json().map_err(|e| bad(format!("not a node list: {e}")))?;
+    let body: Value = response
+        .json()
+        .map_err(|e| bad(format!("not a node list: {e}")))?;
     Ok(parse_nodes(&body))
 }
 
@@ -233,10 +239,19 @@ mod tests {
         ];
         let map = match_nodes(&vms, &nodes);
         assert_eq!(map.matched.len(), 1);
-        assert_eq!(map.vms_without_node, [("k1-node-1".to_string(), NodeType::Worker)]);
-        assert_eq!(map.nodes_without_vm, [("k1-node-1".to_string(), NodeType::Worker)]);
+        assert_eq!(
+            map.vms_without_node,
+            [("k1-node-1".to_string(), NodeType::Worker)]
+        );
+        assert_eq!(
+            map.nodes_without_vm,
+            [("k1-node-1".to_string(), NodeType::Worker)]
+        );
         let blocked = map.blocked();
-        assert_eq!(blocked.keys().copied().collect::<Vec<_>>(), [NodeType::Worker]);
+        assert_eq!(
+            blocked.keys().copied().collect::<Vec<_>>(),
+            [NodeType::Worker]
+        );
         assert!(blocked[&NodeType::Worker][0].contains("VM k1-node-1"));
         assert!(blocked[&NodeType::Worker][1].contains("node k1-node-1"));
     }

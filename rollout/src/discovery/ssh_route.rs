@@ -86,8 +86,14 @@ mod tests {
     fn behind_nat_the_rule_gives_the_port() {
         let route = SshRoute::for_network(Some("Isolated"), Some("203.0.113.7"));
         // Rules in any order, and a 6443 rule for the same VM that is not SSH.
-        let rules = [rule("v2", 6443, 6443), rule("v2", 2224, 22), rule("v1", 2222, 22)];
-        let address = route.address(&node("v2", "k1-control-2"), &rules).expect("found");
+        let rules = [
+            rule("v2", 6443, 6443),
+            rule("v2", 2224, 22),
+            rule("v1", 2222, 22),
+        ];
+        let address = route
+            .address(&node("v2", "k1-control-2"), &rules)
+            .expect("found");
         assert_eq!(address.to_string(), "203.0.113.7:2224");
     }
 
@@ -98,7 +104,10 @@ mod tests {
             .address(&node("v3", "k1-control-3"), &[rule("v1", 2222, 22)])
             .expect_err("no rule");
         let text = error.to_string();
-        assert!(text.contains("k1-control-3") && text.contains("--ssh-endpoint k1-control-3=HOST:PORT"), "{text}");
+        assert!(
+            text.contains("k1-control-3") && text.contains("--ssh-endpoint k1-control-3=HOST:PORT"),
+            "{text}"
+        );
     }
 
     #[test]
@@ -108,7 +117,9 @@ mod tests {
             SshRoute::for_network(Some("Isolated"), None),
         ] {
             assert_eq!(route, SshRoute::Direct);
-            let address = route.address(&node("v1", "k1-control-1"), &[]).expect("direct");
+            let address = route
+                .address(&node("v1", "k1-control-1"), &[])
+                .expect("direct");
             assert_eq!(address.to_string(), "10.1.1.11:22");
         }
     }
