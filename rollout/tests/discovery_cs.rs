@@ -1,6 +1,7 @@
 //! The CloudStack fake's cluster-access answers are what the real Python `cs` client reads:
 //! the kubeconfig from `getKubernetesClusterConfig`, the cluster's network and public address,
-//! the VMs' NIC addresses and the port-forwarding rules to their SSH ports.
+//! the VMs' NIC addresses and the port-forwarding rules to their SSH ports; and the real
+//! kubectl trusts a control node's own API server on its InternalIP with the cluster CA.
 
 use std::process::{Command, Output};
 
@@ -113,4 +114,56 @@ fn cs_reads_the_kubeconfig_the_public_address_the_nics_and_the_ssh_rules() {
         ],
     ));
     assert_eq!(one["portforwardingrule"][0]["publicport"], "2222");
+}
+
+/// The real kubectl trusts a control node's own API server on `https://<InternalIP>:6443` with
+/// the kubeconfig's CA (its certificate names the node's address) and reads the InternalIPs
+/// discovery matches VMs by.
+#[test]
+fn kubectl_reads_internal_ips_from_a_control_nodes_own_api_server() {
+    use cks_fixtures::kube_api::tls::TestCa;
+    use cks_fixtures::kube_api::{KubeApiFake, KubeWorld};
+    use std::net::{IpAddr, SocketAddr};
+
+    let ip = cks_fixtures::sshd::node_addresses(1).expect("address")[0];
+    let world = KubeWorld::new();
+    world.add_node("k1-control-1", 2, 4096);
+    world.lock().nodes.get_mut("k1-control-1").expect("node")["status"]["addresses"] =
+        serde_json::json!([{"type": "InternalIP", "address": ip.to_string()}]);
+    let ca = TestCa::new().expect("CA");
+    let tls = ca.server_config_for(&[IpAddr::V4(ip)], false).expect("tls");
+    let api = KubeApiFake::start_at(
+        world,
+        Some("k1-control-1"),
+        Some(tls),
+        SocketAddr::new(IpAddr::V4(ip), 6443),
+    )
+    .expect("API server on the node address");
+    assert_eq!(api.url(), format!("https://{ip}:6443"));
+    let dir = tempfile::tempdir().expect("temp dir");
+    let config = dir.path().join("kubeconfig");
+    api.write_kubeconfig_with(&config, Some("node-token"), Some(&ca.cert_pem()), None)
+        .expect("kubeconfig");
+    let program =
+        cks_fixtures::process::require_program("kubectl", "kubectl").expect("kubectl installed");
+    let out = Command::new(program)
+        .arg("--kubeconfig")
+        .arg(&config)
+        .arg("--cache-dir")
+        .arg(dir.path())
+        .args([
+            "get",
+            "nodes",
+            "-o",
+            "jsonpath={.items[0].status.addresses[0].address}",
+        ])
+        .env("HOME", dir.path())
+        .output()
+        .expect("kubectl runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout), ip.to_string());
 }
