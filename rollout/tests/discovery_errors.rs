@@ -1,6 +1,7 @@
 //! Each piece discovery cannot find is a one-line error naming what is missing and the flag
 //! that supplies it: no kubeconfig in CloudStack, a port-forwarding rule absent, SSH refused,
-//! a host key not trusted, etcdctl not installed on the node, the etcd certificates unreadable.
+//! a host key not trusted, etcdctl not installed on the node, the etcd certificates unreadable;
+//! and a node and a VM that do not match block only the rollout of their own type.
 
 use std::process::Output;
 
@@ -111,5 +112,31 @@ fn unreadable_etcd_certificates_name_the_pki_dir_flag() {
         line.contains("etcdctl on k1-control-1 could not read the etcd client certificates in /etc/kubernetes/pki/etcd")
             && line.contains("--etcd-pki-dir DIR"),
         "{line}"
+    );
+}
+
+#[test]
+fn a_node_and_a_vm_that_do_not_match_block_only_the_rollout_of_their_type() {
+    let c = cluster_with(&Variant {
+        stray_worker: true,
+        ..Default::default()
+    });
+    // Same names, different addresses: the worker k1-node-2 and its VM are not matched.
+    let line = refused(&plan(&c));
+    assert!(
+        line.contains("cannot roll out the worker nodes: VM k1-node-2 has no Kubernetes node")
+            && line.contains("node k1-node-2 has no VM in the cluster"),
+        "{line}"
+    );
+    let control = c
+        .rollout("plan")
+        .args(["--offering", &format!("control={}", c.big)])
+        .output()
+        .expect("runs");
+    let shown = String::from_utf8_lossy(&control.stderr).to_string();
+    assert!(control.status.success(), "{shown}");
+    assert!(
+        shown.contains("note: worker nodes: VM k1-node-2 has no Kubernetes node"),
+        "{shown}"
     );
 }

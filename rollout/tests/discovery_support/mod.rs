@@ -38,6 +38,8 @@ pub struct Variant {
     pub no_etcdctl: bool,
     /// The nodes have no etcd client certificates.
     pub no_certificates: bool,
+    /// The last worker's node reports an InternalIP no VM has.
+    pub stray_worker: bool,
 }
 
 pub struct Cluster {
@@ -80,8 +82,14 @@ pub fn cluster_with(variant: &Variant) -> Cluster {
         {
             let mut state = kube.lock();
             let node = state.nodes.get_mut(*name).expect("node");
+            let stray = variant.stray_worker && *name == WORKERS[WORKERS.len() - 1];
+            let internal = if stray {
+                "192.0.2.99".to_string()
+            } else {
+                addresses[i].to_string()
+            };
             node["status"]["addresses"] = json!([
-                {"type": "InternalIP", "address": addresses[i].to_string()},
+                {"type": "InternalIP", "address": internal},
                 {"type": "Hostname", "address": name},
             ]);
             if i < CONTROL.len() {
