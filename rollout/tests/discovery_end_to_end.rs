@@ -170,3 +170,53 @@ fn help_shows_the_short_form_first_and_the_overrides_after() {
         assert!(plan.contains(flag), "{flag}: {plan}");
     }
 }
+
+#[test]
+fn pinned_host_key_fingerprints_per_node_replace_the_known_hosts_file() {
+    let c = cluster();
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_cks-rollout"));
+    cmd.current_dir(c.dir())
+        .args(["plan", "--cluster-id", &c.cluster_id])
+        .arg("--ssh-key")
+        .arg(&c.key)
+        .args(["--offering", &format!("control={}", c.big)])
+        .env("CLOUDSTACK_ENDPOINT", c.cloud_api.endpoint())
+        .env("CLOUDSTACK_KEY", "disc-key")
+        .env("CLOUDSTACK_SECRET", "disc-secret")
+        .env("TMPDIR", c.tmp())
+        .env_remove("CLOUDSTACK_CONFIG")
+        .env_remove("KUBECONFIG");
+    for (name, sshd) in CONTROL.iter().zip(&c.sshds) {
+        let pin = sshd.host_fingerprint().expect("fingerprint");
+        cmd.arg("--host-key-fingerprint")
+            .arg(format!("{name}={pin}"));
+    }
+    let out = cmd.output().expect("runs");
+    let shown = text(&out);
+    assert!(out.status.success(), "{shown}");
+    assert!(shown.contains("phase control"), "{shown}");
+
+    // A pin no node's key has, for every node: each is refused, and the error names the flag.
+    let mut wrong = std::process::Command::new(env!("CARGO_BIN_EXE_cks-rollout"));
+    wrong
+        .current_dir(c.dir())
+        .args(["plan", "--cluster-id", &c.cluster_id])
+        .arg("--ssh-key")
+        .arg(&c.key)
+        .args(["--offering", &format!("control={}", c.big)])
+        .arg("--host-key-fingerprint")
+        .arg(format!("SHA256:{}", "A".repeat(43)))
+        .env("CLOUDSTACK_ENDPOINT", c.cloud_api.endpoint())
+        .env("CLOUDSTACK_KEY", "disc-key")
+        .env("CLOUDSTACK_SECRET", "disc-secret")
+        .env_remove("CLOUDSTACK_CONFIG")
+        .env_remove("KUBECONFIG");
+    let out = wrong.output().expect("runs");
+    let shown = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{shown}");
+    assert!(
+        shown.contains("SSH to k1-control-1: host key of 127.0.0.1:")
+            && shown.contains("--host-key-fingerprint"),
+        "{shown}"
+    );
+}
