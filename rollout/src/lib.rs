@@ -11,6 +11,7 @@
 //! - [`engine`]: the update call ([`engine::update`]), [`engine::plan_update`],
 //!   [`engine::release`], the state scanner [`engine::scan`] and the cluster view.
 //! - [`sim`]: the deterministic simulator and its invariants.
+//! - [`discovery`]: a cluster's kubeconfig, nodes, API servers and SSH addresses from its id.
 //!
 //! ```
 //! use cks_rollout::engine::{self, EngineConfig, NoProgress, UpdateOutcome, UpdateRequest};
@@ -38,6 +39,7 @@
 //! ```
 
 pub mod adapters;
+pub mod discovery;
 pub mod engine;
 pub mod model;
 pub mod ports;

@@ -6,6 +6,7 @@
 
 mod adapter_support;
 mod common;
+mod discovery_support;
 mod kube_support;
 
 mod adapter_cli;
@@ -18,6 +19,9 @@ mod adapter_kube_kubectl;
 mod adapter_store;
 mod crash;
 mod description;
+mod discovery_cs;
+mod discovery_end_to_end;
+mod discovery_errors;
 mod lifecycle;
 mod property;
 mod rollout_order;

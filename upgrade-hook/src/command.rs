@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::quote;
+pub use cks_ssh::RemoteCommand;
 
 /// Where the node keeps the CKS scripts, as CKS lays it out.
 pub const DEFAULT_SCRIPT_DIR: &str = "/opt/bin";
@@ -168,35 +168,6 @@ impl AutoscaleBounds {
     /// The maximum number of worker nodes.
     pub fn max(&self) -> u32 {
         self.max
-    }
-}
-
-/// A command for the node's shell, kept as words until it is rendered with every word quoted.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RemoteCommand {
-    words: Vec<String>,
-}
-
-impl RemoteCommand {
-    /// A command of the given words (program first).
-    pub fn new(words: Vec<String>) -> Self {
-        RemoteCommand { words }
-    }
-
-    /// The words, unquoted.
-    pub fn words(&self) -> &[String] {
-        &self.words
-    }
-
-    /// The command line for the remote shell, every word quoted.
-    pub fn to_shell(&self) -> String {
-        quote::join(&self.words)
-    }
-}
-
-impl fmt::Display for RemoteCommand {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.to_shell())
     }
 }
 

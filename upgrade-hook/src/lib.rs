@@ -25,9 +25,10 @@
 pub mod command;
 pub mod hook;
 pub mod outcome;
-pub mod quote;
-pub mod runner;
-pub mod ssh;
+
+// The SSH runner is its own crate, shared with cks-rollout; these keep the paths it had here.
+pub use cks_ssh::openssh as ssh;
+pub use cks_ssh::{quote, runner};
 
 pub use command::{AutoscaleBounds, ClusterId, CommandError, NodeLayout, RemoteCommand};
 pub use hook::{Plan, UpgradedCluster, plan, redeploy_after_upgrade};

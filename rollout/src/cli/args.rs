@@ -115,6 +115,9 @@ pub struct LiveArgs {
     /// Seconds after which a lease not renewed means its owner is gone (used by `scan`).
     #[arg(long = "lease-timeout", default_value_t = 300, value_name = "SECONDS")]
     pub lease_timeout: u64,
+    /// SSH to the nodes, and overrides of what is found through CloudStack.
+    #[command(flatten)]
+    pub ssh: super::discover::SshArgs,
 }
 
 /// Parses repeated `NAME=URL` options into a map.

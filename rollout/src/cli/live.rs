@@ -18,6 +18,7 @@ use cks_rollout::model::{ClusterRecord, ClusterState};
 use cks_rollout::ports::{Cloud, Etcd, Kube, Ports};
 
 use super::args::{LiveArgs, pairs};
+use super::discover::Discovery;
 use super::unconfigured::Unconfigured;
 
 /// Everything a command needs to act on a real cluster.
@@ -27,6 +28,8 @@ pub struct LivePorts {
     etcd: Box<dyn Etcd>,
     store: SqliteStore,
     clock: SystemClock,
+    /// What was found from the cluster id, and what was not.
+    pub discovery: Discovery,
 }
 
 fn owner() -> String {
@@ -128,14 +131,17 @@ impl LivePorts {
                 .put(&record)
                 .context("storing the imported cluster record")?;
         }
+        let mut discovery = Discovery::run(args, cloud_client.as_ref());
         let cloud: Box<dyn Cloud> = match cloud_client {
             Some(client) => Box::new(CloudStackCloud::new(client)),
             None => Box::new(Unconfigured(
                 "CloudStack is not configured: set CLOUDSTACK_ENDPOINT, CLOUDSTACK_KEY and CLOUDSTACK_SECRET (or CLOUDSTACK_CONFIG)".into(),
             )),
         };
-        let kube: Box<dyn Kube> = match &args.kubeconfig {
-            Some(path) => {
+        let cloud = discovery.cloud(cloud);
+        let kube: Box<dyn Kube> = match (discovery.kube.take(), &args.kubeconfig) {
+            (Some(kube), _) => kube,
+            (None, Some(path)) => {
                 let access = KubeAccess::from_kubeconfig(path, args.context.as_deref())?;
                 let client = KubeClient::new(&access, Duration::from_secs(30))?;
                 Box::new(KubeApi::new(
@@ -143,15 +149,14 @@ impl LivePorts {
                     &pairs("control-endpoint", &args.control_endpoints)?,
                 ))
             }
-            None => Box::new(Unconfigured(
-                "no kubeconfig: pass --kubeconfig or set KUBECONFIG".into(),
-            )),
+            (None, None) => Box::new(Unconfigured(discovery.kube_hint())),
         };
         let members = pairs("etcd-endpoint", &args.etcd_endpoints)?;
         let etcd: Box<dyn Etcd> = if members.is_empty() {
-            Box::new(Unconfigured(
-                "no etcd member: pass --etcd-endpoint NAME=URL per member".into(),
-            ))
+            match discovery.etcd.take() {
+                Some(etcd) => etcd,
+                None => Box::new(Unconfigured(discovery.etcd_hint())),
+            }
         } else {
             let read = |p: &Option<std::path::PathBuf>| -> Result<Option<Vec<u8>>> {
                 p.as_ref()
@@ -183,6 +188,7 @@ impl LivePorts {
             etcd,
             store,
             clock: SystemClock,
+            discovery,
         })
     }
 

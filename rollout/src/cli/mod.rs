@@ -1,6 +1,7 @@
 //! The `cks-rollout` command line: parse, build the ports, call the engine, print.
 
 mod args;
+mod discover;
 mod live;
 mod render;
 mod simulate;
@@ -20,9 +21,22 @@ use render::StepPrinter;
 /// Roll new node settings (offering, root disk size, affinity groups) out to a CKS cluster,
 /// restarting out-of-date nodes a few at a time, cordoned and drained first.
 ///
+/// Short form, with the CloudStack credentials in the environment:
+///
+/// cks-rollout plan --cluster-id X --ssh-key K --known-hosts F --offering worker=...
+///
+/// cks-rollout run --cluster-id X --ssh-key K --known-hosts F --offering worker=...
+///
 /// CloudStack's endpoint and keys come from CLOUDSTACK_ENDPOINT, CLOUDSTACK_KEY and
 /// CLOUDSTACK_SECRET, or from the INI file CLOUDSTACK_CONFIG names (section [cloudstack], or
-/// the one CLOUDSTACK_REGION names), never from the command line.
+/// the one CLOUDSTACK_REGION names), never from the command line. The rest is found from the
+/// cluster id: the kubeconfig (getKubernetesClusterConfig), the nodes' VMs (matched by
+/// address), each control node's API server (https://<InternalIP>:6443) and etcd's health
+/// (etcdctl through sudo over SSH on a control node, at the cluster's public address and the
+/// port its port-forwarding rule gives).
+///
+/// Overrides of what is found: --kubeconfig, --control-endpoint, --etcd-endpoint with
+/// --etcd-cacert/--etcd-cert/--etcd-key, --ssh-endpoint, --ssh-user, --etcd-pki-dir, --etcdctl.
 ///
 /// Exit codes: 0 done; 1 error (bad input, unreachable system, refused update); 3 the rollout
 /// stopped on an error (see lasterror); 4 the simulator found a broken invariant.
@@ -111,6 +125,8 @@ fn run(cli: &Cli) -> Result<Exit> {
         Command::Plan { live, update } => {
             let mut ports = LivePorts::connect(live)?;
             let req = update.request(true)?;
+            let notes = ports.discovery.check_for(live, &req)?;
+            notes.iter().for_each(|note| eprintln!("note: {note}"));
             let plan = plan_update(&mut ports.ports(), &live.cluster_id, &req)
                 .context("planning the update")?;
             if cli.json {
@@ -123,6 +139,8 @@ fn run(cli: &Cli) -> Result<Exit> {
         Command::Run { live, update: args } => {
             let mut ports = LivePorts::connect(live)?;
             let req = args.request(true)?;
+            let notes = ports.discovery.check_for(live, &req)?;
+            notes.iter().for_each(|note| eprintln!("note: {note}"));
             let cfg = engine_config(live);
             let types = ports
                 .ports()

@@ -102,10 +102,10 @@ fn as_secs<S: serde::Serializer>(duration: &Duration, serializer: S) -> Result<S
     serializer.serialize_u64(duration.as_secs())
 }
 
-/// Runs commands on the cluster's first control node.
+/// Runs commands on a cluster node.
 ///
-/// The real implementation is [`crate::ssh::SshRunner`]; tests of the hook's decisions can use
-/// any other.
+/// The real implementation is [`crate::openssh::SshRunner`]; tests of a caller's decisions can
+/// use any other.
 pub trait RemoteRunner {
     /// Runs `command` and returns its output whatever its exit code; an error means the
     /// command could not be run to its end.

@@ -1,0 +1,381 @@
+//! Discovery for the live commands: from the cluster id and CloudStack alone, the kubeconfig,
+//! which VM is which node, each control node's API server and etcd checked over SSH on a control
+//! (or external etcd) node. Flags override each piece; what cannot be found is kept as a
+//! one-line error naming the flag that supplies it, returned when a command needs it.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{Result, bail};
+use clap::Args;
+
+use cks_rollout::adapters::cloudstack::CloudStackClient;
+use cks_rollout::adapters::etcd_ssh::{EtcdNode, EtcdOverSsh, EtcdctlCommand, KUBEADM_ETCD_PKI};
+use cks_rollout::adapters::kube::{KubeAccess, KubeApi, KubeClient};
+use cks_rollout::discovery::{
+    FetchedKubeconfig, NamedCloud, NodeMap, SshRoute, cluster_api, nodes,
+};
+use cks_rollout::engine::UpdateRequest;
+use cks_rollout::model::NodeType;
+use cks_rollout::ports::{Cloud, Etcd, Kube};
+use cks_ssh::openssh::{Fingerprint, HostKeyPolicy, NodeAddress, SshConfig, SshRunner};
+
+use super::args::{LiveArgs, pairs};
+
+/// How to reach the nodes over SSH, and the overrides of what discovery finds.
+#[derive(Debug, Clone, Args)]
+pub struct SshArgs {
+    /// The cluster's SSH private key (the key pair CKS gave the nodes): etcd is checked over
+    /// SSH on a control node with it.
+    #[arg(long = "ssh-key", value_name = "FILE")]
+    pub ssh_key: Option<PathBuf>,
+    /// A known_hosts file trusting the nodes' host keys (`[host]:port` entries).
+    #[arg(long = "known-hosts", value_name = "FILE")]
+    pub known_hosts: Option<PathBuf>,
+    /// Trust the host key with this fingerprint instead (`ssh-keygen -l` prints it),
+    /// `[NODE=]SHA256:...`; repeat per node, or give one for every node.
+    #[arg(long = "host-key-fingerprint", value_name = "[NODE=]SHA256:...")]
+    pub host_key_fingerprints: Vec<String>,
+    /// Override: the SSH login user on the nodes.
+    #[arg(long = "ssh-user", default_value = "cloud", value_name = "USER")]
+    pub ssh_user: String,
+    /// Override: a node's SSH server, `NODE=HOST:PORT`, instead of its port-forwarding rule;
+    /// repeat per node.
+    #[arg(long = "ssh-endpoint", value_name = "NODE=HOST:PORT")]
+    pub ssh_endpoints: Vec<String>,
+    /// Override: where the etcd CA and client certificate are on the nodes.
+    #[arg(long = "etcd-pki-dir", default_value = KUBEADM_ETCD_PKI, value_name = "DIR")]
+    pub etcd_pki_dir: String,
+    /// Override: the etcdctl program on the nodes.
+    #[arg(long = "etcdctl", default_value = "etcdctl", value_name = "PATH")]
+    pub etcdctl: String,
+}
+
+/// What discovery found, and what it could not.
+#[derive(Default)]
+pub struct Discovery {
+    /// The Kubernetes port, when a kubeconfig (given or from CloudStack) was read.
+    pub kube: Option<Box<dyn Kube>>,
+    /// The etcd port over SSH, when etcd answered through it.
+    pub etcd: Option<Box<dyn Etcd>>,
+    /// VM id → node name, for the VMs matched to a node.
+    node_names: BTreeMap<String, String>,
+    /// Why a node type cannot be rolled out.
+    blocked: BTreeMap<NodeType, Vec<String>>,
+    /// What could not be found, one line each, and whether the Kubernetes port, the etcd port
+    /// or both needed it.
+    errors: Vec<(Needs, String)>,
+    /// Held so the private kubeconfig file lives as long as the ports.
+    _kubeconfig: Option<FetchedKubeconfig>,
+}
+
+const TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Which ports a failed discovery step leaves without what they need.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Needs {
+    /// Both (the cluster, its kubeconfig or its nodes could not be read).
+    Both,
+    /// The Kubernetes port.
+    Kube,
+    /// The etcd port.
+    Etcd,
+}
+
+/// A failed step and the ports it leaves short.
+struct Failed(Needs, anyhow::Error);
+
+fn step<E: Into<anyhow::Error>>(needs: Needs) -> impl FnOnce(E) -> Failed {
+    move |e| Failed(needs, e.into())
+}
+
+fn url_host(address: &str) -> String {
+    if address.contains(':') {
+        format!("[{address}]")
+    } else {
+        address.to_string()
+    }
+}
+
+fn parse_endpoint(text: &str) -> Result<(String, NodeAddress)> {
+    let bad = || anyhow::anyhow!("--ssh-endpoint {text:?}: expected NODE=HOST:PORT");
+    let (node, target) = text.split_once('=').ok_or_else(bad)?;
+    let (host, port) = target.rsplit_once(':').ok_or_else(bad)?;
+    let port: u16 = port.parse().map_err(|_| bad())?;
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    Ok((
+        node.to_string(),
+        NodeAddress::BehindNat {
+            public_address: host.to_string(),
+            port,
+        },
+    ))
+}
+
+impl Discovery {
+    /// Finds what `args` does not give, through `client`.
+    pub fn run(args: &LiveArgs, client: Option<&CloudStackClient>) -> Self {
+        let mut found = Discovery::default();
+        let Some(client) = client else {
+            return found;
+        };
+        if let Err(Failed(needs, e)) = found.find(args, client) {
+            tracing::debug!("discovery: {e:#}");
+            found.errors.push((needs, format!("{e:#}")));
+        }
+        found
+    }
+
+    fn find(&mut self, args: &LiveArgs, client: &CloudStackClient) -> Result<(), Failed> {
+        let both = Needs::Both;
+        let info = cluster_api::cluster_info(client, &args.cluster_id).map_err(step(both))?;
+        let path = match &args.kubeconfig {
+            Some(path) => path.clone(),
+            None => {
+                let data =
+                    cluster_api::kubeconfig_data(client, &args.cluster_id).map_err(step(both))?;
+                let kept = FetchedKubeconfig::keep(&data).map_err(step(both))?;
+                let path = kept.path().to_path_buf();
+                self._kubeconfig = Some(kept);
+                path
+            }
+        };
+        let access = KubeAccess::from_kubeconfig(&path, args.context.as_deref()).map_err(|e| {
+            Failed(
+                both,
+                anyhow::anyhow!(
+                    "the cluster's kubeconfig{}: {e}; pass --kubeconfig FILE",
+                    if args.kubeconfig.is_none() {
+                        " from CloudStack"
+                    } else {
+                        ""
+                    }
+                ),
+            )
+        })?;
+        let listed = nodes::list_nodes(&access, TIMEOUT).map_err(step(both))?;
+        // Without any NIC address in CloudStack's answer there is nothing to match by: the VMs
+        // keep their names, and the flags must give the endpoints.
+        let addressed = info.vms.iter().any(|vm| !vm.addresses.is_empty());
+        let map = if addressed {
+            nodes::match_nodes(&info.vms, &listed)
+        } else {
+            NodeMap::default()
+        };
+        self.node_names = map
+            .matched
+            .iter()
+            .filter(|m| m.node_type != NodeType::Etcd)
+            .map(|m| (m.vm_id.clone(), m.node_name.clone()))
+            .collect();
+        self.blocked = map.blocked();
+
+        // Each control node's own API server, checked with the kubeconfig's CA; flags win.
+        let mut control: BTreeMap<String, String> = map
+            .of_type(NodeType::Control)
+            .map(|m| {
+                (
+                    m.node_name.clone(),
+                    format!("https://{}:6443", url_host(&m.address)),
+                )
+            })
+            .collect();
+        control
+            .extend(pairs("control-endpoint", &args.control_endpoints).map_err(step(Needs::Kube))?);
+        let client_kube = KubeClient::new(&access, TIMEOUT).map_err(step(Needs::Kube))?;
+        self.kube = Some(Box::new(KubeApi::new(client_kube, &control)));
+
+        if args.etcd_endpoints.is_empty() {
+            if !addressed {
+                return Err(Failed(
+                    Needs::Etcd,
+                    anyhow::anyhow!(
+                        "CloudStack reports no NIC address for the VMs of cluster {}, so no node to check etcd on is known; pass --etcd-endpoint NAME=URL per member",
+                        args.cluster_id
+                    ),
+                ));
+            }
+            let mut etcd = self
+                .etcd_over_ssh(args, client, &info, &map)
+                .map_err(step(Needs::Etcd))?;
+            etcd.prime().map_err(step(Needs::Etcd))?;
+            self.etcd = Some(Box::new(etcd));
+        }
+        Ok(())
+    }
+
+    /// The first error that leaves the port `needs` names without what it needs.
+    fn first_error(&self, kube: bool) -> Option<&str> {
+        self.errors
+            .iter()
+            .find(|(needs, _)| match needs {
+                Needs::Both => true,
+                Needs::Kube => kube,
+                Needs::Etcd => !kube,
+            })
+            .map(|(_, text)| text.as_str())
+    }
+
+    fn etcd_over_ssh(
+        &self,
+        args: &LiveArgs,
+        client: &CloudStackClient,
+        info: &cluster_api::ClusterInfo,
+        map: &NodeMap,
+    ) -> Result<EtcdOverSsh> {
+        let ssh = &args.ssh;
+        let Some(key) = &ssh.ssh_key else {
+            bail!(
+                "no way to check etcd: pass --ssh-key FILE (the cluster's SSH key; etcd is then checked on a control node) or --etcd-endpoint NAME=URL per member"
+            );
+        };
+        if ssh.known_hosts.is_none() && ssh.host_key_fingerprints.is_empty() {
+            bail!(
+                "no trusted SSH host keys for the nodes: pass --known-hosts FILE or --host-key-fingerprint SHA256:..."
+            );
+        }
+        if let Some(path) = &ssh.known_hosts
+            && !path.is_file()
+        {
+            bail!("--known-hosts {}: no such file", path.display());
+        }
+        let mut pins: BTreeMap<String, Fingerprint> = BTreeMap::new();
+        for text in &ssh.host_key_fingerprints {
+            let (node, pin) = match text.split_once('=') {
+                Some((node, pin)) => (node.to_string(), pin),
+                None => (String::new(), text.as_str()),
+            };
+            let pin = Fingerprint::parse(pin)
+                .map_err(|e| anyhow::anyhow!("--host-key-fingerprint {text:?}: {e}"))?;
+            pins.insert(node, pin);
+        }
+        let overrides: BTreeMap<String, NodeAddress> = ssh
+            .ssh_endpoints
+            .iter()
+            .map(|t| parse_endpoint(t))
+            .collect::<Result<_>>()?;
+        let members_on = if map.of_type(NodeType::Etcd).next().is_some() {
+            NodeType::Etcd
+        } else {
+            NodeType::Control
+        };
+        let candidates: Vec<_> = map.of_type(members_on).collect();
+        let route = if candidates
+            .iter()
+            .all(|m| overrides.contains_key(&m.node_name))
+        {
+            SshRoute::Direct
+        } else {
+            let kind = match &info.network_id {
+                Some(id) => cluster_api::network_kind(client, id)?,
+                None => None,
+            };
+            SshRoute::for_network(kind.as_deref(), info.public_address.as_deref())
+        };
+        let rules = match (&route, &info.public_address_id) {
+            (SshRoute::Nat { .. }, Some(id)) => cluster_api::port_forwards(client, id)?,
+            _ => Vec::new(),
+        };
+        let mut etcd_nodes = Vec::new();
+        for node in candidates {
+            let address = match overrides.get(&node.node_name) {
+                Some(address) => address.clone(),
+                None => route.address(node, &rules)?,
+            };
+            let policy = match (&ssh.known_hosts, pins.get(&node.node_name).or(pins.get(""))) {
+                (_, Some(pin)) => HostKeyPolicy::Pinned {
+                    fingerprint: pin.clone(),
+                },
+                (Some(path), None) => HostKeyPolicy::KnownHosts { path: path.clone() },
+                (None, None) => bail!(
+                    "no trusted SSH host key for {}: pass --known-hosts FILE or --host-key-fingerprint {}=SHA256:...",
+                    node.node_name,
+                    node.node_name
+                ),
+            };
+            let mut config = SshConfig::new(address, &ssh.ssh_user, key, policy);
+            config.command_timeout = Duration::from_secs(60);
+            etcd_nodes.push(EtcdNode {
+                node: node.node_name.clone(),
+                address: node.address.clone(),
+                runner: Box::new(SshRunner::new(config)),
+            });
+        }
+        let command = EtcdctlCommand {
+            etcdctl: ssh.etcdctl.clone(),
+            pki_dir: ssh.etcd_pki_dir.clone(),
+            sudo: true,
+        };
+        Ok(EtcdOverSsh::new(etcd_nodes, command))
+    }
+
+    /// The cloud port, naming each VM after the node matched to it.
+    pub fn cloud(&self, inner: Box<dyn Cloud>) -> Box<dyn Cloud> {
+        Box::new(NamedCloud::new(inner, self.node_names.clone()))
+    }
+
+    /// Why there is no Kubernetes port, for the port that answers in its place.
+    pub fn kube_hint(&self) -> String {
+        self.first_error(true)
+            .map(str::to_string)
+            .unwrap_or_else(|| "no kubeconfig: pass --kubeconfig or set KUBECONFIG".into())
+    }
+
+    /// Why there is no etcd port, for the port that answers in its place.
+    pub fn etcd_hint(&self) -> String {
+        self.first_error(false).map(str::to_string).unwrap_or_else(|| {
+            "no etcd route: pass --ssh-key with --known-hosts, or --etcd-endpoint NAME=URL per member"
+                .into()
+        })
+    }
+
+    /// For `plan` and `run`: the first thing not found, as an error; else notes on node types
+    /// that cannot be rolled out, which refuse `req` only when it changes that type.
+    pub fn check_for(&self, args: &LiveArgs, req: &UpdateRequest) -> Result<Vec<String>> {
+        if args.kubeconfig.is_none()
+            && let Some(first) = self.first_error(true)
+        {
+            bail!("{first}");
+        }
+        if args.etcd_endpoints.is_empty()
+            && let Some(first) = self.first_error(false)
+        {
+            bail!("{first}");
+        }
+        let touched = |t: NodeType| {
+            let name = t.as_str();
+            req.node_offerings.contains_key(name)
+                || req.node_root_disk_sizes.contains_key(name)
+                || req.node_affinity_groups.contains_key(name)
+        };
+        let mut notes = Vec::new();
+        for (t, reasons) in &self.blocked {
+            if touched(*t) {
+                bail!(
+                    "cannot roll out the {t} nodes: {}; fix the cluster, or leave the {t} settings out to roll out the other types",
+                    reasons.join("; ")
+                );
+            }
+            notes.extend(reasons.iter().map(|r| format!("{t} nodes: {r}")));
+        }
+        Ok(notes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ssh_endpoints_parse_hosts_and_ports() {
+        let (node, address) = parse_endpoint("k1-control-1=203.0.113.7:2223").expect("parses");
+        assert_eq!(
+            (node.as_str(), address.to_string()),
+            ("k1-control-1", "203.0.113.7:2223".into())
+        );
+        let (_, v6) = parse_endpoint("n=[fd00::5]:22").expect("parses");
+        assert_eq!(v6.to_string(), "[fd00::5]:22");
+        assert!(parse_endpoint("k1-control-1=203.0.113.7").is_err());
+    }
+}

@@ -1,0 +1,80 @@
+//! Finding the way into a CKS cluster from its id, as CKS itself finds it: the kubeconfig
+//! CloudStack holds (`getKubernetesClusterConfig`), which VM is which Kubernetes node (matched
+//! by address), each control node's own API server (`https://<InternalIP>:6443`), and where to
+//! reach each node over SSH (the cluster's public address and the port its port-forwarding rule
+//! gives, or the private address on port 22 on a directly reachable network).
+//!
+//! Each piece is a plain function over CloudStack's and Kubernetes' answers, so the rules are
+//! tested without a cloud; the command line puts them together and lets flags override them.
+
+pub mod cluster_api;
+pub mod kubeconfig;
+pub mod named_cloud;
+pub mod nodes;
+pub mod ssh_route;
+
+use crate::adapters::cloudstack::CloudStackError;
+
+pub use cluster_api::{ClusterInfo, ClusterVm, PortForward};
+pub use kubeconfig::FetchedKubeconfig;
+pub use named_cloud::NamedCloud;
+pub use nodes::{KubeNode, MatchedNode, NodeMap};
+pub use ssh_route::SshRoute;
+
+/// What could not be found. Each message names what is missing and the flag that supplies it.
+#[derive(Debug, thiserror::Error)]
+pub enum DiscoveryError {
+    /// A CloudStack call failed.
+    #[error("{what}: {source}")]
+    CloudStack {
+        /// What was being read.
+        what: String,
+        /// The client's error.
+        source: CloudStackError,
+    },
+    /// CloudStack holds no kubeconfig for the cluster.
+    #[error(
+        "CloudStack has no kubeconfig for cluster {cluster} (getKubernetesClusterConfig answered {answer}); pass --kubeconfig FILE"
+    )]
+    NoKubeconfig {
+        /// The cluster id.
+        cluster: String,
+        /// What the call answered instead.
+        answer: String,
+    },
+    /// The kubeconfig could not be kept in a private temporary file.
+    #[error("keeping the cluster's kubeconfig in a private temporary file: {0}")]
+    TempFile(std::io::Error),
+    /// The Kubernetes node list could not be read.
+    #[error(
+        "reading the Kubernetes nodes from {server}: {detail}; check the kubeconfig or pass --kubeconfig FILE"
+    )]
+    Nodes {
+        /// The API server.
+        server: String,
+        /// Why.
+        detail: String,
+    },
+    /// No port-forwarding rule leads to a node's SSH port.
+    #[error(
+        "no port-forwarding rule on {public_address} leads to port 22 of {node} (VM {vm}); add the rule in CloudStack or pass --ssh-endpoint {node}=HOST:PORT"
+    )]
+    NoPortForward {
+        /// The node.
+        node: String,
+        /// The VM's id.
+        vm: String,
+        /// The cluster's public address.
+        public_address: String,
+    },
+    /// A node on a direct network has no private address.
+    #[error(
+        "{node} (VM {vm}) has no NIC address in CloudStack to reach it over SSH; pass --ssh-endpoint {node}=HOST:PORT"
+    )]
+    NoAddress {
+        /// The node.
+        node: String,
+        /// The VM's id.
+        vm: String,
+    },
+}
