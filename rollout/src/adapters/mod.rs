@@ -5,6 +5,6 @@ pub mod clock;
 pub mod cloudstack;
 pub mod etcd;
 pub mod kube;
-pub mod secret;
+pub use cks_cloudstack::secret;
 pub mod store;
 pub mod tls;

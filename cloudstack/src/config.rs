@@ -7,8 +7,8 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::CloudStackError;
-pub use crate::adapters::secret::Secret;
+use crate::CloudStackError;
+pub use crate::secret::Secret;
 
 /// How to reach and authenticate to the CloudStack API.
 #[derive(Debug, Clone)]

@@ -1,0 +1,3 @@
+//! The CloudStack client against the CloudStack API fake.
+
+mod kubernetes_versions;
