@@ -150,8 +150,11 @@ impl CloudStackClient {
     /// Deletes a version and its ISO (an async command; CloudStack refuses while a cluster uses
     /// the version).
     pub fn delete_kubernetes_version(&self, id: &str) -> Result<(), CloudStackError> {
-        self.call_async("deleteKubernetesSupportedVersion", &[("id", id.to_string())])
-            .map(|_| ())
+        self.call_async(
+            "deleteKubernetesSupportedVersion",
+            &[("id", id.to_string())],
+        )
+        .map(|_| ())
     }
 
     /// The ISO with `id`, if the key may see it.
