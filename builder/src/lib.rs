@@ -10,5 +10,6 @@ pub mod git;
 pub mod inspect;
 pub mod iso;
 pub mod progress;
+pub mod register;
 pub mod registry;
 pub mod retry;

@@ -1,7 +1,7 @@
 //! The Kubernetes Service's version catalogue: `addKubernetesSupportedVersion`,
 //! `listKubernetesSupportedVersions`, `deleteKubernetesSupportedVersion`, the ISO behind a version
 //! (`listIsos`: whether secondary storage has it and its download status), the clusters using a
-//! version (`listKubernetesClusters`), and which parameters a command takes on this server
+//! version (`listKubernetesClusters`), the zones (`listZones`), and which parameters a command takes on this server
 //! (`listApis`).
 
 use serde::Deserialize;
@@ -169,6 +169,18 @@ impl CloudStackClient {
             ],
         )?;
         Ok(isos.into_iter().next())
+    }
+
+    /// Every zone, as (id, name).
+    pub fn zones(&self) -> Result<Vec<(String, String)>, CloudStackError> {
+        #[derive(Deserialize)]
+        struct Zone {
+            id: String,
+            #[serde(default)]
+            name: String,
+        }
+        let zones: Vec<Zone> = self.list("listZones", "zone", &[])?;
+        Ok(zones.into_iter().map(|z| (z.id, z.name)).collect())
     }
 
     /// Every CKS cluster the key may see.

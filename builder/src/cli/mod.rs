@@ -9,6 +9,7 @@ mod diff;
 mod pack;
 mod progress;
 mod pull;
+mod register;
 mod resolve;
 mod verify;
 
@@ -41,6 +42,8 @@ enum Command {
     Verify(verify::Args),
     /// Compare two ISOs: versions, URLs, images and digests, files.
     Diff(diff::Args),
+    /// Register an ISO in CloudStack as a Kubernetes supported version and wait until Ready.
+    Register(register::Args),
 }
 
 /// Sends `tracing` output to stderr at a level set by `-v` (or `RUST_LOG`).
@@ -68,5 +71,6 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Pack(args) => pack::run(args).await,
         Command::Verify(args) => verify::run(args).await,
         Command::Diff(args) => diff::run(args).await,
+        Command::Register(args) => register::run(args).await,
     }
 }
