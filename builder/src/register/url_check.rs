@@ -11,6 +11,14 @@ use sha2::{Digest, Sha256};
 
 use super::{IsoFacts, RegisterError};
 
+/// The `Content-Length` header (reqwest's `content_length()` is the body's size, 0 for HEAD).
+fn declared_length(headers: &reqwest::header::HeaderMap) -> Option<u64> {
+    headers
+        .get(reqwest::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse().ok())
+}
+
 /// Checks `url` against `facts`; hashes the body too when `full` is set.
 pub fn check(url: &str, facts: &IsoFacts, full: bool) -> Result<(), RegisterError> {
     let unreachable = |detail: String| RegisterError::UrlUnreachable {
@@ -32,7 +40,7 @@ pub fn check(url: &str, facts: &IsoFacts, full: bool) -> Result<(), RegisterErro
         .send()
         .map_err(|e| unreachable(e.without_url().to_string()))?;
     let size = if head.status().is_success() {
-        head.content_length()
+        declared_length(head.headers())
     } else if matches!(head.status().as_u16(), 405 | 501) {
         None
     } else {
@@ -56,7 +64,7 @@ pub fn check(url: &str, facts: &IsoFacts, full: bool) -> Result<(), RegisterErro
     if !body.status().is_success() {
         return Err(unreachable(format!("GET answered HTTP {}", body.status())));
     }
-    if let Some(size) = body.content_length()
+    if let Some(size) = declared_length(body.headers())
         && size != facts.size
     {
         return Err(mismatch(
