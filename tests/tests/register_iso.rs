@@ -4,15 +4,17 @@
 //! each failure: the URL serving other bytes, a download CloudStack reports as failed, the same
 //! version already registered (same checksum: exit 0; another: refused unless --replace, and
 //! never while a cluster uses it), and missing credentials: each one error line naming the
-//! input, a non-zero exit, and nothing registered.
+//! input, a non-zero exit, and nothing registered. A download slower than `--timeout` is
+//! reported with CloudStack's state and stays registered.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::time::Duration;
 
 use cks_e2e::{demo_inputs, run_build, start_upstream, versions_txt_of};
 use cks_fixtures::cloudstack_api::{CloudStackFake, CloudWorld};
 use cks_fixtures::demo::DemoConfig;
-use cks_fixtures::http::FileServer;
+use cks_fixtures::http::{Fault, FileServer};
 use cks_pinning::versions_txt::VersionsTxt;
 
 const KEY: &str = "register-key";
@@ -307,6 +309,45 @@ async fn wrong_url_content_and_a_failed_download_register_nothing() {
     assert!(
         cloud.world.kubernetes_versions().is_empty(),
         "nothing stays registered"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_download_slower_than_the_timeout_is_reported_and_stays_registered() {
+    let built = build_iso().await;
+    let name = iso_name(&built);
+    let cloud = cloud();
+    let files = FileServer::start(built.dir.path()).expect("file server");
+    let path = format!("/{name}");
+    // `register`'s HEAD and GET are answered at once; secondary storage's download stalls.
+    let now = Fault::Stall {
+        after: 0,
+        pause: Duration::ZERO,
+    };
+    let slow = Fault::Stall {
+        after: 0,
+        pause: Duration::from_secs(5),
+    };
+    files.schedule(&path, [now.clone(), now, slow]);
+    let late = the_error(&register(
+        &cloud,
+        &built.iso,
+        &files.url(&path),
+        &["--timeout", "1s"],
+    ));
+    assert!(
+        late.contains("not Ready after") && late.contains("Creating") && late.contains("--timeout"),
+        "{late}"
+    );
+    let versions = cloud.world.kubernetes_versions();
+    assert_eq!(
+        versions.len(),
+        1,
+        "a slow download stays registered, as the error says"
+    );
+    assert!(
+        late.contains(&versions[0].0),
+        "the error names the version's id: {late}"
     );
 }
 

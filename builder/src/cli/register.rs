@@ -79,7 +79,7 @@ fn parse_duration(text: &str) -> Result<Duration, String> {
 
 /// Runs `cks-iso register`.
 pub async fn run(args: Args) -> anyhow::Result<()> {
-    let config = CloudStackConfig::from_env().context("cks-iso register")?;
+    let config = CloudStackConfig::from_env().context("reading the CloudStack credentials")?;
     let request = Request {
         iso: args.iso.clone(),
         url: args.url.clone(),

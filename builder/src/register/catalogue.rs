@@ -87,8 +87,7 @@ pub fn register(
         if !request.replace {
             return Err(RegisterError::OtherChecksum {
                 version: facts.semantic_version.clone(),
-                name: existing.name.clone(),
-                id: existing.id.clone(),
+                existing: format!("{} (id {})", existing.name, existing.id),
                 registered: if registered.is_empty() {
                     "(none)".to_string()
                 } else {

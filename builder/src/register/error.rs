@@ -90,15 +90,13 @@ pub enum RegisterError {
     },
     /// The same version is registered with another checksum.
     #[error(
-        "Kubernetes {version} is already registered in CloudStack as {name} (id {id}) with checksum {registered}, but {iso} has {ours}; pass --replace to delete {name} and register this ISO"
+        "Kubernetes {version} is already registered in CloudStack as {existing} with checksum {registered}, but {iso} has {ours}; pass --replace to delete {existing} and register this ISO"
     )]
     OtherChecksum {
         /// The semantic version.
         version: String,
-        /// The registered version's name.
-        name: String,
-        /// Its id.
-        id: String,
+        /// The registered version: `<name> (id <id>)`.
+        existing: String,
         /// Its checksum.
         registered: String,
         /// The ISO.
