@@ -4,11 +4,18 @@
 //! Folders by concern: `fetch` (HTTP downloads), `git` (ls-remote), `registry` (image pulls and
 //! tarballs), `iso` (the ISO 9660 writer); `retry` and `progress` are shared by them.
 
+// The command line is part of the library (so the packaging can render its man page and
+// completions) and names this crate as its binary does.
+extern crate self as cks_builder;
+
 pub mod build;
+#[doc(hidden)]
+pub mod cli;
 pub mod fetch;
 pub mod git;
 pub mod inspect;
 pub mod iso;
 pub mod progress;
+pub mod register;
 pub mod registry;
 pub mod retry;

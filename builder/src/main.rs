@@ -4,7 +4,7 @@
 
 use clap::Parser;
 
-mod cli;
+use cks_builder::cli;
 
 #[tokio::main]
 async fn main() {

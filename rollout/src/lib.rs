@@ -38,8 +38,14 @@
 //! assert_eq!(report.run.done, ["w-1", "w-2", "w-3", "w-4"]);
 //! ```
 
+// The command line is part of the library (so the packaging can render its man page and
+// completions) and names this crate as its binary does.
+extern crate self as cks_rollout;
+
 pub mod adapters;
 pub mod discovery;
+#[doc(hidden)]
+pub mod cli;
 pub mod engine;
 pub mod model;
 pub mod ports;

@@ -7,3 +7,4 @@ mod build_arm64_and_lock;
 mod build_cache;
 mod build_faults;
 mod build_real_components;
+mod register_iso;

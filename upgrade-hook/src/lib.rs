@@ -22,6 +22,12 @@
 //! println!("{outcome}");
 //! ```
 
+// The command line is part of the library (so the packaging can render its man page and
+// completions) and names this crate as its binary does.
+extern crate self as cks_upgrade_hook;
+
+#[doc(hidden)]
+pub mod cli;
 pub mod command;
 pub mod hook;
 pub mod outcome;

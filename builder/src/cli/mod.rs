@@ -1,4 +1,5 @@
 //! The `cks-iso` subcommands: one file each, parsing flags into a value and calling the library.
+//! It lives in the library so the packaging renders its man page and completions from [`command`].
 
 use clap::{Parser, Subcommand};
 
@@ -9,6 +10,7 @@ mod diff;
 mod pack;
 mod progress;
 mod pull;
+mod register;
 mod resolve;
 mod verify;
 
@@ -16,7 +18,7 @@ mod verify;
 ///
 /// Exit codes: 0 success, 1 the work failed (the message says why), 2 bad command line.
 #[derive(Debug, Parser)]
-#[command(name = "cks-iso", version, about, long_about = None)]
+#[command(name = "cks-iso", version = concat!(env!("CARGO_PKG_VERSION"), " (commit ", env!("CKS_GIT_COMMIT"), ")"), about, long_about = None)]
 pub struct Cli {
     /// Log more (repeat for debug output).
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
@@ -41,6 +43,13 @@ enum Command {
     Verify(verify::Args),
     /// Compare two ISOs: versions, URLs, images and digests, files.
     Diff(diff::Args),
+    /// Register an ISO in CloudStack as a Kubernetes supported version and wait until Ready.
+    Register(register::Args),
+}
+
+/// The clap command, for man pages and completions.
+pub fn command() -> clap::Command {
+    <Cli as clap::CommandFactory>::command()
 }
 
 /// Sends `tracing` output to stderr at a level set by `-v` (or `RUST_LOG`).
@@ -68,5 +77,6 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Pack(args) => pack::run(args).await,
         Command::Verify(args) => verify::run(args).await,
         Command::Diff(args) => diff::run(args).await,
+        Command::Register(args) => register::run(args).await,
     }
 }

@@ -6,6 +6,6 @@ pub mod cloudstack;
 pub mod etcd;
 pub mod etcd_ssh;
 pub mod kube;
-pub mod secret;
+pub use cks_cloudstack::secret;
 pub mod store;
 pub mod tls;

@@ -1,4 +1,5 @@
-//! The `cks-rollout` command line: parse, build the ports, call the engine, print.
+//! The `cks-rollout` command line: parse, build the ports, call the engine, print. It lives in
+//! the library so the packaging renders its man page and shell completions from [`command`].
 
 mod args;
 mod discover;
@@ -41,7 +42,7 @@ use render::StepPrinter;
 /// Exit codes: 0 done; 1 error (bad input, unreachable system, refused update); 3 the rollout
 /// stopped on an error (see lasterror); 4 the simulator found a broken invariant.
 #[derive(Debug, Parser)]
-#[command(name = "cks-rollout", version)]
+#[command(name = "cks-rollout", version = concat!(env!("CARGO_PKG_VERSION"), " (commit ", env!("CKS_GIT_COMMIT"), ")"))]
 pub struct Cli {
     /// Print JSON instead of text.
     #[arg(long, global = true)]
@@ -106,6 +107,12 @@ pub enum Exit {
 }
 
 /// Parses the command line, runs the command and maps the result to an exit code.
+/// The clap command, for man pages and completions.
+pub fn command() -> clap::Command {
+    <Cli as clap::CommandFactory>::command()
+}
+
+/// Parses the command line and runs it.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(&cli) {

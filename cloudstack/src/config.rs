@@ -7,8 +7,8 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::CloudStackError;
-pub use crate::adapters::secret::Secret;
+use crate::CloudStackError;
+pub use crate::secret::Secret;
 
 /// How to reach and authenticate to the CloudStack API.
 #[derive(Debug, Clone)]
@@ -60,13 +60,42 @@ impl CloudStackConfig {
     }
 
     /// From the environment: the three variables when all are set, else the INI file
-    /// `CLOUDSTACK_CONFIG` names.
+    /// `CLOUDSTACK_CONFIG` names; `CLOUDSTACK_POLL_INTERVAL` and `CLOUDSTACK_JOB_TIMEOUT`
+    /// (seconds, as the `cs` client reads them) set the job polling.
     pub fn from_env() -> Result<Self, CloudStackError> {
         Self::from_lookup(|name| std::env::var(name).ok())
     }
 
     /// Like [`CloudStackConfig::from_env`], reading variables through `lookup`.
     pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<Self, CloudStackError> {
+        let mut config = Self::keys_from_lookup(&lookup)?;
+        let seconds = |name: &str| -> Result<Option<Duration>, CloudStackError> {
+            lookup(name)
+                .filter(|v| !v.is_empty())
+                .map(|value| {
+                    value
+                        .trim()
+                        .parse::<f64>()
+                        .ok()
+                        .filter(|s| s.is_finite() && *s >= 0.0)
+                        .map(Duration::from_secs_f64)
+                        .ok_or(CloudStackError::BadSetting {
+                            name: name.to_string(),
+                            value,
+                        })
+                })
+                .transpose()
+        };
+        if let Some(interval) = seconds(ENV_POLL_INTERVAL)? {
+            config.poll_interval = interval;
+        }
+        if let Some(timeout) = seconds(ENV_JOB_TIMEOUT)? {
+            config.job_timeout = timeout;
+        }
+        Ok(config)
+    }
+
+    fn keys_from_lookup(lookup: &impl Fn(&str) -> Option<String>) -> Result<Self, CloudStackError> {
         let get = |name: &str| lookup(name).filter(|v| !v.is_empty());
         if let (Some(endpoint), Some(key), Some(secret)) =
             (get(ENV_ENDPOINT), get(ENV_KEY), get(ENV_SECRET))

@@ -6,10 +6,10 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::CloudStackError;
-use super::config::CloudStackConfig;
-use super::sign;
-use super::types::{AffinityGroup, DiskOffering, ServiceOffering, VirtualMachine, Volume};
+use crate::CloudStackError;
+use crate::config::CloudStackConfig;
+use crate::sign;
+use crate::types::{AffinityGroup, DiskOffering, ServiceOffering, VirtualMachine, Volume};
 
 const PAGE_SIZE: usize = 500;
 
@@ -196,7 +196,7 @@ impl CloudStackClient {
         Ok(items)
     }
 
-    fn one<T: DeserializeOwned>(
+    pub(crate) fn one<T: DeserializeOwned>(
         command: &str,
         result: Value,
         key: &str,

@@ -1,0 +1,228 @@
+//! The CloudStack side of `register`: find the version already registered, refuse or replace
+//! it, add the new one, and wait until secondary storage has the ISO Ready (or reports why not).
+
+use std::time::{Duration, Instant};
+
+use cks_cloudstack::{CloudStackClient, KubernetesVersion, NewKubernetesVersion};
+
+use super::{IsoFacts, RegisterError, Registration, Request, Status};
+
+/// A checksum without CloudStack's `{ALGORITHM}` prefix, lower-cased.
+fn bare(checksum: &str) -> String {
+    checksum
+        .rsplit_once('}')
+        .map_or(checksum, |(_, hex)| hex)
+        .to_lowercase()
+}
+
+fn registration(
+    status: Status,
+    v: &KubernetesVersion,
+    facts: &IsoFacts,
+    url: &str,
+) -> Registration {
+    Registration {
+        status,
+        id: v.id.clone(),
+        name: v.name.clone(),
+        semantic_version: v.semantic_version.clone(),
+        iso_id: v.iso_id.clone(),
+        iso_state: v.iso_state.clone(),
+        checksum: facts.checksum(),
+        url: url.to_string(),
+        replaced: None,
+        iso: facts.clone(),
+    }
+}
+
+/// Resolves `--zone` (a name or an id) to a zone id.
+fn zone_id(client: &CloudStackClient, zone: &str) -> Result<String, RegisterError> {
+    let zones = client.zones()?;
+    zones
+        .iter()
+        .find(|(id, name)| id == zone || name == zone)
+        .map(|(id, _)| id.clone())
+        .ok_or_else(|| RegisterError::NoZone {
+            zone: zone.to_string(),
+            known: zones
+                .iter()
+                .map(|(id, name)| format!("{name} ({id})"))
+                .collect::<Vec<_>>()
+                .join(", "),
+        })
+}
+
+/// Registers `facts` as `request` says, through `client`; `say` gets one line per step.
+pub fn register(
+    client: &CloudStackClient,
+    facts: &IsoFacts,
+    request: &Request,
+    say: &mut dyn FnMut(&str),
+) -> Result<Registration, RegisterError> {
+    let zone = request
+        .zone
+        .as_deref()
+        .map(|z| zone_id(client, z))
+        .transpose()?;
+    let ours = facts.sha256.clone();
+    let mut replaced = None;
+    let same_version = client
+        .list_kubernetes_versions(None)?
+        .into_iter()
+        .filter(|v| v.semantic_version == facts.semantic_version)
+        .filter(|v| zone.is_none() || v.zone_id.is_none() || v.zone_id == zone);
+    for existing in same_version {
+        let registered = client
+            .iso(&existing.iso_id)?
+            .and_then(|iso| iso.checksum)
+            .unwrap_or_default();
+        if bare(&registered) == ours {
+            return Ok(registration(
+                Status::AlreadyRegistered,
+                &existing,
+                facts,
+                &request.url,
+            ));
+        }
+        if !request.replace {
+            return Err(RegisterError::OtherChecksum {
+                version: facts.semantic_version.clone(),
+                existing: format!("{} (id {})", existing.name, existing.id),
+                registered: if registered.is_empty() {
+                    "(none)".to_string()
+                } else {
+                    registered
+                },
+                iso: facts.iso.clone(),
+                ours: facts.checksum(),
+            });
+        }
+        let users: Vec<String> = client
+            .list_kubernetes_clusters()?
+            .into_iter()
+            .filter(|c| c.kubernetes_version_id == existing.id)
+            .map(|c| c.name)
+            .collect();
+        if !users.is_empty() {
+            return Err(RegisterError::InUse {
+                version: facts.semantic_version.clone(),
+                name: existing.name.clone(),
+                id: existing.id.clone(),
+                plural: if users.len() == 1 { "" } else { "s" },
+                clusters: users.join(", "),
+            });
+        }
+        say(&format!(
+            "deleting {} (id {}), registered with another checksum",
+            existing.name, existing.id
+        ));
+        client.delete_kubernetes_version(&existing.id)?;
+        replaced = Some(existing.id);
+    }
+
+    let params = client.api_parameters("addKubernetesSupportedVersion")?;
+    let has = |name: &str| params.as_ref().map(|p| p.iter().any(|n| n == name));
+    if request.direct_download && has("directdownload") == Some(false) {
+        return Err(RegisterError::Unsupported {
+            flag: "--direct-download",
+            parameter: "directdownload",
+            since: "4.18.2",
+        });
+    }
+    let new = NewKubernetesVersion {
+        semantic_version: facts.semantic_version.clone(),
+        url: request.url.clone(),
+        checksum: facts.checksum(),
+        min_cpus: request.min_cpus,
+        min_memory_mib: request.min_memory_mib,
+        zone_id: zone,
+        name: request.name.clone(),
+        direct_download: request.direct_download,
+        arch: (has("arch") == Some(true)).then(|| facts.arch.clone()),
+    };
+    let added = client.add_kubernetes_version(&new)?;
+    say(&format!(
+        "added Kubernetes {} as {} (id {}); ISO {}",
+        added.semantic_version, added.name, added.id, added.iso_state
+    ));
+    let mut done = registration(Status::Registered, &added, facts, &request.url);
+    done.replaced = replaced;
+    if request.wait {
+        done.iso_state = wait_ready(client, &added, request, say)?;
+    }
+    Ok(done)
+}
+
+/// Whether a download status says the download failed.
+fn failed(status: &str) -> bool {
+    let status = status.to_lowercase();
+    ["fail", "error", "abandon", "not found"]
+        .iter()
+        .any(|word| status.contains(word))
+}
+
+/// Polls until the ISO is Ready; on a failed download removes the version again.
+fn wait_ready(
+    client: &CloudStackClient,
+    added: &KubernetesVersion,
+    request: &Request,
+    say: &mut dyn FnMut(&str),
+) -> Result<String, RegisterError> {
+    let start = Instant::now();
+    let mut last_status = String::new();
+    loop {
+        let state = client
+            .list_kubernetes_versions(Some(&added.id))?
+            .into_iter()
+            .next()
+            .map_or_else(|| "(gone)".to_string(), |v| v.iso_state);
+        if state == "Ready" {
+            say(&format!("ISO Ready after {:.1?}", start.elapsed()));
+            return Ok(state);
+        }
+        let status = client
+            .iso(&added.iso_id)?
+            .and_then(|iso| iso.status)
+            .unwrap_or_default();
+        if failed(&status) || state == "(gone)" {
+            let cleanup = match client.delete_kubernetes_version(&added.id) {
+                Ok(()) => "the version was removed again".to_string(),
+                Err(e) => format!("removing the version {} failed too: {e}", added.id),
+            };
+            return Err(RegisterError::DownloadFailed {
+                version: added.semantic_version.clone(),
+                url: request.url.clone(),
+                state,
+                status: if status.is_empty() {
+                    "no status".to_string()
+                } else {
+                    format!("status: {status}")
+                },
+                cleanup,
+            });
+        }
+        if status != last_status && !status.is_empty() {
+            say(&format!("ISO {state}: {status}"));
+            last_status = status.clone();
+        }
+        if start.elapsed() >= request.timeout {
+            return Err(RegisterError::Timeout {
+                version: added.semantic_version.clone(),
+                id: added.id.clone(),
+                waited: start.elapsed(),
+                state,
+                status: if status.is_empty() {
+                    "no status".to_string()
+                } else {
+                    format!("status: {status}")
+                },
+            });
+        }
+        std::thread::sleep(
+            request
+                .poll_interval
+                .min(request.timeout.saturating_sub(start.elapsed()))
+                .max(Duration::from_millis(1)),
+        );
+    }
+}

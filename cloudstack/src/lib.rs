@@ -1,0 +1,30 @@
+//! A signed, blocking client for the Apache CloudStack API: requests signed as CloudStack's
+//! `signatureVersion=3` wants them, async jobs polled with `queryAsyncJobResult`, one error type
+//! that carries CloudStack's code and text (never the keys or the URL), and a configuration that
+//! reads the keys from the environment or the `cs` INI file, never from argv.
+//!
+//! `cks-rollout` drives VMs, volumes and offerings with it; `cks-iso register` adds the binaries
+//! ISO as a Kubernetes supported version.
+//!
+//! ```no_run
+//! use cks_cloudstack::{CloudStackClient, CloudStackConfig};
+//! let client = CloudStackClient::new(CloudStackConfig::from_env()?)?;
+//! for version in client.list_kubernetes_versions(None)? {
+//!     println!("{} {} {}", version.semantic_version, version.name, version.iso_state);
+//! }
+//! # Ok::<(), cks_cloudstack::CloudStackError>(())
+//! ```
+
+pub mod client;
+pub mod config;
+pub mod error;
+pub mod kubernetes;
+pub mod secret;
+pub mod sign;
+pub mod types;
+
+pub use client::CloudStackClient;
+pub use config::{CloudStackConfig, Secret};
+pub use error::CloudStackError;
+pub use kubernetes::{Iso, KubernetesCluster, KubernetesVersion, NewKubernetesVersion};
+pub use types::{AffinityGroup, DiskOffering, ServiceOffering, VirtualMachine, Volume};

@@ -1,0 +1,9 @@
+//! The CloudStack client's tests: the Kubernetes version calls against the CloudStack API fake,
+//! and that fake's version catalogue checked with the real Python `cs` client.
+//!
+//! Every test file is a module of this one test binary.
+
+mod support;
+
+mod kubernetes_versions;
+mod kubernetes_versions_cs;
