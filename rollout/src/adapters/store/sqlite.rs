@@ -87,7 +87,7 @@ impl SqliteStore {
             })?;
         let json = json.ok_or_else(|| StoreError::NoSuchCluster {
             id: id.to_string(),
-            path: self.path.clone(),
+            store: self.path.display().to_string(),
         })?;
         serde_json::from_str(&json).map_err(|e| StoreError::Corrupt {
             id: id.to_string(),
@@ -135,7 +135,7 @@ impl SqliteStore {
             .map_err(db)?;
         let json = json.ok_or_else(|| StoreError::NoSuchCluster {
             id: id.to_string(),
-            path: path.clone(),
+            store: path.display().to_string(),
         })?;
         let mut record: ClusterRecord =
             serde_json::from_str(&json).map_err(|e| StoreError::Corrupt {
