@@ -9,6 +9,7 @@ mod common;
 mod kube_support;
 
 mod adapter_cli;
+mod adapter_cli_postgres;
 mod adapter_cloudstack_client;
 mod adapter_cloudstack_cs;
 mod adapter_end_to_end;

@@ -300,6 +300,21 @@ impl PostgresStore {
         })
     }
 
+    /// Writes `record` unless a record with its id exists; `true` when it wrote it (of two
+    /// hosts importing the same cluster at once, one writes and neither overwrites).
+    pub fn insert_new(&mut self, record: &ClusterRecord) -> Result<bool, StoreError> {
+        let json = to_json(record)?;
+        let state = state_name(record.state);
+        self.serialisable(|tx| {
+            let rows = tx.execute(
+                "INSERT INTO clusters (id, state, record) VALUES ($1, $2, $3::text::jsonb)
+                 ON CONFLICT (id) DO NOTHING",
+                &[&record.id, &state, &json],
+            )?;
+            Ok(rows == 1)
+        })
+    }
+
     /// Reads one record.
     pub fn get(&mut self, id: &str) -> Result<ClusterRecord, StoreError> {
         self.reconnect_if_closed()?;

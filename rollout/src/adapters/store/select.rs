@@ -104,6 +104,14 @@ impl AnyStore {
         }
     }
 
+    /// Writes `record` unless a record with its id exists; `true` when it wrote it.
+    pub fn insert_new(&mut self, record: &ClusterRecord) -> Result<bool, StoreError> {
+        match self {
+            AnyStore::Sqlite(s) => s.insert_new(record),
+            AnyStore::Postgres(s) => s.insert_new(record),
+        }
+    }
+
     /// Every record's id.
     pub fn ids(&mut self) -> Result<Vec<String>, StoreError> {
         match self {
