@@ -16,6 +16,7 @@ mod adapter_end_to_end;
 mod adapter_etcd;
 mod adapter_kube_client;
 mod adapter_kube_kubectl;
+mod adapter_many_clusters_postgres;
 mod adapter_store;
 mod adapter_store_postgres;
 mod crash;
