@@ -105,7 +105,11 @@ fn two_run_processes_on_one_postgres_store_exactly_one_wins_updating() {
         "{lost}"
     );
     assert!(text(winners[0]).contains("restarted 6 node(s)"));
-    assert_eq!(stops(&c), 6, "each worker restarted once, by the winner only");
+    assert_eq!(
+        stops(&c),
+        6,
+        "each worker restarted once, by the winner only"
+    );
 
     let record = open(&url).get(&c.cluster_id).expect("record");
     assert_eq!(record.state, ClusterState::Running);
@@ -136,11 +140,9 @@ fn a_rollout_that_loses_its_database_mid_batch_leaves_no_node_down_and_scan_aler
         .stderr(Stdio::piped())
         .spawn()
         .expect("starts");
-    cks_fixtures::process::wait_until(
-        "the first worker stopped",
-        Duration::from_secs(60),
-        || stops(&c) >= 1,
-    )
+    cks_fixtures::process::wait_until("the first worker stopped", Duration::from_secs(60), || {
+        stops(&c) >= 1
+    })
     .expect("the rollout reached its first batch");
     pg.kill().expect("the database goes away");
     let out = child.wait_with_output().expect("ends");
@@ -148,7 +150,11 @@ fn a_rollout_that_loses_its_database_mid_batch_leaves_no_node_down_and_scan_aler
     assert!(!out.status.success(), "{shown}");
     assert!(shown.contains("cluster store"), "names the store: {shown}");
 
-    assert_eq!(stops(&c), 1, "no batch started without the database: {shown}");
+    assert_eq!(
+        stops(&c),
+        1,
+        "no batch started without the database: {shown}"
+    );
     // No VM is left stopped: the batch's node was started again before the run gave up.
     for name in WORKERS {
         assert_eq!(
@@ -178,7 +184,11 @@ fn a_rollout_that_loses_its_database_mid_batch_leaves_no_node_down_and_scan_aler
 
     pg.resume().expect("the database comes back");
     let record = open(&url).get(&c.cluster_id).expect("record");
-    assert_eq!(record.state, ClusterState::Updating, "still owned by the lost run");
+    assert_eq!(
+        record.state,
+        ClusterState::Updating,
+        "still owned by the lost run"
+    );
     assert!(record.lease.is_some());
     let early = live(&c, "scan", &url).output().expect("runs");
     assert!(text(&early).contains("OwnerAlive"), "{}", text(&early));
@@ -247,12 +257,7 @@ fn simulate_with_a_postgres_store_keeps_the_record_there_and_replays_the_same_st
 
     // A cluster Updating in the database is not replaced.
     store
-        .compare_and_set_state(
-            &ids[0],
-            ClusterState::Running,
-            ClusterState::Updating,
-            None,
-        )
+        .compare_and_set_state(&ids[0], ClusterState::Running, ClusterState::Updating, None)
         .map(|_| ())
         .expect("cas");
     let refused = bin()
@@ -260,5 +265,9 @@ fn simulate_with_a_postgres_store_keeps_the_record_there_and_replays_the_same_st
         .output()
         .expect("runs");
     assert_eq!(refused.status.code(), Some(1), "{}", text(&refused));
-    assert!(text(&refused).contains("rollout in progress"), "{}", text(&refused));
+    assert!(
+        text(&refused).contains("rollout in progress"),
+        "{}",
+        text(&refused)
+    );
 }

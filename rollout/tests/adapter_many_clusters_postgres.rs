@@ -122,8 +122,9 @@ fn roll(plan: &Value, cluster: &Value, owner: &str) -> Result<(), String> {
     config.poll_interval = Duration::from_millis(5);
     config.job_timeout = Duration::from_secs(20);
     let mut cloud = CloudStackCloud::new(CloudStackClient::new(config).map_err(|e| e.to_string())?);
-    let access = KubeAccess::from_kubeconfig(std::path::Path::new(&text(&cluster["kubeconfig"])), None)
-        .map_err(|e| e.to_string())?;
+    let access =
+        KubeAccess::from_kubeconfig(std::path::Path::new(&text(&cluster["kubeconfig"])), None)
+            .map_err(|e| e.to_string())?;
     let control: BTreeMap<String, String> =
         serde_json::from_value(cluster["control"].clone()).map_err(|e| e.to_string())?;
     let mut kube = KubeApi::new(
@@ -158,7 +159,13 @@ fn roll(plan: &Value, cluster: &Value, owner: &str) -> Result<(), String> {
         poll_interval: Duration::from_millis(20),
         lease_timeout: Duration::from_secs(60),
     };
-    match update(&mut ports, &text(&cluster["id"]), &request, &cfg, &mut NoProgress) {
+    match update(
+        &mut ports,
+        &text(&cluster["id"]),
+        &request,
+        &cfg,
+        &mut NoProgress,
+    ) {
         Ok(UpdateOutcome::RolledOut(r)) if r.run.error.is_none() && r.release.is_some() => Ok(()),
         other => Err(format!("{other:?}")),
     }
@@ -224,7 +231,8 @@ fn many_clusters_rolled_by_two_processes_are_each_owned_by_exactly_one() {
 
     let exe = std::env::current_exe().expect("test binary");
     let module = module_path!().split_once("::").map_or("", |(_, m)| m);
-    let test = format!("{module}::many_clusters_rolled_by_two_processes_are_each_owned_by_exactly_one");
+    let test =
+        format!("{module}::many_clusters_rolled_by_two_processes_are_each_owned_by_exactly_one");
     let children: Vec<_> = ["p1", "p2"]
         .iter()
         .map(|name| {
@@ -283,13 +291,18 @@ fn many_clusters_rolled_by_two_processes_are_each_owned_by_exactly_one() {
             .count();
         assert_eq!(stops, WORKERS, "each worker of {} restarted once", c.id);
         for w in 1..=WORKERS {
-            let vm = c.cloud.vm_named(&format!("c{}-node-{w}", &record.name[1..]));
+            let vm = c
+                .cloud
+                .vm_named(&format!("c{}-node-{w}", &record.name[1..]));
             let vm = vm.expect("vm");
             assert_eq!(vm.service_offering_id, c.big);
             assert_eq!(vm.state, "Running");
         }
     }
     let lost = shown.lines().filter(|l| l.contains("lost ")).count();
-    assert_eq!(lost, CLUSTERS, "the other process was refused each cluster:\n{shown}");
+    assert_eq!(
+        lost, CLUSTERS,
+        "the other process was refused each cluster:\n{shown}"
+    );
     eprintln!("clusters rolled per process: {per_process:?}");
 }

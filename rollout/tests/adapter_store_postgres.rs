@@ -177,14 +177,20 @@ fn the_schema_is_created_once_with_its_version_and_a_newer_one_is_refused() {
         text.contains("version 7") && text.contains("version 1"),
         "names both versions: {text}"
     );
-    assert!(text.contains(&parsed.to_string()), "names the store: {text}");
+    assert!(
+        text.contains(&parsed.to_string()),
+        "names the store: {text}"
+    );
 }
 
 #[test]
 fn a_password_in_the_url_is_used_and_never_shown() {
     let pg = Postgres::start().expect("PostgreSQL starts");
-    pg.sql("postgres", "CREATE ROLE roller LOGIN PASSWORD 'pw-not-shown'")
-        .expect("role");
+    pg.sql(
+        "postgres",
+        "CREATE ROLE roller LOGIN PASSWORD 'pw-not-shown'",
+    )
+    .expect("role");
     pg.sql("postgres", "CREATE DATABASE roll OWNER roller")
         .expect("database");
     // Password authentication for this role, trust for the superuser the fixture uses.
@@ -194,10 +200,7 @@ fn a_password_in_the_url_is_used_and_never_shown() {
         .expect("URL");
     let e = PostgresStore::open(&wrong).expect_err("a wrong password is refused");
     assert!(!e.to_string().contains("not-it"), "{e}");
-    let good = format!(
-        "postgres://roller:pw-not-shown@127.0.0.1:{}/roll",
-        pg.port
-    );
+    let good = format!("postgres://roller:pw-not-shown@127.0.0.1:{}/roll", pg.port);
     let mut store = open(&good);
     store.put(&record("k1")).expect("put as the role");
     assert!(!format!("{store:?}").contains("pw-not-shown"));
@@ -312,7 +315,8 @@ fn eight_connections_in_two_processes_racing_for_updating_never_both_win() {
     let go = signals.path().join("go");
     let exe = std::env::current_exe().expect("test binary");
     let module = module_path!().split_once("::").map_or("", |(_, m)| m);
-    let test = format!("{module}::eight_connections_in_two_processes_racing_for_updating_never_both_win");
+    let test =
+        format!("{module}::eight_connections_in_two_processes_racing_for_updating_never_both_win");
     let children: Vec<_> = ["p1", "p2"]
         .iter()
         .map(|name| {
@@ -370,7 +374,8 @@ fn eight_connections_in_two_processes_racing_for_updating_never_both_win() {
     }
     eprintln!("wins per connection: {per_owner:?}");
     assert!(
-        per_owner.keys().any(|o| o.starts_with("p1")) && per_owner.keys().any(|o| o.starts_with("p2")),
+        per_owner.keys().any(|o| o.starts_with("p1"))
+            && per_owner.keys().any(|o| o.starts_with("p2")),
         "both processes took part: {per_owner:?}"
     );
 }

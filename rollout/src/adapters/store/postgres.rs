@@ -157,10 +157,13 @@ impl PostgresStore {
     /// Connects to `url`, creating the schema or migrating it to [`SCHEMA_VERSION`]; refuses a
     /// database whose schema is newer than this build knows.
     pub fn open(url: &PostgresUrl) -> Result<Self, StoreError> {
-        let client = url.config.connect(NoTls).map_err(|source| StoreError::Postgres {
-            url: url.to_string(),
-            source,
-        })?;
+        let client = url
+            .config
+            .connect(NoTls)
+            .map_err(|source| StoreError::Postgres {
+                url: url.to_string(),
+                source,
+            })?;
         let mut store = PostgresStore {
             url: url.clone(),
             client,
@@ -190,10 +193,7 @@ impl PostgresStore {
         };
         let row = self
             .client
-            .query_one(
-                "SELECT COALESCE(MAX(version), 0) FROM schema_version",
-                &[],
-            )
+            .query_one("SELECT COALESCE(MAX(version), 0) FROM schema_version", &[])
             .map_err(db)?;
         Ok(row.get(0))
     }

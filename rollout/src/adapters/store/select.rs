@@ -15,7 +15,7 @@ pub enum StoreUrl {
     /// A SQLite file (created if missing).
     Sqlite(PathBuf),
     /// A PostgreSQL database (the schema is created if missing).
-    Postgres(PostgresUrl),
+    Postgres(Box<PostgresUrl>),
 }
 
 impl StoreUrl {
@@ -33,7 +33,7 @@ impl FromStr for StoreUrl {
 
     fn from_str(text: &str) -> Result<Self, StoreError> {
         if text.starts_with("postgres://") || text.starts_with("postgresql://") {
-            return Ok(StoreUrl::Postgres(text.parse()?));
+            return Ok(StoreUrl::Postgres(Box::new(text.parse()?)));
         }
         if let Some(path) = text.strip_prefix("sqlite:") {
             let path = path.strip_prefix("//").unwrap_or(path);
@@ -76,7 +76,7 @@ pub enum AnyStore {
     /// SQLite.
     Sqlite(SqliteStore),
     /// PostgreSQL.
-    Postgres(PostgresStore),
+    Postgres(Box<PostgresStore>),
 }
 
 impl AnyStore {
@@ -84,7 +84,7 @@ impl AnyStore {
     pub fn open(url: &StoreUrl) -> Result<Self, StoreError> {
         Ok(match url {
             StoreUrl::Sqlite(path) => AnyStore::Sqlite(SqliteStore::open(Path::new(path))?),
-            StoreUrl::Postgres(url) => AnyStore::Postgres(PostgresStore::open(url)?),
+            StoreUrl::Postgres(url) => AnyStore::Postgres(Box::new(PostgresStore::open(url)?)),
         })
     }
 
@@ -123,7 +123,7 @@ impl AnyStore {
     fn port(&mut self) -> &mut dyn Store {
         match self {
             AnyStore::Sqlite(s) => s,
-            AnyStore::Postgres(s) => s,
+            AnyStore::Postgres(s) => s.as_mut(),
         }
     }
 }
