@@ -75,6 +75,7 @@ impl FromStr for PostgresUrl {
             Config::from_str(text).map_err(|e| bad(format!("not a PostgreSQL URL: {e}")))?;
         let user = config
             .get_user()
+            .filter(|u| !u.is_empty())
             .ok_or_else(|| bad("no user: write postgres://USER@HOST/DB".into()))?
             .to_string();
         let host = match config.get_hosts().first() {
@@ -84,6 +85,7 @@ impl FromStr for PostgresUrl {
         };
         let db = config
             .get_dbname()
+            .filter(|d| !d.is_empty())
             .ok_or_else(|| bad("no database: write postgres://USER@HOST/DB".into()))?
             .to_string();
         let port = config.get_ports().first().copied().unwrap_or(5432);
