@@ -10,13 +10,16 @@ mod discovery_support;
 mod kube_support;
 
 mod adapter_cli;
+mod adapter_cli_postgres;
 mod adapter_cloudstack_client;
 mod adapter_cloudstack_cs;
 mod adapter_end_to_end;
 mod adapter_etcd;
 mod adapter_kube_client;
 mod adapter_kube_kubectl;
+mod adapter_many_clusters_postgres;
 mod adapter_store;
+mod adapter_store_postgres;
 mod crash;
 mod description;
 mod discovery_cs;

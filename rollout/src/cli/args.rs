@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result, bail};
 use clap::Args;
 
+use cks_rollout::adapters::store::StoreUrl;
 use cks_rollout::engine::UpdateRequest;
 
 /// Splits `TYPE=VALUE`, naming the option when the `=` is missing.
@@ -73,15 +74,16 @@ pub struct LiveArgs {
     /// The CKS cluster's id (uuid).
     #[arg(long = "cluster-id", value_name = "ID")]
     pub cluster_id: String,
-    /// The SQLite store of cluster records (created if missing; the record is imported from
-    /// CloudStack the first time).
+    /// The store of cluster records: `postgres://USER@HOST[:PORT]/DB` (password from the URL or
+    /// PGPASSWORD; schema created and migrated), or `sqlite:PATH` / a file path (created if
+    /// missing). The record is imported from CloudStack the first time.
     #[arg(
         long,
         env = "CKS_ROLLOUT_STORE",
         default_value = "cks-rollout.db",
-        value_name = "FILE"
+        value_name = "URL"
     )]
-    pub store: PathBuf,
+    pub store: String,
     /// The cluster's kubeconfig.
     #[arg(long, env = "KUBECONFIG", value_name = "FILE")]
     pub kubeconfig: Option<PathBuf>,
@@ -118,6 +120,14 @@ pub struct LiveArgs {
     /// SSH to the nodes, and overrides of what is found through CloudStack.
     #[command(flatten)]
     pub ssh: super::discover::SshArgs,
+}
+
+impl LiveArgs {
+    /// The store `--store` names, parsed here rather than by clap so that a value that does not
+    /// parse is never echoed with its password.
+    pub fn store_url(&self) -> Result<StoreUrl> {
+        Ok(self.store.parse::<StoreUrl>()?)
+    }
 }
 
 /// Parses repeated `NAME=URL` options into a map.

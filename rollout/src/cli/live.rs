@@ -1,6 +1,7 @@
 //! The ports of a real cluster, built from the command line and the environment: CloudStack
 //! (keys from the environment or its config file), Kubernetes (kubeconfig and per-control-node
-//! endpoints), etcd (member URLs and client certificates), the SQLite store and the clock.
+//! endpoints), etcd (member URLs and client certificates), the store (SQLite or PostgreSQL) and
+//! the clock.
 
 use std::time::Duration;
 
@@ -11,7 +12,7 @@ use cks_rollout::adapters::clock::SystemClock;
 use cks_rollout::adapters::cloudstack::{CloudStackClient, CloudStackCloud, CloudStackConfig};
 use cks_rollout::adapters::etcd::{EtcdHealth, KnownMember};
 use cks_rollout::adapters::kube::{KubeAccess, KubeApi, KubeClient};
-use cks_rollout::adapters::store::SqliteStore;
+use cks_rollout::adapters::store::{AnyStore, StoreError};
 use cks_rollout::adapters::tls::TlsMaterial;
 use cks_rollout::engine::EngineConfig;
 use cks_rollout::model::{ClusterRecord, ClusterState};
@@ -26,7 +27,7 @@ pub struct LivePorts {
     cloud: Box<dyn Cloud>,
     kube: Box<dyn Kube>,
     etcd: Box<dyn Etcd>,
-    store: SqliteStore,
+    store: AnyStore,
     clock: SystemClock,
     /// What was found from the cluster id, and what was not.
     pub discovery: Discovery,
@@ -109,26 +110,34 @@ impl LivePorts {
                 None
             }
         };
-        if !args.store.exists() && cloud_client.is_none() {
+        let store_url = args.store_url()?;
+        if store_url.is_missing() && cloud_client.is_none() {
             anyhow::bail!(
                 "the cluster store {} does not exist and CloudStack is not configured to import cluster {} into it: set CLOUDSTACK_ENDPOINT, CLOUDSTACK_KEY and CLOUDSTACK_SECRET, or pass --store with an existing store",
-                args.store.display(),
+                store_url,
                 args.cluster_id
             );
         }
-        let mut store = SqliteStore::open(&args.store)
-            .with_context(|| format!("opening the cluster store {}", args.store.display()))?;
-        if store.get(&args.cluster_id).is_err() {
+        let mut store = AnyStore::open(&store_url)
+            .with_context(|| format!("opening the cluster store {store_url}"))?;
+        let missing = match store.get(&args.cluster_id) {
+            Ok(_) => false,
+            Err(StoreError::NoSuchCluster { .. }) => true,
+            Err(e) => {
+                return Err(e).with_context(|| format!("reading cluster {}", args.cluster_id));
+            }
+        };
+        if missing {
             let client = cloud_client.as_ref().with_context(|| {
                 format!(
                     "cluster {} is not in the store {} yet and CloudStack is not configured to import it: set CLOUDSTACK_ENDPOINT, CLOUDSTACK_KEY and CLOUDSTACK_SECRET",
-                    args.cluster_id,
-                    args.store.display()
+                    args.cluster_id, store_url
                 )
             })?;
             let record = import_record(client, &args.cluster_id)?;
+            // Another host may have imported it meanwhile: its record stands.
             store
-                .put(&record)
+                .insert_new(&record)
                 .context("storing the imported cluster record")?;
         }
         let mut discovery = Discovery::run(args, cloud_client.as_ref());

@@ -7,7 +7,9 @@ use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
 use serde_json::json;
 
+use cks_rollout::adapters::store::{AnyStore, StoreUrl};
 use cks_rollout::engine::{EngineConfig, UpdateOutcome, plan_update, view};
+use cks_rollout::model::ClusterState;
 use cks_rollout::sim::{ClusterSpec, Simulation};
 
 use super::Exit;
@@ -23,6 +25,11 @@ pub struct SimulateArgs {
     /// The seed of every random choice; the same seed replays the same run.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Keep the cluster record in a real store too (`postgres://USER@HOST[:PORT]/DB`,
+    /// `sqlite:PATH`): every store call of the engine goes to it, and the simulated world
+    /// follows its record. The description's cluster id is written there first.
+    #[arg(long, value_name = "URL")]
+    pub store: Option<String>,
     /// What to simulate.
     #[command(subcommand)]
     pub action: SimAction,
@@ -48,11 +55,35 @@ fn load(path: &PathBuf) -> Result<ClusterSpec> {
     })
 }
 
+/// `sim` with its store calls also made on the store `url` names, after writing the
+/// simulated cluster's record there (refusing to replace a rollout in progress).
+fn backed(sim: Simulation, url: &str) -> Result<Simulation> {
+    let url: StoreUrl = url.parse()?;
+    let mut store =
+        AnyStore::open(&url).with_context(|| format!("opening the cluster store {url}"))?;
+    let record = sim.world().record.clone();
+    if let Ok(held) = store.get(&record.id)
+        && held.state == ClusterState::Updating
+    {
+        anyhow::bail!(
+            "cluster {} is Updating in the store {url}; the simulator does not replace a rollout in progress: give the description another id",
+            record.id
+        );
+    }
+    store
+        .put(&record)
+        .with_context(|| format!("writing the simulated cluster {} to {url}", record.id))?;
+    Ok(sim.backed_by(Box::new(store)))
+}
+
 /// Runs `simulate`.
 pub fn run(args: &SimulateArgs, as_json: bool) -> Result<Exit> {
     let spec = load(&args.cluster)?;
-    let sim = Simulation::new(&spec, args.seed)
+    let mut sim = Simulation::new(&spec, args.seed)
         .with_context(|| format!("simulating {}", args.cluster.display()))?;
+    if let Some(url) = &args.store {
+        sim = backed(sim, url)?;
+    }
     let id = sim.cluster_id();
     match &args.action {
         SimAction::Plan(update) => {

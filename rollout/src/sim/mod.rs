@@ -23,6 +23,7 @@
 //! assert_eq!(sim.world().record.state, cks_rollout::model::ClusterState::Running);
 //! ```
 
+mod backed;
 mod faults;
 mod invariants;
 mod pods;
@@ -33,6 +34,7 @@ mod signature;
 mod spec;
 mod world;
 
+pub use backed::{Backing, SimStore};
 pub use ports::SimHandle;
 pub use signature::{Signature, VmSignature};
 pub use spec::{ClusterSpec, Fault, NodeGroupSpec, NodeOverride, PdbSpec, PodSpec};
@@ -81,7 +83,7 @@ pub struct SimPorts {
     cloud: SimHandle,
     kube: SimHandle,
     etcd: SimHandle,
-    store: SimHandle,
+    store: SimStore,
     clock: SimHandle,
 }
 
@@ -134,6 +136,7 @@ impl SimRun {
 pub struct Simulation {
     world: Rc<RefCell<World>>,
     seed: u64,
+    backing: Option<Backing>,
 }
 
 impl Simulation {
@@ -142,7 +145,15 @@ impl Simulation {
         Ok(Simulation {
             world: Rc::new(RefCell::new(World::new(spec, seed)?)),
             seed,
+            backing: None,
         })
+    }
+
+    /// The same simulation with every store call also made on `store` (a real database that
+    /// already holds the world's record), whose answers the engine gets.
+    pub fn backed_by(mut self, store: Box<dyn crate::ports::Store>) -> Self {
+        self.backing = Some(Backing::new(store));
+        self
     }
 
     /// The seed.
@@ -157,7 +168,7 @@ impl Simulation {
             cloud: h.clone(),
             kube: h.clone(),
             etcd: h.clone(),
-            store: h.clone(),
+            store: SimStore::new(h.clone(), self.backing.clone()),
             clock: h,
         }
     }

@@ -71,6 +71,26 @@ impl SqliteStore {
         Ok(())
     }
 
+    /// Writes `record` unless a record with its id exists; `true` when it wrote it.
+    pub fn insert_new(&mut self, record: &ClusterRecord) -> Result<bool, StoreError> {
+        let json = serde_json::to_string(record).map_err(|e| StoreError::Corrupt {
+            id: record.id.clone(),
+            detail: e.to_string(),
+        })?;
+        let rows = self
+            .conn
+            .execute(
+                "INSERT INTO clusters (id, state, record) VALUES (?1, ?2, ?3)
+                 ON CONFLICT(id) DO NOTHING",
+                params![record.id, state_name(record.state), json],
+            )
+            .map_err(|source| StoreError::Sqlite {
+                path: self.path.clone(),
+                source,
+            })?;
+        Ok(rows == 1)
+    }
+
     /// Reads one record.
     pub fn get(&self, id: &str) -> Result<ClusterRecord, StoreError> {
         let json: Option<String> = self
@@ -87,7 +107,7 @@ impl SqliteStore {
             })?;
         let json = json.ok_or_else(|| StoreError::NoSuchCluster {
             id: id.to_string(),
-            path: self.path.clone(),
+            store: self.path.display().to_string(),
         })?;
         serde_json::from_str(&json).map_err(|e| StoreError::Corrupt {
             id: id.to_string(),
@@ -135,7 +155,7 @@ impl SqliteStore {
             .map_err(db)?;
         let json = json.ok_or_else(|| StoreError::NoSuchCluster {
             id: id.to_string(),
-            path: path.clone(),
+            store: path.display().to_string(),
         })?;
         let mut record: ClusterRecord =
             serde_json::from_str(&json).map_err(|e| StoreError::Corrupt {
