@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use super::arch::Arch;
+use cks_pinning::arch::Arch;
 use super::sources::Source;
 
 /// The autoscaler release the build bundles.

@@ -10,7 +10,7 @@ use cks_pinning::image::ImageRef;
 use cks_pinning::manifest;
 use cks_pinning::version::KubeVersion;
 
-use super::arch::Arch;
+use cks_pinning::arch::Arch;
 use super::images::{kubeadm_images, plan_images};
 use super::lock::Lock;
 use super::options::Options;

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::arch::Arch;
+use cks_pinning::arch::Arch;
 use crate::fetch::{Checksum, Edit, FileSpec};
 
 /// The git repository whose tags name the cluster-autoscaler releases.

@@ -284,7 +284,7 @@ impl Walk<'_> {
                 let Some(arch) = self.arch else { return };
                 let chosen: Vec<_> = entries
                     .iter()
-                    .filter(|e| e.platform.as_ref().is_some_and(|p| arch.matches(p)))
+                    .filter(|e| e.platform.as_ref().is_some_and(|p| crate::registry::runs_on(arch, p)))
                     .collect();
                 if chosen.is_empty() {
                     self.finding(format!(
@@ -321,7 +321,7 @@ impl Walk<'_> {
             .map_err(|e| e.to_string())
             .and_then(|b| serde_json::from_slice::<Platform>(&b).map_err(|e| e.to_string()));
         match platform {
-            Ok(platform) if !arch.matches(&platform) => self.finding(format!(
+            Ok(platform) if !crate::registry::runs_on(arch, &platform) => self.finding(format!(
                 "the image config {digest} is for {platform}; {} nodes cannot run it",
                 arch.platform()
             )),

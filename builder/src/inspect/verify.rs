@@ -94,7 +94,7 @@ pub fn verify(iso: &Path) -> Result<Report, InspectError> {
     }
     let versions = read_versions(&image, &entries, &mut findings);
     let arch = versions.as_ref().and_then(|v| {
-        let arch = Arch::parse(&v.arch);
+        let arch = v.arch.parse::<Arch>().ok();
         if arch.is_none() {
             findings.push(Finding::new(
                 FILE_NAME,

@@ -43,7 +43,7 @@ pub use manifest::{
     DOCKER_LIST, DOCKER_MANIFEST, Descriptor, MANIFEST_ACCEPT, Manifest, OCI_INDEX, OCI_MANIFEST,
     Platform, parse_manifest,
 };
-pub use platform::Arch;
+pub use platform::{Arch, runs_on};
 pub use pull::{
     ImageRequest, PullOptions, PullReport, PullWarning, PulledImage, SkippedImage, pull_images,
 };

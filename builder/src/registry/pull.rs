@@ -334,7 +334,7 @@ async fn pull_one(
                 .await?;
             let bytes = read_small(&path, super::manifest::MAX_MANIFEST_BYTES).await?;
             let found = config_platform(&name.full, &config.digest, &bytes)?;
-            if !arch.matches(&found) {
+            if !super::platform::runs_on(arch, &found) {
                 if options.strict_platforms {
                     return Err(RegistryError::WrongPlatform {
                         image: name.full.clone(),
