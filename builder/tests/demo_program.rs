@@ -21,7 +21,10 @@ fn the_demo_builds_and_verifies_with_the_real_cks_iso() {
     assert_eq!(iso, out.path().join("cks-demo-1.33.13-aarch64.iso"));
     let sidecar = std::fs::read_to_string(out.path().join("cks-demo-1.33.13-aarch64.iso.sha256"))
         .expect("the sidecar");
-    assert!(sidecar.ends_with("  cks-demo-1.33.13-aarch64.iso\n"), "{sidecar}");
+    assert!(
+        sidecar.ends_with("  cks-demo-1.33.13-aarch64.iso\n"),
+        "{sidecar}"
+    );
 }
 
 #[test]
@@ -51,7 +54,10 @@ fn the_demo_finds_cks_iso_beside_itself_then_on_path() {
         Some(dir.as_os_str()),
     );
     assert_eq!(on_path.as_deref(), Some(Path::new(CKS_ISO)));
-    assert_eq!(find_cks_iso(Some(&elsewhere.path().join("cks-demo")), None), None);
+    assert_eq!(
+        find_cks_iso(Some(&elsewhere.path().join("cks-demo")), None),
+        None
+    );
 }
 
 #[test]
@@ -63,5 +69,39 @@ fn the_product_binary_carries_no_test_server() {
             .windows(marker.len())
             .any(|window| window == marker.as_bytes());
         assert!(!found, "cks-iso contains {marker:?}");
+    }
+}
+
+#[test]
+fn the_demo_data_is_a_valid_node() {
+    use cks_builder::fetch::Edit;
+    use cks_builder::inspect::units::opt_bin_commands;
+    // The kubelet units, rewritten as a build rewrites them, run only what the ISO ships.
+    for unit in ["nonoss/kubelet.service", "nonoss/10-kubeadm.conf"] {
+        let text = std::fs::read(cks_fixtures::shared::data(unit)).expect("the demo unit");
+        let mut editor = Edit::usr_bin_to_opt_bin().editor().expect("the edit");
+        let mut out = Vec::new();
+        editor.feed(&text, &mut out);
+        editor.finish(&mut out);
+        let commands = opt_bin_commands(&String::from_utf8(out).expect("UTF-8"));
+        assert!(!commands.is_empty(), "{unit} runs the kubelet");
+        for (line, command) in commands {
+            assert_eq!(command, "kubelet", "{unit} line {line}");
+        }
+    }
+    // The CSI manifest's driver image is the release versions.txt records as `csi-driver:`.
+    let csi = cks_fixtures::demo::DemoConfig::default().csi;
+    let text = cks_fixtures::demo::manifests::CSI_TEXT;
+    let drivers: Vec<String> = cks_pinning::manifest::images(text)
+        .expect("the demo CSI manifest")
+        .into_iter()
+        .filter(|i| i.contains("/cloudstack-csi-driver:"))
+        .collect();
+    assert!(!drivers.is_empty());
+    for driver in drivers {
+        assert!(
+            driver.ends_with(&format!(":{}", csi.trim_start_matches('v'))),
+            "{driver} is not the CSI release {csi}"
+        );
     }
 }

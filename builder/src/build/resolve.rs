@@ -10,15 +10,15 @@ use cks_pinning::image::ImageRef;
 use cks_pinning::manifest;
 use cks_pinning::version::KubeVersion;
 
-use cks_pinning::arch::Arch;
 use super::images::{kubeadm_images, plan_images};
 use super::lock::Lock;
 use super::options::Options;
 use super::plan::{AutoscalerPin, CcmPin, Plan};
 use super::sources::{self, Source, bare};
 use super::staging::{Staging, write_atomically};
-use crate::fetch::{Checksum, FetchedFile, Fetcher};
+use crate::fetch::{FetchedFile, Fetcher};
 use crate::git::{LsRemoteOptions, ls_remote_tags_with};
+use cks_pinning::arch::Arch;
 
 /// The plan and the files the first phase already fetched into the tree.
 #[derive(Debug)]
@@ -112,9 +112,7 @@ pub async fn resolve(
                     source.iso_path
                 )
             })?;
-            source.checksum = Checksum::Pinned {
-                sha256: sha256.to_string(),
-            };
+            source.pin(sha256);
         }
     }
 

@@ -138,6 +138,12 @@ pub fn render_summary(summary: &Summary) -> String {
         human(summary.image_unique_bytes)
     ));
     out.push_str(&format!("built: {}\n", summary.built));
+    if !summary.mirrored.is_empty() {
+        out.push_str(&format!(
+            "mirrored: {} files (--json and --write-lock list the URLs used)\n",
+            summary.mirrored.len()
+        ));
+    }
     let phases: Vec<String> = summary
         .phases
         .iter()

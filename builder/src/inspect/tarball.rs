@@ -284,7 +284,11 @@ impl Walk<'_> {
                 let Some(arch) = self.arch else { return };
                 let chosen: Vec<_> = entries
                     .iter()
-                    .filter(|e| e.platform.as_ref().is_some_and(|p| crate::registry::runs_on(arch, p)))
+                    .filter(|e| {
+                        e.platform
+                            .as_ref()
+                            .is_some_and(|p| crate::registry::runs_on(arch, p))
+                    })
                     .collect();
                 if chosen.is_empty() {
                     self.finding(format!(
