@@ -27,6 +27,7 @@ mod pull_auth;
 mod pull_cli;
 mod pull_containerd;
 mod pull_cred_helpers;
+mod pull_docker_archive;
 mod pull_failures;
 mod resolve_cli;
 mod verify_containerd;

@@ -36,8 +36,8 @@ pub use client::{FetchedManifest, RegistryClient};
 pub use endpoint::{Endpoint, Endpoints};
 pub use error::RegistryError;
 pub use layout::{
-    CONTAINERD_NAME, LayoutContents, OCI_REF_NAME, WrittenTarball, index_json, write_tarball,
-    write_tarball_temp,
+    CONTAINERD_NAME, DockerImage, LayoutContents, OCI_REF_NAME, WrittenTarball,
+    docker_manifest_json, docker_repositories_json, index_json, write_tarball, write_tarball_temp,
 };
 pub use manifest::{
     DOCKER_LIST, DOCKER_MANIFEST, Descriptor, MANIFEST_ACCEPT, Manifest, OCI_INDEX, OCI_MANIFEST,

@@ -29,6 +29,9 @@ pub struct TarballCache {
     dir: PathBuf,
 }
 
+/// The tarball format this cache holds: an OCI layout with the Docker archive files.
+const TARBALL_FORMAT: &str = "oci-layout+docker-archive/1";
+
 impl TarballCache {
     /// The cache in `dir` (created when the first entry is added).
     pub fn new(dir: PathBuf) -> Self {
@@ -37,7 +40,9 @@ impl TarballCache {
 
     fn key(name: &str, digest: &str, platform: &str) -> String {
         let mut hasher = Sha256::new();
-        for part in [name, digest, platform] {
+        // The tarball format is part of the key: a tarball written by another format (before the
+        // Docker archive files were added) is never reused.
+        for part in [TARBALL_FORMAT, name, digest, platform] {
             hasher.update(part.as_bytes());
             hasher.update(b"\n");
         }

@@ -283,6 +283,7 @@ impl Tree {
             digest,
             size,
             blobs,
+            docker: None,
         }
     }
 

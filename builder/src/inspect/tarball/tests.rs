@@ -36,6 +36,7 @@ fn image(dir: &Path, arch: &str) -> (PathBuf, String) {
             (config.0, config.1),
             (layer.0, layer.1),
         ],
+        docker: None,
     };
     let out = dir.join(format!("pause-{arch}.tar"));
     write_tarball(&out, &contents).expect("tarball");
