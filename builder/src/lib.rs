@@ -4,11 +4,12 @@
 //! Folders by concern: `fetch` (HTTP downloads), `git` (ls-remote), `registry` (image pulls and
 //! tarballs), `iso` (the ISO 9660 writer); `retry` and `progress` are shared by them.
 
-pub mod build;
 pub mod fetch;
 pub mod git;
+pub mod http;
 pub mod inspect;
 pub mod iso;
+pub mod pipeline;
 pub mod progress;
 pub mod registry;
 pub mod retry;
