@@ -10,6 +10,7 @@ pub mod iso_cache;
 pub mod lock;
 pub mod options;
 pub mod plan;
+pub mod releases;
 pub mod resolve;
 pub mod run;
 pub mod sources;
