@@ -4,6 +4,7 @@
 //! Folders by concern: `fetch` (HTTP downloads), `git` (ls-remote), `registry` (image pulls and
 //! tarballs), `iso` (the ISO 9660 writer); `retry` and `progress` are shared by them.
 
+pub mod digest;
 pub mod fetch;
 pub mod git;
 pub mod http;

@@ -23,6 +23,7 @@
 pub mod arch;
 pub mod autoscaler;
 pub mod ccm;
+pub mod digest;
 pub mod image;
 pub mod manifest;
 pub mod version;

@@ -149,12 +149,7 @@ pub enum VersionsTxtError {
     },
 }
 
-fn is_sha256_hex(hex: &str) -> bool {
-    hex.len() == 64
-        && hex
-            .bytes()
-            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
-}
+use crate::digest::is_sha256_lower_hex as is_sha256_hex;
 
 /// A plain value: non-empty, no whitespace or control characters.
 fn is_word(value: &str) -> bool {

@@ -9,7 +9,6 @@ use std::path::Path;
 
 use cks_pinning::image::ImageRef;
 use serde::Deserialize;
-use sha2::{Digest, Sha256};
 
 use super::finding::{Finding, Problem};
 use crate::registry::{
@@ -86,27 +85,16 @@ fn scan(file: &Path) -> io::Result<Scan> {
             "manifest.json" => out.docker_manifest = true,
             _ => {
                 if let Some(hex) = name.strip_prefix("blobs/sha256/") {
-                    let mut hasher = Sha256::new();
-                    let size = io::copy(&mut entry, &mut HashWriter(&mut hasher))?;
+                    let mut hashing = crate::digest::HashingWriter::new(io::sink());
+                    io::copy(&mut entry, &mut hashing)?;
+                    let (_, digest) = hashing.finish();
                     out.blobs
-                        .insert(hex.to_string(), (hex::encode(hasher.finalize()), size));
+                        .insert(hex.to_string(), (digest.hex().to_string(), digest.bytes));
                 }
             }
         }
     }
     Ok(out)
-}
-
-struct HashWriter<'a>(&'a mut Sha256);
-
-impl io::Write for HashWriter<'_> {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.0.update(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
 }
 
 fn read_blob(file: &Path, hex: &str) -> io::Result<Vec<u8>> {

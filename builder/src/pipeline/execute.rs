@@ -403,24 +403,11 @@ fn tree_files(tree: &Path) -> Result<Vec<String>> {
     Ok(out)
 }
 
-/// The sha256 of a file, read in chunks.
+/// The sha256 of a file, read in chunks, as 64 lowercase hex digits.
 pub fn sha256_file(path: &Path) -> Result<String> {
-    use sha2::{Digest, Sha256};
-    use std::io::Read;
-    let mut file =
-        std::fs::File::open(path).with_context(|| format!("opening {}", path.display()))?;
-    let mut hasher = Sha256::new();
-    let mut buffer = vec![0u8; 1 << 20];
-    loop {
-        let n = file
-            .read(&mut buffer)
-            .with_context(|| format!("reading {}", path.display()))?;
-        if n == 0 {
-            break;
-        }
-        hasher.update(&buffer[..n]);
-    }
-    Ok(hex::encode(hasher.finalize()))
+    crate::digest::sha256_file(path)
+        .map(|d| d.hex().to_string())
+        .with_context(|| format!("reading {}", path.display()))
 }
 
 fn set_mode(path: &Path, mode: u32) -> Result<()> {

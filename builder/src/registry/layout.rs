@@ -12,7 +12,8 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
-use sha2::{Digest as _, Sha256};
+
+use crate::digest::HashingWriter;
 
 use super::RegistryError;
 
@@ -184,31 +185,8 @@ pub fn write_tarball_temp(
     Ok((tmp.into_temp_path(), written))
 }
 
-struct Hashing<W> {
-    inner: W,
-    hasher: Sha256,
-    count: u64,
-}
-
-impl<W: Write> Write for Hashing<W> {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        let n = self.inner.write(buf)?;
-        self.hasher.update(&buf[..n]);
-        self.count += n as u64;
-        Ok(n)
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        self.inner.flush()
-    }
-}
-
 fn write_tar(file: &File, contents: &LayoutContents) -> std::io::Result<WrittenTarball> {
-    let out = Hashing {
-        inner: BufWriter::with_capacity(256 * 1024, file),
-        hasher: Sha256::new(),
-        count: 0,
-    };
+    let out = HashingWriter::new(BufWriter::with_capacity(256 * 1024, file));
     let mut tar = tar::Builder::new(out);
     let layout = br#"{"imageLayoutVersion":"1.0.0"}"#;
     append_file(&mut tar, "oci-layout", layout.len() as u64, &layout[..])?;
@@ -243,10 +221,11 @@ fn write_tar(file: &File, contents: &LayoutContents) -> std::io::Result<WrittenT
     }
     let mut out = tar.into_inner()?;
     out.flush()?;
-    out.inner.get_ref().sync_all()?;
+    out.get_ref().get_ref().sync_all()?;
+    let (_, digest) = out.finish();
     Ok(WrittenTarball {
-        size: out.count,
-        sha256: format!("sha256:{}", hex::encode(out.hasher.finalize())),
+        size: digest.bytes,
+        sha256: digest.digest(),
     })
 }
 
@@ -285,7 +264,7 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let blob = dir.path().join("b");
         std::fs::write(&blob, b"layer bytes").expect("write");
-        let digest = format!("sha256:{}", hex::encode(Sha256::digest(b"layer bytes")));
+        let digest = format!("sha256:{}", crate::digest::sha256_hex(b"layer bytes"));
         let contents = LayoutContents {
             name: "registry.example.com/app:1.0".into(),
             media_type: super::super::manifest::OCI_MANIFEST.into(),

@@ -122,7 +122,7 @@ impl ImageRef {
                 input: text.to_string(),
             });
         }
-        if text.len() == 64 && text.bytes().all(|b| b.is_ascii_hexdigit()) {
+        if crate::digest::is_sha256_hex(text) {
             return Err(ImageRefError::ImageId {
                 input: text.to_string(),
             });
