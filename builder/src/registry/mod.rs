@@ -21,6 +21,7 @@
 mod auth;
 mod client;
 mod cred_helper;
+mod credentials;
 mod endpoint;
 mod error;
 mod layout;
