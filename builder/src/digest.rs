@@ -9,7 +9,7 @@
 //! let mut writer = HashingWriter::new(Vec::new());
 //! writer.write_all(b"abc").expect("write");
 //! let (bytes, digest) = writer.finish();
-//! assert_eq!((bytes.len(), digest.hex()), (3, sha256_hex(b"abc")));
+//! assert_eq!((bytes.len(), digest.hex().to_string()), (3, sha256_hex(b"abc")));
 //! assert_ne!(cache_key(&["a", "b"]), cache_key(&["ab"]));
 //! ```
 
