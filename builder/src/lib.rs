@@ -8,13 +8,15 @@
 // completions) and names this crate as its binary does.
 extern crate self as cks_builder;
 
-pub mod build;
 #[doc(hidden)]
 pub mod cli;
+pub mod digest;
 pub mod fetch;
 pub mod git;
+pub mod http;
 pub mod inspect;
 pub mod iso;
+pub mod pipeline;
 pub mod progress;
 pub mod register;
 pub mod registry;

@@ -3,14 +3,18 @@
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 
+use cks_fixtures::demo::run::build_args;
+use cks_fixtures::demo::{DemoConfig, DemoUpstream};
+use cks_pinning::arch::Arch;
+
 #[test]
 fn an_interrupted_build_leaves_nothing_in_the_output_or_temp_dir() {
+    let upstream = DemoUpstream::start(&DemoConfig::default()).expect("demo upstream");
     for phase in ["== download", "== images", "== pack"] {
         let out = tempfile::tempdir().expect("out dir");
         let temp = tempfile::tempdir().expect("temp dir");
         let mut child = Command::new(env!("CARGO_BIN_EXE_cks-iso"))
-            .args(["demo", "--out"])
-            .arg(out.path())
+            .args(build_args(&upstream, out.path(), Arch::Amd64))
             .env("TMPDIR", temp.path())
             .env("CI", "true")
             .stdout(Stdio::null())

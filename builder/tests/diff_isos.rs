@@ -104,7 +104,7 @@ fn added_and_removed_urls_images_and_files_are_listed_by_side() {
         diff.versions,
         [Change {
             key: "etcd".into(),
-            a: Some("v3.5.21".into()),
+            a: Some("3.5.21".into()),
             b: None
         }]
     );
@@ -142,13 +142,18 @@ fn diff_versions_compares_every_version_key() {
     };
     let a = VersionsTxt::parse(&text("1.33.13")).expect("valid");
     let mut b = VersionsTxt::parse(&text("1.34.0")).expect("valid");
-    b.cni_plugins = "v1.8.0".into();
-    b.crictl = "v1.34.0".into();
-    b.ccm = "v1.3.0".into();
-    b.csi_driver = "v3.1.0".into();
-    b.autoscaler = "cluster-autoscaler-1.34.0".into();
+    // The older form (`v` prefixes, the tag in `autoscaler:`) reads as the release numbers.
+    assert_eq!(a.cni_plugins, "1.7.1");
+    assert_eq!(a.autoscaler, "1.33.0");
+    assert_eq!(a.autoscaler_tag, "cluster-autoscaler-1.33.0");
+    b.cni_plugins = "1.8.0".into();
+    b.crictl = "1.34.0".into();
+    b.ccm = "1.3.0".into();
+    b.csi_driver = "3.1.0".into();
+    b.autoscaler = "1.34.0".into();
+    b.autoscaler_tag = "cluster-autoscaler-1.34.0".into();
     b.arch = "arm64".into();
-    b.etcd = Some("v3.6.0".into());
+    b.etcd = Some("3.6.0".into());
     let keys: Vec<String> = inspect::diff_versions(&a, &b)
         .versions
         .into_iter()
@@ -163,6 +168,7 @@ fn diff_versions_compares_every_version_key() {
             "ccm",
             "csi-driver",
             "autoscaler",
+            "autoscaler-tag",
             "etcd",
             "arch"
         ]

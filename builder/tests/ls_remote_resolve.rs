@@ -91,3 +91,48 @@ fn resolve_cli_lists_a_remote_repository() {
         );
     }
 }
+
+#[test]
+fn resolve_cli_lists_the_canonical_repository_through_a_mirror_as_a_build_does() {
+    let upstream =
+        cks_fixtures::demo::DemoUpstream::start(&cks_fixtures::demo::DemoConfig::default())
+            .expect("demo upstream");
+    let canonical = "https://github.com/kubernetes/autoscaler.git";
+    let run = |mirrors: &[String]| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_cks-iso"));
+        command
+            .args([
+                "resolve",
+                "--kubernetes-version",
+                "1.33.13",
+                "--autoscaler-repo",
+                canonical,
+            ])
+            .env_remove("AUTOSCALER_VERSION")
+            .env_remove("CCM_VERSION");
+        for mirror in mirrors {
+            command.args(["--mirror", mirror]);
+        }
+        command.output().expect("cks-iso runs")
+    };
+    let out = run(&upstream.mirrors());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("autoscaler-tag: cluster-autoscaler-1.33.6\n"),
+        "{stdout}"
+    );
+    assert!(upstream.git().log().total() > 0, "the mirror was asked");
+    // A malformed mirror is refused, naming it.
+    let bad = run(&["no-equals-sign".to_string()]);
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&bad.stderr).contains("--mirror no-equals-sign"),
+        "{}",
+        String::from_utf8_lossy(&bad.stderr)
+    );
+}

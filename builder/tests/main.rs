@@ -10,6 +10,7 @@ mod pull_common;
 
 mod build_cli;
 mod build_interrupt;
+mod demo_program;
 mod diff_isos;
 mod fetch_cache;
 mod fetch_checksums;
@@ -26,6 +27,7 @@ mod pull_auth;
 mod pull_cli;
 mod pull_containerd;
 mod pull_cred_helpers;
+mod pull_docker_archive;
 mod pull_failures;
 mod resolve_cli;
 mod verify_containerd;

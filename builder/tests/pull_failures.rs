@@ -137,3 +137,45 @@ async fn a_blob_answered_500_is_fetched_again_and_too_many_failures_give_up() {
         files_in(&out)
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_408_and_an_http_date_retry_after_are_retried_as_files_and_git_retry_them() {
+    let set = pushed(Auth::None, &["amd64-only"]);
+    for (status, retry_after) in [
+        ("408 Request Timeout", None),
+        (
+            "503 Service Unavailable",
+            Some("Sun, 06 Nov 1994 08:49:37 GMT".to_string()),
+        ),
+    ] {
+        let proxy = FaultProxy::start(
+            set.registry.addr(),
+            Fault {
+                path_contains: "/manifests/".into(),
+                times: 1,
+                status: status.into(),
+                retry_after,
+            },
+        )
+        .expect("proxy");
+        let mut options = set.options(Arch::Amd64);
+        options.mirrors = vec![format!("{ORIGIN}=http://{}", proxy.host())];
+        options.insecure = vec![proxy.host()];
+        let report = set
+            .pull(&["amd64-only"], &set.out(&status[..3]), &options)
+            .await
+            .unwrap_or_else(|e| panic!("pull after a {status}: {e}"));
+        assert_eq!(
+            report.images[0].digest,
+            set.images.amd64_only.manifest.digest
+        );
+        let statuses: Vec<u16> = proxy
+            .log()
+            .into_iter()
+            .filter(|(_, p, _)| p.contains("/manifests/"))
+            .map(|(_, _, s)| s)
+            .collect();
+        assert_eq!(statuses[0], status[..3].parse::<u16>().expect("status"));
+        assert_eq!(statuses.len(), 2, "one retry: {statuses:?}");
+    }
+}

@@ -109,6 +109,37 @@ fn two_pause_images_are_one_finding_naming_both() {
 }
 
 #[test]
+fn a_kubelet_unit_running_an_opt_bin_command_no_node_has_is_a_unit_command_finding() {
+    let tree = Tree::valid();
+    // What `/usr/bin` -> `/opt/bin` makes of a unit that runs a system tool.
+    let text = tree.read("10-kubeadm.conf").replace(
+        "ExecStart=\n",
+        "ExecStartPre=/opt/bin/test -d /var/lib/kubelet\nExecStart=\n",
+    );
+    tree.put("10-kubeadm.conf", text.as_bytes(), 0o644);
+    tree.render();
+    let finding = only_finding(&tree, "10-kubeadm.conf", Problem::UnitCommand);
+    assert!(
+        finding.detail.contains("line 3 runs /opt/bin/test"),
+        "{finding}"
+    );
+}
+
+#[test]
+fn kubelet_units_may_run_what_the_iso_ships_and_the_cks_scripts() {
+    let tree = Tree::valid();
+    let text = format!(
+        "{}ExecStartPost=/bin/sh -c '/opt/bin/crictl info; /opt/bin/etcdctl version'\n\
+         ExecStopPost=-/opt/bin/autoscale-kube-cluster -d\n",
+        tree.read("kubelet.service")
+    );
+    tree.put("kubelet.service", text.as_bytes(), 0o644);
+    tree.render();
+    let report = inspect::verify(&tree.pack("units")).expect("readable");
+    assert!(report.is_clean(), "{:#?}", report.findings);
+}
+
+#[test]
 fn lost_autoscaler_placeholders_are_a_placeholders_finding() {
     let tree = Tree::valid();
     let text = tree
@@ -233,7 +264,7 @@ fn etcd_recorded_in_versions_txt_but_not_bundled_is_missing() {
         "etcd/etcd-linux-amd64.tar.gz",
         Problem::MissingRequired,
     );
-    assert!(finding.detail.contains("v3.5.21"), "{finding}");
+    assert!(finding.detail.contains("etcd 3.5.21"), "{finding}");
 }
 
 #[test]

@@ -5,7 +5,7 @@
 //! warnings) back, so every rule is easy to test and to reuse from the builder, the verifier and
 //! other tools.
 //!
-//! Modules: [`version`] (Kubernetes versions), [`autoscaler`] (tag listing and release choice),
+//! Modules: [`arch`] (the target architecture), [`version`] (Kubernetes versions), [`autoscaler`] (tag listing and release choice),
 //! [`ccm`] (the cloud controller manager pin), [`image`] (references, dedup, tarball names),
 //! [`manifest`] (text-preserving YAML edits) and [`versions_txt`] (the ISO's record).
 //!
@@ -20,8 +20,10 @@
 //! assert_eq!(ccm::pin(None).expect("default").tag, "v1.2.0");
 //! ```
 
+pub mod arch;
 pub mod autoscaler;
 pub mod ccm;
+pub mod digest;
 pub mod image;
 pub mod manifest;
 pub mod version;

@@ -3,19 +3,33 @@
 //! `*.yaml`.)
 //!
 //! One `key: value` per line, in this order: `kubernetes`, `cni-plugins`, `crictl`, `ccm`,
-//! `csi-driver`, `autoscaler`, `etcd` (only when bundled), `arch`; then one `url: <url>` line per
-//! file downloaded; one `file: <path in the ISO> sha256:<64 hex>` line per file in the ISO; one
-//! `image: <normalised reference>@sha256:<64 hex>` line per bundled image; and one
-//! `skipped-image: <reference> <platform>` line per image left out for its platform. Two
-//! records follow when they apply: one `mirror: <upstream url> <url used>` line per file fetched
-//! through a mirror, and `built: <unix seconds>`, the time every timestamp of the ISO was set to.
+//! `csi-driver`, `autoscaler`, `autoscaler-tag`, `etcd` (only when bundled), `arch`; then one
+//! `url: <url>` line per file downloaded and per checksum file its digest was checked against;
+//! one `file: <path in the ISO> sha256:<64 hex>` line per file in the ISO; one
+//! `image: <normalised reference>@sha256:<64 hex>` line per bundled image; one
+//! `skipped-image: <reference> <platform>` line per image left out for its platform; and
+//! `built: <unix seconds>`, the time every timestamp of the ISO was set to.
+//!
+//! One rule for versions: every version key holds the release number without `v`
+//! (`cni-plugins: 1.6.2`, `ccm: 1.2.0`, `autoscaler: 1.33.6`), whatever the publisher's tag
+//! looks like; a tag that is not `v<release>` has its own key (`autoscaler-tag:
+//! cluster-autoscaler-1.33.6`). URLs are the canonical upstream ones: which mirror served a file
+//! is in the lock file and the build report, so the same inputs give the same ISO through any
+//! mirror.
+//!
+//! The older form is still read: `v`-prefixed versions, `autoscaler: cluster-autoscaler-<release>`
+//! without `autoscaler-tag`, and `mirror: <upstream url> <url used>` lines (checked and dropped).
 //!
 //! ```
 //! use cks_pinning::versions_txt::VersionsTxt;
-//! let text = "kubernetes: 1.33.13\ncni-plugins: v1.7.1\ncrictl: v1.33.0\nccm: v1.2.0\n\
-//!             csi-driver: v3.0.0\nautoscaler: cluster-autoscaler-1.33.6\narch: amd64\n";
+//! let text = "kubernetes: 1.33.13\ncni-plugins: 1.7.1\ncrictl: 1.33.0\nccm: 1.2.0\n\
+//!             csi-driver: 3.0.0\nautoscaler: 1.33.6\nautoscaler-tag: cluster-autoscaler-1.33.6\n\
+//!             arch: amd64\n";
 //! let parsed = VersionsTxt::parse(text).expect("valid");
 //! assert_eq!(parsed.render().expect("renders"), text);
+//! let older = "kubernetes: 1.33.13\ncni-plugins: v1.7.1\ncrictl: v1.33.0\nccm: v1.2.0\n\
+//!              csi-driver: v3.0.0\nautoscaler: cluster-autoscaler-1.33.6\narch: amd64\n";
+//! assert_eq!(VersionsTxt::parse(older).expect("the older form"), parsed);
 //! ```
 
 use thiserror::Error;
@@ -26,37 +40,47 @@ use crate::image::ImageRef;
 pub const FILE_NAME: &str = "versions.txt";
 
 /// The version keys, in the order they are written.
-pub const VERSION_KEYS: [&str; 8] = [
+pub const VERSION_KEYS: [&str; 9] = [
     "kubernetes",
     "cni-plugins",
     "crictl",
     "ccm",
     "csi-driver",
     "autoscaler",
+    "autoscaler-tag",
     "etcd",
     "arch",
 ];
 
+/// Where `etcd`, the one optional version key, is in [`VERSION_KEYS`].
+const ETCD: usize = 7;
+/// Where `autoscaler-tag` is: written always, derived from `autoscaler` in the older form.
+const AUTOSCALER_TAG: usize = 6;
+/// The prefix of the autoscaler's release tags.
+const AUTOSCALER_TAG_PREFIX: &str = "cluster-autoscaler-";
+
 /// What an ISO holds, as `versions.txt` records it.
 #[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize)]
 pub struct VersionsTxt {
-    /// The Kubernetes version.
+    /// The Kubernetes release, `1.33.13`.
     pub kubernetes: String,
-    /// The CNI plugins version.
+    /// The CNI plugins release, `1.6.2`.
     pub cni_plugins: String,
-    /// The crictl version.
+    /// The crictl release, `1.33.0`.
     pub crictl: String,
-    /// The CCM tag.
+    /// The CCM release, `1.2.0` (its tag is `v1.2.0`).
     pub ccm: String,
-    /// The CSI driver version.
+    /// The CSI driver release, `3.0.0`.
     pub csi_driver: String,
-    /// The autoscaler tag.
+    /// The autoscaler release, `1.33.6`.
     pub autoscaler: String,
-    /// The etcd version, when etcd is bundled.
+    /// The autoscaler's git tag, `cluster-autoscaler-1.33.6`.
+    pub autoscaler_tag: String,
+    /// The etcd release, when etcd is bundled.
     pub etcd: Option<String>,
     /// The architecture (`amd64`, `arm64`).
     pub arch: String,
-    /// Every file downloaded, by URL.
+    /// Every file downloaded and every checksum file checked, by canonical upstream URL.
     pub urls: Vec<String>,
     /// Every file in the ISO with its digest.
     pub files: Vec<FileEntry>,
@@ -64,19 +88,8 @@ pub struct VersionsTxt {
     pub images: Vec<ImageRef>,
     /// Images left out because they have no build for the ISO's platform.
     pub skipped_images: Vec<SkippedImage>,
-    /// Files fetched through a mirror: the upstream URL and the URL actually used.
-    pub mirrored: Vec<Mirrored>,
     /// The time of every timestamp in the ISO (`SOURCE_DATE_EPOCH`, else the build's start).
     pub built: Option<i64>,
-}
-
-/// A file fetched through a mirror.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct Mirrored {
-    /// The upstream URL, as in the `url:` lines.
-    pub upstream: String,
-    /// The URL the bytes came from.
-    pub used: String,
 }
 
 /// A file in the ISO and its SHA-256.
@@ -110,7 +123,7 @@ pub enum VersionsTxtError {
     },
     /// A key comes out of order or twice.
     #[error(
-        "versions.txt line {line_number}: `{key}` is out of order; expected the order kubernetes, cni-plugins, crictl, ccm, csi-driver, autoscaler, [etcd], arch, then url, file, image and skipped-image lines"
+        "versions.txt line {line_number}: `{key}` is out of order; expected the order kubernetes, cni-plugins, crictl, ccm, csi-driver, autoscaler, autoscaler-tag, [etcd], arch, then url, file, image, skipped-image and built lines"
     )]
     Order {
         /// The 1-based line number.
@@ -136,12 +149,7 @@ pub enum VersionsTxtError {
     },
 }
 
-fn is_sha256_hex(hex: &str) -> bool {
-    hex.len() == 64
-        && hex
-            .bytes()
-            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
-}
+use crate::digest::is_sha256_lower_hex as is_sha256_hex;
 
 /// A plain value: non-empty, no whitespace or control characters.
 fn is_word(value: &str) -> bool {
@@ -165,12 +173,12 @@ const WORD: &str = "a value without spaces";
 
 impl VersionsTxt {
     /// Each version key with its value (`None` for etcd when it is not bundled), in order.
-    pub fn versions(&self) -> [(&'static str, Option<&str>); 8] {
+    pub fn versions(&self) -> [(&'static str, Option<&str>); 9] {
         let values = self.version_values();
         std::array::from_fn(|i| (VERSION_KEYS[i], values[i]))
     }
 
-    fn version_values(&self) -> [Option<&str>; 8] {
+    fn version_values(&self) -> [Option<&str>; 9] {
         [
             Some(&self.kubernetes),
             Some(&self.cni_plugins),
@@ -178,6 +186,7 @@ impl VersionsTxt {
             Some(&self.ccm),
             Some(&self.csi_driver),
             Some(&self.autoscaler),
+            Some(&self.autoscaler_tag),
             self.etcd.as_deref(),
             Some(&self.arch),
         ]
@@ -187,10 +196,13 @@ impl VersionsTxt {
     /// exactly this value.
     pub fn render(&self) -> Result<String, VersionsTxtError> {
         let mut out = String::new();
-        for (key, value) in VERSION_KEYS.iter().zip(self.version_values()) {
+        for (rank, (key, value)) in VERSION_KEYS.iter().zip(self.version_values()).enumerate() {
             if let Some(value) = value {
                 if !is_word(value) {
                     return Err(value_error(key, value, WORD));
+                }
+                if is_release_key(rank) && has_v_prefix(value) {
+                    return Err(value_error(key, value, RELEASE));
                 }
                 out.push_str(&format!("{key}: {value}\n"));
             }
@@ -223,17 +235,6 @@ impl VersionsTxt {
                 skipped.reference, skipped.platform
             ));
         }
-        for mirrored in &self.mirrored {
-            for url in [&mirrored.upstream, &mirrored.used] {
-                if !is_word(url) {
-                    return Err(value_error("mirror", url, "a URL without spaces"));
-                }
-            }
-            out.push_str(&format!(
-                "mirror: {} {}\n",
-                mirrored.upstream, mirrored.used
-            ));
-        }
         if let Some(built) = self.built {
             out.push_str(&format!("built: {built}\n"));
         }
@@ -243,9 +244,10 @@ impl VersionsTxt {
     /// Parses a file [`VersionsTxt::render`] wrote, refusing anything else.
     pub fn parse(text: &str) -> Result<VersionsTxt, VersionsTxtError> {
         let mut out = VersionsTxt::default();
-        // Position in the key order: 0..8 the version keys, then url, file, image, skipped-image.
+        // Position in the key order: 0..9 the version keys, then url, file, image, skipped-image,
+        // mirror (older form) and built.
         let mut position = 0usize;
-        let mut seen = [false; 8];
+        let mut seen = [false; 9];
         for (index, line) in text.lines().enumerate() {
             let line_number = index + 1;
             let (key, value) = line
@@ -256,12 +258,12 @@ impl VersionsTxt {
                     line: line.to_string(),
                 })?;
             let rank = match key {
-                "url" => 8,
-                "file" => 9,
-                "image" => 10,
-                "skipped-image" => 11,
-                "mirror" => 12,
-                "built" => 13,
+                "url" => URL,
+                "file" => FILE,
+                "image" => IMAGE,
+                "skipped-image" => SKIPPED,
+                "mirror" => MIRROR,
+                "built" => BUILT,
                 _ => VERSION_KEYS.iter().position(|k| *k == key).ok_or_else(|| {
                     VersionsTxtError::Line {
                         line_number,
@@ -269,7 +271,7 @@ impl VersionsTxt {
                     }
                 })?,
             };
-            let repeated = (rank < 8 && seen[rank]) || (rank == 13 && out.built.is_some());
+            let repeated = (rank < URL && seen[rank]) || (rank == BUILT && out.built.is_some());
             if rank < position || repeated {
                 return Err(VersionsTxtError::Order {
                     line_number,
@@ -278,12 +280,17 @@ impl VersionsTxt {
             }
             position = rank;
             match rank {
-                0..8 => {
+                0..URL => {
                     seen[rank] = true;
                     if !is_word(value) {
                         return Err(value_error(key, value, WORD));
                     }
-                    let value = value.to_string();
+                    // The older form wrote `v1.6.2`: the release is what follows the `v`.
+                    let value = if is_release_key(rank) && has_v_prefix(value) {
+                        value[1..].to_string()
+                    } else {
+                        value.to_string()
+                    };
                     match rank {
                         0 => out.kubernetes = value,
                         1 => out.cni_plugins = value,
@@ -291,17 +298,18 @@ impl VersionsTxt {
                         3 => out.ccm = value,
                         4 => out.csi_driver = value,
                         5 => out.autoscaler = value,
-                        6 => out.etcd = Some(value),
+                        AUTOSCALER_TAG => out.autoscaler_tag = value,
+                        ETCD => out.etcd = Some(value),
                         _ => out.arch = value,
                     }
                 }
-                8 => {
+                URL => {
                     if !is_word(value) {
                         return Err(value_error(key, value, "a URL without spaces"));
                     }
                     out.urls.push(value.to_string());
                 }
-                9 => {
+                FILE => {
                     let (path, digest) = value
                         .rsplit_once(' ')
                         .ok_or_else(|| value_error(key, value, PATH))?;
@@ -317,18 +325,15 @@ impl VersionsTxt {
                         sha256: sha256.to_string(),
                     });
                 }
-                10 => out.images.push(check_image(value)?),
-                12 => {
-                    let (upstream, used) = value
+                IMAGE => out.images.push(check_image(value)?),
+                MIRROR => {
+                    // The older form's record of the mirror used: checked, not kept.
+                    value
                         .split_once(' ')
                         .filter(|(a, b)| is_word(a) && is_word(b))
                         .ok_or_else(|| value_error(key, value, "`<upstream url> <url used>`"))?;
-                    out.mirrored.push(Mirrored {
-                        upstream: upstream.to_string(),
-                        used: used.to_string(),
-                    });
                 }
-                11 => {
+                SKIPPED => {
                     let (reference, platform) = value
                         .split_once(' ')
                         .filter(|(_, platform)| is_word(platform))
@@ -351,8 +356,21 @@ impl VersionsTxt {
                 }
             }
         }
+        if !seen[AUTOSCALER_TAG] && seen[5] {
+            // The older form: `autoscaler:` held the tag.
+            match out.autoscaler.strip_prefix(AUTOSCALER_TAG_PREFIX) {
+                Some(release) => {
+                    out.autoscaler_tag = out.autoscaler.clone();
+                    out.autoscaler = release.to_string();
+                }
+                None => {
+                    out.autoscaler_tag = format!("{AUTOSCALER_TAG_PREFIX}{}", out.autoscaler);
+                }
+            }
+            seen[AUTOSCALER_TAG] = true;
+        }
         for (rank, key) in VERSION_KEYS.iter().enumerate() {
-            if rank != 6 && !seen[rank] {
+            if rank != ETCD && !seen[rank] {
                 return Err(VersionsTxtError::Missing { key });
             }
         }
@@ -360,6 +378,26 @@ impl VersionsTxt {
     }
 }
 
+const URL: usize = VERSION_KEYS.len();
+const FILE: usize = URL + 1;
+const IMAGE: usize = URL + 2;
+const SKIPPED: usize = URL + 3;
+const MIRROR: usize = URL + 4;
+const BUILT: usize = URL + 5;
+
+/// Whether the version key at `rank` holds a release number (not a tag, not the arch).
+fn is_release_key(rank: usize) -> bool {
+    rank < VERSION_KEYS.len() && rank != AUTOSCALER_TAG && VERSION_KEYS[rank] != "arch"
+}
+
+/// `v1.6.2`: a `v` before a digit, the tag spelling the older form wrote.
+fn has_v_prefix(value: &str) -> bool {
+    value
+        .strip_prefix('v')
+        .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit()))
+}
+
+const RELEASE: &str = "a release number without `v`, such as 1.6.2";
 const PATH: &str = "expected `<path in the ISO> sha256:<64 hex>`";
 const HEX: &str = "expected `sha256:` and 64 lowercase hex digits";
 const PLATFORM: &str =

@@ -223,7 +223,7 @@ fn look_alike_manifests_list_container_images_only() {
     assert_eq!(
         csi,
         [
-            "ghcr.io/cloudstack/cloudstack-csi-driver:2.9.0",
+            "ghcr.io/cloudstack/cloudstack-csi-driver:3.0.0",
             "registry.k8s.io/sig-storage/csi-provisioner:v5.1.0",
             "registry.k8s.io/sig-storage/csi-attacher:v4.7.0",
             "registry.k8s.io/sig-storage/csi-resizer:v1.12.0",

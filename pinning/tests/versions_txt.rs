@@ -1,11 +1,11 @@
-//! `versions.txt` (issue point 6): rendering and parsing back is lossless.
+//! `versions.txt`: rendering and parsing back is lossless, and the older form is still read.
 
 use cks_fixtures::shared;
 use cks_pinning::autoscaler::{RemoteTags, resolve};
 use cks_pinning::image::ImageRef;
 use cks_pinning::manifest::image_refs;
 use cks_pinning::version::KubeVersion;
-use cks_pinning::versions_txt::{FileEntry, Mirrored, SkippedImage, VersionsTxt, VersionsTxtError};
+use cks_pinning::versions_txt::{FileEntry, SkippedImage, VersionsTxt, VersionsTxtError};
 use proptest::prelude::*;
 
 fn hex(seed: &str) -> String {
@@ -20,18 +20,23 @@ fn pinned(image: &ImageRef) -> ImageRef {
         .expect("valid digest")
 }
 
-fn sample(etcd: Option<&str>, autoscaler: &str, images: Vec<ImageRef>) -> VersionsTxt {
+fn sample(etcd: Option<&str>, autoscaler_tag: &str, images: Vec<ImageRef>) -> VersionsTxt {
     VersionsTxt {
         kubernetes: "1.33.13".to_string(),
-        cni_plugins: "v1.7.1".to_string(),
-        crictl: "v1.33.0".to_string(),
-        ccm: "v1.2.0".to_string(),
-        csi_driver: "v3.0.0".to_string(),
-        autoscaler: autoscaler.to_string(),
+        cni_plugins: "1.7.1".to_string(),
+        crictl: "1.33.0".to_string(),
+        ccm: "1.2.0".to_string(),
+        csi_driver: "3.0.0".to_string(),
+        autoscaler: autoscaler_tag
+            .strip_prefix("cluster-autoscaler-")
+            .unwrap_or(autoscaler_tag)
+            .to_string(),
+        autoscaler_tag: autoscaler_tag.to_string(),
         etcd: etcd.map(str::to_string),
         arch: "amd64".to_string(),
         urls: vec![
             "https://dl.k8s.io/release/v1.33.13/bin/linux/amd64/kubeadm".to_string(),
+            "https://dl.k8s.io/release/v1.33.13/bin/linux/amd64/kubeadm.sha256".to_string(),
             "https://github.com/containernetworking/plugins/releases/download/v1.7.1/cni-plugins-linux-amd64-v1.7.1.tgz".to_string(),
         ],
         files: vec![
@@ -53,10 +58,6 @@ fn sample(etcd: Option<&str>, autoscaler: &str, images: Vec<ImageRef>) -> Versio
             reference: ImageRef::parse("ghcr.io/example/amd64-only:1.0").expect("valid"),
             platform: "linux/arm64".to_string(),
         }],
-        mirrored: vec![Mirrored {
-            upstream: "https://dl.k8s.io/release/v1.33.13/bin/linux/amd64/kubeadm".to_string(),
-            used: "http://127.0.0.1:8080/k8s/release/v1.33.13/bin/linux/amd64/kubeadm".to_string(),
-        }],
         built: Some(1_700_000_000),
     }
 }
@@ -73,7 +74,7 @@ fn round_trips(value: &VersionsTxt) -> String {
 fn renders_keys_in_order_and_round_trips() {
     let images = vec![ImageRef::parse("registry.k8s.io/pause:3.10").expect("valid")];
     let text = round_trips(&sample(
-        Some("v3.5.21"),
+        Some("3.5.21"),
         "cluster-autoscaler-1.33.6",
         images.clone(),
     ));
@@ -90,8 +91,10 @@ fn renders_keys_in_order_and_round_trips() {
             "ccm",
             "csi-driver",
             "autoscaler",
+            "autoscaler-tag",
             "etcd",
             "arch",
+            "url",
             "url",
             "url",
             "file",
@@ -99,7 +102,6 @@ fn renders_keys_in_order_and_round_trips() {
             "file",
             "image",
             "skipped-image",
-            "mirror",
             "built"
         ]
     );
@@ -109,6 +111,31 @@ fn renders_keys_in_order_and_round_trips() {
     // Without etcd there is no etcd line.
     let text = round_trips(&sample(None, "cluster-autoscaler-1.33.6", images));
     assert!(!text.contains("etcd"));
+}
+
+#[test]
+fn reads_the_older_form_into_the_same_value() {
+    let value = sample(Some("3.5.21"), "cluster-autoscaler-1.33.6", Vec::new());
+    let text = value.render().expect("renders");
+    let older = text
+        .replace("cni-plugins: 1.7.1", "cni-plugins: v1.7.1")
+        .replace("crictl: 1.33.0", "crictl: v1.33.0")
+        .replace("ccm: 1.2.0", "ccm: v1.2.0")
+        .replace("csi-driver: 3.0.0", "csi-driver: v3.0.0")
+        .replace("etcd: 3.5.21", "etcd: v3.5.21")
+        .replace(
+            "autoscaler: 1.33.6\nautoscaler-tag: cluster-autoscaler-1.33.6\n",
+            "autoscaler: cluster-autoscaler-1.33.6\n",
+        )
+        .replace(
+            "built: ",
+            "mirror: https://dl.k8s.io/a http://127.0.0.1:8080/k8s/a\nbuilt: ",
+        );
+    assert_ne!(older, text);
+    assert!(older.contains("mirror: "));
+    let parsed = VersionsTxt::parse(&older).expect("the older form parses");
+    assert_eq!(parsed, value);
+    assert_eq!(parsed.render().expect("renders"), text);
 }
 
 #[test]
@@ -127,7 +154,7 @@ fn round_trips_with_the_real_images_and_autoscaler_release() {
     let images = image_refs(&csi).expect("valid manifest");
     assert_eq!(images.len(), 8);
     let text = round_trips(&sample(None, &release.tag, images));
-    assert!(text.contains("autoscaler: cluster-autoscaler-1.33.6\n"));
+    assert!(text.contains("autoscaler: 1.33.6\nautoscaler-tag: cluster-autoscaler-1.33.6\n"));
     assert_eq!(text.lines().filter(|l| l.starts_with("image: ")).count(), 8);
 }
 
@@ -135,7 +162,6 @@ fn round_trips_with_the_real_images_and_autoscaler_release() {
 fn refuses_what_render_would_not_write() {
     let mut base = sample(None, "cluster-autoscaler-1.33.6", Vec::new());
     base.skipped_images.clear();
-    base.mirrored.clear();
     base.built = None;
     let good = base.render().expect("renders");
     let cases: Vec<(String, &str)> = vec![
@@ -146,7 +172,7 @@ fn refuses_what_render_would_not_write() {
         (good.replacen("arch: amd64\n", "", 1), "no `arch` line"),
         (format!("{good}kubernetes: 1.33.13\n"), "out of order"),
         (
-            good.replacen("ccm: v1.2.0\n", "ccm: v1.2.0\nccm: v1.2.0\n", 1),
+            good.replacen("ccm: 1.2.0\n", "ccm: 1.2.0\nccm: 1.2.0\n", 1),
             "out of order",
         ),
         (
@@ -183,6 +209,10 @@ fn refuses_what_render_would_not_write() {
     let mut bad = sample(None, "cluster-autoscaler-1.33.6", Vec::new());
     bad.files[0].path = "a\nb".to_string();
     assert!(matches!(bad.render(), Err(VersionsTxtError::Value { .. })));
+    let mut bad = sample(None, "cluster-autoscaler-1.33.6", Vec::new());
+    bad.cni_plugins = "v1.7.1".to_string();
+    let error = bad.render().expect_err("one rule: no `v` before a release");
+    assert!(error.to_string().contains("without `v`"), "{error}");
     let mut bad = sample(None, "x", Vec::new());
     bad.images = vec![ImageRef::parse("busybox").expect("valid")];
     assert!(
@@ -193,6 +223,11 @@ fn refuses_what_render_would_not_write() {
 
 fn word() -> impl Strategy<Value = String> {
     "[A-Za-z0-9._+-]{1,12}"
+}
+
+/// A release number as versions.txt writes it: anything but `v` before a digit.
+fn release() -> impl Strategy<Value = String> {
+    "[0-9a-uw-zA-Z._+-][A-Za-z0-9._+-]{0,11}"
 }
 
 fn image() -> impl Strategy<Value = ImageRef> {
@@ -216,13 +251,14 @@ fn image() -> impl Strategy<Value = ImageRef> {
 proptest! {
     #[test]
     fn any_renderable_value_round_trips(
-        versions in prop::collection::vec(word(), 7),
-        etcd in prop::option::of(word()),
+        versions in prop::collection::vec(release(), 6),
+        tag in word(),
+        arch in word(),
+        etcd in prop::option::of(release()),
         urls in prop::collection::vec("https://[a-z]{1,8}\\.example/[a-zA-Z0-9/._%-]{0,20}", 0..4),
         files in prop::collection::vec(("[a-zA-Z0-9._:@+-][a-zA-Z0-9 /._:@+-]{0,20}[a-zA-Z0-9._-]", "[0-9a-f]{64}"), 0..5),
         images in prop::collection::vec(image(), 0..5),
         skipped in prop::collection::vec((image(), "linux/(amd64|arm64|arm/v7)"), 0..3),
-        mirrored in prop::collection::vec(("https://[a-z]{1,8}\\.example/[a-z0-9/]{0,10}", "http://127\\.0\\.0\\.1:[0-9]{2,5}/[a-z0-9/]{0,10}"), 0..3),
         built in prop::option::of(0i64..4_000_000_000),
     ) {
         let value = VersionsTxt {
@@ -232,18 +268,15 @@ proptest! {
             ccm: versions[3].clone(),
             csi_driver: versions[4].clone(),
             autoscaler: versions[5].clone(),
+            autoscaler_tag: tag,
             etcd,
-            arch: versions[6].clone(),
+            arch,
             urls,
             files: files.into_iter().map(|(path, sha256)| FileEntry { path, sha256 }).collect(),
             images,
             skipped_images: skipped
                 .into_iter()
                 .map(|(reference, platform)| SkippedImage { reference, platform })
-                .collect(),
-            mirrored: mirrored
-                .into_iter()
-                .map(|(upstream, used)| Mirrored { upstream, used })
                 .collect(),
             built,
         };

@@ -6,5 +6,6 @@
 mod build_arm64_and_lock;
 mod build_cache;
 mod build_faults;
+mod build_mirrors;
 mod build_real_components;
 mod register_iso;

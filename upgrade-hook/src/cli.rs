@@ -10,6 +10,7 @@ use anyhow::{Context, Result, bail};
 use clap::{Args, CommandFactory, Parser, Subcommand};
 
 use cks_upgrade_hook::command::{self, AutoscaleBounds, ClusterId, DEFAULT_SCRIPT_DIR, NodeLayout};
+use cks_upgrade_hook::hook::rollout_timeout_within;
 use cks_upgrade_hook::ssh::{Fingerprint, HostKeyPolicy, NodeAddress, SshConfig, SshRunner};
 use cks_upgrade_hook::{Outcome, UpgradedCluster, redeploy_after_upgrade};
 
@@ -115,9 +116,10 @@ struct RedeployArgs {
     /// Seconds the SSH connection may take.
     #[arg(long, value_name = "SECONDS", default_value_t = 10)]
     connect_timeout: u64,
-    /// Seconds `kubectl rollout status` waits for the new autoscaler (less than --timeout).
-    #[arg(long, value_name = "SECONDS", default_value_t = 120)]
-    rollout_timeout: u64,
+    /// Seconds `kubectl rollout status` waits for the new autoscaler, less than --timeout
+    /// [default: 120, or less to fit inside --timeout with a tenth of it to spare].
+    #[arg(long, value_name = "SECONDS")]
+    rollout_timeout: Option<u64>,
     /// Print the outcome as JSON.
     #[arg(long)]
     json: bool,
@@ -179,17 +181,13 @@ fn cluster(args: &RedeployArgs) -> Result<UpgradedCluster> {
     {
         AutoscaleBounds::new(min, max).context("checking --min and --max")?;
     }
-    if args.rollout_timeout == 0 || args.rollout_timeout >= args.timeout {
-        bail!(
-            "--rollout-timeout {} must be at least 1 and less than --timeout {}, so that kubectl \
-             gives up before the command is stopped",
-            args.rollout_timeout,
-            args.timeout
-        );
-    }
+    let rollout_timeout = rollout_timeout_within(
+        Duration::from_secs(args.timeout),
+        args.rollout_timeout.map(Duration::from_secs),
+    )?;
     let mut cluster = UpgradedCluster::new(&args.cluster_id, !args.disabled, args.min, args.max);
     cluster.layout = args.layout.layout()?;
-    cluster.rollout_timeout = Duration::from_secs(args.rollout_timeout);
+    cluster.rollout_timeout = rollout_timeout;
     Ok(cluster)
 }
 

@@ -11,6 +11,69 @@ use crate::runner::{RemoteOutput, RemoteRunner};
 /// How long `kubectl rollout status` waits for the new autoscaler by default (as Mold's hook).
 pub const DEFAULT_ROLLOUT_TIMEOUT: Duration = Duration::from_secs(120);
 
+/// `--rollout-timeout` does not fit inside the command timeout.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RolloutTimeoutError {
+    /// An explicit rollout wait of zero, or not shorter than the command timeout.
+    #[error(
+        "--rollout-timeout {} must be at least 1 and less than --timeout {}, so that kubectl \
+         gives up before the command is stopped",
+        .rollout.as_secs(),
+        .command.as_secs()
+    )]
+    DoesNotFit {
+        /// The rollout wait asked for.
+        rollout: Duration,
+        /// The command timeout.
+        command: Duration,
+    },
+    /// The command timeout leaves no whole second for the rollout wait.
+    #[error(
+        "--timeout {} leaves no time for `kubectl rollout status`; give --timeout 2 or more",
+        .command.as_secs()
+    )]
+    CommandTooShort {
+        /// The command timeout.
+        command: Duration,
+    },
+}
+
+/// How long `kubectl rollout status` waits, given the command timeout and an explicit
+/// `--rollout-timeout` if any.
+///
+/// Unset, it is [`DEFAULT_ROLLOUT_TIMEOUT`], shortened to fit inside `command` with a tenth of it
+/// (at least a second) to spare for the SSH round trip, so `--timeout 20` alone waits 18 s. An
+/// explicit value is kept as given, and refused when it is zero or not shorter than `command`.
+///
+/// ```
+/// use std::time::Duration;
+/// use cks_upgrade_hook::hook::rollout_timeout_within;
+/// let s = Duration::from_secs;
+/// assert_eq!(rollout_timeout_within(s(300), None), Ok(s(120)));
+/// assert_eq!(rollout_timeout_within(s(20), None), Ok(s(18)));
+/// assert!(rollout_timeout_within(s(20), Some(s(30))).is_err());
+/// ```
+pub fn rollout_timeout_within(
+    command: Duration,
+    explicit: Option<Duration>,
+) -> Result<Duration, RolloutTimeoutError> {
+    let secs = command.as_secs();
+    match explicit {
+        Some(rollout) if rollout.as_secs() == 0 || rollout >= command => {
+            Err(RolloutTimeoutError::DoesNotFit { rollout, command })
+        }
+        Some(rollout) => Ok(rollout),
+        None => {
+            let spare = (secs / 10).max(1);
+            let fits = secs.saturating_sub(spare);
+            if fits == 0 {
+                return Err(RolloutTimeoutError::CommandTooShort { command });
+            }
+            Ok(DEFAULT_ROLLOUT_TIMEOUT.min(Duration::from_secs(fits)))
+        }
+    }
+}
+
 /// The cluster as CloudStack stores it once its upgrade has saved the new version: its id, its
 /// autoscaling settings, and how its first control node is laid out.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -183,6 +246,32 @@ fn last_line(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_rollout_wait_defaults_to_fit_inside_the_command_timeout() {
+        let s = Duration::from_secs;
+        assert_eq!(rollout_timeout_within(s(300), None), Ok(s(120)));
+        assert_eq!(rollout_timeout_within(s(133), None), Ok(s(120)));
+        assert_eq!(rollout_timeout_within(s(20), None), Ok(s(18)));
+        assert_eq!(rollout_timeout_within(s(2), None), Ok(s(1)));
+        let err = rollout_timeout_within(s(1), None).expect_err("no room");
+        assert!(err.to_string().contains("--timeout 1"), "{err}");
+    }
+
+    #[test]
+    fn an_explicit_rollout_wait_must_be_shorter_than_the_command_timeout() {
+        let s = Duration::from_secs;
+        assert_eq!(rollout_timeout_within(s(20), Some(s(19))), Ok(s(19)));
+        assert_eq!(rollout_timeout_within(s(2), Some(s(1))), Ok(s(1)));
+        for rollout in [0, 20, 120] {
+            let err = rollout_timeout_within(s(20), Some(s(rollout))).expect_err("too long");
+            assert!(
+                err.to_string()
+                    .contains(&format!("--rollout-timeout {rollout} must be")),
+                "{err}"
+            );
+        }
+    }
     use crate::runner::RunError;
     use std::cell::RefCell;
 

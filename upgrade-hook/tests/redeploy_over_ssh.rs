@@ -187,3 +187,34 @@ fn key_and_known_hosts_paths_with_ssh_tokens_work() {
     assert_eq!(run.code, Some(0), "{}", run.all_output);
     assert_eq!(run.json["outcome"], "redeployed", "{}", run.all_output);
 }
+
+#[test]
+fn a_short_timeout_alone_shortens_the_rollout_wait_to_fit() {
+    let node = Node::start();
+    let run = hook(&with(node.args(), &["--timeout", "20"]));
+    assert_eq!(run.code, Some(0), "{}", run.all_output);
+    assert_eq!(run.json["outcome"], "redeployed", "{}", run.all_output);
+    assert_eq!(
+        node.calls()[1],
+        "kubectl [-n] [kube-system] [rollout] [status] [deployment/cluster-autoscaler] [--timeout=18s]"
+    );
+}
+
+#[test]
+fn an_explicit_rollout_wait_longer_than_the_timeout_is_refused() {
+    let node = Node::start();
+    let output = Command::new(env!("CARGO_BIN_EXE_cks-upgrade-hook"))
+        .args(with(
+            node.args(),
+            &["--timeout", "20", "--rollout-timeout", "30"],
+        ))
+        .output()
+        .expect("cks-upgrade-hook runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("--rollout-timeout 30 must be at least 1 and less than --timeout 20"),
+        "{stderr}"
+    );
+    assert!(node.calls().is_empty(), "nothing ran on the node");
+}

@@ -4,10 +4,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::{Context, Result};
-use cks_builder::build::execute::{Observer, Summary};
-use cks_builder::build::lock::Lock;
-use cks_builder::build::options::{Inputs, Options};
-use cks_builder::build::run::{Outcome, Request, build};
+use cks_builder::pipeline::execute::{Observer, Summary};
+use cks_builder::pipeline::lock::Lock;
+use cks_builder::pipeline::options::{Inputs, Options};
+use cks_builder::pipeline::run::{Outcome, Request, build};
 use cks_builder::progress::ProgressSink;
 
 use super::build_args::BuildArgs;
@@ -138,6 +138,12 @@ pub fn render_summary(summary: &Summary) -> String {
         human(summary.image_unique_bytes)
     ));
     out.push_str(&format!("built: {}\n", summary.built));
+    if !summary.mirrored.is_empty() {
+        out.push_str(&format!(
+            "mirrored: {} files (--json and --write-lock list the URLs used)\n",
+            summary.mirrored.len()
+        ));
+    }
     let phases: Vec<String> = summary
         .phases
         .iter()

@@ -5,7 +5,6 @@ use clap::{Parser, Subcommand};
 
 mod build;
 mod build_args;
-mod demo;
 mod diff;
 mod pack;
 mod progress;
@@ -31,8 +30,6 @@ pub struct Cli {
 enum Command {
     /// Build the ISO: the script's arguments or named flags (see `cks-iso build --help`).
     Build(Box<build_args::BuildArgs>),
-    /// Build an ISO against an offline upstream started in this process, then verify it.
-    Demo(demo::Args),
     /// Resolve the autoscaler release tag and the CCM tag for a Kubernetes version.
     Resolve(resolve::Args),
     /// Pull images by digest into tarballs that `ctr -n k8s.io image import` accepts.
@@ -71,7 +68,6 @@ pub fn init_logging(verbose: u8) {
 pub async fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Build(args) => build::run(*args).await,
-        Command::Demo(args) => demo::run(args).await,
         Command::Resolve(args) => resolve::run(args).await,
         Command::Pull(args) => pull::run(args).await,
         Command::Pack(args) => pack::run(args).await,

@@ -1,11 +1,12 @@
-//! `cks-iso resolve`: which autoscaler release and CCM tag a build for a Kubernetes version uses.
+//! `cks-iso resolve`: which autoscaler release and CCM tag a build for a Kubernetes version uses,
+//! chosen by the same code as the plan of `cks-iso build`.
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use anyhow::Context;
-use cks_pinning::autoscaler::{self, RemoteTags};
-use cks_pinning::ccm;
+use cks_builder::fetch::{Mirror, Mirrors};
+use cks_builder::pipeline::releases::{Reach, Releases, TagSource, resolve_releases};
 use cks_pinning::version::KubeVersion;
 
 /// Flags of `cks-iso resolve`.
@@ -41,6 +42,10 @@ pub struct Args {
     /// List the tags of this autoscaler repository (URL or local path).
     #[arg(long, value_name = "URL")]
     autoscaler_repo: Option<String>,
+    /// Base-URL rewrite for the repository, as `cks-iso build --mirror` takes it (repeatable),
+    /// e.g. `https://github.com/kubernetes/autoscaler.git=http://mirror/autoscaler.git`.
+    #[arg(long = "mirror", value_name = "UPSTREAM=MIRROR")]
+    mirrors: Vec<String>,
     /// Print one JSON object instead of `key: value` lines.
     #[arg(long)]
     json: bool,
@@ -55,91 +60,91 @@ fn non_empty(value: Option<String>) -> Option<String> {
     value.filter(|v| !v.trim().is_empty())
 }
 
-/// What `cks-iso resolve` prints, in this order.
-#[derive(Debug, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
-struct Resolved {
-    kubernetes: String,
-    autoscaler_tag: String,
-    autoscaler_version: String,
-    autoscaler_commit: String,
-    autoscaler_image: String,
-    ccm_tag: String,
-    ccm_image: String,
-    warnings: Vec<String>,
+/// One `key: value` a line, in this order (warnings are printed on stderr instead).
+fn lines(kubernetes: &KubeVersion, releases: &Releases) -> String {
+    let fields = [
+        ("kubernetes", kubernetes.to_string()),
+        ("autoscaler-tag", releases.autoscaler.tag.clone()),
+        ("autoscaler-version", releases.autoscaler.version.clone()),
+        ("autoscaler-commit", releases.autoscaler.commit.clone()),
+        ("autoscaler-image", releases.autoscaler.image.clone()),
+        ("ccm-tag", releases.ccm.tag.clone()),
+        ("ccm-image", releases.ccm.image.clone()),
+    ];
+    let mut text = String::new();
+    for (key, value) in fields {
+        let _ = writeln!(text, "{key}: {value}");
+    }
+    text
 }
 
-impl Resolved {
-    /// One `key: value` a line (warnings are printed on stderr instead).
-    fn lines(&self) -> String {
-        let fields = [
-            ("kubernetes", &self.kubernetes),
-            ("autoscaler-tag", &self.autoscaler_tag),
-            ("autoscaler-version", &self.autoscaler_version),
-            ("autoscaler-commit", &self.autoscaler_commit),
-            ("autoscaler-image", &self.autoscaler_image),
-            ("ccm-tag", &self.ccm_tag),
-            ("ccm-image", &self.ccm_image),
-        ];
-        let mut text = String::new();
-        for (key, value) in fields {
-            let _ = writeln!(text, "{key}: {value}");
-        }
-        text
+/// The same keys as one JSON object, in the same order, with the warnings.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+struct Json<'a> {
+    kubernetes: String,
+    autoscaler_tag: &'a str,
+    autoscaler_version: &'a str,
+    autoscaler_commit: &'a str,
+    autoscaler_image: &'a str,
+    ccm_tag: &'a str,
+    ccm_image: &'a str,
+    warnings: &'a [String],
+}
+
+fn json<'a>(kubernetes: &KubeVersion, releases: &'a Releases) -> Json<'a> {
+    Json {
+        kubernetes: kubernetes.to_string(),
+        autoscaler_tag: &releases.autoscaler.tag,
+        autoscaler_version: &releases.autoscaler.version,
+        autoscaler_commit: &releases.autoscaler.commit,
+        autoscaler_image: &releases.autoscaler.image,
+        ccm_tag: &releases.ccm.tag,
+        ccm_image: &releases.ccm.image,
+        warnings: &releases.warnings,
     }
 }
 
 /// Runs `cks-iso resolve`.
 pub async fn run(args: Args) -> anyhow::Result<()> {
-    let (listing, source) = match (&args.autoscaler_refs, &args.autoscaler_repo) {
-        (Some(path), _) => {
-            let text = std::fs::read_to_string(path).with_context(|| {
+    let tags = match (&args.autoscaler_refs, &args.autoscaler_repo) {
+        (Some(path), _) => TagSource::Listing {
+            text: std::fs::read_to_string(path).with_context(|| {
                 format!("reading the autoscaler tag listing {}", path.display())
-            })?;
-            (text, path.display().to_string())
-        }
-        (None, Some(url)) => {
-            let text = cks_builder::git::ls_remote_tags(url)
-                .await
-                .with_context(|| format!("listing the tags of the autoscaler repository {url}"))?;
-            (text, url.clone())
-        }
+            })?,
+            source: path.display().to_string(),
+        },
+        (None, Some(url)) => TagSource::Repository(url.clone()),
         (None, None) => anyhow::bail!("give --autoscaler-refs FILE or --autoscaler-repo URL"),
     };
-    let tags = RemoteTags::parse(&listing)
-        .with_context(|| format!("reading the autoscaler tag listing {source}"))?;
+    let mirrors = args
+        .mirrors
+        .iter()
+        .map(|m| m.parse::<Mirror>().with_context(|| format!("--mirror {m}")))
+        .collect::<anyhow::Result<Mirrors>>()?;
+    let reach = Reach {
+        mirrors,
+        ..Reach::default()
+    };
     let kubernetes = args.kubernetes_version;
-    let release = autoscaler::resolve(
-        &tags,
+    let releases = resolve_releases(
         &kubernetes,
+        &tags,
+        &reach,
         non_empty(args.autoscaler_version).as_deref(),
+        non_empty(args.ccm_version).as_deref(),
     )
-    .with_context(|| format!("choosing the cluster-autoscaler release from {source}"))?;
-    let ccm =
-        ccm::pin(non_empty(args.ccm_version).as_deref()).context("choosing the CCM release")?;
-    let autoscaler_image = release
-        .image()
-        .context("naming the cluster-autoscaler image")?;
-
-    for warning in &release.warnings {
+    .await?;
+    for warning in &releases.warnings {
         eprintln!("cks-iso: warning: {warning}");
     }
-    let resolved = Resolved {
-        kubernetes: kubernetes.to_string(),
-        autoscaler_tag: release.tag.clone(),
-        autoscaler_version: release.version.clone(),
-        autoscaler_commit: release.commit.clone(),
-        autoscaler_image: autoscaler_image.to_string(),
-        ccm_tag: ccm.tag.clone(),
-        ccm_image: ccm.image.to_string(),
-        warnings: release.warnings.iter().map(ToString::to_string).collect(),
-    };
     let out = if args.json {
-        let mut text = serde_json::to_string_pretty(&resolved).context("rendering JSON")?;
+        let mut text = serde_json::to_string_pretty(&json(&kubernetes, &releases))
+            .context("rendering JSON")?;
         text.push('\n');
         text
     } else {
-        resolved.lines()
+        lines(&kubernetes, &releases)
     };
     print!("{out}");
     Ok(())

@@ -1,10 +1,7 @@
 //! Reading published checksum files: a bare digest (dl.k8s.io `<url>.sha256`), `<hex>  <name>`
 //! (CNI plugins and crictl `<asset>.sha256`) and lists of such lines (etcd `SHA256SUMS`).
 
-/// True when `digest` is 64 hex digits.
-pub fn is_sha256_hex(digest: &str) -> bool {
-    digest.len() == 64 && digest.bytes().all(|b| b.is_ascii_hexdigit())
-}
+pub use crate::digest::is_sha256_hex;
 
 /// The sha256 that `text` publishes for `file_name`, in lower-case hex.
 ///

@@ -155,22 +155,33 @@ impl FetchError {
 
     /// A reqwest transport error, with its chain of causes.
     pub fn transport(url: &str, error: &reqwest::Error) -> Self {
-        let mut reason = error.to_string();
-        let mut source = std::error::Error::source(error);
-        while let Some(cause) = source {
-            reason.push_str(": ");
-            reason.push_str(&cause.to_string());
-            source = cause.source();
-        }
-        if reason.contains("certificate") {
-            return FetchError::Tls {
-                url: url.to_string(),
-                reason,
-            };
-        }
-        FetchError::Transport {
-            url: url.to_string(),
-            reason,
+        FetchError::from(crate::http::HttpError::from_reqwest(url, error))
+    }
+}
+
+/// The transport's failures, with the advice a file download gives.
+impl From<crate::http::HttpError> for FetchError {
+    fn from(error: crate::http::HttpError) -> Self {
+        use crate::http::HttpError;
+        match error {
+            HttpError::Status { url, status } => FetchError::Status { url, status },
+            HttpError::NotFound { url } => FetchError::NotFound { tried: vec![url] },
+            HttpError::Unavailable {
+                url,
+                status,
+                retry_after,
+            } => FetchError::Unavailable {
+                url,
+                status,
+                retry_after,
+            },
+            HttpError::Transport { url, reason } => FetchError::Transport { url, reason },
+            HttpError::Tls { url, reason } => FetchError::Tls { url, reason },
+            HttpError::Stalled { url, timeout } => FetchError::Stalled {
+                url,
+                timeout,
+                received: 0,
+            },
         }
     }
 }

@@ -2,14 +2,13 @@
 //! the destination's directory while it is hashed. Retrying is the caller's business.
 
 use std::path::Path;
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use sha2::{Digest, Sha256};
 use tokio::io::AsyncWriteExt;
 
 use super::FetchError;
 use crate::progress::ProgressSink;
-use crate::retry::parse_retry_after;
 
 /// Bytes on disk under a temporary name (removed on drop unless persisted), with their digest.
 #[derive(Debug)]
@@ -31,52 +30,17 @@ pub fn temp_in(dir: &Path, dest_name: &str) -> Result<tempfile::NamedTempFile, F
         .map_err(|e| FetchError::io("creating a temporary file in", dir, e))
 }
 
-/// Sends a GET for `url` and checks the status: 404 gives [`FetchError::NotFound`], other 4xx
-/// except 408 and 429 give [`FetchError::Status`], 5xx, 408 and 429 give
-/// [`FetchError::Unavailable`] with the `Retry-After` of a 429 or 503.
+/// Sends a GET for `url` through [`crate::http::send`]: 404 gives [`FetchError::NotFound`],
+/// other 4xx except 408 and 429 give [`FetchError::Status`], 5xx, 408 and 429 give
+/// [`FetchError::Unavailable`] with the server's `Retry-After`.
 pub async fn request(
     client: &reqwest::Client,
     url: &str,
     stall: Duration,
 ) -> Result<reqwest::Response, FetchError> {
-    let response = match tokio::time::timeout(stall, client.get(url).send()).await {
-        Err(_) => {
-            return Err(FetchError::Stalled {
-                url: url.to_string(),
-                timeout: stall,
-                received: 0,
-            });
-        }
-        Ok(Err(e)) => return Err(FetchError::transport(url, &e)),
-        Ok(Ok(response)) => response,
-    };
-    let status = response.status().as_u16();
-    match status {
-        200..=299 => Ok(response),
-        404 => Err(FetchError::NotFound {
-            tried: vec![url.to_string()],
-        }),
-        408 | 429 | 500..=599 => {
-            let retry_after = if status == 429 || status == 503 {
-                response
-                    .headers()
-                    .get(reqwest::header::RETRY_AFTER)
-                    .and_then(|v| v.to_str().ok())
-                    .and_then(|v| parse_retry_after(v, SystemTime::now()))
-            } else {
-                None
-            };
-            Err(FetchError::Unavailable {
-                url: url.to_string(),
-                status,
-                retry_after,
-            })
-        }
-        _ => Err(FetchError::Status {
-            url: url.to_string(),
-            status,
-        }),
-    }
+    crate::http::send(client.get(url), url, stall)
+        .await
+        .map_err(FetchError::from)
 }
 
 /// Streams the body of `response` into a new temporary file in `dir`, hashing it, failing when

@@ -97,24 +97,7 @@ pub enum GitError {
 impl GitError {
     /// A reqwest error on `url`, with its causes.
     pub fn reqwest(url: &str, error: &reqwest::Error) -> Self {
-        let mut reason = error.to_string();
-        let mut source = std::error::Error::source(error);
-        while let Some(cause) = source {
-            reason.push_str(": ");
-            reason.push_str(&cause.to_string());
-            source = cause.source();
-        }
-        if reason.contains("certificate") {
-            GitError::Tls {
-                url: url.to_string(),
-                reason,
-            }
-        } else {
-            GitError::Transport {
-                url: url.to_string(),
-                reason,
-            }
-        }
+        GitError::from(crate::http::HttpError::from_reqwest(url, error))
     }
 
     /// An I/O error on a git:// connection.
@@ -122,6 +105,30 @@ impl GitError {
         GitError::Transport {
             url: url.to_string(),
             reason: error.to_string(),
+        }
+    }
+}
+
+/// The transport's failures, with the advice a tag listing gives (a 404 is a status like any
+/// other 4xx: the repository URL is wrong).
+impl From<crate::http::HttpError> for GitError {
+    fn from(error: crate::http::HttpError) -> Self {
+        use crate::http::HttpError;
+        match error {
+            HttpError::Status { url, status } => GitError::Status { url, status },
+            HttpError::NotFound { url } => GitError::Status { url, status: 404 },
+            HttpError::Unavailable {
+                url,
+                status,
+                retry_after,
+            } => GitError::Unavailable {
+                url,
+                status,
+                retry_after,
+            },
+            HttpError::Transport { url, reason } => GitError::Transport { url, reason },
+            HttpError::Tls { url, reason } => GitError::Tls { url, reason },
+            HttpError::Stalled { url, timeout } => GitError::Stalled { url, timeout },
         }
     }
 }

@@ -1,7 +1,7 @@
 //! Smart HTTP(S): `GET info/refs?service=git-upload-pack` asking for protocol v2, then `POST
 //! git-upload-pack` with `ls-refs`; a v0 advertisement or a dumb `info/refs` file is read as is.
 
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use super::GitError;
 use super::pktline::decode_all;
@@ -9,7 +9,6 @@ use super::refs::{
     Advertisement, ReadError, RemoteRef, ls_refs_request, parse_advertisement, parse_dumb,
     parse_ls_refs, tags_only,
 };
-use crate::retry::parse_retry_after;
 
 /// The largest answer read (a v0 advertisement of a very big repository fits easily).
 const BODY_LIMIT: usize = 256 << 20;
@@ -47,33 +46,9 @@ async fn send(
     url: &str,
     stall: Duration,
 ) -> Result<reqwest::Response, GitError> {
-    let response = match tokio::time::timeout(stall, request.send()).await {
-        Err(_) => {
-            return Err(GitError::Stalled {
-                url: url.to_string(),
-                timeout: stall,
-            });
-        }
-        Ok(Err(e)) => return Err(GitError::reqwest(url, &e)),
-        Ok(Ok(response)) => response,
-    };
-    let status = response.status().as_u16();
-    match status {
-        200..=299 => Ok(response),
-        408 | 429 | 500..=599 => Err(GitError::Unavailable {
-            url: url.to_string(),
-            status,
-            retry_after: response
-                .headers()
-                .get(reqwest::header::RETRY_AFTER)
-                .and_then(|v| v.to_str().ok())
-                .and_then(|v| parse_retry_after(v, SystemTime::now())),
-        }),
-        _ => Err(GitError::Status {
-            url: url.to_string(),
-            status,
-        }),
-    }
+    crate::http::send(request, url, stall)
+        .await
+        .map_err(GitError::from)
 }
 
 async fn body(

@@ -227,11 +227,12 @@ mod tests {
     fn base() -> VersionsTxt {
         VersionsTxt {
             kubernetes: "1.33.12".into(),
-            cni_plugins: "v1.7.1".into(),
-            crictl: "v1.33.0".into(),
-            ccm: "v1.2.0".into(),
-            csi_driver: "v3.0.0".into(),
-            autoscaler: "cluster-autoscaler-1.33.0".into(),
+            cni_plugins: "1.7.1".into(),
+            crictl: "1.33.0".into(),
+            ccm: "1.2.0".into(),
+            csi_driver: "3.0.0".into(),
+            autoscaler: "1.33.0".into(),
+            autoscaler_tag: "cluster-autoscaler-1.33.0".into(),
             etcd: None,
             arch: "amd64".into(),
             urls: vec!["https://dl.k8s.io/v1.33.12/kubeadm".into()],

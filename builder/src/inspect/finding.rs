@@ -40,6 +40,8 @@ pub enum Problem {
     Manifest,
     /// A file of the image cannot be read out.
     Unreadable,
+    /// A kubelet unit runs an `/opt/bin` command that neither the ISO nor a node provides.
+    UnitCommand,
 }
 
 impl Problem {
@@ -62,6 +64,7 @@ impl Problem {
             Problem::PullPolicy => "pull-policy",
             Problem::Manifest => "manifest",
             Problem::Unreadable => "unreadable",
+            Problem::UnitCommand => "unit-command",
         }
     }
 }

@@ -14,7 +14,7 @@
 //! ```
 //!
 //! The checks are pure functions over what was read (`contract`, `files`, `images`,
-//! `manifests`, `tarball` on a scratch copy); `verify` and `diff` do the reading.
+//! `manifests`, `units`, `tarball` on a scratch copy); `verify` and `diff` do the reading.
 
 pub mod contract;
 mod diff;
@@ -25,6 +25,7 @@ pub mod images;
 pub mod manifests;
 mod read;
 pub mod tarball;
+pub mod units;
 mod verify;
 
 pub use diff::{Change, Diff, diff, diff_contents, diff_versions};

@@ -9,7 +9,6 @@ use std::path::Path;
 
 use cks_pinning::image::ImageRef;
 use serde::Deserialize;
-use sha2::{Digest, Sha256};
 
 use super::finding::{Finding, Problem};
 use crate::registry::{
@@ -86,27 +85,16 @@ fn scan(file: &Path) -> io::Result<Scan> {
             "manifest.json" => out.docker_manifest = true,
             _ => {
                 if let Some(hex) = name.strip_prefix("blobs/sha256/") {
-                    let mut hasher = Sha256::new();
-                    let size = io::copy(&mut entry, &mut HashWriter(&mut hasher))?;
+                    let mut hashing = crate::digest::HashingWriter::new(io::sink());
+                    io::copy(&mut entry, &mut hashing)?;
+                    let (_, digest) = hashing.finish();
                     out.blobs
-                        .insert(hex.to_string(), (hex::encode(hasher.finalize()), size));
+                        .insert(hex.to_string(), (digest.hex().to_string(), digest.bytes));
                 }
             }
         }
     }
     Ok(out)
-}
-
-struct HashWriter<'a>(&'a mut Sha256);
-
-impl io::Write for HashWriter<'_> {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.0.update(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
 }
 
 fn read_blob(file: &Path, hex: &str) -> io::Result<Vec<u8>> {
@@ -284,7 +272,11 @@ impl Walk<'_> {
                 let Some(arch) = self.arch else { return };
                 let chosen: Vec<_> = entries
                     .iter()
-                    .filter(|e| e.platform.as_ref().is_some_and(|p| arch.matches(p)))
+                    .filter(|e| {
+                        e.platform
+                            .as_ref()
+                            .is_some_and(|p| crate::registry::runs_on(arch, p))
+                    })
                     .collect();
                 if chosen.is_empty() {
                     self.finding(format!(
@@ -321,7 +313,7 @@ impl Walk<'_> {
             .map_err(|e| e.to_string())
             .and_then(|b| serde_json::from_slice::<Platform>(&b).map_err(|e| e.to_string()));
         match platform {
-            Ok(platform) if !arch.matches(&platform) => self.finding(format!(
+            Ok(platform) if !crate::registry::runs_on(arch, &platform) => self.finding(format!(
                 "the image config {digest} is for {platform}; {} nodes cannot run it",
                 arch.platform()
             )),

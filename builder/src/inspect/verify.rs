@@ -2,7 +2,8 @@
 //!
 //! Order: the volume id, `versions.txt`, every file's sha256 (each `docker/*.tar` is streamed
 //! to a scratch file on the way and checked as an image layout), the node contract on the
-//! listing, the root manifests, then the bundled images against the `image:` lines.
+//! listing, the root manifests and the kubelet units, then the bundled images against the
+//! `image:` lines.
 //!
 //! A volume id other than `CDROM` is a finding like any other: newer node templates find the
 //! ISO with `blkid -t LABEL=CDROM` and would not mount it.
@@ -16,7 +17,7 @@ use serde::Serialize;
 use super::finding::{Finding, Problem};
 use super::images::Tarball;
 use super::read::{self, Tee};
-use super::{InspectError, contract, files, images, manifests, tarball};
+use super::{InspectError, contract, files, images, manifests, tarball, units};
 use crate::iso::DEFAULT_VOLUME_ID;
 use crate::iso::read::IsoImage;
 use crate::registry::Arch;
@@ -94,7 +95,7 @@ pub fn verify(iso: &Path) -> Result<Report, InspectError> {
     }
     let versions = read_versions(&image, &entries, &mut findings);
     let arch = versions.as_ref().and_then(|v| {
-        let arch = Arch::parse(&v.arch);
+        let arch = v.arch.parse::<Arch>().ok();
         if arch.is_none() {
             findings.push(Finding::new(
                 FILE_NAME,
@@ -148,6 +149,13 @@ pub fn verify(iso: &Path) -> Result<Report, InspectError> {
     }
     findings.extend(contract::check(&entries, versions.as_ref()));
     for (path, entry) in read::files(&entries) {
+        if units::UNIT_FILES.contains(&path) {
+            match read::text(&image, &entry.path) {
+                Ok(text) => findings.extend(units::check(path, &text, &entries)),
+                Err(detail) => findings.push(Finding::new(path, Problem::Unreadable, detail)),
+            }
+            continue;
+        }
         if path.contains('/') || !path.ends_with(".yaml") {
             continue;
         }

@@ -20,7 +20,6 @@ use hadris_fs::{FileType, MountOptions, OpenOptions};
 use hadris_iso::IsoId;
 use hadris_iso::sync::IsoFs;
 use hadris_storage::host::FileDevice;
-use sha2::{Digest, Sha256};
 
 use super::{EntryKind, IsoError};
 
@@ -161,18 +160,8 @@ impl IsoImage {
 
     /// The hex sha256 of the file at `path`, streamed.
     pub fn sha256(&self, path: &str) -> Result<String, IsoError> {
-        struct Hashing(Sha256);
-        impl Write for Hashing {
-            fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-                self.0.update(buf);
-                Ok(buf.len())
-            }
-            fn flush(&mut self) -> io::Result<()> {
-                Ok(())
-            }
-        }
-        let mut hashing = Hashing(Sha256::new());
+        let mut hashing = crate::digest::HashingWriter::new(io::sink());
         self.copy_file(path, &mut hashing)?;
-        Ok(hex::encode(hashing.0.finalize()))
+        Ok(hashing.finish().1.hex().to_string())
     }
 }

@@ -55,7 +55,7 @@ pub fn read(iso: &Path) -> Result<IsoFacts, RegisterError> {
     }
     let versions = versions_txt(iso)?;
     let semantic_version = versions.kubernetes.trim_start_matches('v').to_string();
-    let arch = match Arch::parse(&versions.arch) {
+    let arch = match versions.arch.parse::<Arch>().ok() {
         Some(Arch::Amd64) => "x86_64",
         Some(Arch::Arm64) => "aarch64",
         None => {

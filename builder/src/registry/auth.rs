@@ -7,24 +7,7 @@ use std::path::Path;
 use base64::Engine as _;
 
 use super::RegistryError;
-
-/// A user name and password (or token) for one registry. `Debug` never shows the secret.
-#[derive(Clone, PartialEq, Eq)]
-pub struct Credentials {
-    /// The user name.
-    pub username: String,
-    /// The password or access token.
-    pub password: String,
-}
-
-impl std::fmt::Debug for Credentials {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Credentials")
-            .field("username", &self.username)
-            .field("password", &"<redacted>")
-            .finish()
-    }
-}
+pub use super::credentials::Credentials;
 
 /// Credentials by registry host (`registry.example.com`, `127.0.0.1:5000`, `docker.io`), and the
 /// docker credential helpers to ask for hosts (see [`CredentialStore::ask_helpers`]).

@@ -14,9 +14,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use futures_util::StreamExt;
-use reqwest::header::{
-    ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap, RETRY_AFTER, WWW_AUTHENTICATE,
-};
+use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap, WWW_AUTHENTICATE};
 use reqwest::{Response, StatusCode};
 use sha2::{Digest as _, Sha256};
 use tokio::io::AsyncWriteExt;
@@ -311,9 +309,10 @@ impl RegistryClient {
             if status.is_success() {
                 return Ok(Attempt::Done(response));
             }
-            let after = retry_after(response.headers());
+            let after = crate::http::retry_after(response.headers());
+            let class = crate::http::classify(status.as_u16());
             let detail = error_detail(response).await;
-            if status == StatusCode::NOT_FOUND {
+            if class == crate::http::StatusClass::NotFound {
                 return Err(RegistryError::NotFound {
                     image: name.full.clone(),
                     url: url.to_string(),
@@ -326,7 +325,7 @@ impl RegistryClient {
                 status: status.as_u16(),
                 detail,
             };
-            if status == StatusCode::TOO_MANY_REQUESTS || status.is_server_error() {
+            if class == crate::http::StatusClass::Retry {
                 return Ok(Attempt::Retry(after, error));
             }
             return Err(error);
@@ -426,13 +425,6 @@ fn header(headers: &HeaderMap, name: &str) -> Option<String> {
         .get(name)
         .and_then(|v| v.to_str().ok())
         .map(str::to_string)
-}
-
-/// `Retry-After` in seconds (the HTTP-date form falls back to the policy's backoff).
-fn retry_after(headers: &HeaderMap) -> Option<Duration> {
-    header(headers, RETRY_AFTER.as_str())
-        .and_then(|v| v.trim().parse::<u64>().ok())
-        .map(Duration::from_secs)
 }
 
 /// The first registry error message of a failed answer, as `": CODE message"`.

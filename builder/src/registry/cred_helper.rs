@@ -13,7 +13,7 @@ use std::process::{Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 use super::RegistryError;
-use super::auth::Credentials;
+use super::credentials::Credentials;
 
 /// How long a helper may take before it is stopped (some wait for a keyring to unlock).
 pub const HELPER_TIMEOUT: Duration = Duration::from_secs(30);

@@ -1,15 +1,19 @@
 //! The tarball: an OCI image layout in an uncompressed tar that `ctr -n k8s.io image import`
-//! names after the full reference, byte-identical for the same image.
+//! names after the full reference, byte-identical for the same image. Beside the layout it holds
+//! the Docker archive's `manifest.json` and `repositories`, as `ctr image export` writes them,
+//! so `docker load` (a Docker-based node, an operator) reads the same file.
 //!
-//! Entry order is fixed (`oci-layout`, `index.json`, `blobs/`, `blobs/sha256/`, then blobs by
-//! digest), every mtime is 0, owners 0:0, files 0644 and directories 0755.
+//! Entry order is fixed (`oci-layout`, `index.json`, `manifest.json`, `repositories`, `blobs/`,
+//! `blobs/sha256/`, then blobs by digest), every mtime is 0, owners 0:0, files 0644 and
+//! directories 0755.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
-use sha2::{Digest as _, Sha256};
+
+use crate::digest::HashingWriter;
 
 use super::RegistryError;
 
@@ -31,6 +35,19 @@ pub struct LayoutContents {
     pub size: u64,
     /// Every blob to include (the top object too), by digest, with its file in the store.
     pub blobs: Vec<(String, PathBuf)>,
+    /// The platform image's config and layers, for the Docker archive's `manifest.json`
+    /// (`None` writes the OCI layout alone).
+    pub docker: Option<DockerImage>,
+}
+
+/// The image a Docker archive's `manifest.json` describes: the config and the layers, in order,
+/// of the one platform the tarball holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DockerImage {
+    /// The config's digest, `sha256:<hex>`.
+    pub config: String,
+    /// The layers' digests, base first.
+    pub layers: Vec<String>,
 }
 
 /// The written tarball.
@@ -87,6 +104,59 @@ pub fn index_json(contents: &LayoutContents) -> Vec<u8> {
     bytes
 }
 
+#[derive(Serialize)]
+#[serde(rename_all = "PascalCase")]
+struct DockerManifestEntry<'a> {
+    config: String,
+    repo_tags: Vec<&'a str>,
+    layers: Vec<String>,
+}
+
+fn blob_path(digest: &str) -> String {
+    format!(
+        "blobs/sha256/{}",
+        digest.strip_prefix("sha256:").unwrap_or(digest)
+    )
+}
+
+/// `repo:tag` of a full reference (`registry.k8s.io/pause:3.10`, a `@sha256:` suffix dropped),
+/// split at the tag's `:`; `None` for a reference by digest alone.
+fn repo_and_tag(name: &str) -> Option<(&str, &str)> {
+    let tagged = name.split('@').next().unwrap_or(name);
+    let slash = tagged.rfind('/').map_or(0, |i| i + 1);
+    let colon = slash + tagged[slash..].find(':')?;
+    Some((&tagged[..colon], &tagged[colon + 1..]))
+}
+
+/// The Docker archive's `manifest.json`: one entry naming the config, the reference as its one
+/// repo tag (none for a reference by digest) and the layers, each by its path in the tar.
+pub fn docker_manifest_json(name: &str, image: &DockerImage) -> Vec<u8> {
+    let tagged = name.split('@').next().unwrap_or(name);
+    let entry = DockerManifestEntry {
+        config: blob_path(&image.config),
+        repo_tags: repo_and_tag(name).map(|_| tagged).into_iter().collect(),
+        layers: image.layers.iter().map(|l| blob_path(l)).collect(),
+    };
+    let mut bytes = serde_json::to_vec(&[entry]).unwrap_or_default();
+    bytes.push(b'\n');
+    bytes
+}
+
+/// The Docker archive's `repositories`: `{"<repo>":{"<tag>":"<top layer hex>"}}` (`{}` for a
+/// reference by digest alone or an image without layers).
+pub fn docker_repositories_json(name: &str, image: &DockerImage) -> Vec<u8> {
+    let mut repositories = serde_json::Map::new();
+    if let (Some((repo, tag)), Some(top)) = (repo_and_tag(name), image.layers.last()) {
+        let hex = top.strip_prefix("sha256:").unwrap_or(top);
+        let mut tags = serde_json::Map::new();
+        tags.insert(tag.to_string(), serde_json::Value::from(hex));
+        repositories.insert(repo.to_string(), serde_json::Value::Object(tags));
+    }
+    let mut bytes = serde_json::to_vec(&repositories).unwrap_or_default();
+    bytes.push(b'\n');
+    bytes
+}
+
 /// Writes the tarball to `dest` through a temporary file in the same directory, renamed when
 /// complete; nothing is left at `dest` or beside it on error.
 pub fn write_tarball(
@@ -115,36 +185,29 @@ pub fn write_tarball_temp(
     Ok((tmp.into_temp_path(), written))
 }
 
-struct Hashing<W> {
-    inner: W,
-    hasher: Sha256,
-    count: u64,
-}
-
-impl<W: Write> Write for Hashing<W> {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        let n = self.inner.write(buf)?;
-        self.hasher.update(&buf[..n]);
-        self.count += n as u64;
-        Ok(n)
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        self.inner.flush()
-    }
-}
-
 fn write_tar(file: &File, contents: &LayoutContents) -> std::io::Result<WrittenTarball> {
-    let out = Hashing {
-        inner: BufWriter::with_capacity(256 * 1024, file),
-        hasher: Sha256::new(),
-        count: 0,
-    };
+    let out = HashingWriter::new(BufWriter::with_capacity(256 * 1024, file));
     let mut tar = tar::Builder::new(out);
     let layout = br#"{"imageLayoutVersion":"1.0.0"}"#;
     append_file(&mut tar, "oci-layout", layout.len() as u64, &layout[..])?;
     let index = index_json(contents);
     append_file(&mut tar, "index.json", index.len() as u64, &index[..])?;
+    if let Some(docker) = &contents.docker {
+        let manifest = docker_manifest_json(&contents.name, docker);
+        append_file(
+            &mut tar,
+            "manifest.json",
+            manifest.len() as u64,
+            &manifest[..],
+        )?;
+        let repositories = docker_repositories_json(&contents.name, docker);
+        append_file(
+            &mut tar,
+            "repositories",
+            repositories.len() as u64,
+            &repositories[..],
+        )?;
+    }
     append_dir(&mut tar, "blobs/")?;
     append_dir(&mut tar, "blobs/sha256/")?;
     let mut blobs: Vec<&(String, PathBuf)> = contents.blobs.iter().collect();
@@ -158,10 +221,11 @@ fn write_tar(file: &File, contents: &LayoutContents) -> std::io::Result<WrittenT
     }
     let mut out = tar.into_inner()?;
     out.flush()?;
-    out.inner.get_ref().sync_all()?;
+    out.get_ref().get_ref().sync_all()?;
+    let (_, digest) = out.finish();
     Ok(WrittenTarball {
-        size: out.count,
-        sha256: format!("sha256:{}", hex::encode(out.hasher.finalize())),
+        size: digest.bytes,
+        sha256: digest.digest(),
     })
 }
 
@@ -200,13 +264,14 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let blob = dir.path().join("b");
         std::fs::write(&blob, b"layer bytes").expect("write");
-        let digest = format!("sha256:{}", hex::encode(Sha256::digest(b"layer bytes")));
+        let digest = format!("sha256:{}", crate::digest::sha256_hex(b"layer bytes"));
         let contents = LayoutContents {
             name: "registry.example.com/app:1.0".into(),
             media_type: super::super::manifest::OCI_MANIFEST.into(),
             digest: digest.clone(),
             size: 11,
             blobs: vec![(digest.clone(), blob.clone()), (digest.clone(), blob)],
+            docker: None,
         };
         let a = write_tarball(&dir.path().join("a.tar"), &contents).expect("a");
         let b = write_tarball(&dir.path().join("b.tar"), &contents).expect("b");
@@ -248,5 +313,46 @@ mod tests {
             .filter(|e| e.file_name().to_string_lossy().ends_with(".part"))
             .collect();
         assert!(leftovers.is_empty());
+    }
+
+    #[test]
+    fn the_docker_manifest_names_the_config_the_tag_and_the_layers_in_order() {
+        let image = DockerImage {
+            config: format!("sha256:{}", "c".repeat(64)),
+            layers: vec![
+                format!("sha256:{}", "a".repeat(64)),
+                format!("sha256:{}", "b".repeat(64)),
+            ],
+        };
+        let manifest: serde_json::Value = serde_json::from_slice(&docker_manifest_json(
+            "localhost:5000/app:1.0@sha256:0123",
+            &image,
+        ))
+        .expect("JSON");
+        assert_eq!(
+            manifest,
+            serde_json::json!([{
+                "Config": format!("blobs/sha256/{}", "c".repeat(64)),
+                "RepoTags": ["localhost:5000/app:1.0"],
+                "Layers": [
+                    format!("blobs/sha256/{}", "a".repeat(64)),
+                    format!("blobs/sha256/{}", "b".repeat(64)),
+                ],
+            }])
+        );
+        let repositories: serde_json::Value =
+            serde_json::from_slice(&docker_repositories_json("localhost:5000/app:1.0", &image))
+                .expect("JSON");
+        assert_eq!(
+            repositories,
+            serde_json::json!({"localhost:5000/app": {"1.0": "b".repeat(64)}})
+        );
+        let by_digest = docker_manifest_json("localhost:5000/app@sha256:0123", &image);
+        let by_digest: serde_json::Value = serde_json::from_slice(&by_digest).expect("JSON");
+        assert_eq!(by_digest[0]["RepoTags"], serde_json::json!([]));
+        assert_eq!(
+            docker_repositories_json("localhost:5000/app@sha256:0123", &image),
+            b"{}\n"
+        );
     }
 }

@@ -21,6 +21,7 @@
 mod auth;
 mod client;
 mod cred_helper;
+mod credentials;
 mod endpoint;
 mod error;
 mod layout;
@@ -36,14 +37,14 @@ pub use client::{FetchedManifest, RegistryClient};
 pub use endpoint::{Endpoint, Endpoints};
 pub use error::RegistryError;
 pub use layout::{
-    CONTAINERD_NAME, LayoutContents, OCI_REF_NAME, WrittenTarball, index_json, write_tarball,
-    write_tarball_temp,
+    CONTAINERD_NAME, DockerImage, LayoutContents, OCI_REF_NAME, WrittenTarball,
+    docker_manifest_json, docker_repositories_json, index_json, write_tarball, write_tarball_temp,
 };
 pub use manifest::{
     DOCKER_LIST, DOCKER_MANIFEST, Descriptor, MANIFEST_ACCEPT, Manifest, OCI_INDEX, OCI_MANIFEST,
     Platform, parse_manifest,
 };
-pub use platform::Arch;
+pub use platform::{Arch, runs_on};
 pub use pull::{
     ImageRequest, PullOptions, PullReport, PullWarning, PulledImage, SkippedImage, pull_images,
 };

@@ -2,54 +2,15 @@
 
 use super::manifest::{Descriptor, Platform};
 
-/// The architectures a CKS ISO is built for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Arch {
-    /// `linux/amd64` (x86_64).
-    Amd64,
-    /// `linux/arm64` (aarch64).
-    Arm64,
-}
+pub use cks_pinning::arch::Arch;
 
-impl Arch {
-    /// Parses `amd64`/`x86_64` or `arm64`/`aarch64`.
-    pub fn parse(text: &str) -> Option<Arch> {
-        match text {
-            "amd64" | "x86_64" => Some(Arch::Amd64),
-            "arm64" | "aarch64" => Some(Arch::Arm64),
-            _ => None,
-        }
-    }
-
-    /// The OCI architecture name.
-    pub fn oci_name(self) -> &'static str {
-        match self {
-            Arch::Amd64 => "amd64",
-            Arch::Arm64 => "arm64",
-        }
-    }
-
-    /// `linux/<arch>`.
-    pub fn platform(self) -> String {
-        format!("linux/{}", self.oci_name())
-    }
-
-    /// Whether `platform` runs on a node of this architecture.
-    pub fn matches(self, platform: &Platform) -> bool {
-        let variant_ok = match self {
-            Arch::Amd64 => true,
-            Arch::Arm64 => matches!(platform.variant.as_deref(), None | Some("v8")),
-        };
-        platform.os == "linux" && platform.architecture == self.oci_name() && variant_ok
-    }
-}
-
-impl std::str::FromStr for Arch {
-    type Err = String;
-
-    fn from_str(text: &str) -> Result<Self, Self::Err> {
-        Arch::parse(text).ok_or_else(|| format!("unknown arch `{text}`; expected amd64 or arm64"))
-    }
+/// Whether `platform` runs on a node of architecture `arch`.
+pub fn runs_on(arch: Arch, platform: &Platform) -> bool {
+    let variant_ok = match arch {
+        Arch::Amd64 => true,
+        Arch::Arm64 => matches!(platform.variant.as_deref(), None | Some("v8")),
+    };
+    platform.os == "linux" && platform.architecture == arch.go_name() && variant_ok
 }
 
 /// The index entry for `arch`: the first one whose platform matches, preferring an exact `v8`
@@ -57,7 +18,7 @@ impl std::str::FromStr for Arch {
 pub fn select(entries: &[Descriptor], arch: Arch) -> Option<&Descriptor> {
     let matching = entries
         .iter()
-        .filter(|e| e.platform.as_ref().is_some_and(|p| arch.matches(p)));
+        .filter(|e| e.platform.as_ref().is_some_and(|p| runs_on(arch, p)));
     let mut first = None;
     for entry in matching {
         let exact = entry

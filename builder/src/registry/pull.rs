@@ -10,7 +10,7 @@ use super::RegistryError;
 use super::auth::CredentialStore;
 use super::client::{FetchedManifest, RegistryClient};
 use super::endpoint::Endpoints;
-use super::layout::{LayoutContents, write_tarball_temp};
+use super::layout::{DockerImage, LayoutContents, write_tarball_temp};
 use super::manifest::{Descriptor, Manifest, config_platform, parse_manifest};
 use super::platform::{self, Arch};
 use super::reference::RemoteName;
@@ -334,7 +334,7 @@ async fn pull_one(
                 .await?;
             let bytes = read_small(&path, super::manifest::MAX_MANIFEST_BYTES).await?;
             let found = config_platform(&name.full, &config.digest, &bytes)?;
-            if !arch.matches(&found) {
+            if !super::platform::runs_on(arch, &found) {
                 if options.strict_platforms {
                     return Err(RegistryError::WrongPlatform {
                         image: name.full.clone(),
@@ -392,6 +392,10 @@ async fn pull_one(
         digest: top.digest.clone(),
         size: top.bytes.len() as u64,
         blobs,
+        docker: Some(DockerImage {
+            config: config.digest.clone(),
+            layers: layers.iter().map(|l| l.digest.clone()).collect(),
+        }),
     };
     let tarball = out_dir.join(&request.tarball_name);
     let (dir, layout) = (out_dir.to_path_buf(), contents.clone());

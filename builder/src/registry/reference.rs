@@ -96,15 +96,7 @@ impl RemoteName {
     }
 }
 
-/// Whether `digest` is `sha256:` and 64 lowercase hex digits (safe to use as a file name).
-pub fn is_sha256_digest(digest: &str) -> bool {
-    digest.strip_prefix("sha256:").is_some_and(|hex| {
-        hex.len() == 64
-            && hex
-                .bytes()
-                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
-    })
-}
+pub use crate::digest::is_sha256_digest;
 
 #[cfg(test)]
 mod tests {

@@ -6,7 +6,6 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use sha2::{Digest as _, Sha256};
 use tokio::sync::{Mutex, OnceCell, Semaphore};
 
 use super::RegistryError;
@@ -171,26 +170,10 @@ async fn verified_on_disk(path: &Path, digest: &str, size: u64) -> bool {
     let path = path.to_path_buf();
     let digest = digest.to_string();
     tokio::task::spawn_blocking(move || {
-        use std::io::Read;
         let Ok(meta) = std::fs::metadata(&path) else {
             return false;
         };
-        if meta.len() != size {
-            return false;
-        }
-        let Ok(mut file) = std::fs::File::open(&path) else {
-            return false;
-        };
-        let mut hasher = Sha256::new();
-        let mut buf = vec![0u8; 256 * 1024];
-        loop {
-            match file.read(&mut buf) {
-                Ok(0) => break,
-                Ok(n) => hasher.update(&buf[..n]),
-                Err(_) => return false,
-            }
-        }
-        format!("sha256:{}", hex::encode(hasher.finalize())) == digest
+        meta.len() == size && crate::digest::sha256_file(&path).is_ok_and(|d| d.digest() == digest)
     })
     .await
     .unwrap_or(false)

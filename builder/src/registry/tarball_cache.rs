@@ -6,7 +6,6 @@
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 /// What the cache records beside each tarball.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -29,6 +28,9 @@ pub struct TarballCache {
     dir: PathBuf,
 }
 
+/// The tarball format this cache holds: an OCI layout with the Docker archive files.
+const TARBALL_FORMAT: &str = "oci-layout+docker-archive/1";
+
 impl TarballCache {
     /// The cache in `dir` (created when the first entry is added).
     pub fn new(dir: PathBuf) -> Self {
@@ -36,12 +38,9 @@ impl TarballCache {
     }
 
     fn key(name: &str, digest: &str, platform: &str) -> String {
-        let mut hasher = Sha256::new();
-        for part in [name, digest, platform] {
-            hasher.update(part.as_bytes());
-            hasher.update(b"\n");
-        }
-        hex::encode(hasher.finalize())
+        // The tarball format is part of the key: a tarball written by another format (before the
+        // Docker archive files were added) is never reused.
+        crate::digest::cache_key(&[TARBALL_FORMAT, name, digest, platform])
     }
 
     /// Links the cached tarball of `name` at `digest` for `platform` to a new temporary name in

@@ -139,12 +139,13 @@ impl Tree {
         fs::create_dir_all(dir.path().join("blobs")).expect("mkdir blobs");
         let versions = VersionsTxt {
             kubernetes: "1.33.13".into(),
-            cni_plugins: "v1.7.1".into(),
-            crictl: "v1.33.0".into(),
-            ccm: "v1.2.0".into(),
-            csi_driver: "v3.0.0".into(),
-            autoscaler: "cluster-autoscaler-1.33.0".into(),
-            etcd: Some("v3.5.21".into()),
+            cni_plugins: "1.7.1".into(),
+            crictl: "1.33.0".into(),
+            ccm: "1.2.0".into(),
+            csi_driver: "3.0.0".into(),
+            autoscaler: "1.33.0".into(),
+            autoscaler_tag: "cluster-autoscaler-1.33.0".into(),
+            etcd: Some("3.5.21".into()),
             arch: "amd64".into(),
             urls: vec![
                 "https://dl.k8s.io/release/v1.33.13/bin/linux/amd64/kubeadm".into(),
@@ -178,12 +179,12 @@ impl Tree {
         tree.put("etcd/etcd-linux-amd64.tar.gz", &bytes(12, 5_000), 0o644);
         tree.put(
             "kubelet.service",
-            b"[Service]\nExecStart=/usr/bin/kubelet\nRestart=always\n",
+            b"[Service]\nExecStart=/opt/bin/kubelet\nRestart=always\n",
             0o644,
         );
         tree.put(
             "10-kubeadm.conf",
-            b"[Service]\nEnvironment=\"KUBELET_KUBECONFIG_ARGS=--kubeconfig=/etc/kubernetes/kubelet.conf\"\nExecStart=\nExecStart=/usr/bin/kubelet $KUBELET_KUBECONFIG_ARGS\n",
+            b"[Service]\nEnvironment=\"KUBELET_KUBECONFIG_ARGS=--kubeconfig=/etc/kubernetes/kubelet.conf\"\nExecStart=\nExecStart=/opt/bin/kubelet $KUBELET_KUBECONFIG_ARGS\n",
             0o644,
         );
         for (name, text) in manifests() {
@@ -282,6 +283,7 @@ impl Tree {
             digest,
             size,
             blobs,
+            docker: None,
         }
     }
 

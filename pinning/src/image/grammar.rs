@@ -1,6 +1,7 @@
 //! The grammar of image references, as Docker's `reference` package defines it.
 
-use super::reference::DEFAULT_REGISTRY;
+/// The registry an image lives in when its reference names none.
+pub const DEFAULT_REGISTRY: &str = "docker.io";
 
 /// Docker's limit on the length of a tag.
 const TAG_MAX: usize = 128;

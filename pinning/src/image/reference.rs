@@ -7,8 +7,7 @@ use thiserror::Error;
 
 use super::grammar::{split_registry, valid_component, valid_digest, valid_registry, valid_tag};
 
-/// The registry an image lives in when its reference names none.
-pub const DEFAULT_REGISTRY: &str = "docker.io";
+pub use super::grammar::DEFAULT_REGISTRY;
 /// The tag an image gets when its reference names neither a tag nor a digest.
 pub const DEFAULT_TAG: &str = "latest";
 const LEGACY_DEFAULT_REGISTRY: &str = "index.docker.io";
@@ -122,7 +121,7 @@ impl ImageRef {
                 input: text.to_string(),
             });
         }
-        if text.len() == 64 && text.bytes().all(|b| b.is_ascii_hexdigit()) {
+        if crate::digest::is_sha256_hex(text) {
             return Err(ImageRefError::ImageId {
                 input: text.to_string(),
             });

@@ -5,7 +5,7 @@ use crate::registry::{LayoutContents, OCI_MANIFEST, write_tarball};
 use std::path::PathBuf;
 
 fn blob(dir: &Path, bytes: &[u8]) -> (String, PathBuf, u64) {
-    let hex = hex::encode(Sha256::digest(bytes));
+    let hex = crate::digest::sha256_hex(bytes);
     let path = dir.join(&hex);
     std::fs::write(&path, bytes).expect("write blob");
     (format!("sha256:{hex}"), path, bytes.len() as u64)
@@ -36,6 +36,7 @@ fn image(dir: &Path, arch: &str) -> (PathBuf, String) {
             (config.0, config.1),
             (layer.0, layer.1),
         ],
+        docker: None,
     };
     let out = dir.join(format!("pause-{arch}.tar"));
     write_tarball(&out, &contents).expect("tarball");
@@ -99,7 +100,7 @@ fn a_missing_layer_is_named() {
         entry.read_to_end(&mut bytes).expect("read");
         entries.push((entry.header().clone(), bytes));
     }
-    let layer = hex::encode(Sha256::digest(b"not really gzip, never decompressed"));
+    let layer = crate::digest::sha256_hex(b"not really gzip, never decompressed");
     for (mut header, bytes) in entries {
         let path = header.path().expect("path").display().to_string();
         if path.ends_with(&layer) {

@@ -1,9 +1,11 @@
-//! The target architecture of a build, in the spellings each consumer uses.
+//! The target architecture of an ISO, in the spellings each consumer uses: the one `Arch` of
+//! the workspace (builds, pulls, the verifier and the demo all take it).
 
 use std::fmt;
 use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
+use thiserror::Error;
 
 /// The CPU architecture the ISO is built for (not necessarily the build host's).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -16,7 +18,7 @@ pub enum Arch {
 }
 
 /// An architecture name that is neither of the accepted spellings.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[error("unknown architecture `{0}`: expected x86_64 (or amd64) or aarch64 (or arm64)")]
 pub struct UnknownArch(pub String);
 
@@ -35,6 +37,11 @@ impl Arch {
             Arch::Amd64 => "x86_64",
             Arch::Arm64 => "aarch64",
         }
+    }
+
+    /// The OCI platform of this architecture, `linux/amd64` or `linux/arm64`.
+    pub fn platform(self) -> String {
+        format!("linux/{}", self.go_name())
     }
 
     /// The architecture of the machine running this build, if it is one we can build on.

@@ -14,7 +14,7 @@ use super::resolve::resolve;
 use super::staging::Staging;
 use crate::fetch::{ClientOptions, FetchOptions, Fetcher, Mirror, Mirrors};
 use crate::progress::ProgressSink;
-use crate::registry::{Arch as RegistryArch, CredentialStore, PullOptions, default_docker_config};
+use crate::registry::{CredentialStore, PullOptions, default_docker_config};
 
 /// What the caller asks of a build beyond its inputs.
 #[derive(Debug, Clone, Default)]
@@ -99,11 +99,7 @@ pub fn fetch_options(options: &Options) -> Result<FetchOptions> {
 
 /// The puller's settings from the build's options.
 pub fn pull_options(options: &Options) -> Result<PullOptions> {
-    let arch = match options.arch {
-        super::arch::Arch::Amd64 => RegistryArch::Amd64,
-        super::arch::Arch::Arm64 => RegistryArch::Arm64,
-    };
-    let mut pull = PullOptions::new(arch);
+    let mut pull = PullOptions::new(options.arch);
     pull.mirrors = options.registry_mirrors.clone();
     pull.insecure = options.insecure_registries.clone();
     pull.concurrency = options.concurrency;

@@ -28,6 +28,10 @@ pub struct Lock {
     pub files: BTreeMap<String, String>,
     /// The digest of every image, by full normalised reference.
     pub images: BTreeMap<String, String>,
+    /// The URL each file fetched through a mirror came from, by path in the ISO (the ISO
+    /// records canonical URLs only).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub mirrored: BTreeMap<String, String>,
 }
 
 impl Lock {

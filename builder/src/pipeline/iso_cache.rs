@@ -5,8 +5,6 @@
 
 use std::path::{Path, PathBuf};
 
-use sha2::{Digest, Sha256};
-
 use crate::iso::{BuildTime, Packed, partial_path, sidecar_line, sidecar_path};
 
 /// The cache entry for one build.
@@ -19,17 +17,12 @@ pub struct IsoCache {
 impl IsoCache {
     /// The entry for a tree described by `versions_txt`, packed with `volume_id`.
     pub fn new(dir: &Path, versions_txt: &str, volume_id: &str) -> Self {
-        let mut hasher = Sha256::new();
-        for part in [
+        let key = crate::digest::cache_key(&[
             concat!("cks-iso ", env!("CARGO_PKG_VERSION")),
             volume_id,
             "rock-ridge+joliet",
             versions_txt,
-        ] {
-            hasher.update(part.as_bytes());
-            hasher.update(b"\n");
-        }
-        let key = hex::encode(hasher.finalize());
+        ]);
         IsoCache {
             iso: dir.join(format!("{key}.iso")),
             sum: dir.join(format!("{key}.iso.sha256")),

@@ -5,8 +5,8 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::arch::Arch;
 use crate::fetch::{Checksum, Edit, FileSpec};
+use cks_pinning::arch::Arch;
 
 /// The git repository whose tags name the cluster-autoscaler releases.
 pub const AUTOSCALER_REPO: &str = "https://github.com/kubernetes/autoscaler.git";
@@ -21,6 +21,10 @@ pub struct Source {
     pub urls: Vec<String>,
     /// How the publisher ships its checksum.
     pub checksum: Checksum,
+    /// How the publisher ships its checksum, kept here when `checksum` pins a lock's digest
+    /// instead (so `versions.txt` names the same checksum files either way).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub published: Option<Checksum>,
     /// An edit to apply after downloading.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub edit: Option<Edit>,
@@ -39,6 +43,7 @@ impl Source {
             iso_path: iso_path.into(),
             urls: vec![url.into()],
             checksum,
+            published: None,
             edit: None,
             mode: 0o644,
         }
@@ -47,6 +52,27 @@ impl Source {
     /// The upstream URL.
     pub fn url(&self) -> &str {
         &self.urls[0]
+    }
+
+    /// Pins the file to `sha256` (from a lock), remembering how the publisher ships its checksum.
+    pub fn pin(&mut self, sha256: &str) {
+        let published = std::mem::replace(
+            &mut self.checksum,
+            Checksum::Pinned {
+                sha256: sha256.to_string(),
+            },
+        );
+        self.published.get_or_insert(published);
+    }
+
+    /// The URL of the checksum file the publisher ships for this file when `supplied_by` (one
+    /// of [`Source::urls`]) served it: `<url>.sha256` beside it, or the one list (`SHA256SUMS`).
+    pub fn checksum_url(&self, supplied_by: &str) -> Option<String> {
+        match self.published.as_ref().unwrap_or(&self.checksum) {
+            Checksum::Sidecar { suffix } => Some(format!("{supplied_by}{suffix}")),
+            Checksum::List { url } => Some(url.clone()),
+            Checksum::None | Checksum::Pinned { .. } => None,
+        }
     }
 
     /// What the downloader needs to fetch this file into `tree`.
@@ -274,6 +300,28 @@ mod tests {
                 .contains("kubernetes/kubernetes/v1.17.3/build/debs")
         );
         assert!(!kubelet_units("1.9.0")[0].url().contains("nonoss"));
+    }
+
+    #[test]
+    fn a_pinned_file_still_names_the_checksum_file_of_the_url_that_served_it() {
+        let mut cni = cni_plugins("1.6.2", Arch::Amd64);
+        let fallback = cni.urls[1].clone();
+        assert_eq!(
+            cni.checksum_url(&fallback),
+            Some(format!("{fallback}.sha256"))
+        );
+        cni.pin(&"a".repeat(64));
+        assert!(matches!(cni.checksum, Checksum::Pinned { .. }));
+        assert_eq!(
+            cni.checksum_url(&fallback),
+            Some(format!("{fallback}.sha256"))
+        );
+        let e = etcd("3.5.21", Arch::Arm64);
+        assert!(
+            e.checksum_url(e.url())
+                .is_some_and(|u| u.ends_with("/v3.5.21/SHA256SUMS"))
+        );
+        assert_eq!(network("net.yaml").checksum_url("net.yaml"), None);
     }
 
     #[test]

@@ -5,20 +5,19 @@
 use std::path::Path;
 
 use anyhow::{Context, Result, bail};
-use cks_pinning::autoscaler::resolve_listing;
 use cks_pinning::image::ImageRef;
 use cks_pinning::manifest;
 use cks_pinning::version::KubeVersion;
 
-use super::arch::Arch;
 use super::images::{kubeadm_images, plan_images};
 use super::lock::Lock;
 use super::options::Options;
-use super::plan::{AutoscalerPin, CcmPin, Plan};
+use super::plan::Plan;
+use super::releases::{Reach, TagSource, resolve_releases};
 use super::sources::{self, Source, bare};
 use super::staging::{Staging, write_atomically};
-use crate::fetch::{Checksum, FetchedFile, Fetcher};
-use crate::git::{LsRemoteOptions, ls_remote_tags_with};
+use crate::fetch::{FetchedFile, Fetcher};
+use cks_pinning::arch::Arch;
 
 /// The plan and the files the first phase already fetched into the tree.
 #[derive(Debug)]
@@ -50,51 +49,53 @@ pub async fn resolve(
     let kubernetes = KubeVersion::parse(&options.kubernetes_version)
         .with_context(|| "KUBERNETES_VERSION (--kubernetes-version)".to_string())?;
     let k = bare(&kubernetes.to_string()).to_string();
-    let mut warnings = Vec::new();
 
-    // The autoscaler release, from the repository's tags (through a mirror if one matches).
-    let repo = fetcher.options().mirrors.rewrite(&options.autoscaler_repo);
-    let listing = ls_remote_tags_with(
-        &repo,
-        &LsRemoteOptions {
-            client: fetcher.options().client.clone(),
-            retry: fetcher.options().retry.clone(),
-        },
-    )
-    .await
-    .with_context(|| format!("listing the autoscaler's release tags at {repo}"))?;
-    let override_version = match lock {
-        Some(lock) => Some(lock.plan.autoscaler.version.clone()),
-        None => options.autoscaler_version.clone(),
+    // The autoscaler and CCM releases (a lock's, when rebuilding from one).
+    let reach = Reach {
+        mirrors: fetcher.options().mirrors.clone(),
+        client: fetcher.options().client.clone(),
+        retry: fetcher.options().retry.clone(),
     };
-    let release = resolve_listing(&listing, &kubernetes, override_version.as_deref())
-        .context("choosing the cluster-autoscaler release")?;
-    warnings.extend(release.warnings.iter().map(ToString::to_string));
+    let (autoscaler_override, ccm_override) = match lock {
+        Some(lock) => (
+            Some(lock.plan.autoscaler.version.clone()),
+            Some(lock.plan.ccm.tag.clone()),
+        ),
+        None => (
+            options.autoscaler_version.clone(),
+            options.ccm_version.clone(),
+        ),
+    };
+    let releases = resolve_releases(
+        &kubernetes,
+        &TagSource::Repository(options.autoscaler_repo.clone()),
+        &reach,
+        autoscaler_override.as_deref(),
+        ccm_override.as_deref(),
+    )
+    .await?;
     if let Some(lock) = lock
-        && lock.plan.autoscaler.commit != release.commit
+        && lock.plan.autoscaler.commit != releases.autoscaler.commit
     {
         bail!(
-            "the lock pins {} to commit {}, but {repo} now points it at {}; the tag moved upstream",
-            release.tag,
+            "the lock pins {} to commit {}, but {} now points it at {}; the tag moved upstream",
+            releases.autoscaler.tag,
             lock.plan.autoscaler.commit,
-            release.commit
+            reach.mirrors.rewrite(&options.autoscaler_repo),
+            releases.autoscaler.commit
         );
     }
-    let autoscaler_image = release.image().context("the autoscaler image")?;
-
-    // The CCM release.
-    let ccm_override = match lock {
-        Some(lock) => Some(lock.plan.ccm.tag.clone()),
-        None => options.ccm_version.clone(),
-    };
-    let ccm = cks_pinning::ccm::pin(ccm_override.as_deref()).context("CCM_VERSION")?;
+    let warnings = releases.warnings.clone();
+    let autoscaler_image =
+        ImageRef::parse(&releases.autoscaler.image).context("the autoscaler image")?;
+    let ccm_image = ImageRef::parse(&releases.ccm.image).context("the CCM image")?;
 
     // Every file, the small ones first.
     let mut small: Vec<Source> = vec![
         sources::network(&options.network_yaml),
         sources::dashboard(&options.dashboard_yaml),
-        sources::autoscaler(&release.tag),
-        sources::provider(&ccm.tag),
+        sources::autoscaler(&releases.autoscaler.tag),
+        sources::provider(&releases.ccm.tag),
     ];
     small.extend(sources::csi(&options.csi_version));
     small.extend(sources::kubelet_units(&k));
@@ -112,9 +113,7 @@ pub async fn resolve(
                     source.iso_path
                 )
             })?;
-            source.checksum = Checksum::Pinned {
-                sha256: sha256.to_string(),
-            };
+            source.pin(sha256);
         }
     }
 
@@ -157,7 +156,7 @@ pub async fn resolve(
         manifest::pin_autoscaler(text, &autoscaler_image)
     })?;
     edit(tree, "provider.yaml", |text| {
-        manifest::pin_ccm(text, &ccm.image)
+        manifest::pin_ccm(text, &ccm_image)
     })?;
     for name in ROOT_MANIFESTS {
         edit(tree, name, manifest::set_pull_policy)?;
@@ -202,16 +201,8 @@ pub async fn resolve(
             .as_deref()
             .map(|e| format!("v{}", bare(e))),
         arch: options.arch,
-        autoscaler: AutoscalerPin {
-            tag: release.tag.clone(),
-            version: release.version.clone(),
-            commit: release.commit.clone(),
-            image: autoscaler_image.to_string(),
-        },
-        ccm: CcmPin {
-            tag: ccm.tag.clone(),
-            image: ImageRef::to_string(&ccm.image),
-        },
+        autoscaler: releases.autoscaler,
+        ccm: releases.ccm,
         files,
         images,
         iso: options.iso_path(),

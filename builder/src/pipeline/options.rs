@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::arch::Arch;
+use cks_pinning::arch::Arch;
 
 /// Every input a build may take; each is optional here so that flags, environment and config
 /// can each supply some. The TOML config file has exactly these keys (kebab-case).

@@ -4,13 +4,13 @@
 //! fetching only the manifests and a kubeadm to list images; [`execute::execute`] carries it out
 //! in a [`staging::Staging`] directory that disappears however the build ends. [`run`] does both.
 
-pub mod arch;
 pub mod execute;
 pub mod images;
 pub mod iso_cache;
 pub mod lock;
 pub mod options;
 pub mod plan;
+pub mod releases;
 pub mod resolve;
 pub mod run;
 pub mod sources;

@@ -7,13 +7,14 @@ use std::time::{Instant, SystemTime};
 
 use anyhow::{Context, Result, bail};
 use cks_pinning::image::ImageRef;
-use cks_pinning::versions_txt::{FileEntry, Mirrored, SkippedImage, VersionsTxt};
+use cks_pinning::versions_txt::{FileEntry, SkippedImage, VersionsTxt};
 use serde::Serialize;
 
 use super::iso_cache::IsoCache;
 use super::lock::{LOCK_FORMAT, Lock};
 use super::options::Inputs;
 use super::plan::Plan;
+use super::sources::bare;
 use super::staging::{Staging, write_atomically};
 use crate::fetch::{FetchedFile, Fetcher};
 use crate::iso::{BuildTime, PackOptions};
@@ -47,10 +48,39 @@ pub struct Summary {
     pub image_unique_bytes: u64,
     /// The time every timestamp of the ISO carries, seconds since 1970.
     pub built: i64,
+    /// Files that came through a mirror (not recorded in the ISO, so that any mirror gives the
+    /// same ISO).
+    pub mirrored: Vec<MirroredFile>,
     /// Seconds spent in each phase.
     pub phases: Vec<(String, f64)>,
     /// Warnings for the user.
     pub warnings: Vec<String>,
+}
+
+/// A file fetched through a mirror: its path in the ISO, its canonical URL and the URL used.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct MirroredFile {
+    /// The path in the ISO.
+    pub file: String,
+    /// The canonical upstream URL, as `versions.txt` records it.
+    pub upstream: String,
+    /// The URL the bytes came from (a mirror, or `cache:` for content found by digest).
+    pub used: String,
+}
+
+/// Every file of `fetched` that came from somewhere else than its canonical URL, by path.
+pub fn mirrored_files(fetched: &[FetchedFile]) -> Vec<MirroredFile> {
+    let mut out: Vec<MirroredFile> = fetched
+        .iter()
+        .filter(|f| f.url != f.url_used)
+        .map(|f| MirroredFile {
+            file: f.name.clone(),
+            upstream: f.url.clone(),
+            used: f.url_used.clone(),
+        })
+        .collect();
+    out.sort_by(|a, b| a.file.cmp(&b.file));
+    out
 }
 
 /// Reports the phases of a build as they start.
@@ -199,6 +229,10 @@ pub async fn execute(
                 .iter()
                 .map(|i| (i.reference.clone(), i.digest.clone()))
                 .collect(),
+            mirrored: mirrored_files(&fetched)
+                .into_iter()
+                .map(|m| (m.file, m.used))
+                .collect(),
         };
         lock.write(path)?;
     }
@@ -231,6 +265,7 @@ pub async fn execute(
         image_bytes_fetched: report.bytes_fetched,
         image_unique_bytes: report.unique_bytes,
         built: built.unix_seconds,
+        mirrored: mirrored_files(&fetched),
         phases,
         warnings,
     })
@@ -310,27 +345,35 @@ fn record(
             })
         })
         .collect::<Result<Vec<_>>>()?;
+    // Each file's canonical URL, then the checksum file its digest was checked against.
+    let mut urls = Vec::new();
+    for file in &by_path {
+        urls.push(file.url.clone());
+        let checksum_url = plan
+            .files
+            .iter()
+            .find(|s| s.iso_path == file.name)
+            .and_then(|s| s.checksum_url(&file.url));
+        if let Some(url) = checksum_url
+            && !urls.contains(&url)
+        {
+            urls.push(url);
+        }
+    }
     Ok(VersionsTxt {
-        kubernetes: plan.kubernetes.clone(),
-        cni_plugins: plan.cni_plugins.clone(),
-        crictl: plan.crictl.clone(),
-        ccm: plan.ccm.tag.clone(),
-        csi_driver: plan.csi_driver.clone(),
-        autoscaler: plan.autoscaler.tag.clone(),
-        etcd: plan.etcd.clone(),
+        kubernetes: bare(&plan.kubernetes).to_string(),
+        cni_plugins: bare(&plan.cni_plugins).to_string(),
+        crictl: bare(&plan.crictl).to_string(),
+        ccm: bare(&plan.ccm.tag).to_string(),
+        csi_driver: bare(&plan.csi_driver).to_string(),
+        autoscaler: bare(&plan.autoscaler.version).to_string(),
+        autoscaler_tag: plan.autoscaler.tag.clone(),
+        etcd: plan.etcd.as_deref().map(|e| bare(e).to_string()),
         arch: plan.arch.go_name().to_string(),
-        urls: by_path.iter().map(|f| f.url.clone()).collect(),
+        urls,
         files,
         images,
         skipped_images,
-        mirrored: by_path
-            .iter()
-            .filter(|f| f.url != f.url_used)
-            .map(|f| Mirrored {
-                upstream: f.url.clone(),
-                used: f.url_used.clone(),
-            })
-            .collect(),
         built: Some(built),
     })
 }
@@ -360,24 +403,11 @@ fn tree_files(tree: &Path) -> Result<Vec<String>> {
     Ok(out)
 }
 
-/// The sha256 of a file, read in chunks.
+/// The sha256 of a file, read in chunks, as 64 lowercase hex digits.
 pub fn sha256_file(path: &Path) -> Result<String> {
-    use sha2::{Digest, Sha256};
-    use std::io::Read;
-    let mut file =
-        std::fs::File::open(path).with_context(|| format!("opening {}", path.display()))?;
-    let mut hasher = Sha256::new();
-    let mut buffer = vec![0u8; 1 << 20];
-    loop {
-        let n = file
-            .read(&mut buffer)
-            .with_context(|| format!("reading {}", path.display()))?;
-        if n == 0 {
-            break;
-        }
-        hasher.update(&buffer[..n]);
-    }
-    Ok(hex::encode(hasher.finalize()))
+    crate::digest::sha256_file(path)
+        .map(|d| d.hex().to_string())
+        .with_context(|| format!("reading {}", path.display()))
 }
 
 fn set_mode(path: &Path, mode: u32) -> Result<()> {

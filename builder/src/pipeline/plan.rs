@@ -7,8 +7,8 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use super::arch::Arch;
 use super::sources::Source;
+use cks_pinning::arch::Arch;
 
 /// The autoscaler release the build bundles.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

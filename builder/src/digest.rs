@@ -1,0 +1,145 @@
+//! Every sha256 the builder computes: a hasher that counts bytes ([`Sha256Count`]), a writer
+//! that hashes what passes through it ([`HashingWriter`]), a file's digest ([`sha256_file`]), a
+//! cache key over several parts ([`cache_key`]); and, re-exported from [`cks_pinning::digest`],
+//! what a sha256 looks like.
+//!
+//! ```
+//! use cks_builder::digest::{HashingWriter, cache_key, sha256_hex};
+//! use std::io::Write;
+//! let mut writer = HashingWriter::new(Vec::new());
+//! writer.write_all(b"abc").expect("write");
+//! let (bytes, digest) = writer.finish();
+//! assert_eq!((bytes.len(), digest.hex().to_string()), (3, sha256_hex(b"abc")));
+//! assert_ne!(cache_key(&["a", "b"]), cache_key(&["ab"]));
+//! ```
+
+use std::io::{self, Read, Write};
+use std::path::Path;
+
+use sha2::{Digest as _, Sha256};
+
+pub use cks_pinning::digest::{is_sha256_digest, is_sha256_hex, is_sha256_lower_hex};
+
+/// A sha256 being computed, with the count of bytes fed so far.
+#[derive(Debug, Clone, Default)]
+pub struct Sha256Count {
+    hasher: Sha256,
+    bytes: u64,
+}
+
+/// A finished sha256 and the number of bytes it covers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Digested {
+    /// The digest, 64 lowercase hex digits.
+    hex: String,
+    /// Bytes hashed.
+    pub bytes: u64,
+}
+
+impl Digested {
+    /// 64 lowercase hex digits.
+    pub fn hex(&self) -> &str {
+        &self.hex
+    }
+
+    /// `sha256:<hex>`.
+    pub fn digest(&self) -> String {
+        format!("sha256:{}", self.hex)
+    }
+}
+
+impl Sha256Count {
+    /// A new, empty hash.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Feeds `data`.
+    pub fn update(&mut self, data: &[u8]) {
+        self.hasher.update(data);
+        self.bytes += data.len() as u64;
+    }
+
+    /// Bytes fed so far.
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    /// The digest of everything fed.
+    pub fn finish(self) -> Digested {
+        Digested {
+            hex: hex::encode(self.hasher.finalize()),
+            bytes: self.bytes,
+        }
+    }
+}
+
+/// A writer that hashes and counts every byte written through it to `inner`.
+#[derive(Debug)]
+pub struct HashingWriter<W> {
+    inner: W,
+    hash: Sha256Count,
+}
+
+impl<W> HashingWriter<W> {
+    /// Wraps `inner`.
+    pub fn new(inner: W) -> Self {
+        HashingWriter {
+            inner,
+            hash: Sha256Count::new(),
+        }
+    }
+
+    /// The wrapped writer.
+    pub fn get_ref(&self) -> &W {
+        &self.inner
+    }
+
+    /// The wrapped writer and the digest of what was written.
+    pub fn finish(self) -> (W, Digested) {
+        (self.inner, self.hash.finish())
+    }
+}
+
+impl<W: Write> Write for HashingWriter<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.hash.update(&buf[..n]);
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// The sha256 of `data`, 64 lowercase hex digits.
+pub fn sha256_hex(data: &[u8]) -> String {
+    hex::encode(Sha256::digest(data))
+}
+
+/// The sha256 of the file at `path`, read in chunks.
+pub fn sha256_file(path: &Path) -> io::Result<Digested> {
+    let mut file = std::fs::File::open(path)?;
+    let mut writer = HashingWriter::new(io::sink());
+    let mut buffer = vec![0u8; 1 << 20];
+    loop {
+        let n = file.read(&mut buffer)?;
+        if n == 0 {
+            break;
+        }
+        writer.write_all(&buffer[..n])?;
+    }
+    Ok(writer.finish().1)
+}
+
+/// A file name for a cache entry described by `parts`: the sha256 of each part followed by a
+/// newline (so `["a", "b"]` and `["ab"]` differ).
+pub fn cache_key(parts: &[&str]) -> String {
+    let mut hash = Sha256Count::new();
+    for part in parts {
+        hash.update(part.as_bytes());
+        hash.update(b"\n");
+    }
+    hash.finish().hex
+}
