@@ -15,6 +15,7 @@ mod diff_isos;
 mod fetch_cache;
 mod fetch_checksums;
 mod fetch_faults;
+mod fetch_resume;
 mod fetch_sources;
 mod iso_cli;
 mod iso_large;
