@@ -30,6 +30,7 @@ mod pull_containerd;
 mod pull_cred_helpers;
 mod pull_docker_archive;
 mod pull_failures;
+mod pull_resume;
 mod resolve_cli;
 mod verify_containerd;
 mod verify_findings;
