@@ -127,7 +127,7 @@ async fn a_blob_broken_at_90_percent_resumes_from_the_registry_with_range() {
     let mut layout = LayoutDir::create(&work.path().join("layout")).expect("layout");
     let layer = layout.add_random_layer(LAYER, 15).expect("layer");
     let image = layout
-        .add_image("linux/amd64", &[layer.clone()])
+        .add_image("linux/amd64", std::slice::from_ref(&layer))
         .expect("image");
     layout.tag("big", &image.manifest);
     layout.finish().expect("layout");
