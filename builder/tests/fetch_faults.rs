@@ -157,8 +157,9 @@ async fn retries_a_stalled_body_after_the_read_stall_timeout() {
 
     let (result, requests, out) = fetch_with(vec![stall; 3], 2).await;
     let err = result.expect_err("stalls every time");
+    // Each attempt resumes where the last stalled: 1000 bytes more each time.
     assert!(
-        matches!(err.error, FetchError::Stalled { received: 1000, .. }),
+        matches!(err.error, FetchError::Stalled { received: 3000, .. }),
         "{err}"
     );
     assert_eq!((err.attempts, requests), (3, 3));

@@ -1,6 +1,7 @@
 //! Fetching one file of a plan: the content cache first, then each candidate URL in order
-//! (the next only after a 404), each attempt retried whole (request, status, checksum, stream,
-//! verify), then the edit and the rename into place.
+//! (the next only after a 404), each attempt retried (request, status, checksum, stream,
+//! verify; a body that broke resumes with `Range` from the bytes already hashed), then the edit
+//! and the rename into place.
 
 use std::path::Path;
 
@@ -10,8 +11,9 @@ use tokio::sync::OnceCell;
 use super::cache::CacheEntry;
 use super::checksum::{is_sha256_hex, published_digest};
 use super::edit::Edit;
-use super::http::{Downloaded, get_text, request, stream_to_temp, temp_in};
+use super::http::{Downloaded, get_text, temp_in};
 use super::local::{copy_hashing, local_path};
+use super::resume::{Resume, request_rest, stream_resuming};
 use super::spec::{Checksum, ChecksumStatus, FetchedFile, FileSpec};
 use super::{FetchError, Fetcher, FileError};
 
@@ -103,10 +105,11 @@ impl Fetcher {
             }
             let used = self.options.mirrors.rewrite(url);
             let expected = OnceCell::new();
+            let resume = Resume::default();
             let outcome = self
                 .options
                 .retry
-                .run(|_| self.attempt(spec, url, &used, &expected, dir, &dest_name))
+                .run(|_| self.attempt(spec, url, &used, &expected, &resume, dir, &dest_name))
                 .await;
             match outcome {
                 Ok(done) => {
@@ -146,23 +149,26 @@ impl Fetcher {
         Err(fail(last, 1, FetchError::NotFound { tried }))
     }
 
-    /// One whole attempt on one candidate: request and status, the expected digest (fetched
-    /// once per candidate), the body to a temporary file, and the check.
+    /// One attempt on one candidate: request and status (asking only for the rest when an
+    /// earlier attempt broke mid-body), the expected digest (fetched once per candidate), the
+    /// body to a temporary file, and the check.
+    #[allow(clippy::too_many_arguments)]
     async fn attempt(
         &self,
         spec: &FileSpec,
         url: &str,
         used: &str,
         expected: &OnceCell<Expected>,
+        resume: &Resume,
         dir: &Path,
         dest_name: &str,
     ) -> Result<(Downloaded, ChecksumStatus), FetchError> {
         let stall = self.options.client.stall_timeout;
-        let response = request(&self.client, used, stall).await?;
+        let response = request_rest(&self.client, used, stall, resume).await?;
         let expected = expected
             .get_or_try_init(|| self.expected_digest(spec, url))
             .await?;
-        let got = stream_to_temp(
+        let got = stream_resuming(
             response,
             used,
             dir,
@@ -170,6 +176,7 @@ impl Fetcher {
             stall,
             &*self.progress,
             &spec.name,
+            resume,
         )
         .await?;
         match expected {

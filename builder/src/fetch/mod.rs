@@ -40,6 +40,7 @@ mod error;
 mod http;
 mod local;
 mod mirror;
+mod resume;
 mod spec;
 
 use std::path::PathBuf;

@@ -143,7 +143,9 @@ impl RegistryClient {
     }
 
     /// Streams blob `digest` of `name` into `file`, checking size and digest as bytes arrive;
-    /// the caller renames the file into place only on `Ok`. Retries restart the transfer.
+    /// the caller renames the file into place only on `Ok`. A retry after a broken body asks
+    /// for the rest with `Range` and goes on with the same sha256 state; a registry that answers
+    /// with the whole blob instead restarts it.
     pub async fn blob_to_file(
         &self,
         name: &RemoteName,
@@ -155,14 +157,17 @@ impl RegistryClient {
         let endpoint = self.endpoints.resolve(&name.registry)?;
         let url = endpoint.url(&name.repository, "blobs", digest);
         let mut retry = 0;
+        let mut done = (Sha256::new(), 0u64);
         loop {
             match self
-                .blob_attempt(name, &endpoint, &url, digest, size, file, progress)
+                .blob_attempt(
+                    name, &endpoint, &url, digest, size, file, progress, &mut done,
+                )
                 .await
             {
                 Err(RegistryError::Http { source, .. }) if retry < self.retry.retries => {
                     retry += 1;
-                    tracing::debug!(blob = digest, retry, error = %source, "blob transfer failed; retrying");
+                    tracing::debug!(blob = digest, retry, resume_at = done.1, error = %source, "blob transfer failed; retrying");
                     tokio::time::sleep(self.retry.delay(retry, None)).await;
                 }
                 other => return other,
@@ -170,6 +175,7 @@ impl RegistryClient {
         }
     }
 
+    /// One transfer of a blob, from byte `done.1` when the registry answers that range.
     #[allow(clippy::too_many_arguments)]
     async fn blob_attempt(
         &self,
@@ -180,13 +186,29 @@ impl RegistryClient {
         size: u64,
         file: &Path,
         progress: &dyn ProgressSink,
+        done: &mut (Sha256, u64),
     ) -> Result<(), RegistryError> {
-        let response = self.get(name, endpoint, url, None).await?;
-        let mut out = tokio::fs::File::create(file)
+        let response = self.get_from(name, endpoint, url, None, done.1).await?;
+        let resumed = done.1 > 0
+            && response.status() == StatusCode::PARTIAL_CONTENT
+            && range_start(response.headers()) == Some(done.1);
+        if !resumed {
+            *done = (Sha256::new(), 0);
+        }
+        let mut out = tokio::fs::OpenOptions::new()
+            .create(true)
+            .write(true)
+            .truncate(!resumed)
+            .open(file)
             .await
             .map_err(RegistryError::io(file))?;
-        let mut hasher = Sha256::new();
-        let mut received = 0u64;
+        {
+            use tokio::io::AsyncSeekExt;
+            out.seek(std::io::SeekFrom::Start(done.1))
+                .await
+                .map_err(RegistryError::io(file))?;
+        }
+        let (hasher, received) = done;
         let mut stream = response.bytes_stream();
         while let Some(chunk) = stream.next().await {
             let chunk = chunk.map_err(|source| RegistryError::Http {
@@ -194,33 +216,33 @@ impl RegistryClient {
                 url: url.to_string(),
                 source,
             })?;
-            received += chunk.len() as u64;
             self.fetched
                 .fetch_add(chunk.len() as u64, Ordering::Relaxed);
-            if received > size {
+            if *received + chunk.len() as u64 > size {
                 return Err(RegistryError::BlobSize {
                     image: name.full.clone(),
                     blob: digest.to_string(),
                     expected: size,
-                    actual: received,
+                    actual: *received + chunk.len() as u64,
                 });
             }
-            hasher.update(&chunk);
             out.write_all(&chunk)
                 .await
                 .map_err(RegistryError::io(file))?;
+            hasher.update(&chunk);
+            *received += chunk.len() as u64;
             progress.on_bytes(digest, chunk.len() as u64);
         }
         out.flush().await.map_err(RegistryError::io(file))?;
-        if received != size {
+        if *received != size {
             return Err(RegistryError::BlobSize {
                 image: name.full.clone(),
                 blob: digest.to_string(),
                 expected: size,
-                actual: received,
+                actual: *received,
             });
         }
-        let actual = format!("sha256:{}", hex::encode(hasher.finalize()));
+        let actual = format!("sha256:{}", hex::encode(hasher.clone().finalize()));
         if actual != digest {
             return Err(RegistryError::BlobDigest {
                 image: name.full.clone(),
@@ -240,9 +262,21 @@ impl RegistryClient {
         url: &str,
         accept: Option<&str>,
     ) -> Result<Response, RegistryError> {
+        self.get_from(name, endpoint, url, accept, 0).await
+    }
+
+    /// [`Self::get`] asking for the bytes from `from` on (`Range`) when `from` is not 0.
+    async fn get_from(
+        &self,
+        name: &RemoteName,
+        endpoint: &Endpoint,
+        url: &str,
+        accept: Option<&str>,
+        from: u64,
+    ) -> Result<Response, RegistryError> {
         let mut retry = 0;
         loop {
-            match self.attempt(name, endpoint, url, accept).await? {
+            match self.attempt(name, endpoint, url, accept, from).await? {
                 Attempt::Done(response) => return Ok(response),
                 Attempt::Retry(_, error) if retry >= self.retry.retries => return Err(error),
                 Attempt::Retry(after, error) => {
@@ -260,6 +294,7 @@ impl RegistryClient {
         endpoint: &Endpoint,
         url: &str,
         accept: Option<&str>,
+        from: u64,
     ) -> Result<Attempt, RegistryError> {
         let key = (endpoint.host.clone(), name.repository.clone());
         let mut answered_challenge = false;
@@ -271,6 +306,9 @@ impl RegistryClient {
             }
             if let Some(value) = &cached {
                 request = request.header(AUTHORIZATION, value);
+            }
+            if from > 0 {
+                request = request.header(reqwest::header::RANGE, format!("bytes={from}-"));
             }
             let response = match request.send().await {
                 Ok(response) => response,
@@ -409,6 +447,13 @@ impl RegistryClient {
             .ok_or_else(|| token_error("the answer holds no token".into()))?;
         Ok(format!("Bearer {token}"))
     }
+}
+
+/// The first byte of a `Content-Range: bytes FIRST-LAST/TOTAL` answer.
+fn range_start(headers: &HeaderMap) -> Option<u64> {
+    let value = headers.get(reqwest::header::CONTENT_RANGE)?.to_str().ok()?;
+    let range = value.trim().strip_prefix("bytes ")?;
+    range.split_once('-')?.0.trim().parse().ok()
 }
 
 fn basic_value(c: &Credentials) -> String {
