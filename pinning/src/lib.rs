@@ -7,7 +7,8 @@
 //!
 //! Modules: [`version`] (Kubernetes versions), [`autoscaler`] (tag listing and release choice),
 //! [`ccm`] (the cloud controller manager pin), [`image`] (references, dedup, tarball names),
-//! [`manifest`] (text-preserving YAML edits) and [`versions_txt`] (the ISO's record).
+//! [`manifest`] (text-preserving YAML edits), [`versions_txt`] (the ISO's record) and [`sbom`]
+//! (its SPDX bill of materials).
 //!
 //! ```
 //! use cks_pinning::{autoscaler, ccm, version::KubeVersion};
@@ -24,5 +25,6 @@ pub mod autoscaler;
 pub mod ccm;
 pub mod image;
 pub mod manifest;
+pub mod sbom;
 pub mod version;
 pub mod versions_txt;
