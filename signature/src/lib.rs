@@ -15,6 +15,8 @@
 //! - Images: [`image`] finds the simple-signing layers of the `sha256-<hex>.sig` manifest or of
 //!   an OCI referrer and verifies each payload's claim, signature, certificate and Rekor bundle.
 //!
+//! - Builds: [`judge`] applies `--signatures require|warn|off` ([`Mode`]) to each verdict.
+//!
 //! The public-good instance's `trusted_root.json` is built in ([`TrustedRoot::public_good`]).
 //!
 //! ## Why not the `sigstore` crate
@@ -43,6 +45,7 @@ mod chain;
 mod error;
 pub mod image;
 mod key;
+mod mode;
 mod policy;
 mod rekor;
 mod time;
@@ -53,6 +56,7 @@ pub use bundle::Bundle;
 pub use certificate::{Certificate, OID_ISSUER_V1, OID_ISSUER_V2};
 pub use error::SignatureError;
 pub use key::PublicKey;
+pub use mode::{Judgement, Mode, Outcome, Refusal, judge};
 pub use policy::{GOOGLE_ISSUER, KUBERNETES_BINARIES_IDENTITY, KUBERNETES_IMAGES_IDENTITY, Policy};
 pub use rekor::{InclusionProof, LogEntry, LogEvidence};
 pub use trust_root::{

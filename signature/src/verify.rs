@@ -73,7 +73,7 @@ pub(crate) fn verify_material(
     if !cert.code_signing {
         return Err(SignatureError::NotCodeSigning);
     }
-    if !cert.identities.iter().any(|i| *i == policy.identity) {
+    if !cert.identities.contains(&policy.identity) {
         return Err(SignatureError::Identity {
             expected: policy.identity.clone(),
             found: if cert.identities.is_empty() {

@@ -2,3 +2,4 @@
 //! in `fixtures/data/sigstore`) and material signed at run time by a test trust root.
 
 mod conformance;
+mod test_root;
