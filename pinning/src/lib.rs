@@ -7,7 +7,8 @@
 //!
 //! Modules: [`arch`] (the target architecture), [`version`] (Kubernetes versions), [`autoscaler`] (tag listing and release choice),
 //! [`ccm`] (the cloud controller manager pin), [`image`] (references, dedup, tarball names),
-//! [`manifest`] (text-preserving YAML edits) and [`versions_txt`] (the ISO's record).
+//! [`manifest`] (text-preserving YAML edits), [`versions_txt`] (the ISO's record) and [`sbom`]
+//! (its SPDX bill of materials).
 //!
 //! ```
 //! use cks_pinning::{autoscaler, ccm, version::KubeVersion};
@@ -26,5 +27,6 @@ pub mod ccm;
 pub mod digest;
 pub mod image;
 pub mod manifest;
+pub mod sbom;
 pub mod version;
 pub mod versions_txt;

@@ -7,4 +7,5 @@
 mod autoscaler;
 mod image_properties;
 mod manifest;
+mod sbom;
 mod versions_txt;

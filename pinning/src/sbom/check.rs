@@ -1,0 +1,154 @@
+//! Checks an SBOM against `versions.txt`: the two must describe the same files and images.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use crate::versions_txt::VersionsTxt;
+
+/// A way the SBOM and `versions.txt` disagree.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SbomMismatch {
+    /// The SBOM is not an SPDX 2.3 JSON document.
+    NotSpdx(String),
+    /// A file of versions.txt has no package in the SBOM.
+    MissingFile(String),
+    /// A file's SHA-256 differs.
+    FileDigest {
+        /// The path in the ISO.
+        path: String,
+        /// In versions.txt.
+        versions_txt: String,
+        /// In the SBOM.
+        sbom: String,
+    },
+    /// An image of versions.txt has no package in the SBOM.
+    MissingImage(String),
+    /// A package of the SBOM names a file or image versions.txt does not hold.
+    Extra(String),
+    /// The ISO package's version is not versions.txt's Kubernetes version.
+    Version {
+        /// In versions.txt.
+        versions_txt: String,
+        /// In the SBOM.
+        sbom: String,
+    },
+}
+
+impl std::fmt::Display for SbomMismatch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SbomMismatch::NotSpdx(why) => write!(f, "not an SPDX 2.3 JSON document: {why}"),
+            SbomMismatch::MissingFile(path) => write!(f, "file {path} is not in the SBOM"),
+            SbomMismatch::FileDigest {
+                path,
+                versions_txt,
+                sbom,
+            } => write!(
+                f,
+                "file {path}: versions.txt says sha256:{versions_txt}, the SBOM sha256:{sbom}"
+            ),
+            SbomMismatch::MissingImage(image) => write!(f, "image {image} is not in the SBOM"),
+            SbomMismatch::Extra(what) => {
+                write!(f, "the SBOM lists {what}, which versions.txt does not hold")
+            }
+            SbomMismatch::Version { versions_txt, sbom } => write!(
+                f,
+                "versions.txt says Kubernetes {versions_txt}, the SBOM's ISO package {sbom}"
+            ),
+        }
+    }
+}
+
+fn sha256_of(package: &Value) -> Option<&str> {
+    package["checksums"].as_array()?.iter().find_map(|c| {
+        (c["algorithm"] == "SHA256")
+            .then(|| c["checksumValue"].as_str())
+            .flatten()
+    })
+}
+
+fn oci_reference(package: &Value) -> Option<&str> {
+    package["externalRefs"].as_array()?.iter().find_map(|r| {
+        (r["referenceType"] == "oci-reference")
+            .then(|| r["referenceLocator"].as_str())
+            .flatten()
+    })
+}
+
+/// Every disagreement between the SBOM text and `versions`; empty when they agree.
+pub fn check(sbom: &str, versions: &VersionsTxt) -> Vec<SbomMismatch> {
+    let document: Value = match serde_json::from_str(sbom) {
+        Ok(value) => value,
+        Err(e) => return vec![SbomMismatch::NotSpdx(e.to_string())],
+    };
+    if document["spdxVersion"] != "SPDX-2.3" {
+        return vec![SbomMismatch::NotSpdx(format!(
+            "spdxVersion is {}, expected \"SPDX-2.3\"",
+            document["spdxVersion"]
+        ))];
+    }
+    let Some(packages) = document["packages"].as_array() else {
+        return vec![SbomMismatch::NotSpdx("no `packages` list".to_string())];
+    };
+    let mut out = Vec::new();
+    let iso = packages.iter().find(|p| p["SPDXID"] == "SPDXRef-ISO");
+    let iso_version = iso.and_then(|p| p["versionInfo"].as_str()).unwrap_or("");
+    if iso_version != versions.kubernetes {
+        out.push(SbomMismatch::Version {
+            versions_txt: versions.kubernetes.clone(),
+            sbom: iso_version.to_string(),
+        });
+    }
+    let mut images: BTreeMap<&str, &Value> = BTreeMap::new();
+    let mut files: BTreeMap<&str, &Value> = BTreeMap::new();
+    for package in packages.iter().filter(|p| p["SPDXID"] != "SPDXRef-ISO") {
+        if let Some(reference) = oci_reference(package) {
+            images.insert(reference, package);
+        } else if let Some(path) = package["packageFileName"].as_str() {
+            files.insert(path, package);
+        } else {
+            out.push(SbomMismatch::Extra(format!(
+                "package {}",
+                package["SPDXID"].as_str().unwrap_or("without an SPDXID")
+            )));
+        }
+    }
+    let tarballs: Vec<&str> = images
+        .values()
+        .filter_map(|p| p["packageFileName"].as_str())
+        .collect();
+    for file in &versions.files {
+        if tarballs.contains(&file.path.as_str()) {
+            continue;
+        }
+        match files.remove(file.path.as_str()) {
+            None => out.push(SbomMismatch::MissingFile(file.path.clone())),
+            Some(package) => {
+                let sbom = sha256_of(package).unwrap_or("");
+                if sbom != file.sha256 {
+                    out.push(SbomMismatch::FileDigest {
+                        path: file.path.clone(),
+                        versions_txt: file.sha256.clone(),
+                        sbom: sbom.to_string(),
+                    });
+                }
+            }
+        }
+    }
+    for path in files.keys() {
+        out.push(SbomMismatch::Extra(format!("file {path}")));
+    }
+    for image in &versions.images {
+        let text = image.to_string();
+        let digest = image.digest().and_then(|d| d.strip_prefix("sha256:"));
+        match images.remove(text.as_str()) {
+            Some(package) if sha256_of(package) == digest => {}
+            _ => out.push(SbomMismatch::MissingImage(text)),
+        }
+    }
+    for reference in images.keys() {
+        out.push(SbomMismatch::Extra(format!("image {reference}")));
+    }
+    out
+}

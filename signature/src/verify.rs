@@ -1,0 +1,191 @@
+//! The checks `cosign verify-blob --certificate-identity --certificate-oidc-issuer` makes, in
+//! the order that gives the clearest reason: the log entry (signing time), the certificate's
+//! validity then, its chain to the trusted root, its identity and issuer, the signature over
+//! the bytes, and that the log entry is about this signature.
+
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+
+use crate::bundle::Bundle;
+use crate::certificate::Certificate;
+use crate::chain::verify_chain;
+use crate::error::{SignatureError, malformed};
+use crate::policy::Policy;
+use crate::rekor::{LogEntry, LogEvidence};
+use crate::trust_root::TrustedRoot;
+
+/// What a successful verification established.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Verified {
+    /// The certificate's identity that matched the policy.
+    pub identity: String,
+    /// Its OIDC issuer.
+    pub issuer: String,
+    /// The signing time proved by the transparency log, when there was an entry.
+    pub log: Option<LogEvidence>,
+}
+
+impl Verified {
+    /// One line for records: `cosign keyless signature verified: identity ..., issuer ...`.
+    pub fn summary(&self) -> String {
+        let log = match &self.log {
+            Some(log) => format!(", Rekor entry {} at {}", log.log_index, log.integrated_time),
+            None => ", no transparency-log entry (signing time not proved)".to_string(),
+        };
+        format!(
+            "cosign keyless signature verified: identity {}, issuer {}{log}",
+            self.identity, self.issuer
+        )
+    }
+}
+
+/// The material of one signature.
+pub(crate) struct Material<'a> {
+    pub message: &'a [u8],
+    pub signature: &'a [u8],
+    pub certificate: Certificate,
+    pub entry: Option<&'a LogEntry>,
+}
+
+pub(crate) fn verify_material(
+    material: Material<'_>,
+    root: &TrustedRoot,
+    policy: &Policy,
+) -> Result<Verified, SignatureError> {
+    let cert = &material.certificate;
+    let log = match material.entry {
+        Some(entry) => Some(entry.verify(root)?),
+        None => None,
+    };
+    // Without a log entry, nothing proves when the signature was made: the chain is checked
+    // as of the certificate's issue.
+    let signed_at = log.map(|l| l.integrated_time).unwrap_or(cert.not_before);
+    if signed_at < cert.not_before || signed_at > cert.not_after {
+        return Err(SignatureError::NotValidAtSigningTime {
+            signed_at,
+            not_before: cert.not_before,
+            not_after: cert.not_after,
+        });
+    }
+    verify_chain(cert.der(), &cert.issuer_name, root, signed_at)?;
+    if !cert.code_signing {
+        return Err(SignatureError::NotCodeSigning);
+    }
+    if !cert.identities.contains(&policy.identity) {
+        return Err(SignatureError::Identity {
+            expected: policy.identity.clone(),
+            found: if cert.identities.is_empty() {
+                "no identity".to_string()
+            } else {
+                cert.identities.join(", ")
+            },
+        });
+    }
+    let issuer = cert.issuer.clone().unwrap_or_else(|| "none".to_string());
+    if issuer != policy.issuer {
+        return Err(SignatureError::Issuer {
+            expected: policy.issuer.clone(),
+            found: issuer,
+        });
+    }
+    if !cert
+        .public_key()?
+        .verifies(material.message, material.signature)
+    {
+        return Err(SignatureError::BadSignature {
+            detail: "it does not verify with the certificate's key".to_string(),
+        });
+    }
+    if let Some(entry) = material.entry {
+        let digest = Sha256::digest(material.message);
+        entry.check_hashedrekord(&digest, material.signature, cert.der())?;
+    }
+    Ok(Verified {
+        identity: policy.identity.clone(),
+        issuer,
+        log,
+    })
+}
+
+/// Decodes a `.sig` file: base64 of the signature (surrounding white space allowed).
+pub fn decode_signature(sig_file: &[u8]) -> Result<Vec<u8>, SignatureError> {
+    let text: String = String::from_utf8_lossy(sig_file)
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect();
+    if text.is_empty() {
+        return Err(malformed("the signature", "the file is empty"));
+    }
+    STANDARD
+        .decode(text)
+        .map_err(|e| malformed("the signature", format!("expected base64: {e}")))
+}
+
+/// Verifies a file against its detached `.sig` and `.cert` (as Kubernetes publishes them),
+/// with the log entry of a cosign Rekor bundle when one is given.
+pub fn verify_blob(
+    file: &[u8],
+    sig_file: &[u8],
+    cert_file: &[u8],
+    rekor_bundle: Option<&str>,
+    root: &TrustedRoot,
+    policy: &Policy,
+) -> Result<Verified, SignatureError> {
+    let signature = decode_signature(sig_file)?;
+    let certificate = Certificate::from_bytes(cert_file)?;
+    let entry = rekor_bundle.map(LogEntry::from_cosign_bundle).transpose()?;
+    verify_material(
+        Material {
+            message: file,
+            signature: &signature,
+            certificate,
+            entry: entry.as_ref(),
+        },
+        root,
+        policy,
+    )
+}
+
+/// Verifies a file against a Sigstore bundle (`.sigstore.json`). Every log entry it carries
+/// must verify.
+pub fn verify_bundle(
+    file: &[u8],
+    bundle_json: &str,
+    root: &TrustedRoot,
+    policy: &Policy,
+) -> Result<Verified, SignatureError> {
+    let bundle = Bundle::from_json(bundle_json)?;
+    let digest = Sha256::digest(file);
+    if bundle.digest != digest.as_slice() {
+        return Err(SignatureError::BadSignature {
+            detail: format!(
+                "the bundle signs sha256:{}, the bytes are sha256:{}",
+                hex::encode(&bundle.digest),
+                hex::encode(digest)
+            ),
+        });
+    }
+    if bundle.entries.is_empty() {
+        return Err(SignatureError::TransparencyLog {
+            detail: "the bundle has no transparency log entry".to_string(),
+        });
+    }
+    let mut verified = None;
+    for entry in &bundle.entries {
+        verified = Some(verify_material(
+            Material {
+                message: file,
+                signature: &bundle.signature,
+                certificate: Certificate::from_der(bundle.certificate.clone())?,
+                entry: Some(entry),
+            },
+            root,
+            policy,
+        )?);
+    }
+    verified.ok_or_else(|| SignatureError::Missing {
+        detail: "no log entry".to_string(),
+    })
+}
