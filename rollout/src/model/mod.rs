@@ -8,7 +8,7 @@ mod kube;
 mod node_type;
 
 pub use cloud::{
-    AffinityGroup, DiskOffering, EXPLICIT_DEDICATION, ServiceOffering, Vm, VmState, Volume,
+    AffinityGroup, CksCluster, DiskOffering, EXPLICIT_DEDICATION, KubernetesVersion, ServiceOffering, Vm, VmState, Volume,
     VolumeKind,
 };
 pub use cluster::{ClusterRecord, ClusterState, Lease, NodeTypeSettings, TypeSettings};
