@@ -16,6 +16,7 @@ mod adapter_etcd;
 mod adapter_kube_client;
 mod adapter_kube_kubectl;
 mod adapter_store;
+mod cases;
 mod crash;
 mod description;
 mod lifecycle;

@@ -2,8 +2,8 @@
 //! message saying what to configure, so commands that need only the store still work.
 
 use cks_rollout::model::{
-    AffinityGroup, CksCluster, DiskOffering, KubernetesVersion, Endpoint, EtcdMember, EvictionOutcome, NodeStatus, Pod,
-    ReadyzCheck, ServiceOffering, Vm, Volume,
+    AffinityGroup, CksCluster, DiskOffering, Endpoint, EtcdMember, EvictionOutcome,
+    KubernetesVersion, NodeStatus, Pod, ReadyzCheck, ServiceOffering, Vm, Volume,
 };
 use cks_rollout::ports::{Cloud, Etcd, Kube, PortError, PortResult};
 

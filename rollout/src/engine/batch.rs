@@ -359,7 +359,8 @@ impl Runner<'_, '_> {
         if voting.is_empty() || healthy < need || members.iter().any(|m| m.learner) {
             return Err(format!(
                 "etcd quorum before stopping {node}{}: {healthy} other members healthy, {need} of {} needed",
-                own.map(|o| format!(" (member {})", o.name)).unwrap_or_default(),
+                own.map(|o| format!(" (member {})", o.name))
+                    .unwrap_or_default(),
                 voting.len()
             ));
         }

@@ -120,6 +120,9 @@ mod tests {
             Ok(&"c-2".to_string())
         );
         let e = member_of(&vm("c-3", "10.9.9.9"), &members).expect_err("unknown");
-        assert!(e.contains("c-3") && e.contains("c-1 (") && e.contains("c-2 ("), "{e}");
+        assert!(
+            e.contains("c-3") && e.contains("c-1 (") && e.contains("c-2 ("),
+            "{e}"
+        );
     }
 }

@@ -88,7 +88,11 @@ pub fn changes_for(
     }
     // No recorded groups (or an empty record) leaves each node's groups as they are: an empty
     // list never means "remove every group".
-    if let Some(recorded) = settings.affinity_group_ids.as_ref().filter(|g| !g.is_empty()) {
+    if let Some(recorded) = settings
+        .affinity_group_ids
+        .as_ref()
+        .filter(|g| !g.is_empty())
+    {
         let current = compared_groups(vm, dedication);
         let wanted: BTreeSet<&String> = recorded.iter().collect();
         let wanted: Vec<String> = wanted.into_iter().cloned().collect();

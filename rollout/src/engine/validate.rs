@@ -121,7 +121,10 @@ fn check_offering(
         }
     }
     if let Some(cur) = current
-        && matches!(snap.record.state, ClusterState::Running | ClusterState::Updating)
+        && matches!(
+            snap.record.state,
+            ClusterState::Running | ClusterState::Updating
+        )
         && (offering.memory_mb < cur.memory_mb || offering.cpu_cores < cur.cpu_cores)
     {
         return refuse(format!(

@@ -196,6 +196,7 @@ impl World {
         self.record.worker_count += 1;
         self.worker_budget = self.max_unavailable.min(n as u32 - 1).max(1);
         let step = self.step;
-        self.trace.push(format!("#{step} CloudStack added worker {name}"));
+        self.trace
+            .push(format!("#{step} CloudStack added worker {name}"));
     }
 }

@@ -230,7 +230,10 @@ pub fn healthy(w: &World) -> Vec<String> {
                 disk_offering_id: v.root_offering.clone(),
             };
             if !changes_for(&w.record, &vm, &[root], &dedication).is_empty() {
-                out.push(format!("{} out of date on a type that cannot lose a node", v.name));
+                out.push(format!(
+                    "{} out of date on a type that cannot lose a node",
+                    v.name
+                ));
             }
         }
     }

@@ -77,6 +77,9 @@ impl fmt::Display for Violation {
     }
 }
 
+/// Nodes restarted per cancel step, as [`Simulation::cancel_sweep`] reports them.
+pub type Restarts = Vec<(u64, u32)>;
+
 /// The five port handles of one simulation.
 #[derive(Debug, Clone)]
 pub struct SimPorts {
@@ -230,7 +233,7 @@ impl Simulation {
         cfg: &EngineConfig,
         seed: u64,
         steps: &[u64],
-    ) -> Result<Vec<(u64, u32)>, (Violation, Vec<(u64, u32)>)> {
+    ) -> Result<Restarts, (Violation, Restarts)> {
         let mut seen = Vec::new();
         for &at_step in steps {
             let mut spec = spec.clone();

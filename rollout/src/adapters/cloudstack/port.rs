@@ -8,8 +8,8 @@ use crate::model::{
     AffinityGroup, CksCluster, DiskOffering, KubernetesVersion, NodeType, ServiceOffering, Vm,
     VmState, Volume, VolumeKind,
 };
-use serde_json::Value;
 use crate::ports::{Cloud, PortError, PortErrorKind, PortResult};
+use serde_json::Value;
 
 /// The [`Cloud`] port over CloudStack.
 #[derive(Debug, Clone)]
@@ -192,7 +192,9 @@ impl Cloud for CloudStackCloud {
         if group_ids.is_empty() {
             return Err(PortError::new(
                 PortErrorKind::Refused,
-                format!("updateVMAffinityGroup {vm_id}: refusing to send an empty affinitygroupids, which would remove every affinity group"),
+                format!(
+                    "updateVMAffinityGroup {vm_id}: refusing to send an empty affinitygroupids, which would remove every affinity group"
+                ),
             ));
         }
         self.client
@@ -207,7 +209,10 @@ impl Cloud for CloudStackCloud {
             .client
             .list("listServiceOfferings", "serviceoffering", &[])
             .map_err(port_error)?;
-        let number = |v: &Value| v.as_u64().or_else(|| v.as_str().and_then(|s| s.parse().ok()));
+        let number = |v: &Value| {
+            v.as_u64()
+                .or_else(|| v.as_str().and_then(|s| s.parse().ok()))
+        };
         Ok(raw
             .iter()
             .filter_map(|o| {
@@ -290,9 +295,14 @@ impl Cloud for CloudStackCloud {
             )
             .map_err(port_error)?;
         let v = versions.into_iter().next().ok_or_else(|| {
-            PortError::not_found(format!("{command}: no Kubernetes version with id {version_id}"))
+            PortError::not_found(format!(
+                "{command}: no Kubernetes version with id {version_id}"
+            ))
         })?;
-        let number = |v: &Value| v.as_u64().or_else(|| v.as_str().and_then(|s| s.parse().ok()));
+        let number = |v: &Value| {
+            v.as_u64()
+                .or_else(|| v.as_str().and_then(|s| s.parse().ok()))
+        };
         Ok(KubernetesVersion {
             id: version_id.to_string(),
             name: v["semanticversion"]
@@ -304,7 +314,6 @@ impl Cloud for CloudStackCloud {
             min_memory_mb: number(&v["minmemory"]).unwrap_or(0),
         })
     }
-
 }
 
 #[cfg(test)]

@@ -248,7 +248,9 @@ impl Cloud for SimHandle {
                 .kubernetes_version
                 .as_ref()
                 .filter(|_| version_id == "kv-1")
-                .ok_or_else(|| PortError::not_found(format!("no Kubernetes version {version_id}")))?;
+                .ok_or_else(|| {
+                    PortError::not_found(format!("no Kubernetes version {version_id}"))
+                })?;
             Ok(KubernetesVersion {
                 id: version_id.to_string(),
                 name: v.name.clone(),
