@@ -32,11 +32,12 @@ fn record() -> VersionsTxt {
     ];
     VersionsTxt {
         kubernetes: "1.33.13".into(),
-        cni_plugins: "v1.7.1".into(),
-        crictl: "v1.33.0".into(),
-        ccm: "v1.2.0".into(),
-        csi_driver: "v3.0.0".into(),
-        autoscaler: "cluster-autoscaler-1.33.6".into(),
+        cni_plugins: "1.7.1".into(),
+        crictl: "1.33.0".into(),
+        ccm: "1.2.0".into(),
+        csi_driver: "3.0.0".into(),
+        autoscaler: "1.33.6".into(),
+        autoscaler_tag: "cluster-autoscaler-1.33.6".into(),
         etcd: None,
         arch: "amd64".into(),
         urls: Vec::new(),
@@ -52,7 +53,6 @@ fn record() -> VersionsTxt {
             image("docker.io/library/busybox:1.36", 10),
         ],
         skipped_images: Vec::new(),
-        mirrored: Vec::new(),
         built: Some(1_700_000_000),
     }
 }

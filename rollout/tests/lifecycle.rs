@@ -85,7 +85,10 @@ fn release_twice_gives_the_same_result_after_a_failed_rollout() {
     let before = sim.world().signature();
     for _ in 0..2 {
         let again = sim
-            .release(r.run.error.as_deref(), r.run.notes.as_deref())
+            .release(
+                r.run.error.as_ref().map(ToString::to_string).as_deref(),
+                r.run.notes.as_deref(),
+            )
             .expect("release");
         assert_eq!(again, first);
         assert_eq!(sim.world().signature(), before);
@@ -244,7 +247,8 @@ fn a_lost_lease_stops_the_rollout_without_releasing() {
     assert!(
         r.run
             .error
-            .as_deref()
+            .as_ref()
+            .map(ToString::to_string)
             .is_some_and(|e| e.contains("lost the rollout lease"))
     );
     assert!(r.release.is_none(), "the new owner releases, not us");

@@ -6,7 +6,7 @@ use cks_rollout::engine::{EngineConfig, UpdateOutcome};
 use cks_rollout::model::{
     AffinityGroup, ClusterRecord, ClusterState, Vm, VmState, Volume, VolumeKind,
 };
-use cks_rollout::sim::{SimVm, Simulation, random};
+use cks_rollout::sim::{Fault, SimVm, Simulation, random};
 
 const RUNS: u64 = 1000;
 
@@ -20,6 +20,7 @@ fn up_to_date(record: &ClusterRecord, groups: &[AffinityGroup], v: &SimVm) -> bo
         state: v.state.clone(),
         service_offering_id: v.offering.clone(),
         affinity_group_ids: v.groups.clone(),
+        ip_addresses: vec![],
     };
     let root = Volume {
         id: v.root_id.clone(),
@@ -104,9 +105,24 @@ fn a_thousand_random_clusters_and_fault_schedules_keep_every_invariant() {
             );
         }
         sim.quiesce();
+        let error = report.run.error.as_ref().map(ToString::to_string);
+        // A release whose uncordon the API refused left that step to the next release, and a
+        // worker CloudStack added during it changes the capacity: run that one first, then the
+        // next must change nothing.
+        let mut first = first.clone();
+        if spec
+            .faults
+            .iter()
+            .any(|f| matches!(f, Fault::UncordonFails { .. } | Fault::AddWorker { .. }))
+        {
+            first = sim
+                .release(error.as_deref(), report.run.notes.as_deref())
+                .expect("release runs");
+        }
         let before = sim.world().signature();
-        let (error, notes) = (report.run.error.as_deref(), report.run.notes.as_deref());
-        let again = sim.release(error, notes).expect("release runs");
+        let again = sim
+            .release(error.as_deref(), report.run.notes.as_deref())
+            .expect("release runs");
         assert_eq!(
             sim.world().signature(),
             before,
@@ -115,7 +131,7 @@ fn a_thousand_random_clusters_and_fault_schedules_keep_every_invariant() {
         );
         assert_eq!(
             first,
-            &again,
+            again,
             "release() twice differs\n{}",
             run.failure_report()
         );

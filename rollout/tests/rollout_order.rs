@@ -20,9 +20,7 @@ fn node(name: &str) -> NodeOverride {
         offering: None,
         root_disk_gb: None,
         affinity_groups: None,
-        stopped: false,
-        cordoned: false,
-        annotations: Default::default(),
+        ..Default::default()
     }
 }
 

@@ -41,9 +41,7 @@ fn override_node(node: &str) -> NodeOverride {
         offering: None,
         root_disk_gb: None,
         affinity_groups: None,
-        stopped: false,
-        cordoned: false,
-        annotations: Default::default(),
+        ..Default::default()
     }
 }
 

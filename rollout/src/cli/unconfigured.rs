@@ -2,8 +2,8 @@
 //! message saying what to configure, so commands that need only the store still work.
 
 use cks_rollout::model::{
-    AffinityGroup, DiskOffering, Endpoint, EtcdMember, EvictionOutcome, NodeStatus, Pod,
-    ReadyzCheck, ServiceOffering, Vm, Volume,
+    AffinityGroup, CksCluster, DiskOffering, Endpoint, EtcdMember, EvictionOutcome,
+    KubernetesVersion, NodeStatus, Pod, ReadyzCheck, ServiceOffering, Vm, Volume,
 };
 use cks_rollout::ports::{Cloud, Etcd, Kube, PortError, PortResult};
 
@@ -37,6 +37,12 @@ impl Cloud for Unconfigured {
         self.fail()
     }
     fn update_affinity_groups(&mut self, _: &str, _: &[String]) -> PortResult<()> {
+        self.fail()
+    }
+    fn cks_cluster(&mut self, _: &str) -> PortResult<CksCluster> {
+        self.fail()
+    }
+    fn kubernetes_version(&mut self, _: &str) -> PortResult<KubernetesVersion> {
         self.fail()
     }
     fn list_service_offerings(&mut self) -> PortResult<Vec<ServiceOffering>> {

@@ -3,7 +3,9 @@
 
 use std::collections::BTreeMap;
 
-use crate::model::{AffinityGroup, DiskOffering, ServiceOffering, Vm, Volume};
+use crate::model::{
+    AffinityGroup, CksCluster, DiskOffering, KubernetesVersion, ServiceOffering, Vm, Volume,
+};
 use crate::ports::{Cloud, PortResult};
 
 /// A [`Cloud`] whose `list_vms` reports the discovered node names.
@@ -55,5 +57,11 @@ impl Cloud for NamedCloud {
     }
     fn list_affinity_groups(&mut self) -> PortResult<Vec<AffinityGroup>> {
         self.inner.list_affinity_groups()
+    }
+    fn cks_cluster(&mut self, cluster_id: &str) -> PortResult<CksCluster> {
+        self.inner.cks_cluster(cluster_id)
+    }
+    fn kubernetes_version(&mut self, version_id: &str) -> PortResult<KubernetesVersion> {
+        self.inner.kubernetes_version(version_id)
     }
 }

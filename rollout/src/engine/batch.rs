@@ -1,6 +1,8 @@
 //! One batch: preflight, annotate and cordon, drain, change while stopped, start, verify,
 //! uncordon.
 
+use super::EngineError;
+use super::members::member_of;
 use super::observe::{Snapshot, observe_cloud};
 use super::outdated::{Change, changes_for, dedication_ids};
 use super::plan::{Batch, is_finished};
@@ -9,6 +11,12 @@ use super::progress::StepKind;
 use super::run::Runner;
 use super::safety::quorum;
 use crate::model::{Endpoint, MemberHealth, NodeType, ROLLOUT_ANNOTATION, ReadyzCheck, VmState};
+use std::time::Duration;
+
+/// Longest wait for a node found annotated and Ready with its annotated boot ID (perhaps started
+/// again by an earlier run before its kubelet posted) to report a new boot, before the rollout
+/// takes it for a node that never went down and restarts it.
+pub const BOOT_WAIT: Duration = Duration::from_secs(600);
 
 /// A node of the batch as the engine tracks it.
 #[derive(Debug, Clone)]
@@ -19,17 +27,21 @@ pub(super) struct Work {
     pub(super) old_boot: Option<String>,
     /// True when the engine annotated it (and so may uncordon it).
     pub(super) ours: bool,
-    /// True once the engine stopped its VM (or found it stopped).
+    /// True once the engine stopped its VM (or found it stopped, or cannot tell).
     pub(super) went_down: bool,
     /// True when an earlier run already restarted and changed it: only verify.
     pub(super) verify_only: bool,
 }
 
 impl Runner<'_, '_> {
-    pub(super) fn run_batch(&mut self, t: NodeType, batch: &Batch) -> Result<Vec<String>, String> {
+    pub(super) fn run_batch(
+        &mut self,
+        t: NodeType,
+        batch: &Batch,
+    ) -> Result<Vec<String>, EngineError> {
         let n = batch.number;
         let deadline = self.ports.clock.now() + self.cfg.batch_timeout;
-        let snap = self.observe().map_err(|e| e.to_string())?;
+        let snap = self.observe()?;
         let dedication = dedication_ids(&snap.groups);
         let mut names = Vec::new();
         for np in &batch.nodes {
@@ -59,11 +71,11 @@ impl Runner<'_, '_> {
             format!("{} {verdict:?}", names.join(",")),
         );
         if let Verdict::Fail { reasons } = verdict {
-            return Err(format!(
-                "batch {n} ({}): preflight failed: {}; nothing was taken down, fix this and run the rollout again",
-                names.join(", "),
-                reasons.join("; ")
-            ));
+            return Err(EngineError::PreflightFailed {
+                batch: n,
+                nodes: names,
+                reasons,
+            });
         }
         let avoid = if t == NodeType::Control {
             names.clone()
@@ -73,7 +85,13 @@ impl Runner<'_, '_> {
         let mut ep = snap.endpoint_avoiding(&avoid);
         let mut work = Vec::new();
         for name in &names {
-            work.push(self.mark(n, t, &snap, &ep, name)?);
+            match self.mark(n, t, &snap, &ep, name, deadline) {
+                Ok(w) => work.push(w),
+                Err(e) => {
+                    self.abandon(&ep, &work);
+                    return Err(e);
+                }
+            }
         }
         if t != NodeType::Etcd {
             let drain_deadline = deadline.min(self.ports.clock.now() + self.cfg.drain_timeout);
@@ -82,25 +100,25 @@ impl Runner<'_, '_> {
                     continue;
                 }
                 let node = work[i].node.clone();
-                if let Err(e) = self.drain(&ep, &node, drain_deadline) {
+                if let Err(e) = self.drain(n, &ep, &node, drain_deadline) {
                     self.abandon(&ep, &work);
-                    return Err(format!(
-                        "batch {n}: {e}; no node of the batch went down and those the rollout cordoned were uncordoned; let the budget allow an eviction (or move the pod) and run the rollout again"
-                    ));
+                    return Err(e);
                 }
                 self.emit(Some(n), Some(&node), StepKind::Drain, "drained");
             }
         }
         for i in 0..work.len() {
             if !work[i].went_down
-                && let Err(e) = self.recheck(t, &snap, &avoid, &work[i].node, &mut ep)
+                && let Err(cause) = self.recheck(t, &snap, &avoid, &work[i].node, &mut ep)
             {
                 self.abandon(&ep, &work);
-                return Err(format!(
-                    "batch {n}: {e}; not stopped, uncordoned; run the rollout again once etcd and the API are healthy"
-                ));
+                return Err(EngineError::NotSafeToStop {
+                    batch: n,
+                    node: work[i].node.clone(),
+                    cause,
+                });
             }
-            if let Err(e) = self.change(n, &mut work[i]) {
+            if let Err(e) = self.change(n, &mut work[i], deadline) {
                 self.abandon(&ep, &work);
                 return Err(e);
             }
@@ -108,8 +126,7 @@ impl Runner<'_, '_> {
         self.verify(n, t, &mut work, &ep, deadline)?;
         for w in &work {
             if w.ours {
-                self.uncordon_ours(&ep, &w.node)
-                    .map_err(|e| format!("batch {n}: {e}"))?;
+                self.uncordon_ours(&ep, &w.node, n)?;
             }
             self.emit(
                 Some(n),
@@ -117,6 +134,8 @@ impl Runner<'_, '_> {
                 StepKind::Uncordon,
                 if w.ours {
                     "uncordoned"
+                } else if t == NodeType::Etcd {
+                    "etcd member back"
                 } else {
                     "left cordoned: cordoned by someone else"
                 },
@@ -129,7 +148,37 @@ impl Runner<'_, '_> {
     /// others stay cordoned for `release()` and the next run.
     fn abandon(&mut self, ep: &Endpoint, work: &[Work]) {
         for w in work.iter().filter(|w| w.ours && !w.went_down) {
-            let _ = self.uncordon_ours(ep, &w.node);
+            let _ = self.uncordon_ours(ep, &w.node, 0);
+        }
+    }
+
+    /// Wait (at most [`BOOT_WAIT`], within the batch) for `name` to report a boot ID other
+    /// than `old`; true if it did.
+    fn await_new_boot(
+        &mut self,
+        n: usize,
+        ep: &Endpoint,
+        name: &str,
+        old: &str,
+        deadline: Duration,
+    ) -> Result<bool, EngineError> {
+        self.emit(
+            Some(n),
+            Some(name),
+            StepKind::Verify,
+            "Ready with the annotated boot ID: waiting for a new boot before anything else",
+        );
+        let until = deadline.min(self.ports.clock.now() + BOOT_WAIT);
+        loop {
+            if let Ok(Some(node)) = self.ports.kube.get_node(ep, name)
+                && node.boot_id != old
+            {
+                return Ok(true);
+            }
+            if self.ports.clock.now() >= until {
+                return Ok(false);
+            }
+            self.pause()?;
         }
     }
 
@@ -141,10 +190,12 @@ impl Runner<'_, '_> {
         snap: &Snapshot,
         ep: &Endpoint,
         name: &str,
-    ) -> Result<Work, String> {
-        let vm = snap
-            .vm_by_node(name)
-            .ok_or_else(|| format!("batch {n}: VM of {name} is gone"))?;
+        deadline: Duration,
+    ) -> Result<Work, EngineError> {
+        let vm = snap.vm_by_node(name).ok_or_else(|| EngineError::VmGone {
+            batch: n,
+            node: name.to_string(),
+        })?;
         let stopped = vm.state == VmState::Stopped;
         let mut w = Work {
             node: name.to_string(),
@@ -161,14 +212,20 @@ impl Runner<'_, '_> {
             if stopped {
                 return Ok(w);
             }
-            return Err(format!(
-                "batch {n}: node {name} is not registered in the API"
-            ));
+            return Err(EngineError::NotRegistered {
+                batch: n,
+                node: name.to_string(),
+            });
         };
-        let kube_err = |e: crate::ports::PortError| format!("batch {n}: node {name}: {e}");
+        let kube_err = |source| EngineError::Mark {
+            batch: n,
+            node: name.to_string(),
+            source,
+        };
         match node.rollout_boot_id() {
             Some(old) => {
                 w.ours = true;
+                w.old_boot = Some(old.to_string());
                 let differs = !changes_for(
                     &snap.record,
                     vm,
@@ -176,11 +233,18 @@ impl Runner<'_, '_> {
                     &dedication_ids(&snap.groups),
                 )
                 .is_empty();
-                if stopped || old == node.boot_id {
-                    w.old_boot = Some(old.to_string());
+                if stopped {
+                } else if old == node.boot_id {
+                    // Same boot as annotated. Up to date and Running, an earlier run may have
+                    // changed and started it before its kubelet posted: wait for a new boot ID
+                    // rather than restart it twice; without one, it never went down.
+                    if !differs && self.await_new_boot(n, ep, name, old, deadline)? {
+                        w.went_down = true;
+                        w.verify_only = true;
+                        return Ok(w);
+                    }
                 } else if !differs {
                     // Restarted and changed by an earlier run, not yet Ready: only verify it.
-                    w.old_boot = Some(old.to_string());
                     w.went_down = true;
                     w.verify_only = true;
                     self.emit(
@@ -276,54 +340,128 @@ impl Runner<'_, '_> {
             .etcd
             .members()
             .map_err(|e| format!("etcd health before stopping {node}: {e}"))?;
+        // The node's own member (stacked or external etcd) does not count: it is going down.
+        let own = if super::preflight::is_member_type(snap, t) {
+            let vm = snap
+                .vm_by_node(node)
+                .ok_or_else(|| format!("VM of {node} is gone"))?;
+            Some(member_of(vm, &members)?)
+        } else {
+            None
+        };
         let voting: Vec<_> = members.iter().filter(|m| !m.learner).collect();
         let healthy = voting
             .iter()
-            .filter(|m| m.name != node && m.health == MemberHealth::Healthy)
+            .filter(|m| own.is_none_or(|o| !std::ptr::eq(**m, o)))
+            .filter(|m| m.health == MemberHealth::Healthy)
             .count();
         let need = quorum(voting.len());
         if voting.is_empty() || healthy < need || members.iter().any(|m| m.learner) {
             return Err(format!(
-                "etcd quorum before stopping {node}: {healthy} other members healthy, {need} of {} needed",
+                "etcd quorum before stopping {node}{}: {healthy} other members healthy, {need} of {} needed",
+                own.map(|o| format!(" (member {})", o.name))
+                    .unwrap_or_default(),
                 voting.len()
             ));
         }
         Ok(())
     }
 
-    /// Stop (if running), apply every change while stopped, start.
-    fn change(&mut self, n: usize, w: &mut Work) -> Result<(), String> {
+    /// Stop (if running), apply every change while stopped, start. A stop that fails is
+    /// judged by the VM's state read again: still Running, it never went down; Stopping or
+    /// Stopped (or unknown), it is down and never uncordoned while so.
+    fn change(&mut self, n: usize, w: &mut Work, deadline: Duration) -> Result<(), EngineError> {
         if w.verify_only {
             return Ok(());
         }
         let name = w.node.clone();
         let vm_id = w.vm_id.clone();
         if !w.went_down {
-            self.ports
-                .cloud
-                .stop_vm(&vm_id)
-                .map_err(|e| format!("batch {n}: stop VM of {name}: {e}"))?;
-            w.went_down = true;
-            self.emit(Some(n), Some(&name), StepKind::Stop, "stopped");
+            match self.ports.cloud.stop_vm(&vm_id) {
+                Ok(()) => {
+                    w.went_down = true;
+                    self.emit(Some(n), Some(&name), StepKind::Stop, "stopped");
+                }
+                Err(source) => {
+                    let seen = self.after_failed_stop(&name, deadline)?;
+                    match seen {
+                        Some(VmState::Stopped) => {
+                            w.went_down = true;
+                            self.emit(
+                                Some(n),
+                                Some(&name),
+                                StepKind::Stop,
+                                format!("the stop call failed ({source}) but the VM is Stopped: finishing the change"),
+                            );
+                        }
+                        Some(VmState::Running) => {
+                            return Err(EngineError::StopFailedStillUp {
+                                batch: n,
+                                node: name,
+                                source,
+                            });
+                        }
+                        other => {
+                            w.went_down = true;
+                            return Err(EngineError::StopFailedDown {
+                                batch: n,
+                                node: name,
+                                source,
+                                seen: other.map_or("not readable".to_string(), |s| {
+                                    format!("{s:?} after the stop timed out")
+                                }),
+                            });
+                        }
+                    }
+                }
+            }
         }
-        if let Err(e) = self.apply_changes(n, &name) {
+        if let Err(cause) = self.apply_changes(n, &name) {
             // Bring the node back as it was; the next run finds it still out of date.
             let restarted = self.ports.cloud.start_vm(&vm_id).is_ok();
-            return Err(format!(
-                "batch {n}: {e}{}",
-                if restarted {
-                    "; the VM was started again unchanged"
-                } else {
-                    ""
-                }
-            ));
+            return Err(EngineError::ChangeFailed {
+                batch: n,
+                node: name,
+                cause,
+                restarted,
+            });
         }
         self.ports
             .cloud
             .start_vm(&vm_id)
-            .map_err(|e| format!("batch {n}: start VM of {name}: {e}"))?;
+            .map_err(|source| EngineError::StartFailed {
+                batch: n,
+                node: name.clone(),
+                source,
+            })?;
         self.emit(Some(n), Some(&name), StepKind::StartVm, "started");
         Ok(())
+    }
+
+    /// The VM's state after a failed stop: read again, waiting (within the batch) while it is
+    /// Stopping; `None` when it cannot be read.
+    fn after_failed_stop(
+        &mut self,
+        name: &str,
+        deadline: Duration,
+    ) -> Result<Option<VmState>, EngineError> {
+        loop {
+            let state = self
+                .ports
+                .cloud
+                .list_vms(&self.cluster)
+                .ok()
+                .and_then(|vms| vms.into_iter().find(|v| v.node_name == name))
+                .map(|v| v.state);
+            match state {
+                Some(VmState::Stopping | VmState::Starting)
+                    if self.ports.clock.now() < deadline =>
+                {
+                    self.pause()?;
+                }
+                other => return Ok(other),
+            }
+        }
     }
 
     fn apply_changes(&mut self, n: usize, name: &str) -> Result<(), String> {

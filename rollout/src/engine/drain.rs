@@ -1,5 +1,6 @@
 //! Draining a node through the Eviction API, within a timeout.
 
+use super::EngineError;
 use super::run::Runner;
 use crate::model::{Endpoint, EvictionOutcome};
 use std::time::Duration;
@@ -12,10 +13,11 @@ impl Runner<'_, '_> {
     /// The error names the pod and budget that blocked the drain.
     pub(super) fn drain(
         &mut self,
+        batch: usize,
         ep: &Endpoint,
         node: &str,
         deadline: Duration,
-    ) -> Result<(), String> {
+    ) -> Result<(), EngineError> {
         let mut last_block: Option<String> = None;
         let mut last_error: Option<String> = None;
         loop {
@@ -59,9 +61,11 @@ impl Runner<'_, '_> {
                 let cause = last_block
                     .or(last_error)
                     .unwrap_or_else(|| "pods still terminating".to_string());
-                return Err(format!(
-                    "drain of {node} did not finish within the drain timeout: {cause}"
-                ));
+                return Err(EngineError::DrainBlocked {
+                    batch,
+                    node: node.to_string(),
+                    cause,
+                });
             }
             // A shorter poll interval (tests, small clusters) also shortens the wait between rounds.
             self.ports

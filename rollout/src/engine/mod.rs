@@ -4,6 +4,8 @@
 mod batch;
 mod config;
 mod drain;
+mod error;
+pub mod members;
 pub mod observe;
 pub mod outdated;
 pub mod plan;
@@ -18,8 +20,10 @@ pub mod validate;
 mod verify;
 mod view;
 
+pub use batch::BOOT_WAIT;
 pub use config::{DEFAULT_BATCH_TIMEOUT, EngineConfig};
-pub use plan::{Batch, NodePlan, Phase, Plan, Skip, WorkReason};
+pub use error::EngineError;
+pub use plan::{Batch, NodePlan, Phase, Plan, Skip, WorkReason, came_back};
 pub use preflight::Verdict;
 pub use progress::{Event, NoProgress, Progress, StepKind};
 pub use release::{ReleaseOutcome, ScanOutcome, release, release_with, scan};
@@ -27,33 +31,3 @@ pub use request::{UpdateError, UpdateRequest};
 pub use run::{RunOutcome, Runner};
 pub use update::{RolloutReport, UpdateOutcome, plan_update, update, view};
 pub use view::{ClusterView, TypeView, cluster_view};
-
-use crate::ports::PortError;
-
-/// A port call the engine could not do without.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum EngineError {
-    /// The call and its error.
-    #[error("{what}: {source}")]
-    Port {
-        /// The call.
-        what: &'static str,
-        /// Its error.
-        source: PortError,
-    },
-}
-
-impl EngineError {
-    /// A failed call.
-    pub fn port(what: &'static str, source: PortError) -> Self {
-        EngineError::Port { what, source }
-    }
-
-    pub(crate) fn store(source: PortError) -> Self {
-        Self::port("cluster store", source)
-    }
-
-    pub(crate) fn cloud(source: PortError) -> Self {
-        Self::port("CloudStack", source)
-    }
-}

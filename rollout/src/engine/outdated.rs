@@ -86,7 +86,13 @@ pub fn changes_for(
             to_gb: size,
         });
     }
-    if let Some(recorded) = &settings.affinity_group_ids {
+    // No recorded groups (or an empty record) leaves each node's groups as they are: an empty
+    // list never means "remove every group".
+    if let Some(recorded) = settings
+        .affinity_group_ids
+        .as_ref()
+        .filter(|g| !g.is_empty())
+    {
         let current = compared_groups(vm, dedication);
         let wanted: BTreeSet<&String> = recorded.iter().collect();
         let wanted: Vec<String> = wanted.into_iter().cloned().collect();
@@ -151,6 +157,7 @@ mod tests {
             state: VmState::Running,
             service_offering_id: offering.into(),
             affinity_group_ids: groups.iter().map(|g| g.to_string()).collect(),
+            ip_addresses: vec![],
         }
     }
 
@@ -237,6 +244,7 @@ mod tests {
             name: "m".into(),
             cpu_cores: 4,
             memory_mb: 8192,
+            customized: false,
         };
         let node = |cpu, kib| NodeStatus {
             name: "w-1".into(),

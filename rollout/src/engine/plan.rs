@@ -5,7 +5,7 @@ use super::outdated::{Change, changes_for, dedication_ids};
 use super::preflight::{Verdict, preflight};
 use super::safety::{cannot_lose_a_node, cannot_lose_reason, worker_batch_size};
 use super::validate::types_of;
-use crate::model::{NodeType, ROLLOUT_ANNOTATION, VmState};
+use crate::model::{NodeStatus, NodeType, ROLLOUT_ANNOTATION, VmState};
 use serde::{Deserialize, Serialize};
 
 /// Why a node is in the plan (and where it goes in its type's order).
@@ -77,7 +77,7 @@ pub struct Plan {
     pub cluster_id: String,
     /// Workers restarted at a time.
     pub worker_batch_size: u32,
-    /// Annotated nodes that already came back: uncordoned first.
+    /// Annotated nodes that already came back (Ready with a new boot ID): uncordoned first.
     pub finish: Vec<String>,
     /// Phases in order: stopped and interrupted nodes of each type first (`resume`), then etcd,
     /// control, worker; types with no work are left out.
@@ -108,26 +108,18 @@ impl Plan {
     }
 }
 
-/// True when an annotated node has come back (Ready with a new boot ID), or never went down and
-/// needs nothing (Running, Ready, same boot ID, up to date): it can be uncordoned.
+/// The one rule for uncordoning a node the rollout annotated: it came back, Ready with a boot ID
+/// other than the one annotated before its restart. A node whose boot ID still equals the
+/// annotation is unfinished work, even when Ready (its VM may have been started again before its
+/// kubelet posted).
+pub fn came_back(node: &NodeStatus) -> bool {
+    node.rollout_boot_id()
+        .is_some_and(|old| node.is_ready() && node.boot_id != old)
+}
+
+/// [`came_back`] for the node named `node` in `snap`.
 pub fn is_finished(snap: &Snapshot, node: &str) -> bool {
-    let Some(n) = snap.node(node) else {
-        return false;
-    };
-    let Some(old) = n.rollout_boot_id() else {
-        return false;
-    };
-    if !n.is_ready() {
-        return false;
-    }
-    if n.boot_id != old {
-        return true;
-    }
-    let dedication = dedication_ids(&snap.groups);
-    snap.vm_by_node(node).is_some_and(|vm| {
-        vm.state == VmState::Running
-            && changes_for(&snap.record, vm, &snap.volumes, &dedication).is_empty()
-    })
+    snap.node(node).is_some_and(came_back)
 }
 
 /// Compute the plan from `snap` (whose record already holds the settings to roll out).
@@ -150,13 +142,14 @@ pub fn plan(snap: &Snapshot, max_unavailable: u32) -> Plan {
         for vm in snap.vms_of(t) {
             let node = snap.node(&vm.node_name);
             let annotated = node.is_some_and(|n| n.annotations.contains_key(ROLLOUT_ANNOTATION));
-            if is_finished(snap, &vm.node_name) {
+            let finished = is_finished(snap, &vm.node_name);
+            if finished {
                 out.finish.push(vm.node_name.clone());
             }
             let changes = changes_for(record, vm, &snap.volumes, &dedication);
             let reason = match &vm.state {
                 VmState::Stopped => WorkReason::Stopped,
-                _ if annotated && !is_finished(snap, &vm.node_name) => WorkReason::Interrupted,
+                _ if annotated && !finished => WorkReason::Interrupted,
                 _ if !changes.is_empty() => WorkReason::OutOfDate,
                 _ => continue,
             };

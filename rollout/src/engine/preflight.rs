@@ -1,8 +1,9 @@
 //! The checks before a batch takes nodes down.
 
+use super::members::member_of;
 use super::observe::Snapshot;
 use super::safety::quorum;
-use crate::model::{MemberHealth, NodeType, VmState};
+use crate::model::{EtcdMember, MemberHealth, NodeType, VmState};
 use serde::{Deserialize, Serialize};
 
 /// A preflight verdict for one batch.
@@ -78,10 +79,24 @@ pub fn preflight(snap: &Snapshot, t: NodeType, batch: &[String]) -> Verdict {
         if voting.is_empty() {
             reasons.push("etcd members unknown".to_string());
         } else {
+            // The batch's own members, told by address (or name), not counted as others.
+            let mut own: Vec<&EtcdMember> = Vec::new();
+            if is_member_type(snap, t) {
+                for name in &going_down {
+                    let Some(vm) = snap.vm_by_node(name) else {
+                        continue;
+                    };
+                    match member_of(vm, &snap.members) {
+                        Ok(m) => own.push(m),
+                        Err(e) => reasons.push(e),
+                    }
+                }
+            }
             let n = voting.len();
             let healthy = voting
                 .iter()
-                .filter(|m| !batch.contains(&m.name) && m.health == MemberHealth::Healthy)
+                .filter(|m| !own.iter().any(|o| std::ptr::eq(*o, **m)))
+                .filter(|m| m.health == MemberHealth::Healthy)
                 .count();
             let need = quorum(n);
             if healthy < need {
@@ -144,6 +159,7 @@ mod tests {
                     state: VmState::Running,
                     service_offering_id: "small".into(),
                     affinity_group_ids: vec![],
+                    ip_addresses: vec![],
                 })
                 .collect(),
             volumes: vec![],

@@ -38,6 +38,8 @@ pub enum StepKind {
     Cancelled,
     /// A batch failed.
     Failed,
+    /// Nodes were added or removed since the plan: the rollout planned again.
+    Replan,
     /// `release()` ran.
     Release,
 }

@@ -2,7 +2,10 @@
 
 use super::EngineError;
 use super::observe::{Snapshot, observe, observe_cloud};
-use crate::model::{ClusterState, NodeType, ROLLOUT_ANNOTATION, VmState};
+use super::outdated::{changes_for, dedication_ids};
+use super::plan::came_back;
+use super::safety::{cannot_lose_a_node, cannot_lose_reason, quorum};
+use crate::model::{ClusterState, MemberHealth, NodeType, ROLLOUT_ANNOTATION, VmState};
 use crate::ports::Ports;
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
@@ -32,13 +35,25 @@ pub fn capacity(snap: &Snapshot) -> (u64, u64) {
     })
 }
 
-/// Why the cluster is not healthy, if it is not: every VM Running, every node Ready.
+/// Why the cluster is not healthy, if it is not: a VM not Running, a node not Ready, a node out
+/// of date on a type that cannot lose a node, etcd without a quorum of healthy members, or no
+/// API server answering. A healthy cluster ends a rollout Running, whatever stopped it.
 pub fn unhealthy(snap: &Snapshot) -> Vec<String> {
     let mut out = Vec::new();
+    let dedication = dedication_ids(&snap.groups);
     for vm in &snap.vms {
         if vm.state != VmState::Running {
             out.push(format!("VM of {} is {:?}", vm.node_name, vm.state));
             continue;
+        }
+        if cannot_lose_a_node(&snap.record, vm.node_type)
+            && !changes_for(&snap.record, vm, &snap.volumes, &dedication).is_empty()
+        {
+            out.push(format!(
+                "{} is out of date and its type cannot lose a node ({})",
+                vm.node_name,
+                cannot_lose_reason(&snap.record, vm.node_type)
+            ));
         }
         if vm.node_type == NodeType::Etcd || !snap.nodes_known {
             continue;
@@ -50,6 +65,19 @@ pub fn unhealthy(snap: &Snapshot) -> Vec<String> {
     }
     if !snap.nodes_known {
         out.push("no API server answered".to_string());
+    }
+    let voting: Vec<_> = snap.members.iter().filter(|m| !m.learner).collect();
+    if !voting.is_empty() {
+        let healthy = voting
+            .iter()
+            .filter(|m| m.health == MemberHealth::Healthy)
+            .count();
+        if healthy < quorum(voting.len()) {
+            out.push(format!(
+                "etcd has no quorum: {healthy} of {} members healthy",
+                voting.len()
+            ));
+        }
     }
     out
 }
@@ -63,45 +91,66 @@ pub fn release(
     release_with(ports, cluster_id, error, None)
 }
 
-/// End a rollout: uncordon annotated nodes that are Ready with a new boot ID, leave the rest
-/// cordoned, recount capacity, move the cluster to Running if it is healthy and the rollout did
-/// not fail (`error` is `None`), else Alert, and record `lasterror` (the error, the unhealthy
-/// parts, and `notes` such as skipped nodes) or clear it. Running it again gives the same result.
+/// End a rollout: uncordon annotated nodes that came back (Ready with a new boot ID), leave the
+/// rest cordoned, recount capacity, move the cluster to Running if it is healthy (whatever
+/// stopped the rollout) and to Alert if not, and record `lasterror` (the rollout's error first,
+/// then any step of this release that failed, the unhealthy parts and `notes` such as skipped
+/// nodes) or clear it. Every step is tried even when an earlier one fails, so the cluster never
+/// stays Updating because of one failed call; only a failed state change is an error (the
+/// scanner then takes over and keeps the recorded error). Running it again gives the same result.
 pub fn release_with(
     ports: &mut Ports<'_>,
     cluster_id: &str,
     error: Option<&str>,
     notes: Option<&str>,
 ) -> Result<ReleaseOutcome, EngineError> {
-    let snap = observe(ports, cluster_id)?;
-    let ep = snap.endpoint_avoiding(&[]);
+    let mut failed: Vec<String> = Vec::new();
+    let (record, snap) = match observe(ports, cluster_id) {
+        Ok(snap) => (snap.record.clone(), Some(snap)),
+        Err(e) => {
+            failed.push(format!("release could not read the cluster: {e}"));
+            (
+                ports.store.load(cluster_id).map_err(EngineError::store)?,
+                None,
+            )
+        }
+    };
     let mut left_cordoned = Vec::new();
-    for node in snap.nodes.iter() {
-        let Some(old) = node.rollout_boot_id() else {
-            continue;
-        };
-        if node.is_ready() && node.boot_id != old {
-            if node.unschedulable {
-                ports
-                    .kube
-                    .set_unschedulable(&ep, &node.name, false)
-                    .map_err(|e| EngineError::port("uncordon", e))?;
+    let (mut cores, mut memory_mb) = (record.cores, record.memory_mb);
+    let mut problems = Vec::new();
+    if let Some(snap) = &snap {
+        let ep = snap.endpoint_avoiding(&[]);
+        for node in snap.nodes.iter() {
+            if node.rollout_boot_id().is_none() {
+                continue;
             }
-            ports
+            if !came_back(node) {
+                left_cordoned.push(node.name.clone());
+                continue;
+            }
+            if node.unschedulable
+                && let Err(e) = ports.kube.set_unschedulable(&ep, &node.name, false)
+            {
+                failed.push(format!("uncordon {}: {e}", node.name));
+                left_cordoned.push(node.name.clone());
+                continue;
+            }
+            if let Err(e) = ports
                 .kube
                 .set_annotation(&ep, &node.name, ROLLOUT_ANNOTATION, None)
-                .map_err(|e| EngineError::port("remove annotation", e))?;
-        } else {
-            left_cordoned.push(node.name.clone());
+            {
+                failed.push(format!("remove annotation of {}: {e}", node.name));
+            }
         }
+        (cores, memory_mb) = capacity(snap);
+        if let Err(e) = ports.store.set_capacity(cluster_id, cores, memory_mb) {
+            failed.push(format!("recording capacity: {e}"));
+        }
+        problems = unhealthy(snap);
+    } else {
+        problems.push("its state could not be read".to_string());
     }
-    let (cores, memory_mb) = capacity(&snap);
-    ports
-        .store
-        .set_capacity(cluster_id, cores, memory_mb)
-        .map_err(EngineError::store)?;
-    let problems = unhealthy(&snap);
-    let state = if problems.is_empty() && error.is_none() {
+    let state = if problems.is_empty() {
         ClusterState::Running
     } else {
         ClusterState::Alert
@@ -110,6 +159,7 @@ pub fn release_with(
     if let Some(e) = error {
         parts.push(e.to_string());
     }
+    parts.append(&mut failed);
     if !problems.is_empty() {
         parts.push(format!("cluster unhealthy: {}", problems.join("; ")));
     }
@@ -117,15 +167,15 @@ pub fn release_with(
         parts.push(n.to_string());
     }
     let last_error = (!parts.is_empty()).then(|| parts.join("; "));
-    ports
+    let recorded = ports
         .store
         .set_last_error(cluster_id, last_error.as_deref())
-        .map_err(EngineError::store)?;
-    ports
+        .map_err(EngineError::store);
+    let cleared = ports
         .store
         .set_cancel(cluster_id, false)
-        .map_err(EngineError::store)?;
-    let current = snap.record.state;
+        .map_err(EngineError::store);
+    let current = record.state;
     if current != state
         && matches!(
             current,
@@ -137,6 +187,8 @@ pub fn release_with(
             .compare_and_set_state(cluster_id, current, state, None)
             .map_err(EngineError::store)?;
     }
+    recorded?;
+    cleared?;
     Ok(ReleaseOutcome {
         state,
         cores,
@@ -208,14 +260,17 @@ pub fn scan(
         .as_ref()
         .map(|l| l.owner.clone())
         .unwrap_or_else(|| "unknown".to_string());
+    // A more specific error recorded by the rollout (or a partial release) stays first.
+    let stopped = format!(
+        "the rollout owned by {owner} stopped without finishing; run the rollout again to resume"
+    );
+    let message = match &snap.record.last_error {
+        Some(earlier) if !earlier.is_empty() => format!("{earlier}; {stopped}"),
+        _ => stopped,
+    };
     ports
         .store
-        .set_last_error(
-            cluster_id,
-            Some(&format!(
-                "the rollout owned by {owner} stopped without finishing; run the rollout again to resume"
-            )),
-        )
+        .set_last_error(cluster_id, Some(&message))
         .map_err(EngineError::store)?;
     Ok(ScanOutcome::MovedToAlert { cores, memory_mb })
 }

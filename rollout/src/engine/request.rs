@@ -75,6 +75,9 @@ pub enum UpdateError {
         /// The state it went back to.
         restored: ClusterState,
     },
+    /// The engine stopped on an error of its own before anything was changed.
+    #[error(transparent)]
+    Engine(super::EngineError),
     /// A port call failed before anything was changed.
     #[error("{what}: {source}")]
     Port {

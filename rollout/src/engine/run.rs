@@ -1,15 +1,19 @@
 //! Carrying out a plan batch by batch: cancel and lease checks between batches.
 
 use super::observe::{Snapshot, observe};
-use super::plan::{Plan, is_finished, plan};
+use super::plan::{Plan, came_back, plan};
 use super::progress::{Event, Progress, StepKind};
 use super::{EngineConfig, EngineError};
-use crate::model::{Endpoint, Lease, ROLLOUT_ANNOTATION};
+use crate::model::{Endpoint, Lease};
 use crate::ports::Ports;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
+use std::collections::BTreeSet;
+
+/// Re-plans allowed when nodes are added or removed during one rollout.
+const MAX_REPLANS: usize = 5;
 
 /// How a rollout run ended (before `release()`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct RunOutcome {
     /// The plan that was carried out.
     pub plan: Plan,
@@ -17,8 +21,9 @@ pub struct RunOutcome {
     pub done: Vec<String>,
     /// True when a cancel stopped it.
     pub cancelled: bool,
-    /// The error that stopped it (the cluster then ends in Alert).
-    pub error: Option<String>,
+    /// The error that stopped it (named in `lasterror`; the cluster ends in Alert only if it is
+    /// not healthy).
+    pub error: Option<EngineError>,
     /// The nodes skipped and why (reported in `lasterror`; the cluster may still be Running).
     pub notes: Option<String>,
     /// True when another engine instance took the lease: this one neither acts nor releases.
@@ -91,38 +96,38 @@ impl<'r, 'a> Runner<'r, 'a> {
     }
 
     /// Sleep one poll interval and renew the lease; an error if the lease was lost.
-    pub(super) fn pause(&mut self) -> Result<(), String> {
+    pub(super) fn pause(&mut self) -> Result<(), EngineError> {
         self.ports.clock.sleep(self.cfg.poll_interval);
         self.renew()
     }
 
-    pub(super) fn renew(&mut self) -> Result<(), String> {
+    pub(super) fn renew(&mut self) -> Result<(), EngineError> {
         self.lease.heartbeat_ms = self.ports.clock.now().as_millis() as u64;
         match self.ports.store.renew_lease(&self.cluster, &self.lease) {
             Ok(false) => {
                 self.lost_lease = true;
-                Err(format!(
-                    "lost the rollout lease of cluster {} (owner {}); another process owns it now",
-                    self.cluster, self.lease.owner
-                ))
+                Err(EngineError::LeaseLost {
+                    cluster: self.cluster.clone(),
+                    owner: self.lease.owner.clone(),
+                })
             }
             // A store that does not answer is retried at the next renewal.
             Ok(true) | Err(_) => Ok(()),
         }
     }
 
-    /// Uncordon annotated nodes that came back (or never went down and need nothing).
+    /// Uncordon annotated nodes that came back: Ready with a boot ID other than the annotated
+    /// one (the one rule, [`came_back`]).
     pub(super) fn settle(&mut self, snap: &Snapshot) {
         let ep = snap.endpoint_avoiding(&[]);
         let names: Vec<String> = snap
             .nodes
             .iter()
-            .filter(|n| n.annotations.contains_key(ROLLOUT_ANNOTATION))
+            .filter(|n| came_back(n))
             .map(|n| n.name.clone())
-            .filter(|n| is_finished(snap, n))
             .collect();
         for name in names {
-            if self.uncordon_ours(&ep, &name).is_ok() {
+            if self.uncordon_ours(&ep, &name, 0).is_ok() {
                 self.emit(
                     None,
                     Some(&name),
@@ -135,101 +140,241 @@ impl<'r, 'a> Runner<'r, 'a> {
 
     /// Uncordon, then remove the annotation (in this order, so a crash in between leaves the
     /// annotation that marks the node as ours).
-    pub(super) fn uncordon_ours(&mut self, ep: &Endpoint, node: &str) -> Result<(), String> {
+    pub(super) fn uncordon_ours(
+        &mut self,
+        ep: &Endpoint,
+        node: &str,
+        batch: usize,
+    ) -> Result<(), EngineError> {
+        let fail = |action: &'static str| {
+            move |source| EngineError::Uncordon {
+                batch,
+                action,
+                node: node.to_string(),
+                source,
+            }
+        };
         self.ports
             .kube
             .set_unschedulable(ep, node, false)
-            .map_err(|e| format!("uncordon {node}: {e}"))?;
+            .map_err(fail("uncordon"))?;
         self.ports
             .kube
-            .set_annotation(ep, node, ROLLOUT_ANNOTATION, None)
-            .map_err(|e| format!("remove annotation of {node}: {e}"))
+            .set_annotation(ep, node, crate::model::ROLLOUT_ANNOTATION, None)
+            .map_err(fail("remove annotation of"))
+    }
+
+    /// Annotated nodes Ready with the annotated boot ID on a Running VM that is up to date (or
+    /// of a type that cannot lose a node): an earlier run may have started them again before
+    /// their kubelet posted, or never stopped them. Wait (at most [`super::BOOT_WAIT`]) for a
+    /// new boot ID: with one and Ready, they came back; still Ready with the old one after the
+    /// wait (far beyond the node grace period), the kubelet of that boot kept posting, so they
+    /// never went down. Either way they are uncordoned; the others stay unfinished work. True
+    /// when one was uncordoned (look again before planning).
+    fn settle_unsure(&mut self, snap: &Snapshot) -> bool {
+        let dedication = super::outdated::dedication_ids(&snap.groups);
+        let mut unsure: Vec<(String, String)> = snap
+            .nodes
+            .iter()
+            .filter(|n| n.is_ready())
+            .filter_map(|n| Some((n, n.rollout_boot_id()?)))
+            .filter(|(n, old)| n.boot_id == *old)
+            .filter(|(n, _)| {
+                snap.vm_by_node(&n.name).is_some_and(|vm| {
+                    vm.state == crate::model::VmState::Running
+                        && (super::safety::cannot_lose_a_node(&snap.record, vm.node_type)
+                            || super::outdated::changes_for(
+                                &snap.record,
+                                vm,
+                                &snap.volumes,
+                                &dedication,
+                            )
+                            .is_empty())
+                })
+            })
+            .map(|(n, old)| (n.name.clone(), old.to_string()))
+            .collect();
+        if unsure.is_empty() {
+            return false;
+        }
+        let ep = snap.endpoint_avoiding(&[]);
+        let until = self.ports.clock.now() + super::BOOT_WAIT;
+        let mut settled = false;
+        while !unsure.is_empty() {
+            let mut still = Vec::new();
+            let over = self.ports.clock.now() >= until;
+            for (name, old) in unsure {
+                let node = match self.ports.kube.get_node(&ep, &name) {
+                    Ok(Some(node)) => node,
+                    _ => {
+                        still.push((name, old));
+                        continue;
+                    }
+                };
+                let why = if node.boot_id != old && node.is_ready() {
+                    "came back after an earlier run"
+                } else if node.boot_id != old || !node.is_ready() {
+                    // It went down: unfinished work, finished by its batch.
+                    continue;
+                } else if over {
+                    "never went down: Ready with its boot ID all through the wait"
+                } else {
+                    still.push((name, old));
+                    continue;
+                };
+                if self.uncordon_ours(&ep, &name, 0).is_ok() {
+                    settled = true;
+                    self.emit(None, Some(&name), StepKind::Settle, why);
+                }
+            }
+            unsure = still;
+            if unsure.is_empty() || over {
+                break;
+            }
+            if self.pause().is_err() {
+                break;
+            }
+        }
+        settled
+    }
+
+    /// CloudStack's own view of the cluster, before each batch: an error when CloudStack runs
+    /// an operation of its own on it; the VM ids otherwise.
+    fn guard(&mut self) -> Result<BTreeSet<String>, EngineError> {
+        let c = self
+            .ports
+            .cloud
+            .cks_cluster(&self.cluster)
+            .map_err(EngineError::cloud)?;
+        if !c.allows_rollout() {
+            return Err(EngineError::CloudStackBusy {
+                cluster: self.cluster.clone(),
+                state: c.state,
+            });
+        }
+        Ok(c.vm_ids.into_iter().collect())
     }
 
     /// Carry out the rollout of the settings already stored, `max_unavailable` workers at a time.
     pub fn execute(&mut self, max_unavailable: u32) -> RunOutcome {
-        let snap = match self.observe() {
-            Ok(s) => s,
-            Err(e) => {
-                return RunOutcome {
-                    plan: Plan {
-                        cluster_id: self.cluster.clone(),
-                        worker_batch_size: 1,
-                        finish: Vec::new(),
-                        phases: Vec::new(),
-                        skipped: Vec::new(),
-                    },
-                    done: Vec::new(),
-                    cancelled: false,
-                    error: Some(e.to_string()),
-                    notes: None,
-                    lost_lease: false,
-                };
-            }
-        };
-        let the_plan = plan(&snap, max_unavailable);
-        self.emit(
-            None,
-            None,
-            StepKind::Start,
-            format!(
-                "{} batch(es), {} worker(s) at a time",
-                the_plan
-                    .phases
-                    .iter()
-                    .map(|p| p.batches.len())
-                    .sum::<usize>(),
-                the_plan.worker_batch_size
-            ),
-        );
-        for s in &the_plan.skipped {
-            self.emit(None, Some(&s.node), StepKind::Skip, s.reason.clone());
-        }
-        self.settle(&snap);
         let mut done = Vec::new();
         let mut cancelled = false;
-        let mut error = None;
-        'phases: for phase in &the_plan.phases {
-            for batch in &phase.batches {
-                match self.ports.store.load(&self.cluster) {
-                    Ok(r) if r.cancel => {
-                        cancelled = true;
-                        self.emit(
-                            Some(batch.number),
-                            None,
-                            StepKind::Cancelled,
-                            "cancel asked",
-                        );
-                        break 'phases;
-                    }
-                    Ok(_) => {}
-                    Err(e) => {
-                        error = Some(format!("reading cluster {}: {e}", self.cluster));
-                        break 'phases;
-                    }
-                }
-                if let Err(e) = self.renew() {
-                    error = Some(e);
-                    break 'phases;
-                }
-                match self.run_batch(phase.node_type, batch) {
-                    Ok(mut names) => done.append(&mut names),
-                    Err(e) => {
-                        self.emit(Some(batch.number), None, StepKind::Failed, e.clone());
-                        error = Some(e);
-                        break 'phases;
-                    }
-                }
+        let mut replans = 0;
+        let mut last_plan = None;
+        let error = loop {
+            let snap = match self.observe() {
+                Ok(s) => s,
+                Err(e) => break Some(e),
+            };
+            if self.settle_unsure(&snap) {
+                continue;
             }
-        }
-        let notes = the_plan.skip_message();
+            let planned: BTreeSet<String> = snap.vms.iter().map(|v| v.id.clone()).collect();
+            let the_plan = plan(&snap, max_unavailable);
+            self.emit(
+                None,
+                None,
+                StepKind::Start,
+                format!(
+                    "{} batch(es), {} worker(s) at a time",
+                    the_plan
+                        .phases
+                        .iter()
+                        .map(|p| p.batches.len())
+                        .sum::<usize>(),
+                    the_plan.worker_batch_size
+                ),
+            );
+            for s in &the_plan.skipped {
+                self.emit(None, Some(&s.node), StepKind::Skip, s.reason.clone());
+            }
+            self.settle(&snap);
+            let step = self.batches(&the_plan, &planned, &mut done, &mut cancelled);
+            last_plan = Some(the_plan);
+            match step {
+                Ok(false) => break None,
+                Ok(true) if replans < MAX_REPLANS => {
+                    replans += 1;
+                }
+                Ok(true) => {
+                    break Some(EngineError::NodesKeepChanging {
+                        cluster: self.cluster.clone(),
+                        times: replans,
+                    });
+                }
+                Err(e) => break Some(e),
+            }
+        };
+        let the_plan = last_plan.unwrap_or_else(|| Plan {
+            cluster_id: self.cluster.clone(),
+            worker_batch_size: 1,
+            finish: Vec::new(),
+            phases: Vec::new(),
+            skipped: Vec::new(),
+        });
         RunOutcome {
-            notes,
+            notes: the_plan.skip_message(),
             lost_lease: self.lost_lease,
             plan: the_plan,
             done,
             cancelled,
             error,
         }
+    }
+
+    /// The batches of `the_plan`, each after the cancel, lease and CloudStack checks. `Ok(true)`
+    /// when nodes were added or removed since `planned` was seen: plan again.
+    fn batches(
+        &mut self,
+        the_plan: &Plan,
+        planned: &BTreeSet<String>,
+        done: &mut Vec<String>,
+        cancelled: &mut bool,
+    ) -> Result<bool, EngineError> {
+        for phase in &the_plan.phases {
+            for batch in &phase.batches {
+                let record = self.ports.store.load(&self.cluster).map_err(|source| {
+                    EngineError::ReadCluster {
+                        cluster: self.cluster.clone(),
+                        source,
+                    }
+                })?;
+                if record.cancel {
+                    *cancelled = true;
+                    self.emit(
+                        Some(batch.number),
+                        None,
+                        StepKind::Cancelled,
+                        "cancel asked",
+                    );
+                    return Ok(false);
+                }
+                self.renew()?;
+                let now = match self.guard() {
+                    Ok(ids) => ids,
+                    Err(e) => {
+                        self.emit(Some(batch.number), None, StepKind::Failed, e.to_string());
+                        return Err(e);
+                    }
+                };
+                if &now != planned {
+                    self.emit(
+                        Some(batch.number),
+                        None,
+                        StepKind::Replan,
+                        "nodes were added or removed since the plan: planning again",
+                    );
+                    return Ok(true);
+                }
+                match self.run_batch(phase.node_type, batch) {
+                    Ok(mut names) => done.append(&mut names),
+                    Err(e) => {
+                        self.emit(Some(batch.number), None, StepKind::Failed, e.to_string());
+                        return Err(e);
+                    }
+                }
+            }
+        }
+        Ok(false)
     }
 }

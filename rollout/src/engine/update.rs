@@ -8,12 +8,12 @@ use super::run::{RunOutcome, Runner};
 use super::validate::validate;
 use super::view::{ClusterView, cluster_view};
 use super::{EngineConfig, UpdateError, UpdateRequest};
-use crate::model::{ClusterState, Lease};
+use crate::model::{CksCluster, ClusterState, KubernetesVersion, Lease};
 use crate::ports::Ports;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 /// A finished rollout: the run and its release.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct RolloutReport {
     /// The run.
     pub run: RunOutcome,
@@ -26,7 +26,7 @@ pub struct RolloutReport {
 }
 
 /// What the update call did.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "outcome", rename_all = "snake_case")]
 pub enum UpdateOutcome {
     /// Settings stored, nothing restarted.
@@ -47,7 +47,30 @@ fn port(what: &'static str) -> impl Fn(crate::ports::PortError) -> UpdateError {
 fn engine_err(e: super::EngineError) -> UpdateError {
     match e {
         super::EngineError::Port { what, source } => UpdateError::Port { what, source },
+        other => UpdateError::Engine(other),
     }
+}
+
+/// CloudStack's own view of the cluster and its Kubernetes version (whose node minimums apply
+/// to new offerings; a version CloudStack does not list leaves only the fixed minimums).
+fn cks_view(
+    ports: &mut Ports<'_>,
+    cluster_id: &str,
+) -> Result<(CksCluster, Option<KubernetesVersion>), UpdateError> {
+    let cks = ports
+        .cloud
+        .cks_cluster(cluster_id)
+        .map_err(port("listKubernetesClusters"))?;
+    let version = match &cks.kubernetes_version_id {
+        Some(id) => Some(
+            ports
+                .cloud
+                .kubernetes_version(id)
+                .map_err(port("listKubernetesSupportedVersions"))?,
+        ),
+        None => None,
+    };
+    Ok((cks, version))
 }
 
 fn check_cancel(
@@ -114,7 +137,18 @@ pub fn update(
             message: "another operation runs on the cluster (or it is being destroyed); retry when it is done".to_string(),
         });
     }
-    let valid = validate(req, &snap)?;
+    let (cks, version) = cks_view(ports, cluster_id)?;
+    if req.rollout && !cks.allows_rollout() {
+        return Err(UpdateError::WrongState {
+            cluster: cluster_id.to_string(),
+            state,
+            message: format!(
+                "CloudStack reports it {}: another CloudStack operation runs on it; retry once CloudStack shows it Running or Alert",
+                cks.state
+            ),
+        });
+    }
+    let valid = validate(req, &snap, version.as_ref())?;
     if !req.rollout {
         if !ports
             .store
@@ -141,7 +175,10 @@ pub fn update(
         .store
         .begin_rollout(cluster_id, state, &lease, &valid.settings)
     {
-        Ok(true) => {}
+        Ok(true) => {
+            // lasterror now speaks of this rollout only (the scanner keeps what it records).
+            let _ = ports.store.set_last_error(cluster_id, None);
+        }
         Ok(false) => {
             return Err(UpdateError::Concurrent {
                 cluster: cluster_id.to_string(),
@@ -166,10 +203,11 @@ pub fn update(
             Some("another engine owns the cluster now; it releases it".to_string()),
         )
     } else {
+        let error = run.error.as_ref().map(ToString::to_string);
         match release_with(
             runner.ports,
             cluster_id,
-            run.error.as_deref(),
+            error.as_deref(),
             run.notes.as_deref(),
         ) {
             Ok(r) => (Some(r), None),
@@ -204,7 +242,8 @@ pub fn plan_update(
     let mut as_rollout = req.clone();
     as_rollout.rollout = true;
     as_rollout.cancel_rollout = false;
-    let valid = validate(&as_rollout, &snap)?;
+    let (_, version) = cks_view(ports, cluster_id)?;
+    let valid = validate(&as_rollout, &snap, version.as_ref())?;
     snap.record.settings = valid.settings;
     Ok(plan(&snap, valid.max_unavailable))
 }

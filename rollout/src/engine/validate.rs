@@ -4,7 +4,10 @@ use super::UpdateError;
 use super::observe::Snapshot;
 use super::outdated::{Change, changes_for, compared_groups, dedication_ids, root_volume};
 use super::safety::{cannot_lose_a_node, cannot_lose_reason};
-use crate::model::{ClusterRecord, NodeType, TypeSettings, VmState};
+use crate::model::{
+    ClusterRecord, ClusterState, KubernetesVersion, NodeType, ServiceOffering, TypeSettings,
+    VmState,
+};
 use std::collections::BTreeSet;
 
 /// A checked update: the settings to store and the worker batch knob.
@@ -68,8 +71,77 @@ fn parse_type(
     Ok(t)
 }
 
-/// Check `req` against the cluster and compute the settings to store.
-pub fn validate(req: &super::UpdateRequest, snap: &Snapshot) -> Result<Validated, UpdateError> {
+/// Smallest node CKS creates: 2 vCPUs (`MIN_KUBERNETES_CLUSTER_NODE_CPU`).
+pub const MIN_NODE_CPU: u32 = 2;
+/// Smallest node memory CKS accepts, MiB (`MIN_KUBERNETES_CLUSTER_NODE_RAM_SIZE`).
+pub const MIN_NODE_MEMORY_MB: u64 = 2048;
+
+/// Refuse an offering for nodes of type `t` that CloudStack's own `scaleKubernetesCluster` would
+/// refuse. The rules are those of `KubernetesClusterManagerImpl.checkServiceOfferingForNodesScale`
+/// and `validateServiceOfferingsForNodeTypesScale` in Apache CloudStack's
+/// `plugins/integrations/kubernetes-service`: no custom (dynamic) offering; at least 2 vCPUs and
+/// 2048 MB; at least the `mincpunumber` and `minmemory` of the cluster's Kubernetes version; and
+/// while the cluster runs, no fewer CPUs or less memory than the type's current offering.
+fn check_offering(
+    snap: &Snapshot,
+    t: NodeType,
+    offering: &ServiceOffering,
+    current: Option<&ServiceOffering>,
+    version: Option<&KubernetesVersion>,
+) -> Result<(), UpdateError> {
+    let refuse = |rule: String| {
+        Err(UpdateError::param(
+            "nodeofferings",
+            format!(
+                "node type {t}: offering '{}' ({} vCPU, {} MiB): {rule}; CloudStack's scaleKubernetesCluster refuses it too, pick another offering",
+                offering.name, offering.cpu_cores, offering.memory_mb
+            ),
+        ))
+    };
+    if offering.customized {
+        return refuse("custom (dynamic) offerings are not supported for Kubernetes nodes".into());
+    }
+    if offering.cpu_cores < MIN_NODE_CPU || offering.memory_mb < MIN_NODE_MEMORY_MB {
+        return refuse(format!(
+            "a Kubernetes node needs at least {MIN_NODE_CPU} vCPUs and {MIN_NODE_MEMORY_MB} MiB"
+        ));
+    }
+    if let Some(v) = version {
+        if offering.cpu_cores < v.min_cpu {
+            return refuse(format!(
+                "Kubernetes {} needs at least {} vCPUs",
+                v.name, v.min_cpu
+            ));
+        }
+        if offering.memory_mb < v.min_memory_mb {
+            return refuse(format!(
+                "Kubernetes {} needs at least {} MiB",
+                v.name, v.min_memory_mb
+            ));
+        }
+    }
+    if let Some(cur) = current
+        && matches!(
+            snap.record.state,
+            ClusterState::Running | ClusterState::Updating
+        )
+        && (offering.memory_mb < cur.memory_mb || offering.cpu_cores < cur.cpu_cores)
+    {
+        return refuse(format!(
+            "it offers less than the type's current offering '{}' ({} vCPU, {} MiB) and a running cluster cannot be scaled down",
+            cur.name, cur.cpu_cores, cur.memory_mb
+        ));
+    }
+    Ok(())
+}
+
+/// Check `req` against the cluster and compute the settings to store; `version` is the
+/// cluster's Kubernetes version when CloudStack lists it (its node minimums apply).
+pub fn validate(
+    req: &super::UpdateRequest,
+    snap: &Snapshot,
+    version: Option<&KubernetesVersion>,
+) -> Result<Validated, UpdateError> {
     let record = &snap.record;
     let max_unavailable = match req.max_unavailable {
         Some(_) if !req.rollout => {
@@ -91,11 +163,18 @@ pub fn validate(req: &super::UpdateRequest, snap: &Snapshot) -> Result<Validated
     let mut after = before.clone();
     for (key, offering) in &req.node_offerings {
         let t = parse_type(record, "nodeofferings", key)?;
-        if snap.offering(offering).is_none() {
+        let Some(o) = snap.offering(offering) else {
             return Err(UpdateError::param(
                 "nodeofferings",
                 format!("node type {t}: no service offering with id '{offering}'"),
             ));
+        };
+        let current = before
+            .get(&t)
+            .and_then(|s| s.offering_id.as_deref())
+            .and_then(|id| snap.offering(id));
+        if current.is_none_or(|c| c.id != o.id) {
+            check_offering(snap, t, o, current, version)?;
         }
         after.entry(t).or_default().offering_id = Some(offering.clone());
     }
@@ -111,6 +190,14 @@ pub fn validate(req: &super::UpdateRequest, snap: &Snapshot) -> Result<Validated
     }
     for (key, ids) in &req.node_affinity_groups {
         let t = parse_type(record, "nodeaffinitygroups", key)?;
+        if ids.is_empty() {
+            return Err(UpdateError::param(
+                "nodeaffinitygroups",
+                format!(
+                    "node type {t}: an empty list would remove every affinity group of its nodes; name the groups to keep, or leave the type out to keep each node's groups as they are"
+                ),
+            ));
+        }
         let mut set = BTreeSet::new();
         for id in ids {
             let Some(g) = snap.groups.iter().find(|g| &g.id == id) else {

@@ -1,6 +1,8 @@
 //! The last step of a batch: wait until each node is back, up to date, with a new boot ID.
 
+use super::EngineError;
 use super::batch::Work;
+use super::members::member_of;
 use super::observe::{Snapshot, observe_cloud, observe_live};
 use super::outdated::{capacity_matches, changes_for, dedication_ids};
 use super::preflight::is_member_type;
@@ -19,7 +21,7 @@ impl Runner<'_, '_> {
         work: &mut [Work],
         ep: &Endpoint,
         deadline: Duration,
-    ) -> Result<(), String> {
+    ) -> Result<(), EngineError> {
         let mut pending: Vec<usize> = (0..work.len()).collect();
         let mut ep = ep.clone();
         loop {
@@ -64,11 +66,12 @@ impl Runner<'_, '_> {
                 return Ok(());
             }
             if self.ports.clock.now() >= deadline {
-                return Err(format!(
-                    "batch {n}: not verified within {} s: {}; left cordoned for inspection, run the rollout again once it is back",
-                    self.cfg.batch_timeout.as_secs(),
-                    why.join("; ")
-                ));
+                return Err(EngineError::NotVerified {
+                    batch: n,
+                    seconds: self.cfg.batch_timeout.as_secs(),
+                    why,
+                    cordoned: t != NodeType::Etcd,
+                });
             }
             self.pause()?;
         }
@@ -89,12 +92,12 @@ fn node_verdict(snap: &Snapshot, t: NodeType, w: &Work) -> Result<(), String> {
         return Err(format!("VM of {name} still differs: {left:?}"));
     }
     if is_member_type(snap, t) {
-        let healthy = snap
-            .members
-            .iter()
-            .any(|m| &m.name == name && m.health == MemberHealth::Healthy);
-        if !healthy {
-            return Err(format!("etcd member {name} is not healthy"));
+        let member = member_of(vm, &snap.members)?;
+        if member.health != MemberHealth::Healthy {
+            return Err(format!(
+                "etcd member {} of {name} is not healthy",
+                member.name
+            ));
         }
     }
     if t == NodeType::Etcd {

@@ -37,6 +37,9 @@ pub struct Vm {
     pub service_offering_id: String,
     /// Current affinity group ids (including any explicit dedication group).
     pub affinity_group_ids: Vec<String>,
+    /// The VM's IP addresses (its NICs): how its etcd member is told apart from the others.
+    #[serde(default)]
+    pub ip_addresses: Vec<String>,
 }
 
 /// Whether a volume is the VM's root disk or a data disk.
@@ -75,6 +78,9 @@ pub struct ServiceOffering {
     pub cpu_cores: u32,
     /// Memory in MiB.
     pub memory_mb: u64,
+    /// True for a custom (dynamic) offering whose CPU and memory are chosen per VM.
+    #[serde(default)]
+    pub customized: bool,
 }
 
 /// A disk offering.
@@ -116,4 +122,40 @@ impl AffinityGroup {
     pub fn is_dedication(&self) -> bool {
         self.kind == EXPLICIT_DEDICATION
     }
+}
+
+/// The CKS cluster as CloudStack itself reports it (`listKubernetesClusters`): CloudStack knows
+/// nothing of a rollout's `Updating`, so its own operations (scale, upgrade, stop) may start
+/// meanwhile.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CksCluster {
+    /// Cluster id.
+    pub id: String,
+    /// CloudStack's state name (`Running`, `Alert`, `Scaling`, `Upgrading`, ...).
+    pub state: String,
+    /// The ids of the cluster's VMs.
+    pub vm_ids: Vec<String>,
+    /// The cluster's Kubernetes version id, when listed.
+    pub kubernetes_version_id: Option<String>,
+}
+
+impl CksCluster {
+    /// True when CloudStack runs no operation of its own on the cluster (Running or Alert).
+    pub fn allows_rollout(&self) -> bool {
+        matches!(self.state.as_str(), "Running" | "Alert")
+    }
+}
+
+/// A Kubernetes version CKS supports (`listKubernetesSupportedVersions`), with the smallest node
+/// it allows.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KubernetesVersion {
+    /// Version id.
+    pub id: String,
+    /// Version name (`1.31.4`).
+    pub name: String,
+    /// `mincpunumber`.
+    pub min_cpu: u32,
+    /// `minmemory` (MiB).
+    pub min_memory_mb: u64,
 }

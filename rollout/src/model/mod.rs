@@ -8,8 +8,8 @@ mod kube;
 mod node_type;
 
 pub use cloud::{
-    AffinityGroup, DiskOffering, EXPLICIT_DEDICATION, ServiceOffering, Vm, VmState, Volume,
-    VolumeKind,
+    AffinityGroup, CksCluster, DiskOffering, EXPLICIT_DEDICATION, KubernetesVersion,
+    ServiceOffering, Vm, VmState, Volume, VolumeKind,
 };
 pub use cluster::{ClusterRecord, ClusterState, Lease, NodeTypeSettings, TypeSettings};
 pub use etcd::{EtcdMember, MemberHealth};

@@ -1,7 +1,9 @@
 //! CloudStack: the cluster's VMs and volumes, and the calls that change them.
 
 use super::PortResult;
-use crate::model::{AffinityGroup, DiskOffering, ServiceOffering, Vm, Volume};
+use crate::model::{
+    AffinityGroup, CksCluster, DiskOffering, KubernetesVersion, ServiceOffering, Vm, Volume,
+};
 
 /// The CloudStack calls the engine needs. Asynchronous jobs (stop, start, resize, ...) return
 /// once the job has finished (the adapter polls `queryAsyncJobResult` with its own timeout).
@@ -35,4 +37,11 @@ pub trait Cloud {
 
     /// `listAffinityGroups` visible to the cluster's owner.
     fn list_affinity_groups(&mut self) -> PortResult<Vec<AffinityGroup>>;
+
+    /// The CKS cluster as CloudStack reports it (`listKubernetesClusters`): its own state and
+    /// its VMs, read again before the rollout starts and before every batch.
+    fn cks_cluster(&mut self, cluster_id: &str) -> PortResult<CksCluster>;
+
+    /// A supported Kubernetes version and its node minimums (`listKubernetesSupportedVersions`).
+    fn kubernetes_version(&mut self, version_id: &str) -> PortResult<KubernetesVersion>;
 }

@@ -55,7 +55,31 @@ impl World {
                     });
                 }
                 Fault::Crash { at_step } if at_step == step => self.crashed = true,
-                Fault::Cancel { at_step } if at_step == step => self.record.cancel = true,
+                Fault::Cancel { at_step } if at_step == step => {
+                    // As the real `cancel`: recorded only while a rollout runs.
+                    let line = if self.record.state == crate::model::ClusterState::Updating {
+                        self.record.cancel = true;
+                        format!("#{step} cancel recorded")
+                    } else {
+                        format!(
+                            "#{step} cancel refused: cluster {} is {:?}, no rollout is running",
+                            self.record.id, self.record.state
+                        )
+                    };
+                    self.trace.push(line);
+                }
+                Fault::CloudStackState {
+                    at_step,
+                    state,
+                    until_step,
+                } => {
+                    if step == at_step {
+                        self.cks_state = state;
+                    } else if until_step == Some(step) {
+                        self.cks_state = "Running".to_string();
+                    }
+                }
+                Fault::AddWorker { at_step } if at_step == step => self.add_worker(),
                 Fault::SetState { at_step, state } if at_step == step => self.record.state = state,
                 Fault::StealLease { at_step } if at_step == step => {
                     self.record.lease = Some(crate::model::Lease {
@@ -88,6 +112,8 @@ fn is_scheduled(f: &Fault) -> bool {
             | Fault::OutsideCordon { .. }
             | Fault::OutsideUncordon { .. }
             | Fault::Cancel { .. }
+            | Fault::CloudStackState { .. }
+            | Fault::AddWorker { .. }
             | Fault::StealLease { .. }
             | Fault::SetState { .. }
             | Fault::Crash { .. }
@@ -97,6 +123,8 @@ fn is_scheduled(f: &Fault) -> bool {
 pub(super) fn fault_count(f: &Fault) -> u32 {
     match f {
         Fault::StopFails { times, .. }
+        | Fault::StopTimesOut { times, .. }
+        | Fault::UncordonFails { times, .. }
         | Fault::StartFails { times, .. }
         | Fault::ScaleFails { times, .. }
         | Fault::ResizeFails { times, .. }
@@ -104,5 +132,71 @@ pub(super) fn fault_count(f: &Fault) -> u32 {
         | Fault::PdbBlocks { times, .. } => *times,
         Fault::SaveSettingsFails => 1,
         _ => 0,
+    }
+}
+
+impl World {
+    /// CloudStack adds a worker (`w-N`) with the cluster's offering, running and Ready.
+    fn add_worker(&mut self) {
+        let n = self
+            .vms
+            .values()
+            .filter(|v| v.node_type == crate::model::NodeType::Worker)
+            .count()
+            + 1;
+        let k = self.vms.len() + 1;
+        let name = format!("w-{n}");
+        let offering = self.record.service_offering_id.clone();
+        let (cpu, memory_kib) = self
+            .offerings
+            .iter()
+            .find(|o| o.id == offering)
+            .map_or((0, 0), |o| (o.cpu_cores, super::world::reported_memory(o)));
+        let Some(template) = self.vms.values().find(|v| v.node.is_some()).cloned() else {
+            return;
+        };
+        let boot = format!("boot-{name}-0");
+        let vm = super::world::SimVm {
+            id: format!("vm-{k:03}"),
+            name: name.clone(),
+            node_type: crate::model::NodeType::Worker,
+            state: crate::model::VmState::Running,
+            offering,
+            groups: vec![],
+            root_id: format!("vol-{k:03}"),
+            root_gb: template.root_gb,
+            root_offering: template.root_offering.clone(),
+            boot_id: boot.clone(),
+            boot_done_at: None,
+            booted: true,
+            stopped_at: None,
+            node: Some(super::world::SimNode {
+                ready: crate::model::Readiness::True,
+                boot_id: boot,
+                cpu,
+                memory_kib,
+                unschedulable: false,
+                annotations: Default::default(),
+            }),
+            engine_stopped: false,
+            stopped_boot: None,
+            engine_stops: 0,
+            external_down: false,
+            api_down: false,
+            etcd_unhealthy: false,
+            never_ready: false,
+            stale_ready: false,
+            stale_capacity: false,
+            ip: format!("10.1.{}.{}", k / 250, k % 250 + 1),
+            member_name: name.clone(),
+            member_address: format!("10.1.{}.{}", k / 250, k % 250 + 1),
+            stopping_until: None,
+        };
+        self.vms.insert(name.clone(), vm);
+        self.record.worker_count += 1;
+        self.worker_budget = self.max_unavailable.min(n as u32 - 1).max(1);
+        let step = self.step;
+        self.trace
+            .push(format!("#{step} CloudStack added worker {name}"));
     }
 }

@@ -41,9 +41,23 @@ pub fn disrupted(w: &World) -> Vec<(NodeType, String)> {
 /// - `change-only-while-stopped`: offerings, disks and groups change only on stopped VMs;
 /// - `never-annotate-foreign-cordon`, `uncordon-only-annotated`: only nodes the engine
 ///   annotated are uncordoned by it;
-/// - `done-only-with-new-boot-id`: a restarted node is done only Ready with a new boot ID.
+/// - `no-uncordon-without-new-boot-id`: a node that went down (stopped by the engine, found
+///   stopped, or started again by an earlier run) is uncordoned or released only Ready with a
+///   boot ID other than the one before it went down.
+///
+/// Checked once the update call returns, by [`check_end`]:
+/// - `release-leaves-updating`: a rollout that ran (and kept its lease) never leaves the cluster
+///   `Updating`;
+/// - `healthy-end-is-running`: a cluster healthy all through its release ends `Running`.
+///
+/// Checked over several runs, by [`check_cancels`]:
+/// - `cancel-earlier-restarts-no-more`: a cancel asked earlier never restarts more nodes than
+///   one asked later.
 pub fn check(w: &mut World) -> Option<Violation> {
     let step = w.step;
+    if !healthy(w).is_empty() {
+        w.unhealthy_at = step;
+    }
     let mut found: Vec<(&'static str, Vec<String>, String)> = Vec::new();
     for act in std::mem::take(&mut w.acts) {
         match act {
@@ -130,7 +144,7 @@ pub fn check(w: &mut World) -> Option<Violation> {
             } => {
                 if boot == before || !ready {
                     found.push((
-                        "done-only-with-new-boot-id",
+                        "no-uncordon-without-new-boot-id",
                         vec![node],
                         format!(
                             "done with boot ID {boot} (before the stop: {before}), ready={ready}"
@@ -180,4 +194,105 @@ pub fn check(w: &mut World) -> Option<Violation> {
             nodes,
             detail,
         })
+}
+
+/// Why the world is not healthy (empty when it is): a VM not Running, a node not Ready, etcd
+/// without quorum, no API server, or a node out of date on a type that cannot lose a node.
+pub fn healthy(w: &World) -> Vec<String> {
+    use crate::engine::outdated::{changes_for, dedication_ids};
+    use crate::engine::safety::cannot_lose_a_node;
+    use crate::model::{Readiness, Vm, VmState, Volume, VolumeKind};
+    let mut out = Vec::new();
+    let dedication = dedication_ids(&w.groups);
+    for v in w.vms.values() {
+        if v.state != VmState::Running {
+            out.push(format!("{} is {:?}", v.name, v.state));
+        }
+        if v.node.as_ref().is_some_and(|n| n.ready != Readiness::True) {
+            out.push(format!("{} not Ready", v.name));
+        }
+        if cannot_lose_a_node(&w.record, v.node_type) {
+            let vm = Vm {
+                id: v.id.clone(),
+                name: v.name.clone(),
+                node_name: v.name.clone(),
+                node_type: v.node_type,
+                state: v.state.clone(),
+                service_offering_id: v.offering.clone(),
+                affinity_group_ids: v.groups.clone(),
+                ip_addresses: vec![],
+            };
+            let root = Volume {
+                id: v.root_id.clone(),
+                vm_id: v.id.clone(),
+                kind: VolumeKind::Root,
+                size_gb: v.root_gb,
+                disk_offering_id: v.root_offering.clone(),
+            };
+            if !changes_for(&w.record, &vm, &[root], &dedication).is_empty() {
+                out.push(format!(
+                    "{} out of date on a type that cannot lose a node",
+                    v.name
+                ));
+            }
+        }
+    }
+    if !w.etcd_quorum() {
+        out.push("etcd without quorum".into());
+    }
+    if !w.vms.keys().any(|n| w.api_serving(n)) {
+        out.push("no API server".into());
+    }
+    out
+}
+
+/// The end-of-call invariants, once the update call returned (not after a crash).
+pub fn check_end(w: &World, rolled_out: bool, lost_lease: bool) -> Option<Violation> {
+    use crate::model::ClusterState;
+    if !rolled_out || lost_lease {
+        return None;
+    }
+    let fail = |invariant, detail: String| {
+        Some(Violation {
+            invariant,
+            step: w.step,
+            nodes: vec![],
+            detail,
+        })
+    };
+    if w.record.state == ClusterState::Updating {
+        return fail(
+            "release-leaves-updating",
+            "the rollout ended and left the cluster Updating".into(),
+        );
+    }
+    if w.record.state == ClusterState::Alert && w.unhealthy_at < w.last_load_step {
+        return fail(
+            "healthy-end-is-running",
+            format!(
+                "ended in Alert though the cluster was healthy all through its release (lasterror: {:?})",
+                w.record.last_error
+            ),
+        );
+    }
+    None
+}
+
+/// `cancel-earlier-restarts-no-more` over runs with a cancel at different steps: `restarts`
+/// holds, per cancel step (in increasing order), the nodes the run restarted.
+pub fn check_cancels(restarts: &[(u64, u32)]) -> Option<Violation> {
+    for pair in restarts.windows(2) {
+        let ((early, a), (late, b)) = (pair[0], pair[1]);
+        if a > b {
+            return Some(Violation {
+                invariant: "cancel-earlier-restarts-no-more",
+                step: early,
+                nodes: vec![],
+                detail: format!(
+                    "a cancel at step {early} restarted {a} node(s), one at step {late} only {b}"
+                ),
+            });
+        }
+    }
+    None
 }

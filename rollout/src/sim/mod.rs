@@ -37,7 +37,9 @@ mod world;
 pub use backed::{Backing, SimStore};
 pub use ports::SimHandle;
 pub use signature::{Signature, VmSignature};
-pub use spec::{ClusterSpec, Fault, NodeGroupSpec, NodeOverride, PdbSpec, PodSpec};
+pub use spec::{
+    ClusterSpec, Fault, KubernetesVersionSpec, NodeGroupSpec, NodeOverride, PdbSpec, PodSpec,
+};
 pub use world::{NODE_GRACE, SimNode, SimPod, SimVm, SpecError, World, reported_memory};
 
 use crate::engine::{
@@ -76,6 +78,9 @@ impl fmt::Display for Violation {
         )
     }
 }
+
+/// Nodes restarted per cancel step, as [`Simulation::cancel_sweep`] reports them.
+pub type Restarts = Vec<(u64, u32)>;
 
 /// The five port handles of one simulation.
 #[derive(Debug, Clone)]
@@ -208,10 +213,58 @@ impl Simulation {
                 .clamp(1, i64::from(u32::MAX)) as u32;
             // Computed here, not with the engine's function, so the check is independent.
             w.worker_budget = m.min(workers.saturating_sub(1)).max(1);
+            w.max_unavailable = m;
         }
         let id = self.cluster_id();
         let mut p = self.ports();
-        crate::engine::update(&mut p.ports(), &id, req, cfg, progress)
+        let outcome = crate::engine::update(&mut p.ports(), &id, req, cfg, progress);
+        let mut w = self.world_mut();
+        if !w.crashed && w.violation.is_none() {
+            let (rolled_out, lost) = match &outcome {
+                Ok(UpdateOutcome::RolledOut(r)) => (true, r.run.lost_lease),
+                _ => (false, false),
+            };
+            w.violation = invariants::check_end(&w, rolled_out, lost);
+        }
+        drop(w);
+        outcome
+    }
+
+    /// Nodes restarted by the engine so far (stops it made).
+    pub fn restarts(&self) -> u32 {
+        self.world().vms.values().map(|v| v.engine_stops).sum()
+    }
+
+    /// `cancel-earlier-restarts-no-more` for `spec` and `req`: one run per step in `steps`
+    /// (increasing) with a cancel asked at that step, each from `seed`. Returns the restarts
+    /// per step, or the violation with the restarts seen.
+    pub fn cancel_sweep(
+        spec: &ClusterSpec,
+        req: &UpdateRequest,
+        cfg: &EngineConfig,
+        seed: u64,
+        steps: &[u64],
+    ) -> Result<Restarts, (Violation, Restarts)> {
+        let mut seen = Vec::new();
+        for &at_step in steps {
+            let mut spec = spec.clone();
+            spec.faults.push(Fault::Cancel { at_step });
+            let Ok(sim) = Simulation::new(&spec, seed) else {
+                continue;
+            };
+            let run = sim.run(req, cfg);
+            if run.crashed {
+                continue;
+            }
+            if let Some(v) = run.violation {
+                return Err((v, seen));
+            }
+            seen.push((at_step, sim.restarts()));
+        }
+        match invariants::check_cancels(&seen) {
+            Some(v) => Err((v, seen)),
+            None => Ok(seen),
+        }
     }
 
     /// `release()` on this cluster, for a rollout that ended with `error` and `notes`.

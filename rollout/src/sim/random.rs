@@ -14,6 +14,7 @@ fn offerings() -> Vec<ServiceOffering> {
             name: id.to_string(),
             cpu_cores: c,
             memory_mb: m,
+            customized: false,
         })
         .collect()
 }
@@ -62,6 +63,7 @@ pub fn scenario(seed: u64) -> (ClusterSpec, UpdateRequest) {
         pdbs: vec![],
         faults: vec![],
         state: crate::model::ClusterState::Running,
+        kubernetes_version: None,
     };
     let apps = rng.random_range(0..3);
     for a in 0..apps {
@@ -98,7 +100,7 @@ pub fn scenario(seed: u64) -> (ClusterSpec, UpdateRequest) {
         let n = node(&mut rng);
         let at_step = rng.random_range(1..=250);
         let times = rng.random_range(1..=3);
-        let f = match rng.random_range(0..14) {
+        let f = match rng.random_range(0..18) {
             0 => Fault::StopFails { node: n, times },
             1 => Fault::StartFails { node: n, times },
             2 => Fault::ScaleFails { node: n, times },
@@ -123,6 +125,18 @@ pub fn scenario(seed: u64) -> (ClusterSpec, UpdateRequest) {
             10 => Fault::OutsideUncordon { node: n, at_step },
             11 => Fault::Crash { at_step },
             12 => Fault::StaleCapacity { node: n },
+            13 => Fault::StopTimesOut {
+                node: n,
+                times,
+                stopping: rng.random_bool(0.5),
+            },
+            14 => Fault::UncordonFails { node: n, times },
+            15 => Fault::CloudStackState {
+                at_step,
+                state: "Scaling".into(),
+                until_step: Some(at_step + rng.random_range(1..100)),
+            },
+            16 => Fault::AddWorker { at_step },
             _ => Fault::Cancel { at_step },
         };
         spec.faults.push(f);
@@ -131,6 +145,8 @@ pub fn scenario(seed: u64) -> (ClusterSpec, UpdateRequest) {
         let n = node(&mut rng);
         let stopped = rng.random_bool(0.5);
         let cordoned = rng.random_bool(0.5);
+        // Started again by an earlier run, its kubelet not yet posted.
+        let restarting = !stopped && cordoned && rng.random_bool(0.5);
         let mut annotations = std::collections::BTreeMap::new();
         if cordoned && rng.random_bool(0.5) && !n.starts_with('e') {
             // Left by an earlier rollout that stopped.
@@ -147,6 +163,10 @@ pub fn scenario(seed: u64) -> (ClusterSpec, UpdateRequest) {
             stopped,
             cordoned,
             annotations,
+            restarting,
+            ip: None,
+            member_name: None,
+            member_address: None,
         });
     }
     let mut req = UpdateRequest {

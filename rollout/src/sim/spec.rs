@@ -66,6 +66,22 @@ pub struct ClusterSpec {
     /// The cluster's state before the call.
     #[serde(default = "default_state")]
     pub state: ClusterState,
+    /// The cluster's Kubernetes version as CloudStack lists it, with its node minimums
+    /// (absent: CloudStack lists none, only the fixed minimums apply).
+    #[serde(default)]
+    pub kubernetes_version: Option<KubernetesVersionSpec>,
+}
+
+/// The cluster's Kubernetes version (`listKubernetesSupportedVersions`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KubernetesVersionSpec {
+    /// Version name, e.g. `1.31.4`.
+    pub name: String,
+    /// `mincpunumber`.
+    pub min_cpu: u32,
+    /// `minmemory` (MiB).
+    pub min_memory_mb: u64,
 }
 
 /// The nodes of one type.
@@ -89,7 +105,7 @@ pub struct NodeGroupSpec {
 }
 
 /// One node's differences from its group.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct NodeOverride {
     /// Node name (`c-1`, `w-3`, `e-2`).
@@ -112,6 +128,19 @@ pub struct NodeOverride {
     /// Node annotations (e.g. the rollout annotation of an earlier run).
     #[serde(default)]
     pub annotations: BTreeMap<String, String>,
+    /// The VM was started again moments ago and its kubelet has not posted yet: the node still
+    /// reports Ready with its old boot ID until the boot finishes.
+    #[serde(default)]
+    pub restarting: bool,
+    /// The VM's IP address (default `10.1.0.N`).
+    #[serde(default)]
+    pub ip: Option<String>,
+    /// The name of the etcd member on this node (default: the node name).
+    #[serde(default)]
+    pub member_name: Option<String>,
+    /// The address in the etcd member's URLs (default: the VM's IP address).
+    #[serde(default)]
+    pub member_address: Option<String>,
 }
 
 /// A workload: `replicas` pods spread over the workers, or a DaemonSet on every node.
@@ -157,6 +186,42 @@ pub enum Fault {
         /// How many calls fail.
         #[serde(default = "one")]
         times: u32,
+    },
+    /// The next `times` stop jobs fail (or time out) although the VM goes down: it is Stopped
+    /// when read again, or Stopping for a while with `stopping`.
+    StopTimesOut {
+        /// Node.
+        node: String,
+        /// How many calls fail.
+        #[serde(default = "one")]
+        times: u32,
+        /// The VM stays Stopping for 20 s before it is Stopped.
+        #[serde(default)]
+        stopping: bool,
+    },
+    /// The next `times` uncordons of this node fail (the API refuses the patch).
+    UncordonFails {
+        /// Node.
+        node: String,
+        /// How many calls fail.
+        #[serde(default = "one")]
+        times: u32,
+    },
+    /// CloudStack itself moves the cluster to `state` at `at_step` (a scale or upgrade started
+    /// outside the rollout); `until_step` ends it.
+    CloudStackState {
+        /// Step.
+        at_step: u64,
+        /// CloudStack's state name (`Scaling`, `Upgrading`, ...).
+        state: String,
+        /// Step it is Running again at.
+        #[serde(default)]
+        until_step: Option<u64>,
+    },
+    /// CloudStack adds a worker node at `at_step` (a scale outside the rollout).
+    AddWorker {
+        /// Step.
+        at_step: u64,
     },
     /// The next `times` starts fail.
     StartFails {
@@ -249,7 +314,8 @@ pub enum Fault {
     },
     /// Storing the settings fails.
     SaveSettingsFails,
-    /// An operator asks `cancelrollout=true` at `at_step`.
+    /// An operator asks `cancelrollout=true` at `at_step`: recorded only while the cluster is
+    /// Updating, refused (and traced so) otherwise, as the real `cancel` command.
     Cancel {
         /// Step.
         at_step: u64,

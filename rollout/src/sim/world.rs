@@ -79,6 +79,14 @@ pub struct SimVm {
     pub stale_ready: bool,
     /// Reports old capacity after its next boot.
     pub stale_capacity: bool,
+    /// The VM's IP address.
+    pub ip: String,
+    /// The name of its etcd member (if it runs one).
+    pub member_name: String,
+    /// The address in its etcd member's URLs.
+    pub member_address: String,
+    /// While Stopping (a stop job that timed out), when it is Stopped.
+    pub stopping_until: Option<Duration>,
 }
 
 /// A simulated pod.
@@ -140,12 +148,22 @@ pub struct World {
     pub(crate) acts: Vec<super::record::Act>,
     /// Workers the engine may disrupt at a time.
     pub worker_budget: u32,
+    /// The `maxunavailable` asked (the budget follows the worker count).
+    pub max_unavailable: u32,
     /// The last phase the engine touched in this run.
     pub phase: Option<NodeType>,
     /// etcd member health as the engine last saw it, and the step it looked.
     pub health_seen: (BTreeMap<String, bool>, u64),
     /// Per control node: whether the engine last saw its API serving, and the step.
     pub api_seen: BTreeMap<String, (bool, u64)>,
+    /// The last step at which the world was not healthy.
+    pub unhealthy_at: u64,
+    /// The step of the store's last `load` (a release begins with one).
+    pub last_load_step: u64,
+    /// The cluster's state as CloudStack itself reports it (it knows no `Updating`).
+    pub cks_state: String,
+    /// The cluster's Kubernetes version, when CloudStack lists one.
+    pub kubernetes_version: Option<super::spec::KubernetesVersionSpec>,
     pub(super) boots: u64,
 }
 
@@ -211,6 +229,10 @@ impl World {
                         never_ready: false,
                         stale_ready: false,
                         stale_capacity: false,
+                        ip: format!("10.1.{}.{}", k / 250, k % 250 + 1),
+                        member_name: name.clone(),
+                        member_address: String::new(),
+                        stopping_until: None,
                     },
                 );
             }
@@ -228,11 +250,28 @@ impl World {
             if let Some(x) = &o.affinity_groups {
                 vm.groups = x.clone();
             }
+            if let Some(x) = &o.ip {
+                vm.ip = x.clone();
+            }
+            if let Some(x) = &o.member_name {
+                vm.member_name = x.clone();
+            }
+            if let Some(x) = &o.member_address {
+                vm.member_address = x.clone();
+            }
             if o.stopped {
                 vm.external_down = true;
                 vm.state = VmState::Stopped;
                 vm.booted = false;
                 vm.stopped_at = Some(Duration::ZERO);
+                vm.stopped_boot = Some(vm.boot_id.clone());
+            } else if o.restarting {
+                // Started again by an earlier run: a new boot, not yet posted by the kubelet.
+                vm.external_down = true;
+                vm.stopped_boot = Some(vm.boot_id.clone());
+                vm.boot_id = format!("boot-{}-r", vm.name);
+                vm.booted = false;
+                vm.boot_done_at = Some(Duration::from_secs(45));
             }
             if let Some(n) = vm.node.as_mut() {
                 n.unschedulable = o.cordoned;
@@ -244,6 +283,9 @@ impl World {
         }
         let offerings = spec.offerings.clone();
         for vm in vms.values_mut() {
+            if vm.member_address.is_empty() {
+                vm.member_address = vm.ip.clone();
+            }
             let Some(of) = offerings.iter().find(|x| x.id == vm.offering) else {
                 return Err(SpecError(format!(
                     "node {}: no offering '{}'",
@@ -295,9 +337,14 @@ impl World {
             violation: None,
             acts: Vec::new(),
             worker_budget: 1,
+            max_unavailable: 1,
             phase: None,
             health_seen: (BTreeMap::new(), 0),
             api_seen: BTreeMap::new(),
+            unhealthy_at: 0,
+            last_load_step: 0,
+            cks_state: "Running".to_string(),
+            kubernetes_version: spec.kubernetes_version.clone(),
             boots: 0,
         };
         let (cores, mem) = world.capacity();
@@ -383,6 +430,10 @@ impl World {
         let now = self.now;
         let offerings = &self.offerings;
         for vm in self.vms.values_mut() {
+            if vm.state == VmState::Stopping && vm.stopping_until.is_some_and(|t| now >= t) {
+                vm.state = VmState::Stopped;
+                vm.stopping_until = None;
+            }
             match vm.state {
                 VmState::Stopped => {
                     if let (Some(at), Some(n)) = (vm.stopped_at, vm.node.as_mut())

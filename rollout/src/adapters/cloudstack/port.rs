@@ -5,9 +5,11 @@
 use super::types;
 use super::{CloudStackClient, CloudStackError};
 use crate::model::{
-    AffinityGroup, DiskOffering, NodeType, ServiceOffering, Vm, VmState, Volume, VolumeKind,
+    AffinityGroup, CksCluster, DiskOffering, KubernetesVersion, NodeType, ServiceOffering, Vm,
+    VmState, Volume, VolumeKind,
 };
 use crate::ports::{Cloud, PortError, PortErrorKind, PortResult};
+use serde_json::Value;
 
 /// The [`Cloud`] port over CloudStack.
 #[derive(Debug, Clone)]
@@ -69,25 +71,71 @@ pub fn port_error(e: CloudStackError) -> PortError {
     PortError::new(kind, e.to_string())
 }
 
+/// The IP addresses of a VM's NICs (`nic[].ipaddress`, `ip6address`) in a listing.
+fn nic_addresses(vm: &Value) -> Vec<String> {
+    vm["nic"]
+        .as_array()
+        .map(|nics| {
+            nics.iter()
+                .flat_map(|n| [&n["ipaddress"], &n["ip6address"]])
+                .filter_map(|a| a.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 impl CloudStackCloud {
     fn vms(&self, cluster_id: &str) -> Result<Vec<Vm>, CloudStackError> {
         let (name, ids) = self.client.kubernetes_cluster(cluster_id)?;
         if ids.is_empty() {
             return Ok(Vec::new());
         }
-        let vms = self.client.list_vms_by_id(&ids)?;
-        Ok(vms
-            .into_iter()
-            .map(|v: types::VirtualMachine| Vm {
-                node_type: node_type_of(&name, &v.name),
-                node_name: v.name.to_lowercase(),
-                state: state(&v.state),
-                service_offering_id: v.service_offering_id,
-                affinity_group_ids: v.affinity_groups.into_iter().map(|g| g.id).collect(),
-                id: v.id,
-                name: v.name,
+        // Listed as JSON to read the NICs too (the IP addresses tell etcd members apart).
+        let command = "listVirtualMachines";
+        let raw: Vec<Value> = self.client.list(
+            command,
+            "virtualmachine",
+            &[("ids", ids.join(",")), ("listall", "true".into())],
+        )?;
+        raw.into_iter()
+            .map(|value| {
+                let ip_addresses = nic_addresses(&value);
+                let v: types::VirtualMachine =
+                    serde_json::from_value(value).map_err(|e| CloudStackError::BadResponse {
+                        command: command.to_string(),
+                        detail: format!("unexpected `virtualmachine`: {e}"),
+                    })?;
+                Ok(Vm {
+                    node_type: node_type_of(&name, &v.name),
+                    node_name: v.name.to_lowercase(),
+                    state: state(&v.state),
+                    service_offering_id: v.service_offering_id,
+                    affinity_group_ids: v.affinity_groups.into_iter().map(|g| g.id).collect(),
+                    id: v.id,
+                    name: v.name,
+                    ip_addresses,
+                })
             })
-            .collect())
+            .collect()
+    }
+
+    /// The cluster's entry in `listKubernetesClusters`.
+    fn cluster_json(&self, cluster_id: &str) -> Result<Value, CloudStackError> {
+        let command = "listKubernetesClusters";
+        let clusters: Vec<Value> = self.client.list(
+            command,
+            "kubernetescluster",
+            &[("id", cluster_id.to_string())],
+        )?;
+        clusters
+            .into_iter()
+            .next()
+            .ok_or_else(|| CloudStackError::Api {
+                command: command.to_string(),
+                status: 200,
+                code: 431,
+                text: format!("no Kubernetes cluster with id {cluster_id}"),
+            })
     }
 }
 
@@ -140,6 +188,15 @@ impl Cloud for CloudStackCloud {
     }
 
     fn update_affinity_groups(&mut self, vm_id: &str, group_ids: &[String]) -> PortResult<()> {
+        // An empty `affinitygroupids` would strip every group from the VM: never sent.
+        if group_ids.is_empty() {
+            return Err(PortError::new(
+                PortErrorKind::Refused,
+                format!(
+                    "updateVMAffinityGroup {vm_id}: refusing to send an empty affinitygroupids, which would remove every affinity group"
+                ),
+            ));
+        }
         self.client
             .update_vm_affinity_groups(vm_id, group_ids)
             .map(|_| ())
@@ -147,16 +204,25 @@ impl Cloud for CloudStackCloud {
     }
 
     fn list_service_offerings(&mut self) -> PortResult<Vec<ServiceOffering>> {
-        Ok(self
+        // As JSON, to read `iscustomized` (CKS refuses custom offerings).
+        let raw: Vec<Value> = self
             .client
-            .list_service_offerings()
-            .map_err(port_error)?
-            .into_iter()
-            .map(|o| ServiceOffering {
-                id: o.id,
-                name: o.name,
-                cpu_cores: o.cpus,
-                memory_mb: o.memory_mib,
+            .list("listServiceOfferings", "serviceoffering", &[])
+            .map_err(port_error)?;
+        let number = |v: &Value| {
+            v.as_u64()
+                .or_else(|| v.as_str().and_then(|s| s.parse().ok()))
+        };
+        Ok(raw
+            .iter()
+            .filter_map(|o| {
+                Some(ServiceOffering {
+                    id: o["id"].as_str()?.to_string(),
+                    name: o["name"].as_str().unwrap_or_default().to_string(),
+                    cpu_cores: number(&o["cpunumber"]).unwrap_or(0) as u32,
+                    memory_mb: number(&o["memory"]).unwrap_or(0),
+                    customized: o["iscustomized"].as_bool().unwrap_or(false),
+                })
             })
             .collect())
     }
@@ -188,6 +254,65 @@ impl Cloud for CloudStackCloud {
                 kind: g.kind,
             })
             .collect())
+    }
+
+    fn cks_cluster(&mut self, cluster_id: &str) -> PortResult<CksCluster> {
+        let c = self.cluster_json(cluster_id).map_err(port_error)?;
+        let mut vm_ids: Vec<String> = c["virtualmachines"]
+            .as_array()
+            .map(|vms| {
+                vms.iter()
+                    .filter_map(|v| v["id"].as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default();
+        if vm_ids.is_empty() {
+            vm_ids = c["virtualmachineids"]
+                .as_array()
+                .map(|vms| {
+                    vms.iter()
+                        .filter_map(|v| v.as_str().map(str::to_string))
+                        .collect()
+                })
+                .unwrap_or_default();
+        }
+        Ok(CksCluster {
+            id: cluster_id.to_string(),
+            state: c["state"].as_str().unwrap_or("Unknown").to_string(),
+            vm_ids,
+            kubernetes_version_id: c["kubernetesversionid"].as_str().map(str::to_string),
+        })
+    }
+
+    fn kubernetes_version(&mut self, version_id: &str) -> PortResult<KubernetesVersion> {
+        let command = "listKubernetesSupportedVersions";
+        let versions: Vec<Value> = self
+            .client
+            .list(
+                command,
+                "kubernetessupportedversion",
+                &[("id", version_id.to_string())],
+            )
+            .map_err(port_error)?;
+        let v = versions.into_iter().next().ok_or_else(|| {
+            PortError::not_found(format!(
+                "{command}: no Kubernetes version with id {version_id}"
+            ))
+        })?;
+        let number = |v: &Value| {
+            v.as_u64()
+                .or_else(|| v.as_str().and_then(|s| s.parse().ok()))
+        };
+        Ok(KubernetesVersion {
+            id: version_id.to_string(),
+            name: v["semanticversion"]
+                .as_str()
+                .or(v["name"].as_str())
+                .unwrap_or(version_id)
+                .to_string(),
+            min_cpu: number(&v["mincpunumber"]).unwrap_or(0) as u32,
+            min_memory_mb: number(&v["minmemory"]).unwrap_or(0),
+        })
     }
 }
 

@@ -1,7 +1,10 @@
 //! CloudStack over the simulated world.
 
 use super::SimHandle;
-use crate::model::{AffinityGroup, DiskOffering, ServiceOffering, Vm, VmState, Volume, VolumeKind};
+use crate::model::{
+    AffinityGroup, CksCluster, DiskOffering, KubernetesVersion, ServiceOffering, Vm, VmState,
+    Volume, VolumeKind,
+};
 use crate::ports::{Cloud, PortError, PortErrorKind, PortResult};
 use crate::sim::spec::Fault;
 use crate::sim::world::{SimVm, World};
@@ -35,6 +38,7 @@ impl Cloud for SimHandle {
                     state: v.state.clone(),
                     service_offering_id: v.offering.clone(),
                     affinity_group_ids: v.groups.clone(),
+                    ip_addresses: vec![v.ip.clone()],
                 })
                 .collect())
         })
@@ -66,6 +70,14 @@ impl Cloud for SimHandle {
             if w.vms[&name].state == VmState::Stopped {
                 return Ok(());
             }
+            let stopping = w.faults.iter().find_map(|f| match &f.fault {
+                Fault::StopTimesOut { node, stopping, .. } if f.left > 0 && *node == name => {
+                    Some(*stopping)
+                }
+                _ => None,
+            });
+            let timed_out = stopping.is_some()
+                && w.take_fault(|f| matches!(f, Fault::StopTimesOut { node, .. } if *node == name));
             crate::sim::record::stop(w, &name);
             crate::sim::record::touch(w, &name);
             let boot = {
@@ -79,6 +91,18 @@ impl Cloud for SimHandle {
             v.engine_stopped = true;
             v.stopped_boot = Some(boot);
             v.engine_stops += 1;
+            if timed_out {
+                if stopping == Some(true) {
+                    let until = w.now + Duration::from_secs(20);
+                    let v = vm_by_id(w, vm_id)?;
+                    v.state = VmState::Stopping;
+                    v.stopping_until = Some(until);
+                }
+                w.advance(Duration::from_secs(30));
+                return Err(PortError::unavailable(format!(
+                    "stopVirtualMachine {vm_id}: queryAsyncJobResult: the job did not finish in time"
+                )));
+            }
             w.advance_random(5, 30);
             Ok(())
         })
@@ -177,6 +201,11 @@ impl Cloud for SimHandle {
                         "updateVMAffinityGroup {vm_id}: 530 failed"
                     )));
                 }
+                if group_ids.is_empty() {
+                    return Err(refused(format!(
+                        "updateVMAffinityGroup {vm_id}: an empty affinitygroupids would remove every group"
+                    )));
+                }
                 vm_by_id(w, vm_id)?.groups = group_ids.to_vec();
                 w.advance(Duration::from_secs(1));
                 Ok(())
@@ -199,6 +228,35 @@ impl Cloud for SimHandle {
     fn list_affinity_groups(&mut self) -> PortResult<Vec<AffinityGroup>> {
         self.call("cloud.list_affinity_groups".into(), |w| {
             Ok(w.groups.clone())
+        })
+    }
+
+    fn cks_cluster(&mut self, cluster_id: &str) -> PortResult<CksCluster> {
+        self.call("cloud.cks_cluster".into(), |w| {
+            Ok(CksCluster {
+                id: cluster_id.to_string(),
+                state: w.cks_state.clone(),
+                vm_ids: w.vms.values().map(|v| v.id.clone()).collect(),
+                kubernetes_version_id: w.kubernetes_version.as_ref().map(|_| "kv-1".into()),
+            })
+        })
+    }
+
+    fn kubernetes_version(&mut self, version_id: &str) -> PortResult<KubernetesVersion> {
+        self.call(format!("cloud.kubernetes_version({version_id})"), |w| {
+            let v = w
+                .kubernetes_version
+                .as_ref()
+                .filter(|_| version_id == "kv-1")
+                .ok_or_else(|| {
+                    PortError::not_found(format!("no Kubernetes version {version_id}"))
+                })?;
+            Ok(KubernetesVersion {
+                id: version_id.to_string(),
+                name: v.name.clone(),
+                min_cpu: v.min_cpu,
+                min_memory_mb: v.min_memory_mb,
+            })
         })
     }
 }

@@ -110,6 +110,16 @@ impl Kube for SimHandle {
             |w| {
                 reach(w, via)?;
                 node_mut(w, node)?;
+                if !unschedulable
+                    && w.take_fault(
+                        |f| matches!(f, Fault::UncordonFails { node: n, .. } if n == node),
+                    )
+                {
+                    return Err(PortError::new(
+                        crate::ports::PortErrorKind::Refused,
+                        format!("PATCH nodes/{node}: 422 the request was refused"),
+                    ));
+                }
                 if unschedulable {
                     crate::sim::record::touch(w, node);
                 } else {

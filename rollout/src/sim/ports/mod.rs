@@ -90,6 +90,21 @@ impl Shown for EvictionOutcome {
     }
 }
 
+impl Shown for crate::model::CksCluster {
+    fn shown(&self) -> String {
+        format!("{} with {} VM(s)", self.state, self.vm_ids.len())
+    }
+}
+
+impl Shown for crate::model::KubernetesVersion {
+    fn shown(&self) -> String {
+        format!(
+            "{} (min {} vCPU, {} MiB)",
+            self.name, self.min_cpu, self.min_memory_mb
+        )
+    }
+}
+
 impl Shown for ClusterRecord {
     fn shown(&self) -> String {
         format!("{:?} cancel={}", self.state, self.cancel)
@@ -105,10 +120,10 @@ impl Etcd for SimHandle {
                 .values()
                 .filter(|v| v.node_type == t)
                 .map(|v| EtcdMember {
-                    name: v.name.clone(),
+                    name: v.member_name.clone(),
                     id: None,
-                    client_url: format!("https://{}:2379", v.name),
-                    peer_urls: vec![format!("https://{}:2380", v.name)],
+                    client_url: format!("https://{}:2379", v.member_address),
+                    peer_urls: vec![format!("https://{}:2380", v.member_address)],
                     health: if v.state != VmState::Running || !v.booted {
                         MemberHealth::Unknown
                     } else if v.etcd_unhealthy {

@@ -16,7 +16,10 @@ fn cluster<'a>(w: &'a mut World, id: &str) -> PortResult<&'a mut ClusterRecord> 
 
 impl Store for SimHandle {
     fn load(&mut self, cluster_id: &str) -> PortResult<ClusterRecord> {
-        self.call("store.load".into(), |w| Ok(cluster(w, cluster_id)?.clone()))
+        self.call("store.load".into(), |w| {
+            w.last_load_step = w.step;
+            Ok(cluster(w, cluster_id)?.clone())
+        })
     }
 
     fn compare_and_set_state(

@@ -1,0 +1,235 @@
+//! The engine's errors: one variant per way a rollout stops, each message saying what happened
+//! and what to do, so a caller can match on "drain blocked" vs "lease lost".
+
+use crate::ports::PortError;
+use serde::{Serialize, Serializer};
+
+/// Why the engine stopped (or could not do a call it needs).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EngineError {
+    /// A port call the engine could not do without.
+    #[error("{what}: {source}")]
+    Port {
+        /// The call.
+        what: &'static str,
+        /// Its error.
+        source: PortError,
+    },
+    /// Another engine instance took the rollout lease.
+    #[error(
+        "lost the rollout lease of cluster {cluster} (owner {owner}); another process owns it now"
+    )]
+    LeaseLost {
+        /// Cluster id.
+        cluster: String,
+        /// The lease owner this engine was.
+        owner: String,
+    },
+    /// The cluster record could not be read between batches.
+    #[error("reading cluster {cluster}: {source}")]
+    ReadCluster {
+        /// Cluster id.
+        cluster: String,
+        /// The store's error.
+        source: PortError,
+    },
+    /// CloudStack reports the cluster in a state of its own operation (Scaling, Upgrading, ...).
+    #[error(
+        "CloudStack reports cluster {cluster} {state}: another CloudStack operation runs on it; the rollout stopped between batches with no node left down; run it again once CloudStack shows the cluster Running or Alert"
+    )]
+    CloudStackBusy {
+        /// Cluster id.
+        cluster: String,
+        /// CloudStack's state name.
+        state: String,
+    },
+    /// Nodes kept being added or removed while the rollout re-planned.
+    #[error(
+        "cluster {cluster}: nodes were added or removed {times} times during the rollout; run it again once the cluster's size is stable"
+    )]
+    NodesKeepChanging {
+        /// Cluster id.
+        cluster: String,
+        /// Re-plans done.
+        times: usize,
+    },
+    /// A batch's preflight found it unsafe to take its nodes down.
+    #[error(
+        "batch {batch} ({}): preflight failed: {}; nothing was taken down, fix this and run the rollout again",
+        nodes.join(", "),
+        reasons.join("; ")
+    )]
+    PreflightFailed {
+        /// Batch number.
+        batch: usize,
+        /// Its nodes.
+        nodes: Vec<String>,
+        /// Every reason found.
+        reasons: Vec<String>,
+    },
+    /// The VM of a planned node is no longer listed.
+    #[error("batch {batch}: VM of {node} is gone; run the rollout again to re-plan")]
+    VmGone {
+        /// Batch number.
+        batch: usize,
+        /// Node.
+        node: String,
+    },
+    /// A running VM has no node in the Kubernetes API.
+    #[error(
+        "batch {batch}: node {node} is not registered in the API; check its kubelet and run the rollout again"
+    )]
+    NotRegistered {
+        /// Batch number.
+        batch: usize,
+        /// Node.
+        node: String,
+    },
+    /// Annotating or cordoning a node failed.
+    #[error("batch {batch}: node {node}: {source}")]
+    Mark {
+        /// Batch number.
+        batch: usize,
+        /// Node.
+        node: String,
+        /// The API's error.
+        source: PortError,
+    },
+    /// Uncordoning a node (or removing its annotation) failed.
+    #[error("batch {batch}: {action} {node}: {source}; run the rollout again to finish it")]
+    Uncordon {
+        /// Batch number.
+        batch: usize,
+        /// `uncordon` or `remove annotation of`.
+        action: &'static str,
+        /// Node.
+        node: String,
+        /// The API's error.
+        source: PortError,
+    },
+    /// A drain did not finish.
+    #[error(
+        "batch {batch}: drain of {node} did not finish within the drain timeout: {cause}; no node of the batch went down and those the rollout cordoned were uncordoned; let the budget allow an eviction (or move the pod) and run the rollout again"
+    )]
+    DrainBlocked {
+        /// Batch number.
+        batch: usize,
+        /// Node.
+        node: String,
+        /// The pod and budget that blocked it, or the last API error.
+        cause: String,
+    },
+    /// Just before a stop, etcd or the API was not safe to lose the node.
+    #[error(
+        "batch {batch}: {cause}; not stopped, uncordoned; run the rollout again once etcd and the API are healthy"
+    )]
+    NotSafeToStop {
+        /// Batch number.
+        batch: usize,
+        /// Node.
+        node: String,
+        /// What the recheck found.
+        cause: String,
+    },
+    /// A stop failed and the VM was found still running: it never went down.
+    #[error(
+        "batch {batch}: stop VM of {node}: {source}; the VM is still Running, so it never went down and was uncordoned; run the rollout again"
+    )]
+    StopFailedStillUp {
+        /// Batch number.
+        batch: usize,
+        /// Node.
+        node: String,
+        /// CloudStack's error.
+        source: PortError,
+    },
+    /// A stop failed and the VM is down or in a state the engine cannot tell.
+    #[error(
+        "batch {batch}: stop VM of {node}: {source}; the VM is {seen}, so it stays cordoned; start it (or wait until it is Stopped) and run the rollout again"
+    )]
+    StopFailedDown {
+        /// Batch number.
+        batch: usize,
+        /// Node.
+        node: String,
+        /// CloudStack's error.
+        source: PortError,
+        /// What re-reading the VM found.
+        seen: String,
+    },
+    /// A change on a stopped VM failed.
+    #[error("batch {batch}: {cause}{}", restart_note(*restarted))]
+    ChangeFailed {
+        /// Batch number.
+        batch: usize,
+        /// Node.
+        node: String,
+        /// The change and its error.
+        cause: String,
+        /// True when the VM was started again unchanged.
+        restarted: bool,
+    },
+    /// Starting a VM failed: the node stays down and cordoned.
+    #[error(
+        "batch {batch}: start VM of {node}: {source}; the node stays down and cordoned: start the VM and run the rollout again"
+    )]
+    StartFailed {
+        /// Batch number.
+        batch: usize,
+        /// Node.
+        node: String,
+        /// CloudStack's error.
+        source: PortError,
+    },
+    /// Nodes were not back within the batch timeout.
+    #[error(
+        "batch {batch}: not verified within {seconds} s: {}; {}",
+        why.join("; "),
+        if *cordoned { "left cordoned for inspection, run the rollout again once it is back" } else { "run the rollout again once it is back" }
+    )]
+    NotVerified {
+        /// Batch number.
+        batch: usize,
+        /// The batch timeout.
+        seconds: u64,
+        /// What was still wrong.
+        why: Vec<String>,
+        /// True when Kubernetes nodes were left cordoned (not for etcd nodes).
+        cordoned: bool,
+    },
+}
+
+fn restart_note(restarted: bool) -> &'static str {
+    if restarted {
+        "; the VM was started again unchanged"
+    } else {
+        "; the VM could not be started again: it stays down and cordoned, start it and run the rollout again"
+    }
+}
+
+impl EngineError {
+    /// A failed call.
+    pub fn port(what: &'static str, source: PortError) -> Self {
+        EngineError::Port { what, source }
+    }
+
+    pub(crate) fn store(source: PortError) -> Self {
+        Self::port("cluster store", source)
+    }
+
+    pub(crate) fn cloud(source: PortError) -> Self {
+        Self::port("CloudStack", source)
+    }
+
+    /// True when the engine lost its lease (it then neither acts nor releases).
+    pub fn is_lease_lost(&self) -> bool {
+        matches!(self, EngineError::LeaseLost { .. })
+    }
+}
+
+/// Serialised as its message (reports carry the text operators read).
+impl Serialize for EngineError {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
