@@ -43,9 +43,9 @@
 extern crate self as cks_rollout;
 
 pub mod adapters;
-pub mod discovery;
 #[doc(hidden)]
 pub mod cli;
+pub mod discovery;
 pub mod engine;
 pub mod model;
 pub mod ports;
