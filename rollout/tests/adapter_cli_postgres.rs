@@ -190,7 +190,11 @@ fn a_rollout_that_loses_its_database_mid_batch_leaves_no_node_down_and_scan_aler
         "still owned by the lost run"
     );
     assert!(record.lease.is_some());
-    let early = live(&c, "scan", &url).output().expect("runs");
+    // A lease renewed within the timeout (an hour here, however slow the machine) is alive.
+    let early = live(&c, "scan", &url)
+        .args(["--lease-timeout", "3600"])
+        .output()
+        .expect("runs");
     assert!(text(&early).contains("OwnerAlive"), "{}", text(&early));
     std::thread::sleep(Duration::from_millis(2100));
     let scan = live(&c, "scan", &url)
