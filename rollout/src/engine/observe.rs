@@ -69,6 +69,16 @@ impl Snapshot {
 /// Catalogues and record only (no Kubernetes or etcd calls): enough to validate an update.
 pub fn observe_cloud(ports: &mut Ports<'_>, cluster_id: &str) -> Result<Snapshot, EngineError> {
     let record = ports.store.load(cluster_id).map_err(EngineError::store)?;
+    observe_cloud_with(ports, cluster_id, record)
+}
+
+/// CloudStack's side only, against a record already read: a batch compares its nodes with the
+/// settings it started from, so waiting for them does not need the store to answer.
+pub fn observe_cloud_with(
+    ports: &mut Ports<'_>,
+    cluster_id: &str,
+    record: ClusterRecord,
+) -> Result<Snapshot, EngineError> {
     let mut vms = ports
         .cloud
         .list_vms(cluster_id)

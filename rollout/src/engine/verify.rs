@@ -3,12 +3,12 @@
 use super::EngineError;
 use super::batch::Work;
 use super::members::member_of;
-use super::observe::{Snapshot, observe_cloud, observe_live};
+use super::observe::{Snapshot, observe_cloud_with, observe_live};
 use super::outdated::{capacity_matches, changes_for, dedication_ids};
 use super::preflight::is_member_type;
 use super::progress::StepKind;
 use super::run::Runner;
-use crate::model::{Endpoint, MemberHealth, NodeType, VmState};
+use crate::model::{ClusterRecord, Endpoint, MemberHealth, NodeType, VmState};
 use std::time::Duration;
 
 impl Runner<'_, '_> {
@@ -21,12 +21,13 @@ impl Runner<'_, '_> {
         work: &mut [Work],
         ep: &Endpoint,
         deadline: Duration,
+        record: &ClusterRecord,
     ) -> Result<(), EngineError> {
         let mut pending: Vec<usize> = (0..work.len()).collect();
         let mut ep = ep.clone();
         loop {
             let mut why = Vec::new();
-            match observe_cloud(self.ports, &self.cluster) {
+            match observe_cloud_with(self.ports, &self.cluster, record.clone()) {
                 Err(e) => why.push(e.to_string()),
                 Ok(mut snap) => {
                     observe_live(self.ports, &mut snap);
