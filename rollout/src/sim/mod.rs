@@ -23,6 +23,7 @@
 //! assert_eq!(sim.world().record.state, cks_rollout::model::ClusterState::Running);
 //! ```
 
+mod act;
 mod backed;
 mod faults;
 mod invariants;
@@ -32,6 +33,7 @@ pub mod random;
 mod record;
 mod signature;
 mod spec;
+mod violation;
 mod world;
 
 pub use backed::{Backing, SimStore};
@@ -40,6 +42,8 @@ pub use signature::{Signature, VmSignature};
 pub use spec::{
     ClusterSpec, Fault, KubernetesVersionSpec, NodeGroupSpec, NodeOverride, PdbSpec, PodSpec,
 };
+pub use invariants::{check_cancels, check_end};
+pub use violation::Violation;
 pub use world::{NODE_GRACE, SimNode, SimPod, SimVm, SpecError, World, reported_memory};
 
 use crate::engine::{
@@ -48,36 +52,8 @@ use crate::engine::{
 };
 use crate::model::NodeType;
 use crate::ports::Ports;
-use serde::{Deserialize, Serialize};
 use std::cell::{Ref, RefCell, RefMut};
-use std::fmt;
 use std::rc::Rc;
-
-/// A broken invariant: which, at which step, on which nodes.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Violation {
-    /// Invariant name.
-    pub invariant: &'static str,
-    /// Step (port call number).
-    pub step: u64,
-    /// Nodes involved.
-    pub nodes: Vec<String>,
-    /// What happened.
-    pub detail: String,
-}
-
-impl fmt::Display for Violation {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "invariant {} broken at step {} on {}: {}",
-            self.invariant,
-            self.step,
-            self.nodes.join(", "),
-            self.detail
-        )
-    }
-}
 
 /// Nodes restarted per cancel step, as [`Simulation::cancel_sweep`] reports them.
 pub type Restarts = Vec<(u64, u32)>;
