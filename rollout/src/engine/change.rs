@@ -1,0 +1,163 @@
+//! A node's restart: stop (judging a failed stop by the VM read again), every change while
+//! stopped, start.
+
+use super::EngineError;
+use super::batch::Work;
+use super::observe::observe_cloud;
+use super::outdated::{Change, changes_for, dedication_ids};
+use super::progress::StepKind;
+use super::run::Runner;
+use crate::model::VmState;
+use std::time::Duration;
+
+impl Runner<'_, '_> {
+    /// Stop (if running), apply every change while stopped, start. A stop that fails is
+    /// judged by the VM's state read again: still Running, it never went down; Stopping or
+    /// Stopped (or unknown), it is down and never uncordoned while so.
+    pub(super) fn change(
+        &mut self,
+        n: usize,
+        w: &mut Work,
+        deadline: Duration,
+    ) -> Result<(), EngineError> {
+        if w.verify_only {
+            return Ok(());
+        }
+        let name = w.node.clone();
+        let vm_id = w.vm_id.clone();
+        if !w.went_down {
+            match self.ports.cloud.stop_vm(&vm_id) {
+                Ok(()) => {
+                    w.went_down = true;
+                    self.emit(Some(n), Some(&name), StepKind::Stop, "stopped");
+                }
+                Err(source) => {
+                    let seen = self.after_failed_stop(&name, deadline)?;
+                    match seen {
+                        Some(VmState::Stopped) => {
+                            w.went_down = true;
+                            self.emit(
+                                Some(n),
+                                Some(&name),
+                                StepKind::Stop,
+                                format!("the stop call failed ({source}) but the VM is Stopped: finishing the change"),
+                            );
+                        }
+                        Some(VmState::Running) => {
+                            return Err(EngineError::StopFailedStillUp {
+                                batch: n,
+                                node: name,
+                                source,
+                            });
+                        }
+                        other => {
+                            w.went_down = true;
+                            return Err(EngineError::StopFailedDown {
+                                batch: n,
+                                node: name,
+                                source,
+                                seen: other.map_or("not readable".to_string(), |s| {
+                                    format!("{s:?} after the stop timed out")
+                                }),
+                            });
+                        }
+                    }
+                }
+            }
+        }
+        if let Err(cause) = self.apply_changes(n, &name) {
+            // Bring the node back as it was; the next run finds it still out of date.
+            let restarted = self.ports.cloud.start_vm(&vm_id).is_ok();
+            return Err(EngineError::ChangeFailed {
+                batch: n,
+                node: name,
+                cause,
+                restarted,
+            });
+        }
+        self.ports
+            .cloud
+            .start_vm(&vm_id)
+            .map_err(|source| EngineError::StartFailed {
+                batch: n,
+                node: name.clone(),
+                source,
+            })?;
+        self.emit(Some(n), Some(&name), StepKind::StartVm, "started");
+        Ok(())
+    }
+
+    /// The VM's state after a failed stop: read again, waiting (within the batch) while it is
+    /// Stopping; `None` when it cannot be read.
+    fn after_failed_stop(
+        &mut self,
+        name: &str,
+        deadline: Duration,
+    ) -> Result<Option<VmState>, EngineError> {
+        loop {
+            let state = self
+                .ports
+                .cloud
+                .list_vms(&self.cluster)
+                .ok()
+                .and_then(|vms| vms.into_iter().find(|v| v.node_name == name))
+                .map(|v| v.state);
+            match state {
+                Some(VmState::Stopping | VmState::Starting)
+                    if self.ports.clock.now() < deadline =>
+                {
+                    self.pause()?;
+                }
+                other => return Ok(other),
+            }
+        }
+    }
+
+    fn apply_changes(&mut self, n: usize, name: &str) -> Result<(), String> {
+        let snap = observe_cloud(self.ports, &self.cluster).map_err(|e| e.to_string())?;
+        let vm = snap
+            .vm_by_node(name)
+            .ok_or_else(|| format!("VM of {name} is gone"))?;
+        if vm.state != VmState::Stopped {
+            return Err(format!(
+                "VM of {name} is {:?}, expected Stopped; nothing changed",
+                vm.state
+            ));
+        }
+        let vm_id = vm.id.clone();
+        let dedication = dedication_ids(&snap.groups);
+        for c in changes_for(&snap.record, vm, &snap.volumes, &dedication) {
+            match c {
+                Change::Offering { to, .. } => {
+                    self.ports
+                        .cloud
+                        .change_offering(&vm_id, &to)
+                        .map_err(|e| format!("change offering of {name} to {to}: {e}"))?;
+                    self.emit(Some(n), Some(name), StepKind::ChangeOffering, to);
+                }
+                Change::RootDisk {
+                    volume_id, to_gb, ..
+                } => {
+                    self.ports
+                        .cloud
+                        .resize_volume(&volume_id, to_gb)
+                        .map_err(|e| format!("resize root disk of {name} to {to_gb} GB: {e}"))?;
+                    self.emit(
+                        Some(n),
+                        Some(name),
+                        StepKind::ResizeDisk,
+                        format!("{to_gb} GB"),
+                    );
+                }
+                Change::AffinityGroups { to, .. } => {
+                    self.ports
+                        .cloud
+                        .update_affinity_groups(&vm_id, &to)
+                        .map_err(|e| format!("update affinity groups of {name}: {e}"))?;
+                    self.emit(Some(n), Some(name), StepKind::UpdateAffinity, to.join(","));
+                }
+            }
+        }
+        Ok(())
+    }
+}
