@@ -37,12 +37,12 @@ mod violation;
 mod world;
 
 pub use backed::{Backing, SimStore};
+pub use invariants::{check_cancels, check_end};
 pub use ports::SimHandle;
 pub use signature::{Signature, VmSignature};
 pub use spec::{
     ClusterSpec, Fault, KubernetesVersionSpec, NodeGroupSpec, NodeOverride, PdbSpec, PodSpec,
 };
-pub use invariants::{check_cancels, check_end};
 pub use violation::Violation;
 pub use world::{NODE_GRACE, SimNode, SimPod, SimVm, SpecError, World, reported_memory};
 
