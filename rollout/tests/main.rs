@@ -26,6 +26,7 @@ mod description;
 mod discovery_cs;
 mod discovery_end_to_end;
 mod discovery_errors;
+mod examples;
 mod lifecycle;
 mod property;
 mod rollout_order;
