@@ -27,6 +27,7 @@ mod discovery_cs;
 mod discovery_end_to_end;
 mod discovery_errors;
 mod examples;
+mod invariant_breakage;
 mod lifecycle;
 mod property;
 mod rollout_order;
