@@ -20,6 +20,7 @@ mod adapter_kube_kubectl;
 mod adapter_many_clusters_postgres;
 mod adapter_store;
 mod adapter_store_postgres;
+mod cancel;
 mod cases;
 mod crash;
 mod description;

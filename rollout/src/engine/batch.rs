@@ -26,11 +26,13 @@ pub(super) struct Work {
 }
 
 impl Runner<'_, '_> {
+    /// Run batch `batch` of type `t`: the nodes it finished, or `None` when a cancel was asked
+    /// before it took any node.
     pub(super) fn run_batch(
         &mut self,
         t: NodeType,
         batch: &Batch,
-    ) -> Result<Vec<String>, EngineError> {
+    ) -> Result<Option<Vec<String>>, EngineError> {
         let n = batch.number;
         let deadline = self.ports.clock.now() + self.cfg.batch_timeout;
         let snap = self.observe()?;
@@ -53,7 +55,7 @@ impl Runner<'_, '_> {
         }
         self.settle(&snap);
         if names.is_empty() {
-            return Ok(Vec::new());
+            return Ok(Some(Vec::new()));
         }
         let verdict = preflight(&snap, t, &names);
         self.emit(
@@ -68,6 +70,11 @@ impl Runner<'_, '_> {
                 nodes: names,
                 reasons,
             });
+        }
+        // The last look before a node is taken: a cancel asked while the batch was being
+        // checked stops it with nothing touched.
+        if self.cancel_asked()? {
+            return Ok(None);
         }
         let avoid = if t == NodeType::Control {
             names.clone()
@@ -133,7 +140,7 @@ impl Runner<'_, '_> {
                 },
             );
         }
-        Ok(work.into_iter().map(|w| w.node).collect())
+        Ok(Some(work.into_iter().map(|w| w.node).collect()))
     }
 
     /// A batch stops early: the nodes it cordoned that never went down go back into service; the
