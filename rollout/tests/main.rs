@@ -22,6 +22,8 @@ mod adapter_store;
 mod adapter_store_postgres;
 mod cancel;
 mod cases;
+mod cli_live;
+mod cli_simulate;
 mod crash;
 mod description;
 mod discovery_cs;

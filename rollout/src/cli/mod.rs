@@ -135,8 +135,9 @@ fn run(cli: &Cli) -> Result<Exit> {
     match &cli.command {
         Command::Simulate(args) => simulate::run(args, cli.json),
         Command::Plan { live, update } => {
-            let mut ports = LivePorts::connect(live)?;
+            // The options are checked before anything is reached.
             let req = update.request(true)?;
+            let mut ports = LivePorts::connect(live)?;
             let notes = ports.discovery.check_for(live, &req)?;
             notes.iter().for_each(|note| eprintln!("note: {note}"));
             let plan = plan_update(&mut ports.ports(), &live.cluster_id, &req)
@@ -149,8 +150,8 @@ fn run(cli: &Cli) -> Result<Exit> {
             Ok(Exit::Ok)
         }
         Command::Run { live, run: args } => {
-            let mut ports = LivePorts::connect(live)?;
             let req = args.request()?;
+            let mut ports = LivePorts::connect(live)?;
             let notes = ports.discovery.check_for(live, &req)?;
             notes.iter().for_each(|note| eprintln!("note: {note}"));
             let cfg = engine_config(live);
