@@ -212,7 +212,8 @@ impl Simulation {
     }
 
     /// `cancel-earlier-restarts-no-more` for `spec` and `req`: one run per step in `steps`
-    /// (increasing) with a cancel asked at that step, each from `seed`. Returns the restarts
+    /// (increasing) with a cancel asked at that step, each from `seed`; runs that crashed or
+    /// whose cancel was refused (the cluster not Updating) are left out. Returns the restarts
     /// per step, or the violation with the restarts seen.
     pub fn cancel_sweep(
         spec: &ClusterSpec,
@@ -229,7 +230,10 @@ impl Simulation {
                 continue;
             };
             let run = sim.run(req, cfg);
-            if run.crashed {
+            // Only cancels that landed while the cluster was Updating compare: one refused (as
+            // the real `cancel` refuses it) leaves the rollout whole.
+            let recorded = format!("#{at_step} cancel recorded");
+            if run.crashed || !run.trace.iter().any(|l| *l == recorded) {
                 continue;
             }
             if let Some(v) = run.violation {
