@@ -233,7 +233,7 @@ impl Simulation {
             // Only cancels that landed while the cluster was Updating compare: one refused (as
             // the real `cancel` refuses it) leaves the rollout whole.
             let recorded = format!("#{at_step} cancel recorded");
-            if run.crashed || !run.trace.iter().any(|l| *l == recorded) {
+            if run.crashed || !run.trace.contains(&recorded) {
                 continue;
             }
             if let Some(v) = run.violation {
