@@ -122,7 +122,7 @@ impl Runner<'_, '_> {
                 return Err(e);
             }
         }
-        self.verify(n, t, &mut work, &ep, deadline)?;
+        self.verify(n, t, &mut work, &ep, deadline, &snap.record)?;
         for w in &work {
             if w.ours {
                 self.uncordon_ours(&ep, &w.node, n)?;

@@ -3,6 +3,7 @@
 
 use super::EngineError;
 use super::batch::Work;
+use super::cause::ChangeError;
 use super::observe::observe_cloud;
 use super::outdated::{Change, changes_for, dedication_ids};
 use super::progress::StepKind;
@@ -113,16 +114,17 @@ impl Runner<'_, '_> {
         }
     }
 
-    fn apply_changes(&mut self, n: usize, name: &str) -> Result<(), String> {
-        let snap = observe_cloud(self.ports, &self.cluster).map_err(|e| e.to_string())?;
-        let vm = snap
-            .vm_by_node(name)
-            .ok_or_else(|| format!("VM of {name} is gone"))?;
+    fn apply_changes(&mut self, n: usize, name: &str) -> Result<(), ChangeError> {
+        let snap =
+            observe_cloud(self.ports, &self.cluster).map_err(|e| ChangeError::Read(Box::new(e)))?;
+        let vm = snap.vm_by_node(name).ok_or_else(|| ChangeError::VmGone {
+            node: name.to_string(),
+        })?;
         if vm.state != VmState::Stopped {
-            return Err(format!(
-                "VM of {name} is {:?}, expected Stopped; nothing changed",
-                vm.state
-            ));
+            return Err(ChangeError::NotStopped {
+                node: name.to_string(),
+                state: vm.state.clone(),
+            });
         }
         let vm_id = vm.id.clone();
         let dedication = dedication_ids(&snap.groups);
@@ -132,7 +134,11 @@ impl Runner<'_, '_> {
                     self.ports
                         .cloud
                         .change_offering(&vm_id, &to)
-                        .map_err(|e| format!("change offering of {name} to {to}: {e}"))?;
+                        .map_err(|source| ChangeError::Offering {
+                            node: name.to_string(),
+                            to: to.clone(),
+                            source,
+                        })?;
                     self.emit(Some(n), Some(name), StepKind::ChangeOffering, to);
                 }
                 Change::RootDisk {
@@ -141,7 +147,11 @@ impl Runner<'_, '_> {
                     self.ports
                         .cloud
                         .resize_volume(&volume_id, to_gb)
-                        .map_err(|e| format!("resize root disk of {name} to {to_gb} GB: {e}"))?;
+                        .map_err(|source| ChangeError::RootDisk {
+                            node: name.to_string(),
+                            to_gb,
+                            source,
+                        })?;
                     self.emit(
                         Some(n),
                         Some(name),
@@ -153,7 +163,10 @@ impl Runner<'_, '_> {
                     self.ports
                         .cloud
                         .update_affinity_groups(&vm_id, &to)
-                        .map_err(|e| format!("update affinity groups of {name}: {e}"))?;
+                        .map_err(|source| ChangeError::AffinityGroups {
+                            node: name.to_string(),
+                            source,
+                        })?;
                     self.emit(Some(n), Some(name), StepKind::UpdateAffinity, to.join(","));
                 }
             }

@@ -2,6 +2,7 @@
 //! state scanner, all driven through [`crate::ports`].
 
 mod batch;
+mod cause;
 mod change;
 mod config;
 mod drain;
@@ -23,6 +24,7 @@ pub mod validate;
 mod verify;
 mod view;
 
+pub use cause::{ChangeError, UnsafeStop};
 pub use config::{DEFAULT_BATCH_TIMEOUT, EngineConfig};
 pub use error::EngineError;
 pub use mark::BOOT_WAIT;

@@ -69,6 +69,29 @@ impl Snapshot {
 /// Catalogues and record only (no Kubernetes or etcd calls): enough to validate an update.
 pub fn observe_cloud(ports: &mut Ports<'_>, cluster_id: &str) -> Result<Snapshot, EngineError> {
     let record = ports.store.load(cluster_id).map_err(EngineError::store)?;
+    observe_cloud_with(ports, cluster_id, record)
+}
+
+/// [`observe_cloud`] with `known` standing in for the record when the store does not answer:
+/// the settings of a running rollout do not change, so a batch whose nodes are down still sees
+/// them come back (the store's absence stops the rollout at the next batch).
+pub fn observe_cloud_or(
+    ports: &mut Ports<'_>,
+    cluster_id: &str,
+    known: &crate::model::ClusterRecord,
+) -> Result<Snapshot, EngineError> {
+    let record = ports
+        .store
+        .load(cluster_id)
+        .unwrap_or_else(|_| known.clone());
+    observe_cloud_with(ports, cluster_id, record)
+}
+
+fn observe_cloud_with(
+    ports: &mut Ports<'_>,
+    cluster_id: &str,
+    record: crate::model::ClusterRecord,
+) -> Result<Snapshot, EngineError> {
     let mut vms = ports
         .cloud
         .list_vms(cluster_id)

@@ -1,6 +1,7 @@
 //! The check just before a control or etcd node is stopped: another API server serves, and
 //! the other etcd members (the node's own found by address) keep quorum.
 
+use super::cause::UnsafeStop;
 use super::members::member_of;
 use super::observe::Snapshot;
 use super::run::Runner;
@@ -18,7 +19,7 @@ impl Runner<'_, '_> {
         avoid: &[String],
         node: &str,
         ep: &mut Endpoint,
-    ) -> Result<(), String> {
+    ) -> Result<(), UnsafeStop> {
         if t == NodeType::Worker {
             return Ok(());
         }
@@ -35,9 +36,9 @@ impl Runner<'_, '_> {
             match serving {
                 Some(e) => *ep = e,
                 None => {
-                    return Err(format!(
-                        "no other control node serves the API before stopping {node}"
-                    ));
+                    return Err(UnsafeStop::NoOtherApi {
+                        node: node.to_string(),
+                    });
                 }
             }
         }
@@ -45,13 +46,16 @@ impl Runner<'_, '_> {
             .ports
             .etcd
             .members()
-            .map_err(|e| format!("etcd health before stopping {node}: {e}"))?;
+            .map_err(|source| UnsafeStop::EtcdUnreadable {
+                node: node.to_string(),
+                source,
+            })?;
         // The node's own member (stacked or external etcd) does not count: it is going down.
         let own = if super::preflight::is_member_type(snap, t) {
-            let vm = snap
-                .vm_by_node(node)
-                .ok_or_else(|| format!("VM of {node} is gone"))?;
-            Some(member_of(vm, &members)?)
+            let vm = snap.vm_by_node(node).ok_or_else(|| UnsafeStop::VmGone {
+                node: node.to_string(),
+            })?;
+            Some(member_of(vm, &members).map_err(UnsafeStop::MemberUnknown)?)
         } else {
             None
         };
@@ -63,12 +67,13 @@ impl Runner<'_, '_> {
             .count();
         let need = quorum(voting.len());
         if voting.is_empty() || healthy < need || members.iter().any(|m| m.learner) {
-            return Err(format!(
-                "etcd quorum before stopping {node}{}: {healthy} other members healthy, {need} of {} needed",
-                own.map(|o| format!(" (member {})", o.name))
-                    .unwrap_or_default(),
-                voting.len()
-            ));
+            return Err(UnsafeStop::NoQuorum {
+                node: node.to_string(),
+                member: own.map(|o| o.name.clone()),
+                healthy,
+                need,
+                voting: voting.len(),
+            });
         }
         Ok(())
     }
