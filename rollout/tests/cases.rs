@@ -1,9 +1,8 @@
 //! One simulator test per way a rollout could break its rules from the state it found: a stale
 //! Ready on resume, a healthy end, an empty group list, a cancel at every step, quorum by
-//! address, a failed uncordon in release, a failed stop.
+//! address, a failed uncordon in release, a failed stop (a cancel at every step: cancel.rs).
 
 use crate::common::{cfg, cluster, offerings, report, run_ok};
-use cks_rollout::engine::UpdateRequest;
 use cks_rollout::model::{ClusterState, ROLLOUT_ANNOTATION};
 use cks_rollout::sim::{Fault, NodeOverride, Simulation};
 
@@ -75,27 +74,4 @@ fn quorum_is_counted_by_address_when_member_names_are_unlike_node_names() {
         run.failure_report()
     );
     assert!(sim.world().vms.values().all(|v| v.engine_stops == 0));
-}
-
-#[test]
-fn a_cancel_asked_earlier_never_restarts_more_nodes_than_one_asked_later() {
-    let spec = cluster(3, 0, 4);
-    let req: UpdateRequest = offerings(&[("worker", "medium"), ("control", "medium")]);
-    let clean = Simulation::new(&spec, 6).expect("simulable");
-    run_ok(&clean, &req);
-    // From the first step after the move into Updating (a cancel before it is refused).
-    let begin = clean
-        .world()
-        .trace
-        .iter()
-        .position(|l| l.contains("begin_rollout"))
-        .expect("the rollout began") as u64
-        + 2;
-    let steps: Vec<u64> = (begin..=clean.world().step).step_by(7).collect();
-    let seen = Simulation::cancel_sweep(&spec, &req, &cfg(), 6, &steps)
-        .unwrap_or_else(|(v, seen)| panic!("{v}: {seen:?}"));
-    assert!(
-        seen.iter().any(|(_, r)| *r == 0),
-        "an early cancel restarts none: {seen:?}"
-    );
 }

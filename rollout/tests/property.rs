@@ -1,5 +1,7 @@
 //! A seeded property test: random clusters, updates and fault schedules; every invariant after
-//! every step, release twice the same, never left Updating.
+//! every step (no uncordon without a new boot ID among them), the end-of-call ones (a healthy
+//! end is Running, release leaves Updating), release twice the same; and, over runs of one seed
+//! with a cancel at different steps, a cancel asked earlier never restarts more nodes.
 
 use cks_rollout::engine::outdated::{changes_for, dedication_ids};
 use cks_rollout::engine::{EngineConfig, UpdateOutcome};
@@ -9,6 +11,9 @@ use cks_rollout::model::{
 use cks_rollout::sim::{Fault, SimVm, Simulation, random};
 
 const RUNS: u64 = 1000;
+/// Seeds whose scenario is also run with a cancel at each of [`CANCEL_STEPS`] spread steps.
+const CANCEL_SEEDS: u64 = 100;
+const CANCEL_STEPS: u64 = 12;
 
 /// True when `v` is Running and matches the settings in `record`.
 fn up_to_date(record: &ClusterRecord, groups: &[AffinityGroup], v: &SimVm) -> bool {
@@ -140,4 +145,28 @@ fn a_thousand_random_clusters_and_fault_schedules_keep_every_invariant() {
         rolled > RUNS / 2,
         "only {rolled} of {RUNS} updates rolled out"
     );
+}
+
+#[test]
+fn a_cancel_asked_earlier_in_a_random_scenario_never_restarts_more_nodes_than_a_later_one() {
+    let cfg = EngineConfig::default();
+    let mut compared = 0;
+    for seed in 0..CANCEL_SEEDS {
+        let (spec, req) = random::scenario(seed);
+        let clean = Simulation::new(&spec, seed).expect("random scenario is simulable");
+        let run = clean.run(&req, &cfg);
+        if run.crashed || !matches!(run.outcome, Ok(UpdateOutcome::RolledOut(_))) {
+            continue;
+        }
+        let last = clean.world().step.max(1);
+        let steps: Vec<u64> = (1..=CANCEL_STEPS)
+            .map(|i| i * last / CANCEL_STEPS)
+            .filter(|s| *s > 0)
+            .collect();
+        match Simulation::cancel_sweep(&spec, &req, &cfg, seed, &steps) {
+            Ok(seen) => compared += seen.len(),
+            Err((v, seen)) => panic!("seed {seed}: {v}; restarts per cancel step {seen:?}"),
+        }
+    }
+    assert!(compared > 500, "only {compared} cancel runs compared");
 }

@@ -26,7 +26,8 @@ pub struct UpdateArgs {
     /// A node type's root disk size in GB, `TYPE=GB`; repeat per type.
     #[arg(long = "root-disk-size", value_name = "TYPE=GB")]
     pub root_disk_sizes: Vec<String>,
-    /// A node type's affinity groups, `TYPE=ID[,ID...]` (`TYPE=` for none); repeat per type.
+    /// A node type's affinity groups, `TYPE=ID[,ID...]`; repeat per type. A type not given keeps
+    /// each node's groups as they are (an empty list is refused).
     #[arg(long = "affinity-groups", value_name = "TYPE=IDS")]
     pub affinity_groups: Vec<String>,
     /// Workers restarted at a time (default 1).
@@ -60,9 +61,33 @@ impl UpdateArgs {
                 .filter(|s| !s.is_empty())
                 .map(str::to_string)
                 .collect();
+            if ids.is_empty() {
+                bail!(
+                    "--affinity-groups {text:?}: nodeaffinitygroups needs at least one affinity group id for {t}; an empty list would remove every group of its nodes, so it is refused: leave the type out to keep each node's groups as they are"
+                );
+            }
             req.node_affinity_groups.insert(t.to_string(), ids);
         }
         Ok(req)
+    }
+}
+
+/// The options of `run`: the settings, and whether to roll them out.
+#[derive(Debug, Clone, Default, Args)]
+pub struct RunArgs {
+    /// Settings.
+    #[command(flatten)]
+    pub update: UpdateArgs,
+    /// Only store the settings (`rollout=false`): nodes created later get them, no node is
+    /// touched; the out-of-date counts are reported.
+    #[arg(long = "no-rollout")]
+    pub no_rollout: bool,
+}
+
+impl RunArgs {
+    /// The update call: `rollout=true` unless `--no-rollout`.
+    pub fn request(&self) -> Result<UpdateRequest> {
+        self.update.request(!self.no_rollout)
     }
 }
 

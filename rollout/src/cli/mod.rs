@@ -15,7 +15,7 @@ use clap::{Parser, Subcommand};
 
 use cks_rollout::engine::{UpdateOutcome, plan_update, scan, update, view};
 
-use args::{LiveArgs, UpdateArgs};
+use args::{LiveArgs, RunArgs, UpdateArgs};
 use live::{LivePorts, engine_config};
 use render::StepPrinter;
 
@@ -64,14 +64,16 @@ pub enum Command {
         #[command(flatten)]
         update: UpdateArgs,
     },
-    /// Store the settings and restart the nodes that differ.
+    /// Store the settings and restart the nodes that differ (with --no-rollout: only store
+    /// them, for nodes created later).
+    #[command(visible_alias = "apply")]
     Run {
         /// Connection.
         #[command(flatten)]
         live: LiveArgs,
-        /// Settings.
+        /// Settings, and whether to roll them out.
         #[command(flatten)]
-        update: UpdateArgs,
+        run: RunArgs,
     },
     /// Ask a running rollout to stop before its next batch.
     Cancel {
@@ -104,6 +106,8 @@ pub enum Exit {
     RolloutFailed,
     /// A simulator invariant broke.
     InvariantBroken,
+    /// The update call was refused (bad request, wrong state): exit code 1, as for an error.
+    Refused,
 }
 
 /// Parses the command line, runs the command and maps the result to an exit code.
@@ -119,6 +123,7 @@ pub fn main() -> ExitCode {
         Ok(Exit::Ok) => ExitCode::SUCCESS,
         Ok(Exit::RolloutFailed) => ExitCode::from(3),
         Ok(Exit::InvariantBroken) => ExitCode::from(4),
+        Ok(Exit::Refused) => ExitCode::from(1),
         Err(e) => {
             eprintln!("cks-rollout: {e:#}");
             ExitCode::from(1)
@@ -130,8 +135,9 @@ fn run(cli: &Cli) -> Result<Exit> {
     match &cli.command {
         Command::Simulate(args) => simulate::run(args, cli.json),
         Command::Plan { live, update } => {
-            let mut ports = LivePorts::connect(live)?;
+            // The options are checked before anything is reached.
             let req = update.request(true)?;
+            let mut ports = LivePorts::connect(live)?;
             let notes = ports.discovery.check_for(live, &req)?;
             notes.iter().for_each(|note| eprintln!("note: {note}"));
             let plan = plan_update(&mut ports.ports(), &live.cluster_id, &req)
@@ -143,9 +149,9 @@ fn run(cli: &Cli) -> Result<Exit> {
             }
             Ok(Exit::Ok)
         }
-        Command::Run { live, update: args } => {
+        Command::Run { live, run: args } => {
+            let req = args.request()?;
             let mut ports = LivePorts::connect(live)?;
-            let req = args.request(true)?;
             let notes = ports.discovery.check_for(live, &req)?;
             notes.iter().for_each(|note| eprintln!("note: {note}"));
             let cfg = engine_config(live);
@@ -175,8 +181,10 @@ fn run(cli: &Cli) -> Result<Exit> {
             if cli.json {
                 render::json(&serde_json::json!({ "result": outcome, "view": cluster }))?;
             } else {
-                if let UpdateOutcome::RolledOut(r) = &outcome {
-                    print!("{}", render::report_text(r));
+                match &outcome {
+                    UpdateOutcome::RolledOut(r) => print!("{}", render::report_text(r)),
+                    UpdateOutcome::Stored { view } => print!("{}", render::stored_text(view)),
+                    UpdateOutcome::CancelRequested => {}
                 }
                 print!("{}", render::view_text(&cluster));
             }

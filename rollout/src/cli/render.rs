@@ -71,7 +71,14 @@ pub fn plan_text(plan: &Plan) -> String {
         ));
     }
     if plan.phases.is_empty() && plan.finish.is_empty() {
-        out.push_str("  nothing to do: every node is up to date\n");
+        if plan.skipped.is_empty() {
+            out.push_str("  nothing to do: every node is up to date\n");
+        } else {
+            out.push_str(&format!(
+                "  nothing the rollout can do now: {} node(s) need a change but are skipped (see above)\n",
+                plan.skipped.len()
+            ));
+        }
     }
     out
 }
@@ -79,8 +86,8 @@ pub fn plan_text(plan: &Plan) -> String {
 /// A cluster view as text.
 pub fn view_text(view: &ClusterView) -> String {
     let mut out = format!(
-        "cluster {}: {:?}, {} cores, {} MiB\n",
-        view.id, view.state, view.cores, view.memory_mb
+        "cluster {}: {}\n  capacity: {} cores, {} MiB\n",
+        view.id, view.condition, view.cores, view.memory_mb
     );
     for t in &view.types {
         let disk = t
@@ -109,6 +116,14 @@ pub fn view_text(view: &ClusterView) -> String {
         out.push_str(&format!("  lasterror: {e}\n"));
     }
     out
+}
+
+/// The settings stored with no rollout: what nodes created later get, and what is out of date.
+pub fn stored_text(view: &ClusterView) -> String {
+    format!(
+        "stored the settings for nodes created from now on; no node was touched (out of date: control {}, worker {}, etcd {}; run again without --no-rollout to restart them)\n",
+        view.controlnodesoutofdate, view.workernodesoutofdate, view.etcdnodesoutofdate
+    )
 }
 
 /// A rollout report's ending as text.

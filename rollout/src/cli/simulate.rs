@@ -13,7 +13,7 @@ use cks_rollout::model::ClusterState;
 use cks_rollout::sim::{ClusterSpec, Simulation};
 
 use super::Exit;
-use super::args::UpdateArgs;
+use super::args::{RunArgs, UpdateArgs};
 use super::render::{self, StepPrinter};
 
 /// Options of `simulate`.
@@ -40,8 +40,10 @@ pub struct SimulateArgs {
 pub enum SimAction {
     /// The plan: phases, batches, changes, skips and preflight verdicts.
     Plan(UpdateArgs),
-    /// The rollout, step by step.
-    Run(UpdateArgs),
+    /// The rollout, step by step (with --no-rollout: only store the settings). Exit codes: 0
+    /// done, 1 the update call was refused, 3 the rollout stopped on an error, 4 an invariant
+    /// broke.
+    Run(RunArgs),
 }
 
 fn load(path: &PathBuf) -> Result<ClusterSpec> {
@@ -97,8 +99,8 @@ pub fn run(args: &SimulateArgs, as_json: bool) -> Result<Exit> {
             }
             Ok(Exit::Ok)
         }
-        SimAction::Run(update) => {
-            let req = update.request(true)?;
+        SimAction::Run(run_args) => {
+            let req = run_args.request()?;
             let cfg = EngineConfig {
                 owner: "simulator".to_string(),
                 ..EngineConfig::default()
@@ -115,11 +117,9 @@ pub fn run(args: &SimulateArgs, as_json: bool) -> Result<Exit> {
             let steps = sim.world().step;
             let mut ports = sim.ports();
             let cluster = view(&mut ports.ports(), &id).context("reading the cluster view")?;
-            let failed = match &run.outcome {
-                Ok(UpdateOutcome::RolledOut(r)) => r.run.error.is_some(),
-                Ok(_) => false,
-                Err(_) => true,
-            };
+            let failed =
+                matches!(&run.outcome, Ok(UpdateOutcome::RolledOut(r)) if r.run.error.is_some());
+            let refused = run.outcome.is_err();
             if as_json {
                 let outcome = match &run.outcome {
                     Ok(o) => serde_json::to_value(o)?,
@@ -139,6 +139,7 @@ pub fn run(args: &SimulateArgs, as_json: bool) -> Result<Exit> {
             } else {
                 match &run.outcome {
                     Ok(UpdateOutcome::RolledOut(r)) => print!("{}", render::report_text(r)),
+                    Ok(UpdateOutcome::Stored { view }) => print!("{}", render::stored_text(view)),
                     Ok(other) => println!("{other:?}"),
                     Err(e) => println!("refused: {e}"),
                 }
@@ -158,6 +159,8 @@ pub fn run(args: &SimulateArgs, as_json: bool) -> Result<Exit> {
             }
             Ok(if run.violation.is_some() {
                 Exit::InvariantBroken
+            } else if refused {
+                Exit::Refused
             } else if failed {
                 Exit::RolloutFailed
             } else {

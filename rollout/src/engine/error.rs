@@ -1,6 +1,7 @@
 //! The engine's errors: one variant per way a rollout stops, each message saying what happened
 //! and what to do, so a caller can match on "drain blocked" vs "lease lost".
 
+use super::cause::{ChangeError, UnsafeStop};
 use crate::ports::PortError;
 use serde::{Serialize, Serializer};
 
@@ -129,7 +130,7 @@ pub enum EngineError {
         /// Node.
         node: String,
         /// What the recheck found.
-        cause: String,
+        cause: UnsafeStop,
     },
     /// A stop failed and the VM was found still running: it never went down.
     #[error(
@@ -165,7 +166,7 @@ pub enum EngineError {
         /// Node.
         node: String,
         /// The change and its error.
-        cause: String,
+        cause: ChangeError,
         /// True when the VM was started again unchanged.
         restarted: bool,
     },

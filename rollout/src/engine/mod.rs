@@ -2,15 +2,19 @@
 //! state scanner, all driven through [`crate::ports`].
 
 mod batch;
+mod cause;
+mod change;
 mod config;
 mod drain;
 mod error;
+mod mark;
 pub mod members;
 pub mod observe;
 pub mod outdated;
 pub mod plan;
 pub mod preflight;
 pub mod progress;
+mod recheck;
 mod release;
 mod request;
 mod run;
@@ -20,9 +24,10 @@ pub mod validate;
 mod verify;
 mod view;
 
-pub use batch::BOOT_WAIT;
+pub use cause::{ChangeError, UnsafeStop};
 pub use config::{DEFAULT_BATCH_TIMEOUT, EngineConfig};
 pub use error::EngineError;
+pub use mark::BOOT_WAIT;
 pub use plan::{Batch, NodePlan, Phase, Plan, Skip, WorkReason, came_back};
 pub use preflight::Verdict;
 pub use progress::{Event, NoProgress, Progress, StepKind};

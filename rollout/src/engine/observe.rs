@@ -72,12 +72,25 @@ pub fn observe_cloud(ports: &mut Ports<'_>, cluster_id: &str) -> Result<Snapshot
     observe_cloud_with(ports, cluster_id, record)
 }
 
-/// CloudStack's side only, against a record already read: a batch compares its nodes with the
-/// settings it started from, so waiting for them does not need the store to answer.
-pub fn observe_cloud_with(
+/// [`observe_cloud`] with `known` standing in for the record when the store does not answer:
+/// the settings of a running rollout do not change, so a batch whose nodes are down still sees
+/// them come back (the store's absence stops the rollout at the next batch).
+pub fn observe_cloud_or(
     ports: &mut Ports<'_>,
     cluster_id: &str,
-    record: ClusterRecord,
+    known: &crate::model::ClusterRecord,
+) -> Result<Snapshot, EngineError> {
+    let record = ports
+        .store
+        .load(cluster_id)
+        .unwrap_or_else(|_| known.clone());
+    observe_cloud_with(ports, cluster_id, record)
+}
+
+fn observe_cloud_with(
+    ports: &mut Ports<'_>,
+    cluster_id: &str,
+    record: crate::model::ClusterRecord,
 ) -> Result<Snapshot, EngineError> {
     let mut vms = ports
         .cloud

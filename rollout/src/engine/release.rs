@@ -39,23 +39,9 @@ pub fn capacity(snap: &Snapshot) -> (u64, u64) {
 /// of date on a type that cannot lose a node, etcd without a quorum of healthy members, or no
 /// API server answering. A healthy cluster ends a rollout Running, whatever stopped it.
 pub fn unhealthy(snap: &Snapshot) -> Vec<String> {
-    let mut out = Vec::new();
-    let dedication = dedication_ids(&snap.groups);
+    let mut out = unhealthy_vms(snap);
     for vm in &snap.vms {
-        if vm.state != VmState::Running {
-            out.push(format!("VM of {} is {:?}", vm.node_name, vm.state));
-            continue;
-        }
-        if cannot_lose_a_node(&snap.record, vm.node_type)
-            && !changes_for(&snap.record, vm, &snap.volumes, &dedication).is_empty()
-        {
-            out.push(format!(
-                "{} is out of date and its type cannot lose a node ({})",
-                vm.node_name,
-                cannot_lose_reason(&snap.record, vm.node_type)
-            ));
-        }
-        if vm.node_type == NodeType::Etcd || !snap.nodes_known {
+        if vm.state != VmState::Running || vm.node_type == NodeType::Etcd || !snap.nodes_known {
             continue;
         }
         match snap.node(&vm.node_name) {
@@ -76,6 +62,29 @@ pub fn unhealthy(snap: &Snapshot) -> Vec<String> {
             out.push(format!(
                 "etcd has no quorum: {healthy} of {} members healthy",
                 voting.len()
+            ));
+        }
+    }
+    out
+}
+
+/// The part of [`unhealthy`] CloudStack alone shows: a VM not Running, or out of date on a
+/// type that cannot lose a node.
+pub fn unhealthy_vms(snap: &Snapshot) -> Vec<String> {
+    let mut out = Vec::new();
+    let dedication = dedication_ids(&snap.groups);
+    for vm in &snap.vms {
+        if vm.state != VmState::Running {
+            out.push(format!("VM of {} is {:?}", vm.node_name, vm.state));
+            continue;
+        }
+        if cannot_lose_a_node(&snap.record, vm.node_type)
+            && !changes_for(&snap.record, vm, &snap.volumes, &dedication).is_empty()
+        {
+            out.push(format!(
+                "{} is out of date and its type cannot lose a node ({})",
+                vm.node_name,
+                cannot_lose_reason(&snap.record, vm.node_type)
             ));
         }
     }

@@ -322,6 +322,19 @@ impl<'r, 'a> Runner<'r, 'a> {
         }
     }
 
+    /// True when an operator asked for a cancel (read from the store now).
+    pub(super) fn cancel_asked(&mut self) -> Result<bool, EngineError> {
+        let record =
+            self.ports
+                .store
+                .load(&self.cluster)
+                .map_err(|source| EngineError::ReadCluster {
+                    cluster: self.cluster.clone(),
+                    source,
+                })?;
+        Ok(record.cancel)
+    }
+
     /// The batches of `the_plan`, each after the cancel, lease and CloudStack checks. `Ok(true)`
     /// when nodes were added or removed since `planned` was seen: plan again.
     fn batches(
@@ -333,13 +346,7 @@ impl<'r, 'a> Runner<'r, 'a> {
     ) -> Result<bool, EngineError> {
         for phase in &the_plan.phases {
             for batch in &phase.batches {
-                let record = self.ports.store.load(&self.cluster).map_err(|source| {
-                    EngineError::ReadCluster {
-                        cluster: self.cluster.clone(),
-                        source,
-                    }
-                })?;
-                if record.cancel {
+                if self.cancel_asked()? {
                     *cancelled = true;
                     self.emit(
                         Some(batch.number),
@@ -367,7 +374,17 @@ impl<'r, 'a> Runner<'r, 'a> {
                     return Ok(true);
                 }
                 match self.run_batch(phase.node_type, batch) {
-                    Ok(mut names) => done.append(&mut names),
+                    Ok(Some(mut names)) => done.append(&mut names),
+                    Ok(None) => {
+                        *cancelled = true;
+                        self.emit(
+                            Some(batch.number),
+                            None,
+                            StepKind::Cancelled,
+                            "cancel asked before the batch took a node",
+                        );
+                        return Ok(false);
+                    }
                     Err(e) => {
                         self.emit(Some(batch.number), None, StepKind::Failed, e.to_string());
                         return Err(e);

@@ -3,7 +3,7 @@
 use super::EngineError;
 use super::batch::Work;
 use super::members::member_of;
-use super::observe::{Snapshot, observe_cloud_with, observe_live};
+use super::observe::{Snapshot, observe_cloud_or, observe_live};
 use super::outdated::{capacity_matches, changes_for, dedication_ids};
 use super::preflight::is_member_type;
 use super::progress::StepKind;
@@ -13,7 +13,8 @@ use std::time::Duration;
 
 impl Runner<'_, '_> {
     /// Wait until every node is Running, up to date, Ready with a new boot ID and the capacity
-    /// of its offering (etcd nodes: member healthy).
+    /// of its offering (etcd nodes: member healthy). `known` (the batch's record) judges "up to
+    /// date" while the store does not answer, so nodes that are down are still seen coming back.
     pub(super) fn verify(
         &mut self,
         n: usize,
@@ -21,13 +22,13 @@ impl Runner<'_, '_> {
         work: &mut [Work],
         ep: &Endpoint,
         deadline: Duration,
-        record: &ClusterRecord,
+        known: &ClusterRecord,
     ) -> Result<(), EngineError> {
         let mut pending: Vec<usize> = (0..work.len()).collect();
         let mut ep = ep.clone();
         loop {
             let mut why = Vec::new();
-            match observe_cloud_with(self.ports, &self.cluster, record.clone()) {
+            match observe_cloud_or(self.ports, &self.cluster, known) {
                 Err(e) => why.push(e.to_string()),
                 Ok(mut snap) => {
                     observe_live(self.ports, &mut snap);

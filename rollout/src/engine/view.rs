@@ -2,6 +2,7 @@
 
 use super::observe::Snapshot;
 use super::outdated::{changes_for, dedication_ids};
+use super::release::unhealthy_vms;
 use super::validate::types_of;
 use crate::model::{ClusterState, NodeType};
 use serde::{Deserialize, Serialize};
@@ -44,6 +45,31 @@ pub struct ClusterView {
     pub memory_mb: u64,
     /// `lasterror`.
     pub lasterror: Option<String>,
+    /// The state and why: "Alert: VM of w-2 is Stopped", "Running; last error: ... (no node
+    /// was left down)".
+    pub condition: String,
+}
+
+/// The state in words with its reason: an Alert names what CloudStack shows unhealthy (else
+/// the recorded error); a Running cluster with an error says no node was left down.
+fn condition(r: &crate::model::ClusterRecord, problems: &[String]) -> String {
+    let error = r.last_error.as_deref().filter(|e| !e.is_empty());
+    match r.state {
+        ClusterState::Alert if !problems.is_empty() => format!("Alert: {}", problems.join("; ")),
+        ClusterState::Alert => format!("Alert: {}", error.unwrap_or("no reason recorded")),
+        ClusterState::Running => match error {
+            Some(e) => format!("Running; last error: {e} (no node was left down)"),
+            None => "Running".to_string(),
+        },
+        ClusterState::Updating => format!(
+            "Updating: a rollout{} is running",
+            r.lease
+                .as_ref()
+                .map(|l| format!(" by {}", l.owner))
+                .unwrap_or_default()
+        ),
+        other => format!("{other:?}"),
+    }
 }
 
 /// The view of `snap` (only its cloud part is needed).
@@ -83,5 +109,6 @@ pub fn cluster_view(snap: &Snapshot) -> ClusterView {
         cores: r.cores,
         memory_mb: r.memory_mb,
         lasterror: r.last_error.clone(),
+        condition: condition(r, &unhealthy_vms(snap)),
     }
 }

@@ -120,21 +120,6 @@ fn is_scheduled(f: &Fault) -> bool {
     )
 }
 
-pub(super) fn fault_count(f: &Fault) -> u32 {
-    match f {
-        Fault::StopFails { times, .. }
-        | Fault::StopTimesOut { times, .. }
-        | Fault::UncordonFails { times, .. }
-        | Fault::StartFails { times, .. }
-        | Fault::ScaleFails { times, .. }
-        | Fault::ResizeFails { times, .. }
-        | Fault::AffinityFails { times, .. }
-        | Fault::PdbBlocks { times, .. } => *times,
-        Fault::SaveSettingsFails => 1,
-        _ => 0,
-    }
-}
-
 impl World {
     /// CloudStack adds a worker (`w-N`) with the cluster's offering, running and Ready.
     fn add_worker(&mut self) {

@@ -1,8 +1,8 @@
 //! The safety invariants: one function, [`check`], called after every simulated step. A
 //! violation names the invariant, the step and the nodes.
 
-use super::Violation;
-use super::record::{Act, RECHECK_WINDOW};
+use super::act::{Act, RECHECK_WINDOW};
+use super::violation::Violation;
 use super::world::World;
 use crate::model::{NodeType, ROLLOUT_ANNOTATION};
 use std::collections::BTreeSet;

@@ -23,6 +23,7 @@
 //! assert_eq!(sim.world().record.state, cks_rollout::model::ClusterState::Running);
 //! ```
 
+mod act;
 mod backed;
 mod faults;
 mod invariants;
@@ -32,14 +33,17 @@ pub mod random;
 mod record;
 mod signature;
 mod spec;
+mod violation;
 mod world;
 
 pub use backed::{Backing, SimStore};
+pub use invariants::{check_cancels, check_end};
 pub use ports::SimHandle;
 pub use signature::{Signature, VmSignature};
 pub use spec::{
     ClusterSpec, Fault, KubernetesVersionSpec, NodeGroupSpec, NodeOverride, PdbSpec, PodSpec,
 };
+pub use violation::Violation;
 pub use world::{NODE_GRACE, SimNode, SimPod, SimVm, SpecError, World, reported_memory};
 
 use crate::engine::{
@@ -48,36 +52,8 @@ use crate::engine::{
 };
 use crate::model::NodeType;
 use crate::ports::Ports;
-use serde::{Deserialize, Serialize};
 use std::cell::{Ref, RefCell, RefMut};
-use std::fmt;
 use std::rc::Rc;
-
-/// A broken invariant: which, at which step, on which nodes.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Violation {
-    /// Invariant name.
-    pub invariant: &'static str,
-    /// Step (port call number).
-    pub step: u64,
-    /// Nodes involved.
-    pub nodes: Vec<String>,
-    /// What happened.
-    pub detail: String,
-}
-
-impl fmt::Display for Violation {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "invariant {} broken at step {} on {}: {}",
-            self.invariant,
-            self.step,
-            self.nodes.join(", "),
-            self.detail
-        )
-    }
-}
 
 /// Nodes restarted per cancel step, as [`Simulation::cancel_sweep`] reports them.
 pub type Restarts = Vec<(u64, u32)>;
@@ -236,7 +212,8 @@ impl Simulation {
     }
 
     /// `cancel-earlier-restarts-no-more` for `spec` and `req`: one run per step in `steps`
-    /// (increasing) with a cancel asked at that step, each from `seed`. Returns the restarts
+    /// (increasing) with a cancel asked at that step, each from `seed`; runs that crashed or
+    /// whose cancel was refused (the cluster not Updating) are left out. Returns the restarts
     /// per step, or the violation with the restarts seen.
     pub fn cancel_sweep(
         spec: &ClusterSpec,
@@ -253,7 +230,10 @@ impl Simulation {
                 continue;
             };
             let run = sim.run(req, cfg);
-            if run.crashed {
+            // Only cancels that landed while the cluster was Updating compare: one refused (as
+            // the real `cancel` refuses it) leaves the rollout whole.
+            let recorded = format!("#{at_step} cancel recorded");
+            if run.crashed || !run.trace.contains(&recorded) {
                 continue;
             }
             if let Some(v) = run.violation {

@@ -338,3 +338,21 @@ pub enum Fault {
         at_step: u64,
     },
 }
+
+impl Fault {
+    /// How many calls a counted fault fails (0 for a scheduled one).
+    pub(super) fn times(&self) -> u32 {
+        match self {
+            Fault::StopFails { times, .. }
+            | Fault::StopTimesOut { times, .. }
+            | Fault::UncordonFails { times, .. }
+            | Fault::StartFails { times, .. }
+            | Fault::ScaleFails { times, .. }
+            | Fault::ResizeFails { times, .. }
+            | Fault::AffinityFails { times, .. }
+            | Fault::PdbBlocks { times, .. } => *times,
+            Fault::SaveSettingsFails => 1,
+            _ => 0,
+        }
+    }
+}

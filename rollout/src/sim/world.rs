@@ -143,9 +143,9 @@ pub struct World {
     /// One line per step.
     pub trace: Vec<String>,
     /// The first invariant violation.
-    pub violation: Option<super::Violation>,
+    pub violation: Option<super::violation::Violation>,
     /// The engine's acts in the current step, for the invariants.
-    pub(crate) acts: Vec<super::record::Act>,
+    pub(crate) acts: Vec<super::act::Act>,
     /// Workers the engine may disrupt at a time.
     pub worker_budget: u32,
     /// The `maxunavailable` asked (the budget follows the worker count).
@@ -328,7 +328,7 @@ impl World {
                 .faults
                 .iter()
                 .map(|f| ArmedFault {
-                    left: super::faults::fault_count(f),
+                    left: f.times(),
                     fault: f.clone(),
                 })
                 .collect(),

@@ -1,0 +1,176 @@
+//! A node's restart: stop (judging a failed stop by the VM read again), every change while
+//! stopped, start.
+
+use super::EngineError;
+use super::batch::Work;
+use super::cause::ChangeError;
+use super::observe::observe_cloud;
+use super::outdated::{Change, changes_for, dedication_ids};
+use super::progress::StepKind;
+use super::run::Runner;
+use crate::model::VmState;
+use std::time::Duration;
+
+impl Runner<'_, '_> {
+    /// Stop (if running), apply every change while stopped, start. A stop that fails is
+    /// judged by the VM's state read again: still Running, it never went down; Stopping or
+    /// Stopped (or unknown), it is down and never uncordoned while so.
+    pub(super) fn change(
+        &mut self,
+        n: usize,
+        w: &mut Work,
+        deadline: Duration,
+    ) -> Result<(), EngineError> {
+        if w.verify_only {
+            return Ok(());
+        }
+        let name = w.node.clone();
+        let vm_id = w.vm_id.clone();
+        if !w.went_down {
+            match self.ports.cloud.stop_vm(&vm_id) {
+                Ok(()) => {
+                    w.went_down = true;
+                    self.emit(Some(n), Some(&name), StepKind::Stop, "stopped");
+                }
+                Err(source) => {
+                    let seen = self.after_failed_stop(&name, deadline)?;
+                    match seen {
+                        Some(VmState::Stopped) => {
+                            w.went_down = true;
+                            self.emit(
+                                Some(n),
+                                Some(&name),
+                                StepKind::Stop,
+                                format!("the stop call failed ({source}) but the VM is Stopped: finishing the change"),
+                            );
+                        }
+                        Some(VmState::Running) => {
+                            return Err(EngineError::StopFailedStillUp {
+                                batch: n,
+                                node: name,
+                                source,
+                            });
+                        }
+                        other => {
+                            w.went_down = true;
+                            return Err(EngineError::StopFailedDown {
+                                batch: n,
+                                node: name,
+                                source,
+                                seen: other.map_or("not readable".to_string(), |s| {
+                                    format!("{s:?} after the stop timed out")
+                                }),
+                            });
+                        }
+                    }
+                }
+            }
+        }
+        if let Err(cause) = self.apply_changes(n, &name) {
+            // Bring the node back as it was; the next run finds it still out of date.
+            let restarted = self.ports.cloud.start_vm(&vm_id).is_ok();
+            return Err(EngineError::ChangeFailed {
+                batch: n,
+                node: name,
+                cause,
+                restarted,
+            });
+        }
+        self.ports
+            .cloud
+            .start_vm(&vm_id)
+            .map_err(|source| EngineError::StartFailed {
+                batch: n,
+                node: name.clone(),
+                source,
+            })?;
+        self.emit(Some(n), Some(&name), StepKind::StartVm, "started");
+        Ok(())
+    }
+
+    /// The VM's state after a failed stop: read again, waiting (within the batch) while it is
+    /// Stopping; `None` when it cannot be read.
+    fn after_failed_stop(
+        &mut self,
+        name: &str,
+        deadline: Duration,
+    ) -> Result<Option<VmState>, EngineError> {
+        loop {
+            let state = self
+                .ports
+                .cloud
+                .list_vms(&self.cluster)
+                .ok()
+                .and_then(|vms| vms.into_iter().find(|v| v.node_name == name))
+                .map(|v| v.state);
+            match state {
+                Some(VmState::Stopping | VmState::Starting)
+                    if self.ports.clock.now() < deadline =>
+                {
+                    self.pause()?;
+                }
+                other => return Ok(other),
+            }
+        }
+    }
+
+    fn apply_changes(&mut self, n: usize, name: &str) -> Result<(), ChangeError> {
+        let snap =
+            observe_cloud(self.ports, &self.cluster).map_err(|e| ChangeError::Read(Box::new(e)))?;
+        let vm = snap.vm_by_node(name).ok_or_else(|| ChangeError::VmGone {
+            node: name.to_string(),
+        })?;
+        if vm.state != VmState::Stopped {
+            return Err(ChangeError::NotStopped {
+                node: name.to_string(),
+                state: vm.state.clone(),
+            });
+        }
+        let vm_id = vm.id.clone();
+        let dedication = dedication_ids(&snap.groups);
+        for c in changes_for(&snap.record, vm, &snap.volumes, &dedication) {
+            match c {
+                Change::Offering { to, .. } => {
+                    self.ports
+                        .cloud
+                        .change_offering(&vm_id, &to)
+                        .map_err(|source| ChangeError::Offering {
+                            node: name.to_string(),
+                            to: to.clone(),
+                            source,
+                        })?;
+                    self.emit(Some(n), Some(name), StepKind::ChangeOffering, to);
+                }
+                Change::RootDisk {
+                    volume_id, to_gb, ..
+                } => {
+                    self.ports
+                        .cloud
+                        .resize_volume(&volume_id, to_gb)
+                        .map_err(|source| ChangeError::RootDisk {
+                            node: name.to_string(),
+                            to_gb,
+                            source,
+                        })?;
+                    self.emit(
+                        Some(n),
+                        Some(name),
+                        StepKind::ResizeDisk,
+                        format!("{to_gb} GB"),
+                    );
+                }
+                Change::AffinityGroups { to, .. } => {
+                    self.ports
+                        .cloud
+                        .update_affinity_groups(&vm_id, &to)
+                        .map_err(|source| ChangeError::AffinityGroups {
+                            node: name.to_string(),
+                            source,
+                        })?;
+                    self.emit(Some(n), Some(name), StepKind::UpdateAffinity, to.join(","));
+                }
+            }
+        }
+        Ok(())
+    }
+}

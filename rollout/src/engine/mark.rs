@@ -1,0 +1,168 @@
+//! Taking a node of a batch: its annotation with the boot ID before the restart, the cordon,
+//! and a node an earlier run left annotated (wait for its new boot, or restart it).
+
+use super::EngineError;
+use super::batch::Work;
+use super::observe::Snapshot;
+use super::outdated::{changes_for, dedication_ids};
+use super::progress::StepKind;
+use super::run::Runner;
+use crate::model::{Endpoint, NodeType, ROLLOUT_ANNOTATION, VmState};
+use std::time::Duration;
+
+/// Longest wait for a node found annotated and Ready with its annotated boot ID (perhaps started
+/// again by an earlier run before its kubelet posted) to report a new boot, before the rollout
+/// takes it for a node that never went down and restarts it.
+pub const BOOT_WAIT: Duration = Duration::from_secs(600);
+
+impl Runner<'_, '_> {
+    /// Wait (at most [`BOOT_WAIT`], within the batch) for `name` to report a boot ID other
+    /// than `old`; true if it did.
+    fn await_new_boot(
+        &mut self,
+        n: usize,
+        ep: &Endpoint,
+        name: &str,
+        old: &str,
+        deadline: Duration,
+    ) -> Result<bool, EngineError> {
+        self.emit(
+            Some(n),
+            Some(name),
+            StepKind::Verify,
+            "Ready with the annotated boot ID: waiting for a new boot before anything else",
+        );
+        let until = deadline.min(self.ports.clock.now() + BOOT_WAIT);
+        loop {
+            if let Ok(Some(node)) = self.ports.kube.get_node(ep, name)
+                && node.boot_id != old
+            {
+                return Ok(true);
+            }
+            if self.ports.clock.now() >= until {
+                return Ok(false);
+            }
+            self.pause()?;
+        }
+    }
+
+    /// Record the boot ID, annotate and cordon (Kubernetes nodes only).
+    pub(super) fn mark(
+        &mut self,
+        n: usize,
+        t: NodeType,
+        snap: &Snapshot,
+        ep: &Endpoint,
+        name: &str,
+        deadline: Duration,
+    ) -> Result<Work, EngineError> {
+        let vm = snap.vm_by_node(name).ok_or_else(|| EngineError::VmGone {
+            batch: n,
+            node: name.to_string(),
+        })?;
+        let stopped = vm.state == VmState::Stopped;
+        let mut w = Work {
+            node: name.to_string(),
+            vm_id: vm.id.clone(),
+            old_boot: None,
+            ours: false,
+            went_down: stopped,
+            verify_only: false,
+        };
+        if t == NodeType::Etcd {
+            return Ok(w);
+        }
+        let Some(node) = snap.node(name) else {
+            if stopped {
+                return Ok(w);
+            }
+            return Err(EngineError::NotRegistered {
+                batch: n,
+                node: name.to_string(),
+            });
+        };
+        let kube_err = |source| EngineError::Mark {
+            batch: n,
+            node: name.to_string(),
+            source,
+        };
+        match node.rollout_boot_id() {
+            Some(old) => {
+                w.ours = true;
+                w.old_boot = Some(old.to_string());
+                let differs = !changes_for(
+                    &snap.record,
+                    vm,
+                    &snap.volumes,
+                    &dedication_ids(&snap.groups),
+                )
+                .is_empty();
+                if stopped {
+                } else if old == node.boot_id {
+                    // Same boot as annotated. Up to date and Running, an earlier run may have
+                    // changed and started it before its kubelet posted: wait for a new boot ID
+                    // rather than restart it twice; without one, it never went down.
+                    if !differs && self.await_new_boot(n, ep, name, old, deadline)? {
+                        w.went_down = true;
+                        w.verify_only = true;
+                        return Ok(w);
+                    }
+                } else if !differs {
+                    // Restarted and changed by an earlier run, not yet Ready: only verify it.
+                    w.went_down = true;
+                    w.verify_only = true;
+                    self.emit(
+                        Some(n),
+                        Some(name),
+                        StepKind::Verify,
+                        "restarted by an earlier run: waiting for it",
+                    );
+                    return Ok(w);
+                } else {
+                    // Rebooted since it was annotated but not yet changed: record this boot.
+                    self.ports
+                        .kube
+                        .set_annotation(ep, name, ROLLOUT_ANNOTATION, Some(&node.boot_id))
+                        .map_err(kube_err)?;
+                    w.old_boot = Some(node.boot_id.clone());
+                    self.emit(
+                        Some(n),
+                        Some(name),
+                        StepKind::Annotate,
+                        node.boot_id.clone(),
+                    );
+                }
+            }
+            None if node.unschedulable => {
+                w.old_boot = Some(node.boot_id.clone());
+                self.emit(
+                    Some(n),
+                    Some(name),
+                    StepKind::Cordon,
+                    "already cordoned by someone else: no annotation, stays cordoned",
+                );
+                return Ok(w);
+            }
+            None => {
+                self.ports
+                    .kube
+                    .set_annotation(ep, name, ROLLOUT_ANNOTATION, Some(&node.boot_id))
+                    .map_err(kube_err)?;
+                w.ours = true;
+                w.old_boot = Some(node.boot_id.clone());
+                self.emit(
+                    Some(n),
+                    Some(name),
+                    StepKind::Annotate,
+                    node.boot_id.clone(),
+                );
+            }
+        }
+        self.ports
+            .kube
+            .set_unschedulable(ep, name, true)
+            .map_err(kube_err)?;
+        self.emit(Some(n), Some(name), StepKind::Cordon, "cordoned");
+        Ok(w)
+    }
+}

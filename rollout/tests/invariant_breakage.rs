@@ -1,0 +1,125 @@
+//! Each end-of-run and cross-run invariant is shown to catch a deliberate breakage: a real
+//! recorded run, broken in the one way its rule forbids, is fed to the checker, which must name
+//! the broken rule (and the nodes, where there are some).
+
+use crate::common::{cfg, cluster, offerings, run_ok};
+use cks_rollout::engine::{Event, Progress, StepKind, UpdateRequest};
+use cks_rollout::model::{ClusterState, Endpoint};
+use cks_rollout::sim::{
+    ClusterSpec, Fault, PdbSpec, PodSpec, SimPorts, Simulation, check_cancels, check_end,
+};
+
+fn worker_update() -> UpdateRequest {
+    offerings(&[("worker", "medium")])
+}
+
+/// A cluster whose rollout stops on a drain a budget blocks, with no node down: it ends Running.
+fn blocked_drain() -> ClusterSpec {
+    let mut spec = cluster(3, 0, 3);
+    spec.pods.push(PodSpec {
+        app: "web".into(),
+        namespace: "default".into(),
+        replicas: 3,
+        daemonset: false,
+    });
+    spec.pdbs.push(PdbSpec {
+        name: "web-pdb".into(),
+        namespace: "default".into(),
+        app: "web".into(),
+        min_available: 1,
+    });
+    spec.faults.push(Fault::PdbBlocks {
+        pdb: "web-pdb".into(),
+        times: 1000,
+    });
+    spec
+}
+
+/// A broken engine: it uncordons `node` as soon as its VM was started again, before the new
+/// boot (the step a real engine takes only once Ready with a new boot ID).
+struct UncordonAtStart {
+    ports: SimPorts,
+    node: &'static str,
+    done: bool,
+}
+
+impl Progress for UncordonAtStart {
+    fn on_event(&mut self, e: &Event) {
+        if !self.done && e.step == StepKind::StartVm && e.node.as_deref() == Some(self.node) {
+            self.done = true;
+            let _ = self
+                .ports
+                .ports()
+                .kube
+                .set_unschedulable(&Endpoint::Cluster, self.node, false);
+        }
+    }
+}
+
+#[test]
+fn an_uncordon_with_no_new_boot_id_is_named_by_the_checker() {
+    let sim = Simulation::new(&cluster(3, 0, 3), 5).expect("simulable");
+    let mut broken = UncordonAtStart {
+        ports: sim.ports(),
+        node: "w-1",
+        done: false,
+    };
+    let run = sim.run_with(&worker_update(), &cfg(), &mut broken);
+    assert!(broken.done, "w-1 was started again");
+    let v = run.violation.expect("the checker fires");
+    assert_eq!(v.invariant, "no-uncordon-without-new-boot-id", "{v}");
+    assert_eq!(v.nodes, vec!["w-1".to_string()], "{v}");
+    // The same run without the broken step keeps the rule.
+    let clean = Simulation::new(&cluster(3, 0, 3), 5).expect("simulable");
+    run_ok(&clean, &worker_update());
+}
+
+#[test]
+fn a_later_cancel_that_restarted_fewer_nodes_is_named_by_the_checker() {
+    let spec = cluster(3, 0, 4);
+    let req = worker_update();
+    let steps: Vec<u64> = (20..=200).step_by(30).collect();
+    let seen = Simulation::cancel_sweep(&spec, &req, &cfg(), 6, &steps)
+        .unwrap_or_else(|(v, seen)| panic!("{v}: {seen:?}"));
+    assert!(check_cancels(&seen).is_none());
+    let (first, last) = (seen[0], seen[seen.len() - 1]);
+    assert!(
+        first.1 < last.1,
+        "the sweep restarts more nodes for a later cancel: {seen:?}"
+    );
+    // The recorded restarts with the earliest and the latest cancel's counts swapped.
+    let mut broken = seen.clone();
+    broken[0].1 = last.1;
+    let n = broken.len() - 1;
+    broken[n].1 = first.1;
+    let v = check_cancels(&broken).expect("the checker fires");
+    assert_eq!(v.invariant, "cancel-earlier-restarts-no-more", "{v}");
+}
+
+#[test]
+fn a_healthy_end_recorded_as_alert_is_named_by_the_checker() {
+    let sim = Simulation::new(&blocked_drain(), 2).expect("simulable");
+    let run = run_ok(&sim, &worker_update());
+    let mut w = sim.world_mut();
+    assert_eq!(
+        w.record.state,
+        ClusterState::Running,
+        "{}",
+        run.failure_report()
+    );
+    assert!(check_end(&w, true, false).is_none());
+    w.record.state = ClusterState::Alert;
+    let v = check_end(&w, true, false).expect("the checker fires");
+    assert_eq!(v.invariant, "healthy-end-is-running", "{v}");
+}
+
+#[test]
+fn a_release_that_left_the_cluster_updating_is_named_by_the_checker() {
+    let sim = Simulation::new(&blocked_drain(), 2).expect("simulable");
+    run_ok(&sim, &worker_update());
+    let mut w = sim.world_mut();
+    assert!(check_end(&w, true, false).is_none());
+    w.record.state = ClusterState::Updating;
+    let v = check_end(&w, true, false).expect("the checker fires");
+    assert_eq!(v.invariant, "release-leaves-updating", "{v}");
+}
