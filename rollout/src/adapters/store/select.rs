@@ -5,8 +5,8 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
-use super::{PostgresStore, PostgresUrl, SqliteStore, StoreError};
 use super::rules::RecordStore;
+use super::{PostgresStore, PostgresUrl, SqliteStore, StoreError};
 use crate::model::ClusterRecord;
 
 /// Where the cluster records live.
