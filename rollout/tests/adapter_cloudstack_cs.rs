@@ -2,11 +2,13 @@
 //! (GET and POST) are accepted and a wrong secret refused, async jobs are polled to their result
 //! or failure, and a VM stop/start reboots its node in the linked Kubernetes fake.
 
-use std::process::{Command, Output};
+use std::process::Output;
 
 use cks_fixtures::cloudstack_api::{CloudStackFake, CloudWorld};
 use cks_fixtures::kube_api::KubeWorld;
 use serde_json::Value;
+
+use crate::cs_support::{self, ok, text};
 
 struct Setup {
     cloud: CloudWorld,
@@ -39,28 +41,7 @@ fn setup() -> Setup {
 }
 
 fn cs(setup: &Setup, secret: &str, args: &[&str]) -> Output {
-    let program = cks_fixtures::process::require_program("cs", "python3-pip (pip install cs)")
-        .expect("cs installed");
-    let home = tempfile::tempdir().expect("temp home");
-    Command::new(program)
-        .args(args)
-        .env("HOME", home.path())
-        .env("CLOUDSTACK_ENDPOINT", setup.api.endpoint())
-        .env("CLOUDSTACK_KEY", "test-api-key")
-        .env("CLOUDSTACK_SECRET", secret)
-        .env("CLOUDSTACK_POLL_INTERVAL", "0.05")
-        .output()
-        .expect("cs runs")
-}
-
-fn ok(out: &Output) -> Value {
-    assert!(
-        out.status.success(),
-        "cs failed: {}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("cs prints JSON")
+    cs_support::cs(&setup.api.endpoint(), "test-api-key", secret, args)
 }
 
 #[test]
@@ -130,12 +111,8 @@ fn cs_with_a_wrong_secret_is_refused() {
     let s = setup();
     let out = cs(&s, "not-the-secret", &["listVirtualMachines"]);
     assert!(!out.status.success());
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(text.contains("unable to verify user credentials"), "{text}");
+    let said = text(&out);
+    assert!(said.contains("unable to verify user credentials"), "{said}");
 }
 
 #[test]
@@ -149,12 +126,8 @@ fn cs_reports_a_failed_job_and_a_refused_change() {
         &["stopVirtualMachine", &format!("id={}", s.vm)],
     );
     assert!(!out.status.success());
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(text.contains("the host is unreachable"), "{text}");
+    let said = text(&out);
+    assert!(said.contains("the host is unreachable"), "{said}");
     assert_eq!(s.cloud.vm_named("w-1").expect("vm").state, "Running");
 
     let out = cs(
@@ -170,10 +143,6 @@ fn cs_reports_a_failed_job_and_a_refused_change() {
         !out.status.success(),
         "a running VM's offering is not changed"
     );
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(text.contains("must be stopped"), "{text}");
+    let said = text(&out);
+    assert!(said.contains("must be stopped"), "{said}");
 }

@@ -6,6 +6,7 @@
 
 mod adapter_support;
 mod common;
+mod cs_support;
 mod discovery_support;
 mod kube_support;
 
