@@ -20,6 +20,7 @@ mod adapter_etcd_identity;
 mod adapter_kube_client;
 mod adapter_kube_kubectl;
 mod adapter_many_clusters_postgres;
+mod adapter_release_kube;
 mod adapter_store;
 mod adapter_store_postgres;
 mod cases;

@@ -209,3 +209,44 @@ fn build(on_addresses: bool) -> Cluster {
         store,
     }
 }
+
+impl Cluster {
+    /// `cks-rollout <command>` against this cluster on its store: the CloudStack credentials in
+    /// the environment, the kubeconfig, each control node's API server and each etcd member.
+    pub fn cli(&self, command: &str) -> std::process::Command {
+        self.cli_at(command, &self.store_path)
+    }
+
+    /// [`Cluster::cli`] on another store file.
+    pub fn cli_at(&self, command: &str, store: &std::path::Path) -> std::process::Command {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_cks-rollout"));
+        cmd.arg(command)
+            .args(["--cluster-id", &self.cluster_id])
+            .arg("--store")
+            .arg(store)
+            .arg("--kubeconfig")
+            .arg(&self.kubeconfig)
+            .env("CLOUDSTACK_ENDPOINT", &self.cloud_endpoint)
+            .env("CLOUDSTACK_KEY", "e2e-key")
+            .env("CLOUDSTACK_SECRET", "e2e-secret")
+            .env("CLOUDSTACK_POLL_INTERVAL", "0.01")
+            .env_remove("CLOUDSTACK_CONFIG");
+        for (node, url) in &self.control {
+            cmd.arg("--control-endpoint").arg(format!("{node}={url}"));
+        }
+        for m in &self.etcd.members {
+            cmd.arg("--etcd-endpoint")
+                .arg(format!("{}={}", m.name, m.client_url));
+        }
+        cmd
+    }
+}
+
+/// stdout and stderr of a finished command.
+pub fn text(out: &std::process::Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
