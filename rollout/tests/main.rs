@@ -17,6 +17,7 @@ mod adapter_cloudstack_cs;
 mod adapter_end_to_end;
 mod adapter_etcd;
 mod adapter_etcd_identity;
+mod adapter_failed_stop;
 mod adapter_kube_client;
 mod adapter_kube_kubectl;
 mod adapter_many_clusters_postgres;
