@@ -22,6 +22,7 @@ mod adapter_kube_client;
 mod adapter_kube_kubectl;
 mod adapter_many_clusters_postgres;
 mod adapter_release_kube;
+mod adapter_state_guard;
 mod adapter_store;
 mod adapter_store_postgres;
 mod cases;
