@@ -1,7 +1,8 @@
 //! A failed stop is judged by the VM's state read again, against the CloudStack fake whose job
 //! faults `cs` sees too: a stop job that fails although the VM Stopped, and one that outlasts
 //! the client's job timeout while the VM is Stopping, are taken as the node down: the change is
-//! finished and the VM started, and the node is uncordoned only once it is back. A stop still
+//! finished and the VM started, and the node is uncordoned only once it is back; when the change
+//! then fails, the VM is started back unchanged and put into service only once up. A stop still
 //! Stopping when the batch's time is up leaves the node cordoned, and the message says so.
 
 use std::time::Duration;
@@ -216,6 +217,50 @@ fn a_stop_still_stopping_when_the_batch_is_out_of_time_leaves_the_node_cordoned(
         .filter(|call| call.starts_with("stopvirtualmachine"))
         .count();
     assert_eq!(stops, 1, "no other worker was stopped");
+}
+
+#[test]
+fn a_vm_stopped_by_a_failed_stop_whose_change_fails_is_started_back_and_uncordoned_once_up() {
+    let mut c = cluster();
+    c.cloud
+        .fail_next_after_effect("stopVirtualMachine", "the host did not confirm the stop");
+    c.cloud.fail_next(
+        "changeServiceForVirtualMachine",
+        "no host has room for the offering",
+    );
+    let report = roll_one_worker(&mut c, Duration::from_secs(60));
+    let error = report
+        .run
+        .error
+        .as_ref()
+        .map(ToString::to_string)
+        .expect("the batch stopped on the change");
+    let node = first_stopped(&report);
+    assert!(
+        error.contains("no host has room for the offering")
+            && error.contains("the VM was started again unchanged"),
+        "{error}\n{:#?}",
+        trace(&report)
+    );
+    let steps = steps_of(&report, &node);
+    assert!(
+        !steps.contains(&StepKind::Uncordon),
+        "the batch never uncordoned it: {steps:?}"
+    );
+    // Back up unchanged with a new boot ID: release puts it back into service.
+    let vm = c.cloud.vm_named(&node).expect("vm");
+    assert_eq!(
+        (vm.state.as_str(), vm.service_offering_id.as_str()),
+        ("Running", c.small.as_str())
+    );
+    let release = report.release.clone().expect("release ran");
+    assert!(release.left_cordoned.is_empty(), "{release:?}");
+    let kube_node = c.kube.node(&node).expect("node");
+    assert!(
+        kube_node["spec"].get("unschedulable").is_none(),
+        "{kube_node}"
+    );
+    assert_eq!(release.state, ClusterState::Running, "{release:?}");
 }
 
 /// The node the batch cordoned (its stop never reported success).
