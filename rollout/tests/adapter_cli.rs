@@ -4,7 +4,7 @@
 
 use std::process::{Command, Output, Stdio};
 
-use crate::adapter_support::{CONTROL, Cluster, cluster};
+use crate::adapter_support::{CONTROL, Cluster, cluster, text};
 use cks_rollout::model::ClusterState;
 use serde_json::Value;
 
@@ -16,14 +16,6 @@ fn example() -> String {
     format!(
         "{}/examples/simulate-cluster.yaml",
         env!("CARGO_MANIFEST_DIR")
-    )
-}
-
-fn text(out: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
     )
 }
 
@@ -154,30 +146,11 @@ fn simulate_plan_json_and_a_failing_run_exit_codes() {
 }
 
 fn live(c: &Cluster, command: &str) -> Command {
-    live_at(c, command, &c.store_path)
+    c.cli(command)
 }
 
 fn live_at(c: &Cluster, command: &str, store: &std::path::Path) -> Command {
-    let mut cmd = bin();
-    cmd.arg(command)
-        .args(["--cluster-id", &c.cluster_id])
-        .arg("--store")
-        .arg(store)
-        .arg("--kubeconfig")
-        .arg(&c.kubeconfig)
-        .env("CLOUDSTACK_ENDPOINT", &c.cloud_endpoint)
-        .env("CLOUDSTACK_KEY", "e2e-key")
-        .env("CLOUDSTACK_SECRET", "e2e-secret")
-        .env("CLOUDSTACK_POLL_INTERVAL", "0.01")
-        .env_remove("CLOUDSTACK_CONFIG");
-    for (node, url) in &c.control {
-        cmd.arg("--control-endpoint").arg(format!("{node}={url}"));
-    }
-    for m in &c.etcd.members {
-        cmd.arg("--etcd-endpoint")
-            .arg(format!("{}={}", m.name, m.client_url));
-    }
-    cmd
+    c.cli_at(command, store)
 }
 
 #[test]

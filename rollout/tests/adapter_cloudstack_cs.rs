@@ -1,12 +1,16 @@
 //! The CloudStack API fake is faithful enough for the real Python `cs` client: signed requests
 //! (GET and POST) are accepted and a wrong secret refused, async jobs are polled to their result
-//! or failure, and a VM stop/start reboots its node in the linked Kubernetes fake.
+//! or failure, and a VM stop/start reboots its node in the linked Kubernetes fake; the injected
+//! job faults (a stop that fails after stopping, a slow stop) and the CKS cluster's state and
+//! VM list look to `cs` as they would from CloudStack.
 
-use std::process::{Command, Output};
+use std::process::Output;
 
 use cks_fixtures::cloudstack_api::{CloudStackFake, CloudWorld};
 use cks_fixtures::kube_api::KubeWorld;
 use serde_json::Value;
+
+use crate::cs_support::{self, ok, text};
 
 struct Setup {
     cloud: CloudWorld,
@@ -39,28 +43,7 @@ fn setup() -> Setup {
 }
 
 fn cs(setup: &Setup, secret: &str, args: &[&str]) -> Output {
-    let program = cks_fixtures::process::require_program("cs", "python3-pip (pip install cs)")
-        .expect("cs installed");
-    let home = tempfile::tempdir().expect("temp home");
-    Command::new(program)
-        .args(args)
-        .env("HOME", home.path())
-        .env("CLOUDSTACK_ENDPOINT", setup.api.endpoint())
-        .env("CLOUDSTACK_KEY", "test-api-key")
-        .env("CLOUDSTACK_SECRET", secret)
-        .env("CLOUDSTACK_POLL_INTERVAL", "0.05")
-        .output()
-        .expect("cs runs")
-}
-
-fn ok(out: &Output) -> Value {
-    assert!(
-        out.status.success(),
-        "cs failed: {}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("cs prints JSON")
+    cs_support::cs(&setup.api.endpoint(), "test-api-key", secret, args)
 }
 
 #[test]
@@ -130,12 +113,8 @@ fn cs_with_a_wrong_secret_is_refused() {
     let s = setup();
     let out = cs(&s, "not-the-secret", &["listVirtualMachines"]);
     assert!(!out.status.success());
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(text.contains("unable to verify user credentials"), "{text}");
+    let said = text(&out);
+    assert!(said.contains("unable to verify user credentials"), "{said}");
 }
 
 #[test]
@@ -149,12 +128,8 @@ fn cs_reports_a_failed_job_and_a_refused_change() {
         &["stopVirtualMachine", &format!("id={}", s.vm)],
     );
     assert!(!out.status.success());
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(text.contains("the host is unreachable"), "{text}");
+    let said = text(&out);
+    assert!(said.contains("the host is unreachable"), "{said}");
     assert_eq!(s.cloud.vm_named("w-1").expect("vm").state, "Running");
 
     let out = cs(
@@ -170,10 +145,80 @@ fn cs_reports_a_failed_job_and_a_refused_change() {
         !out.status.success(),
         "a running VM's offering is not changed"
     );
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
+    let said = text(&out);
+    assert!(said.contains("must be stopped"), "{said}");
+}
+
+#[test]
+fn cs_sees_a_stop_that_fails_after_stopping_and_a_stop_that_takes_its_time() {
+    let s = setup();
+    let id = format!("id={}", s.vm);
+    let state = |s: &Setup| {
+        ok(&cs(s, "test-secret", &["listVirtualMachines", "name=w-1"]))["virtualmachine"][0]
+            ["state"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    };
+
+    // The job fails, yet the hypervisor did stop the VM.
+    s.cloud
+        .fail_next_after_effect("stopVirtualMachine", "the host did not confirm the stop");
+    let out = cs(&s, "test-secret", &["stopVirtualMachine", &id]);
+    assert!(!out.status.success());
+    assert!(
+        text(&out).contains("the host did not confirm the stop"),
+        "{}",
+        text(&out)
     );
-    assert!(text.contains("must be stopped"), "{text}");
+    assert_eq!(state(&s), "Stopped");
+    assert!(!s.kube.is_ready("w-1"), "its node went down");
+    ok(&cs(&s, "test-secret", &["startVirtualMachine", &id]));
+    assert_eq!(state(&s), "Running");
+
+    // A slow stop: pending, the VM Stopping, until its time has passed; then Stopped.
+    s.cloud
+        .slow_next("stopVirtualMachine", std::time::Duration::from_secs(6));
+    let started = ok(&cs(
+        &s,
+        "test-secret",
+        &["--async", "stopVirtualMachine", &id],
+    ));
+    let job = format!("jobid={}", started["jobid"].as_str().expect("job id"));
+    assert_eq!(state(&s), "Stopping");
+    let pending = ok(&cs(&s, "test-secret", &["queryAsyncJobResult", &job]));
+    assert_eq!(pending["jobstatus"], 0);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while state(&s) != "Stopped" {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the slow stop never finished"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let done = ok(&cs(&s, "test-secret", &["queryAsyncJobResult", &job]));
+    assert_eq!(done["jobstatus"], 1);
+}
+
+#[test]
+fn cs_reads_the_cluster_state_cloudstack_reports_and_a_vm_added_to_the_cluster() {
+    let s = setup();
+    let cluster = s.cloud.add_cluster("k1", std::slice::from_ref(&s.vm));
+    let id = format!("id={cluster}");
+    let listed = |s: &Setup| ok(&cs(s, "test-secret", &["listKubernetesClusters", &id]));
+    assert_eq!(listed(&s)["kubernetescluster"][0]["state"], "Running");
+    s.cloud.set_cluster_state(&cluster, "Scaling");
+    assert_eq!(listed(&s)["kubernetescluster"][0]["state"], "Scaling");
+
+    let small = s.cloud.vm_named("w-1").expect("vm").service_offering_id;
+    let disk = s.cloud.add_disk_offering("custom-2", 0);
+    let added = s.cloud.add_vm("w-2", &small, 20, &disk, &[]);
+    s.cloud.add_vm_to_cluster(&cluster, &added);
+    let vms: Vec<String> = listed(&s)["kubernetescluster"][0]["virtualmachines"]
+        .as_array()
+        .expect("VM list")
+        .iter()
+        .filter_map(|v| v["id"].as_str().map(str::to_string))
+        .collect();
+    assert_eq!(vms, vec![s.vm.clone(), added]);
 }

@@ -2,36 +2,15 @@
 //! `annotate`, `cordon`, `uncordon` and `drain --ignore-daemonsets --delete-emptydir-data`,
 //! including a drain that a PodDisruptionBudget blocks.
 
-use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use cks_fixtures::kube_api::{KubeApiFake, KubeWorld, Owner};
 
-use crate::kube_support::web_world;
+use crate::kube_support::{kubectl, kubectl_ok, web_world};
 use serde_json::Value;
 
-fn kubectl(kubeconfig: &Path, cache: &Path, args: &[&str]) -> Output {
-    let program =
-        cks_fixtures::process::require_program("kubectl", "kubectl").expect("kubectl installed");
-    Command::new(program)
-        .arg("--kubeconfig")
-        .arg(kubeconfig)
-        .arg("--cache-dir")
-        .arg(cache)
-        .args(args)
-        .env("HOME", cache)
-        .output()
-        .expect("kubectl runs")
-}
-
 fn ok(out: &Output) -> String {
-    assert!(
-        out.status.success(),
-        "kubectl failed: {}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    kubectl_ok(out)
 }
 
 /// The web workloads on three workers, plus a lone `db` pod on `w-1` whose budget needs it.

@@ -8,28 +8,10 @@ use std::process::{Command, Output};
 use cks_fixtures::cloudstack_api::{CloudStackFake, CloudWorld};
 use serde_json::Value;
 
-fn cs(api: &CloudStackFake, args: &[&str]) -> Output {
-    let program = cks_fixtures::process::require_program("cs", "python3-pip (pip install cs)")
-        .expect("cs installed");
-    let home = tempfile::tempdir().expect("temp home");
-    Command::new(program)
-        .args(args)
-        .env("HOME", home.path())
-        .env("CLOUDSTACK_ENDPOINT", api.endpoint())
-        .env("CLOUDSTACK_KEY", "cs-key")
-        .env("CLOUDSTACK_SECRET", "cs-secret")
-        .output()
-        .expect("cs runs")
-}
+use crate::cs_support::{self, ok};
 
-fn ok(out: &Output) -> Value {
-    assert!(
-        out.status.success(),
-        "cs failed: {}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("cs prints JSON")
+fn cs(api: &CloudStackFake, args: &[&str]) -> Output {
+    cs_support::cs(&api.endpoint(), "cs-key", "cs-secret", args)
 }
 
 #[test]

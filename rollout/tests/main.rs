@@ -6,6 +6,7 @@
 
 mod adapter_support;
 mod common;
+mod cs_support;
 mod discovery_support;
 mod kube_support;
 
@@ -15,9 +16,13 @@ mod adapter_cloudstack_client;
 mod adapter_cloudstack_cs;
 mod adapter_end_to_end;
 mod adapter_etcd;
+mod adapter_etcd_identity;
+mod adapter_failed_stop;
 mod adapter_kube_client;
 mod adapter_kube_kubectl;
 mod adapter_many_clusters_postgres;
+mod adapter_release_kube;
+mod adapter_state_guard;
 mod adapter_store;
 mod adapter_store_postgres;
 mod cancel;

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::DiscoveryError;
 use crate::adapters::cloudstack::CloudStackClient;
-use crate::adapters::cloudstack::port::node_type_of;
+use crate::adapters::cloudstack::port::{cluster_vm_ids, node_type_of};
 use crate::model::NodeType;
 
 /// A CKS cluster as discovery sees it.
@@ -89,20 +89,7 @@ pub fn cluster_info(
         });
     };
     let name = text(&cluster, "name").unwrap_or_default();
-    let mut ids: Vec<String> = cluster["virtualmachines"]
-        .as_array()
-        .map(|vms| vms.iter().filter_map(|v| text(v, "id")).collect())
-        .unwrap_or_default();
-    if ids.is_empty() {
-        ids = cluster["virtualmachineids"]
-            .as_array()
-            .map(|vms| {
-                vms.iter()
-                    .filter_map(|v| v.as_str().map(str::to_string))
-                    .collect()
-            })
-            .unwrap_or_default();
-    }
+    let ids = cluster_vm_ids(&cluster);
     let mut vms = Vec::new();
     if !ids.is_empty() {
         let listed: Vec<Value> = client

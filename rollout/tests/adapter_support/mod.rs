@@ -1,16 +1,21 @@
 //! A 3-control, 6-worker CKS cluster for the adapter tests: the CloudStack and Kubernetes fakes
 //! sharing one world, one API endpoint per control node plus the cluster's, a real 3-member
-//! etcd named after the control nodes, and a SQLite store holding the cluster record.
+//! etcd (named after the control nodes on 127.0.0.1, or, as kubeadm runs it, with etcd's own
+//! member names on each control VM's address under mutual TLS), and a SQLite store holding the
+//! cluster record.
 
 #![allow(dead_code)]
 
 use std::collections::BTreeMap;
+use std::net::IpAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
 use cks_fixtures::cloudstack_api::{CloudStackFake, CloudWorld};
 use cks_fixtures::etcd::EtcdCluster;
+use cks_fixtures::kube_api::tls::TestCa;
 use cks_fixtures::kube_api::{KubeApiFake, KubeWorld, Owner};
+use cks_fixtures::sshd::node_addresses;
 use cks_rollout::adapters::cloudstack::{
     CloudStackClient, CloudStackCloud, CloudStackConfig, Secret,
 };
@@ -30,7 +35,13 @@ pub const WORKERS: [&str; 6] = [
     "k1-node-6",
 ];
 
+/// etcd's own member names in [`cluster_with_etcd_on_addresses`]: nothing like the nodes'.
+pub const MEMBERS: [&str; 3] = ["etcd-alpha", "etcd-bravo", "etcd-charlie"];
+
 pub struct Cluster {
+    /// The control VMs' addresses (and one spare no member listens on) when etcd runs on them.
+    pub addresses: Vec<std::net::Ipv4Addr>,
+    pub vm_ids: Vec<String>,
     pub cloud_endpoint: String,
     pub kubeconfig: PathBuf,
     pub control: BTreeMap<String, String>,
@@ -51,6 +62,16 @@ pub struct Cluster {
 }
 
 pub fn cluster() -> Cluster {
+    build(false)
+}
+
+/// [`cluster`] with etcd as kubeadm runs it: member `MEMBERS[i]` on control VM `i`'s address
+/// (`https://<address>:2379`, mutual TLS), so only addresses tell which member is whose.
+pub fn cluster_with_etcd_on_addresses() -> Cluster {
+    build(true)
+}
+
+fn build(on_addresses: bool) -> Cluster {
     let kube = KubeWorld::new();
     let cloud = CloudWorld::new("e2e-key", "e2e-secret");
     cloud.link_kube(kube.clone());
@@ -113,7 +134,30 @@ pub fn cluster() -> Cluster {
         &control,
     );
 
-    let etcd = EtcdCluster::start_named(&CONTROL).expect("etcd");
+    let mut addresses = Vec::new();
+    let (etcd, tls) = if on_addresses {
+        addresses = node_addresses(CONTROL.len() + 1).expect("loopback addresses");
+        for (vm, ip) in vm_ids.iter().zip(&addresses[..CONTROL.len()]) {
+            cloud.set_vm_address(vm, &ip.to_string());
+        }
+        let ca = TestCa::new().expect("test CA");
+        let members: Vec<(&str, IpAddr)> = MEMBERS
+            .iter()
+            .zip(&addresses)
+            .map(|(name, ip)| (*name, IpAddr::V4(*ip)))
+            .collect();
+        let etcd = EtcdCluster::start_on_addresses(&members, &ca).expect("etcd");
+        let client = ca.client("cks-rollout").expect("client certificate");
+        let tls = TlsMaterial {
+            ca_pem: Some(ca.cert_pem().into_bytes()),
+            identity_pem: Some(format!("{}\n{}", client.cert, client.key).into_bytes()),
+            insecure: false,
+        };
+        (etcd, tls)
+    } else {
+        let etcd = EtcdCluster::start_named(&CONTROL).expect("etcd");
+        (etcd, TlsMaterial::default())
+    };
     let known = etcd
         .members
         .iter()
@@ -122,8 +166,7 @@ pub fn cluster() -> Cluster {
             client_url: m.client_url.clone(),
         })
         .collect();
-    let etcd_port = EtcdHealth::new(known, &TlsMaterial::default(), Duration::from_secs(3))
-        .expect("etcd checks");
+    let etcd_port = EtcdHealth::new(known, &tls, Duration::from_secs(3)).expect("etcd checks");
 
     let store_path = dir.path().join("rollout.db");
     let mut store = SqliteStore::open(&store_path).expect("store");
@@ -145,6 +188,8 @@ pub fn cluster() -> Cluster {
         })
         .expect("record");
     Cluster {
+        addresses,
+        vm_ids,
         cloud_endpoint,
         kubeconfig,
         control,
@@ -163,4 +208,45 @@ pub fn cluster() -> Cluster {
         etcd_port,
         store,
     }
+}
+
+impl Cluster {
+    /// `cks-rollout <command>` against this cluster on its store: the CloudStack credentials in
+    /// the environment, the kubeconfig, each control node's API server and each etcd member.
+    pub fn cli(&self, command: &str) -> std::process::Command {
+        self.cli_at(command, &self.store_path)
+    }
+
+    /// [`Cluster::cli`] on another store file.
+    pub fn cli_at(&self, command: &str, store: &std::path::Path) -> std::process::Command {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_cks-rollout"));
+        cmd.arg(command)
+            .args(["--cluster-id", &self.cluster_id])
+            .arg("--store")
+            .arg(store)
+            .arg("--kubeconfig")
+            .arg(&self.kubeconfig)
+            .env("CLOUDSTACK_ENDPOINT", &self.cloud_endpoint)
+            .env("CLOUDSTACK_KEY", "e2e-key")
+            .env("CLOUDSTACK_SECRET", "e2e-secret")
+            .env("CLOUDSTACK_POLL_INTERVAL", "0.01")
+            .env_remove("CLOUDSTACK_CONFIG");
+        for (node, url) in &self.control {
+            cmd.arg("--control-endpoint").arg(format!("{node}={url}"));
+        }
+        for m in &self.etcd.members {
+            cmd.arg("--etcd-endpoint")
+                .arg(format!("{}={}", m.name, m.client_url));
+        }
+        cmd
+    }
+}
+
+/// stdout and stderr of a finished command.
+pub fn text(out: &std::process::Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
 }

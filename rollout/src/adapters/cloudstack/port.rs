@@ -40,6 +40,27 @@ pub fn node_type_of(cluster_name: &str, vm_name: &str) -> NodeType {
     }
 }
 
+/// The ids of a CKS cluster's VMs in a `listKubernetesClusters` entry: from `virtualmachines`
+/// (objects with an `id`, string or number), else from `virtualmachineids` (older servers).
+pub fn cluster_vm_ids(cluster: &Value) -> Vec<String> {
+    let id = |v: &Value| match v {
+        Value::String(s) if !s.is_empty() => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    };
+    let listed: Vec<String> = cluster["virtualmachines"]
+        .as_array()
+        .map(|vms| vms.iter().filter_map(|v| id(&v["id"])).collect())
+        .unwrap_or_default();
+    if !listed.is_empty() {
+        return listed;
+    }
+    cluster["virtualmachineids"]
+        .as_array()
+        .map(|vms| vms.iter().filter_map(id).collect())
+        .unwrap_or_default()
+}
+
 fn state(s: &str) -> VmState {
     match s {
         "Running" => VmState::Running,
@@ -258,24 +279,7 @@ impl Cloud for CloudStackCloud {
 
     fn cks_cluster(&mut self, cluster_id: &str) -> PortResult<CksCluster> {
         let c = self.cluster_json(cluster_id).map_err(port_error)?;
-        let mut vm_ids: Vec<String> = c["virtualmachines"]
-            .as_array()
-            .map(|vms| {
-                vms.iter()
-                    .filter_map(|v| v["id"].as_str().map(str::to_string))
-                    .collect()
-            })
-            .unwrap_or_default();
-        if vm_ids.is_empty() {
-            vm_ids = c["virtualmachineids"]
-                .as_array()
-                .map(|vms| {
-                    vms.iter()
-                        .filter_map(|v| v.as_str().map(str::to_string))
-                        .collect()
-                })
-                .unwrap_or_default();
-        }
+        let vm_ids = cluster_vm_ids(&c);
         Ok(CksCluster {
             id: cluster_id.to_string(),
             state: c["state"].as_str().unwrap_or("Unknown").to_string(),
@@ -319,6 +323,15 @@ impl Cloud for CloudStackCloud {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn vm_ids_from_either_field_of_a_cluster() {
+        let objects = serde_json::json!({"virtualmachines": [{"id": "a"}, {"id": 7}, {}]});
+        assert_eq!(cluster_vm_ids(&objects), ["a", "7"]);
+        let older = serde_json::json!({"virtualmachines": [], "virtualmachineids": ["b", "c"]});
+        assert_eq!(cluster_vm_ids(&older), ["b", "c"]);
+        assert!(cluster_vm_ids(&serde_json::json!({})).is_empty());
+    }
 
     #[test]
     fn node_types_from_cks_vm_names() {

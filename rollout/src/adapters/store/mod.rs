@@ -3,12 +3,14 @@
 
 pub mod postgres;
 mod postgres_port;
+pub mod rules;
 pub mod select;
 pub mod sqlite;
 
 use std::path::PathBuf;
 
 pub use postgres::{PostgresStore, PostgresUrl};
+pub use rules::RecordStore;
 pub use select::{AnyStore, StoreUrl};
 pub use sqlite::SqliteStore;
 

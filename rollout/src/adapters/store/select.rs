@@ -5,9 +5,9 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
+use super::rules::RecordStore;
 use super::{PostgresStore, PostgresUrl, SqliteStore, StoreError};
-use crate::model::{ClusterRecord, ClusterState, Lease, TypeSettings};
-use crate::ports::{PortResult, Store};
+use crate::model::ClusterRecord;
 
 /// Where the cluster records live.
 #[derive(Debug, Clone)]
@@ -119,69 +119,22 @@ impl AnyStore {
             AnyStore::Postgres(s) => s.ids(),
         }
     }
-
-    fn port(&mut self) -> &mut dyn Store {
-        match self {
-            AnyStore::Sqlite(s) => s,
-            AnyStore::Postgres(s) => s.as_mut(),
-        }
-    }
 }
 
-impl Store for AnyStore {
-    fn load(&mut self, cluster_id: &str) -> PortResult<ClusterRecord> {
-        self.port().load(cluster_id)
+impl RecordStore for AnyStore {
+    fn record(&mut self, id: &str) -> Result<ClusterRecord, StoreError> {
+        self.get(id)
     }
 
-    fn compare_and_set_state(
+    fn change(
         &mut self,
-        cluster_id: &str,
-        expected: ClusterState,
-        new: ClusterState,
-        lease: Option<&Lease>,
-    ) -> PortResult<bool> {
-        self.port()
-            .compare_and_set_state(cluster_id, expected, new, lease)
-    }
-
-    fn save_settings(
-        &mut self,
-        cluster_id: &str,
-        expected: ClusterState,
-        settings: &TypeSettings,
-    ) -> PortResult<bool> {
-        self.port().save_settings(cluster_id, expected, settings)
-    }
-
-    fn renew_lease(&mut self, cluster_id: &str, lease: &Lease) -> PortResult<bool> {
-        self.port().renew_lease(cluster_id, lease)
-    }
-
-    fn begin_rollout(
-        &mut self,
-        cluster_id: &str,
-        expected: ClusterState,
-        lease: &Lease,
-        settings: &TypeSettings,
-    ) -> PortResult<bool> {
-        self.port()
-            .begin_rollout(cluster_id, expected, lease, settings)
-    }
-
-    fn request_cancel(&mut self, cluster_id: &str) -> PortResult<bool> {
-        self.port().request_cancel(cluster_id)
-    }
-
-    fn set_cancel(&mut self, cluster_id: &str, cancel: bool) -> PortResult<()> {
-        self.port().set_cancel(cluster_id, cancel)
-    }
-
-    fn set_last_error(&mut self, cluster_id: &str, error: Option<&str>) -> PortResult<()> {
-        self.port().set_last_error(cluster_id, error)
-    }
-
-    fn set_capacity(&mut self, cluster_id: &str, cores: u64, memory_mb: u64) -> PortResult<()> {
-        self.port().set_capacity(cluster_id, cores, memory_mb)
+        id: &str,
+        change: &mut dyn FnMut(&mut ClusterRecord) -> bool,
+    ) -> Result<bool, StoreError> {
+        match self {
+            AnyStore::Sqlite(s) => s.change(id, change),
+            AnyStore::Postgres(s) => s.change(id, change),
+        }
     }
 }
 

@@ -8,8 +8,8 @@ use std::time::Duration;
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
 use super::StoreError;
-use crate::model::{ClusterRecord, ClusterState, Lease, TypeSettings};
-use crate::ports::{PortError, PortErrorKind, PortResult, Store};
+use super::rules::RecordStore;
+use crate::model::{ClusterRecord, ClusterState};
 
 /// A store in one SQLite file.
 #[derive(Debug)]
@@ -179,128 +179,16 @@ impl SqliteStore {
     }
 }
 
-fn port(e: StoreError) -> PortError {
-    let kind = match &e {
-        StoreError::NoSuchCluster { .. } => PortErrorKind::NotFound,
-        StoreError::Sqlite { source, .. }
-            if matches!(
-                source.sqlite_error_code(),
-                Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
-            ) =>
-        {
-            PortErrorKind::Unavailable
-        }
-        _ => PortErrorKind::Other,
-    };
-    PortError::new(kind, e.to_string())
-}
-
-impl Store for SqliteStore {
-    fn load(&mut self, cluster_id: &str) -> PortResult<ClusterRecord> {
-        self.get(cluster_id).map_err(port)
+impl RecordStore for SqliteStore {
+    fn record(&mut self, id: &str) -> Result<ClusterRecord, StoreError> {
+        self.get(id)
     }
 
-    fn compare_and_set_state(
+    fn change(
         &mut self,
-        cluster_id: &str,
-        expected: ClusterState,
-        new: ClusterState,
-        lease: Option<&Lease>,
-    ) -> PortResult<bool> {
-        self.update(cluster_id, |r| {
-            if r.state != expected {
-                return false;
-            }
-            r.state = new;
-            r.lease = lease.cloned();
-            true
-        })
-        .map_err(port)
-    }
-
-    fn save_settings(
-        &mut self,
-        cluster_id: &str,
-        expected: ClusterState,
-        settings: &TypeSettings,
-    ) -> PortResult<bool> {
-        self.update(cluster_id, |r| {
-            if r.state != expected {
-                return false;
-            }
-            r.settings = settings.clone();
-            true
-        })
-        .map_err(port)
-    }
-
-    fn renew_lease(&mut self, cluster_id: &str, lease: &Lease) -> PortResult<bool> {
-        self.update(cluster_id, |r| match &mut r.lease {
-            Some(held) if held.owner == lease.owner => {
-                held.heartbeat_ms = lease.heartbeat_ms;
-                true
-            }
-            _ => false,
-        })
-        .map_err(port)
-    }
-
-    fn begin_rollout(
-        &mut self,
-        cluster_id: &str,
-        expected: ClusterState,
-        lease: &Lease,
-        settings: &TypeSettings,
-    ) -> PortResult<bool> {
-        self.update(cluster_id, |r| {
-            if r.state != expected {
-                return false;
-            }
-            r.state = ClusterState::Updating;
-            r.lease = Some(lease.clone());
-            r.cancel = false;
-            r.settings = settings.clone();
-            true
-        })
-        .map_err(port)
-    }
-
-    fn request_cancel(&mut self, cluster_id: &str) -> PortResult<bool> {
-        self.update(cluster_id, |r| {
-            if r.state != ClusterState::Updating {
-                return false;
-            }
-            r.cancel = true;
-            true
-        })
-        .map_err(port)
-    }
-
-    fn set_cancel(&mut self, cluster_id: &str, cancel: bool) -> PortResult<()> {
-        self.update(cluster_id, |r| {
-            r.cancel = cancel;
-            true
-        })
-        .map(|_| ())
-        .map_err(port)
-    }
-
-    fn set_last_error(&mut self, cluster_id: &str, error: Option<&str>) -> PortResult<()> {
-        self.update(cluster_id, |r| {
-            r.last_error = error.map(str::to_string);
-            true
-        })
-        .map(|_| ())
-        .map_err(port)
-    }
-
-    fn set_capacity(&mut self, cluster_id: &str, cores: u64, memory_mb: u64) -> PortResult<()> {
-        self.update(cluster_id, |r| {
-            r.cores = cores;
-            r.memory_mb = memory_mb;
-            true
-        })
-        .map(|_| ())
-        .map_err(port)
+        id: &str,
+        change: &mut dyn FnMut(&mut ClusterRecord) -> bool,
+    ) -> Result<bool, StoreError> {
+        self.update(id, change)
     }
 }

@@ -1,0 +1,179 @@
+//! The store's rules, written once for every database: each `Store` call is one change of the
+//! cluster record in one transaction, so a backend only says how to read a record and how to
+//! change it atomically ([`RecordStore`]).
+
+use ::postgres::error::SqlState;
+
+use super::StoreError;
+use crate::model::{ClusterRecord, ClusterState, Lease, TypeSettings};
+use crate::ports::{PortError, PortErrorKind, PortResult, Store};
+
+/// A database of cluster records that can change one record in one transaction.
+pub trait RecordStore {
+    /// Reads one record.
+    fn record(&mut self, id: &str) -> Result<ClusterRecord, StoreError>;
+
+    /// In one transaction: reads the record, lets `change` edit it (returning whether to write
+    /// it), writes it back; returns what `change` returned. `change` may run again when the
+    /// backend retries the transaction, on the record as it is then.
+    fn change(
+        &mut self,
+        id: &str,
+        change: &mut dyn FnMut(&mut ClusterRecord) -> bool,
+    ) -> Result<bool, StoreError>;
+}
+
+/// Whether a PostgreSQL error means "the database is not there right now" (connection lost,
+/// server shutting down or starting, conflicts that outlasted the retries): the engine retries
+/// those later.
+fn postgres_unavailable(e: &::postgres::Error) -> bool {
+    if e.is_closed() {
+        return true;
+    }
+    match e.code() {
+        // No SQLSTATE: the connection or the socket failed.
+        None => true,
+        Some(code) => {
+            code.code().starts_with("08")
+                || [
+                    SqlState::ADMIN_SHUTDOWN,
+                    SqlState::CRASH_SHUTDOWN,
+                    SqlState::CANNOT_CONNECT_NOW,
+                    SqlState::T_R_SERIALIZATION_FAILURE,
+                    SqlState::T_R_DEADLOCK_DETECTED,
+                ]
+                .contains(code)
+        }
+    }
+}
+
+/// A store error as the engine sees it: not found, unavailable for now (busy SQLite, a lost
+/// PostgreSQL connection), or other.
+fn port(e: StoreError) -> PortError {
+    let kind = match &e {
+        StoreError::NoSuchCluster { .. } => PortErrorKind::NotFound,
+        StoreError::Sqlite { source, .. }
+            if matches!(
+                source.sqlite_error_code(),
+                Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+            ) =>
+        {
+            PortErrorKind::Unavailable
+        }
+        StoreError::Postgres { source, .. } if postgres_unavailable(source) => {
+            PortErrorKind::Unavailable
+        }
+        _ => PortErrorKind::Other,
+    };
+    PortError::new(kind, e.to_string())
+}
+
+impl<T: RecordStore> Store for T {
+    fn load(&mut self, cluster_id: &str) -> PortResult<ClusterRecord> {
+        self.record(cluster_id).map_err(port)
+    }
+
+    fn compare_and_set_state(
+        &mut self,
+        cluster_id: &str,
+        expected: ClusterState,
+        new: ClusterState,
+        lease: Option<&Lease>,
+    ) -> PortResult<bool> {
+        self.change(cluster_id, &mut |r| {
+            if r.state != expected {
+                return false;
+            }
+            r.state = new;
+            r.lease = lease.cloned();
+            true
+        })
+        .map_err(port)
+    }
+
+    fn save_settings(
+        &mut self,
+        cluster_id: &str,
+        expected: ClusterState,
+        settings: &TypeSettings,
+    ) -> PortResult<bool> {
+        self.change(cluster_id, &mut |r| {
+            if r.state != expected {
+                return false;
+            }
+            r.settings = settings.clone();
+            true
+        })
+        .map_err(port)
+    }
+
+    fn renew_lease(&mut self, cluster_id: &str, lease: &Lease) -> PortResult<bool> {
+        self.change(cluster_id, &mut |r| match &mut r.lease {
+            Some(held) if held.owner == lease.owner => {
+                held.heartbeat_ms = lease.heartbeat_ms;
+                true
+            }
+            _ => false,
+        })
+        .map_err(port)
+    }
+
+    fn begin_rollout(
+        &mut self,
+        cluster_id: &str,
+        expected: ClusterState,
+        lease: &Lease,
+        settings: &TypeSettings,
+    ) -> PortResult<bool> {
+        self.change(cluster_id, &mut |r| {
+            if r.state != expected {
+                return false;
+            }
+            r.state = ClusterState::Updating;
+            r.lease = Some(lease.clone());
+            r.cancel = false;
+            r.settings = settings.clone();
+            true
+        })
+        .map_err(port)
+    }
+
+    fn request_cancel(&mut self, cluster_id: &str) -> PortResult<bool> {
+        self.change(cluster_id, &mut |r| {
+            if r.state != ClusterState::Updating {
+                return false;
+            }
+            r.cancel = true;
+            true
+        })
+        .map_err(port)
+    }
+
+    fn set_cancel(&mut self, cluster_id: &str, cancel: bool) -> PortResult<()> {
+        self.change(cluster_id, &mut |r| {
+            r.cancel = cancel;
+            true
+        })
+        .map(|_| ())
+        .map_err(port)
+    }
+
+    fn set_last_error(&mut self, cluster_id: &str, error: Option<&str>) -> PortResult<()> {
+        self.change(cluster_id, &mut |r| {
+            r.last_error = error.map(str::to_string);
+            true
+        })
+        .map(|_| ())
+        .map_err(port)
+    }
+
+    fn set_capacity(&mut self, cluster_id: &str, cores: u64, memory_mb: u64) -> PortResult<()> {
+        self.change(cluster_id, &mut |r| {
+            r.cores = cores;
+            r.memory_mb = memory_mb;
+            true
+        })
+        .map(|_| ())
+        .map_err(port)
+    }
+}
