@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::{Result, bail};
-use cks_builder::pipeline::execute::{Observer, Summary};
-use cks_builder::pipeline::options::Inputs;
-use cks_builder::pipeline::run::{Outcome, Request, build};
+use cks_builder::pipeline::Inputs;
+use cks_builder::pipeline::{Observer, Summary};
+use cks_builder::pipeline::{Outcome, Request, build};
 use cks_builder::progress::NoProgress;
 use cks_fixtures::demo::DemoUpstream;
 

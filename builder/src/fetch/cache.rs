@@ -11,8 +11,9 @@ use sha2::{Digest, Sha256};
 use super::FetchError;
 use super::http::Downloaded;
 use super::local::copy_hashing;
-use super::spec::{Checksum, ChecksumStatus};
+use super::spec::ChecksumStatus;
 use crate::progress::ProgressSink;
+use cks_pinning::sources::Checksum;
 
 /// What the cache knows about one upstream URL.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

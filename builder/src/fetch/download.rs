@@ -10,12 +10,13 @@ use tokio::sync::OnceCell;
 
 use super::cache::CacheEntry;
 use super::checksum::{is_sha256_hex, published_digest};
-use super::edit::Edit;
 use super::http::{Downloaded, get_text, temp_in};
 use super::local::{copy_hashing, local_path};
 use super::resume::{Resume, request_rest, stream_resuming};
-use super::spec::{Checksum, ChecksumStatus, FetchedFile, FileSpec};
+use super::spec::{ChecksumStatus, FetchedFile, FileSpec};
 use super::{FetchError, Fetcher, FileError};
+use cks_pinning::sources::Checksum;
+use cks_pinning::sources::Edit;
 
 /// The largest published checksum file read.
 const CHECKSUM_FILE_LIMIT: usize = 1 << 20;
