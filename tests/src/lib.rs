@@ -80,7 +80,7 @@ pub async fn start_upstream(config: cks_fixtures::demo::DemoConfig) -> DemoUpstr
 
 /// The `versions.txt` inside an ISO, read with our ISO reader.
 pub fn versions_txt_of(iso: &Path) -> String {
-    let image = cks_builder::iso::read::IsoImage::open(iso).expect("the ISO opens");
+    let image = cks_builder::iso::IsoImage::open(iso).expect("the ISO opens");
     let mut text = Vec::new();
     image
         .copy_file("versions.txt", &mut text)

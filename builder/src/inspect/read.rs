@@ -11,7 +11,7 @@ use cks_pinning::versions_txt::{FILE_NAME, VersionsTxt};
 use super::InspectError;
 use super::contract::rel;
 use crate::iso::EntryKind;
-use crate::iso::read::{IsoEntry, IsoImage};
+use crate::iso::{IsoEntry, IsoImage};
 
 /// The largest text file (`versions.txt`, a manifest) read into memory.
 pub const MAX_TEXT: u64 = 16 * 1024 * 1024;

@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use super::RegisterError;
 use crate::inspect;
-use crate::iso::read::IsoImage;
+use crate::iso::IsoImage;
 use crate::iso::sidecar_path;
 use crate::registry::Arch;
 

@@ -81,8 +81,8 @@ async fn check_async(url: &str, facts: &IsoFacts, full: bool) -> Result<(), Regi
 async fn declared_size(client: &reqwest::Client, url: &str) -> Result<Option<u64>, HttpError> {
     match send(client.head(url), url, ANSWER_TIMEOUT).await {
         Ok(head) => Ok(declared_length(head.headers())),
-        Err(HttpError::Status { status, .. }) if status == 405 => Ok(None),
-        Err(HttpError::Unavailable { status, .. }) if status == 501 => Ok(None),
+        Err(HttpError::Status { status: 405, .. }) => Ok(None),
+        Err(HttpError::Unavailable { status: 501, .. }) => Ok(None),
         Err(error) => Err(error),
     }
 }
