@@ -457,6 +457,34 @@ mod tests {
     }
 
     #[test]
+    fn inputs_are_parsed_once_into_typed_options() {
+        let inputs = Inputs {
+            kubernetes_version: Some("v1.33.13".into()),
+            cni_version: Some("v1.6.2".into()),
+            mirrors: vec!["https://dl.k8s.io=http://127.0.0.1:8080/k8s".into()],
+            ..full()
+        };
+        let options = inputs.resolve().expect("complete");
+        assert_eq!(options.kubernetes_version.to_string(), "1.33.13");
+        assert_eq!(options.cni_version.bare(), "1.6.2");
+        assert_eq!(
+            options
+                .mirrors
+                .rewrite("https://dl.k8s.io/release/v1.33.13"),
+            "http://127.0.0.1:8080/k8s/release/v1.33.13"
+        );
+        let bad = Inputs {
+            mirrors: vec!["dl.k8s.io".into()],
+            ..full()
+        };
+        let err = bad.resolve().expect_err("not UPSTREAM=MIRROR");
+        assert!(
+            err.to_string().contains("--mirror") && err.to_string().contains("dl.k8s.io"),
+            "{err}"
+        );
+    }
+
+    #[test]
     fn an_unknown_arch_is_named() {
         let inputs = Inputs {
             arch: Some("sparc".into()),

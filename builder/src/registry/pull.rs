@@ -196,35 +196,8 @@ pub async fn pull_images(
     progress: &dyn ProgressSink,
 ) -> Result<PullReport, RegistryError> {
     let endpoints = Endpoints::new(&options.mirrors, &options.insecure)?;
-    let names = requests
-        .iter()
-        .map(|r| {
-            if r.tarball_name.is_empty()
-                || r.tarball_name.contains('/')
-                || r.tarball_name.starts_with('.')
-            {
-                return Err(RegistryError::BadReference {
-                    reference: r.reference.clone(),
-                    reason: format!(
-                        "tarball name `{}` must be a plain file name",
-                        r.tarball_name
-                    ),
-                });
-            }
-            let name = RemoteName::parse(&r.reference)?;
-            endpoints.resolve(&name.registry)?;
-            Ok(name)
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    // Credential helpers are asked about the registries and mirrors this pull contacts.
-    let mut credentials = options.credentials.clone();
-    let mut hosts = Vec::new();
-    for name in &names {
-        hosts.push(endpoints.resolve(&name.registry)?.host);
-        hosts.push(name.registry.clone());
-    }
-    let hosts: Vec<&str> = hosts.iter().map(String::as_str).collect();
-    credentials.ask_helpers(&hosts)?;
+    let names = checked_names(requests, &endpoints)?;
+    let credentials = credentials_for(&names, &endpoints, options)?;
     std::fs::create_dir_all(out_dir).map_err(RegistryError::io(out_dir))?;
     let client = RegistryClient::new(endpoints, credentials, options.retry.clone())?;
     let temp;
@@ -244,6 +217,64 @@ pub async fn pull_images(
         .buffered(options.concurrency.max(1))
         .try_collect()
         .await?;
+    let mut report = name_tarballs(outcomes)?;
+    let stats = store.stats();
+    report.bytes_fetched = client.bytes_fetched();
+    report.unique_bytes = stats.unique_bytes;
+    report.blobs_fetched = stats.blobs_fetched;
+    report.blobs_reused = stats.blobs_reused;
+    Ok(report)
+}
+
+/// Each request's reference, parsed, with a plain tarball name and a registry the endpoints
+/// allow.
+fn checked_names(
+    requests: &[ImageRequest],
+    endpoints: &Endpoints,
+) -> Result<Vec<RemoteName>, RegistryError> {
+    requests
+        .iter()
+        .map(|r| {
+            if r.tarball_name.is_empty()
+                || r.tarball_name.contains('/')
+                || r.tarball_name.starts_with('.')
+            {
+                return Err(RegistryError::BadReference {
+                    reference: r.reference.clone(),
+                    reason: format!(
+                        "tarball name `{}` must be a plain file name",
+                        r.tarball_name
+                    ),
+                });
+            }
+            let name = RemoteName::parse(&r.reference)?;
+            endpoints.resolve(&name.registry)?;
+            Ok(name)
+        })
+        .collect()
+}
+
+/// The pull's credentials: the given ones, and the credential helpers' answers about the
+/// registries and mirrors this pull contacts.
+fn credentials_for(
+    names: &[RemoteName],
+    endpoints: &Endpoints,
+    options: &PullOptions,
+) -> Result<CredentialStore, RegistryError> {
+    let mut credentials = options.credentials.clone();
+    let mut hosts = Vec::new();
+    for name in names {
+        hosts.push(endpoints.resolve(&name.registry)?.host);
+        hosts.push(name.registry.clone());
+    }
+    let hosts: Vec<&str> = hosts.iter().map(String::as_str).collect();
+    credentials.ask_helpers(&hosts)?;
+    Ok(credentials)
+}
+
+/// The report of every outcome, in request order; only once every tarball is complete do they
+/// get their names, so a failed pull leaves none.
+fn name_tarballs(outcomes: Vec<Outcome>) -> Result<PullReport, RegistryError> {
     let mut report = PullReport::default();
     let mut written = Vec::new();
     for outcome in outcomes {
@@ -259,15 +290,9 @@ pub async fn pull_images(
             }
         }
     }
-    // Every tarball is complete: only now do they get their names, so a failed pull leaves none.
     for (file, dest) in written {
         file.persist(&dest)
             .map_err(|e| RegistryError::io(&dest)(e.error))?;
     }
-    let stats = store.stats();
-    report.bytes_fetched = client.bytes_fetched();
-    report.unique_bytes = stats.unique_bytes;
-    report.blobs_fetched = stats.blobs_fetched;
-    report.blobs_reused = stats.blobs_reused;
     Ok(report)
 }
