@@ -42,6 +42,11 @@ impl Digested {
         &self.hex
     }
 
+    /// The 64 lowercase hex digits, owned.
+    pub fn into_hex(self) -> String {
+        self.hex
+    }
+
     /// `sha256:<hex>`.
     pub fn digest(&self) -> String {
         format!("sha256:{}", self.hex)
@@ -113,24 +118,25 @@ impl<W: Write> Write for HashingWriter<W> {
     }
 }
 
-/// The sha256 of `data`, 64 lowercase hex digits.
-pub fn sha256_hex(data: &[u8]) -> String {
-    hex::encode(Sha256::digest(data))
-}
+pub use cks_pinning::digest::sha256_hex;
 
 /// The sha256 of the file at `path`, read in chunks.
 pub fn sha256_file(path: &Path) -> io::Result<Digested> {
-    let mut file = std::fs::File::open(path)?;
-    let mut writer = HashingWriter::new(io::sink());
+    sha256_reader(std::fs::File::open(path)?)
+}
+
+/// The sha256 of everything `reader` gives until its end, read in chunks of 1 MiB.
+pub fn sha256_reader(mut reader: impl Read) -> io::Result<Digested> {
+    let mut hash = Sha256Count::new();
     let mut buffer = vec![0u8; 1 << 20];
     loop {
-        let n = file.read(&mut buffer)?;
+        let n = reader.read(&mut buffer)?;
         if n == 0 {
             break;
         }
-        writer.write_all(&buffer[..n])?;
+        hash.update(&buffer[..n]);
     }
-    Ok(writer.finish().1)
+    Ok(hash.finish())
 }
 
 /// A file name for a cache entry described by `parts`: the sha256 of each part followed by a

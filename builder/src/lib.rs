@@ -1,8 +1,51 @@
 //! The network and disk edge of cks-iso: downloads, git tag listing, image pulls, the ISO writer
 //! and the `cks-iso` command that wires them to the pure decisions of [`cks_pinning`].
 //!
-//! Folders by concern: `fetch` (HTTP downloads), `git` (ls-remote), `registry` (image pulls and
-//! tarballs), `iso` (the ISO 9660 writer); `retry` and `progress` are shared by them.
+//! Where each behaviour lives:
+//!
+//! | folder / file | behaviour |
+//! |---|---|
+//! | [`pipeline`] | `cks-iso build` and `resolve`: options → plan → execution (orders the work; the rules are `cks_pinning`'s) |
+//! | [`fetch`] | file downloads: checksums, fallbacks, mirrors, the content cache, resumes |
+//! | [`git`] | listing a remote's tags (`git ls-remote`) over http(s), git:// or a local path |
+//! | [`registry`] | image pulls: auth, platforms, the blob store, the layout tarballs |
+//! | [`iso`] | the ISO 9660 writer and reader |
+//! | [`inspect`] | `cks-iso verify` and `diff`: what an ISO holds against the node contract |
+//! | [`register`] | `cks-iso register`: the ISO added to CloudStack |
+//! | [`http`] | the one HTTP transport: `send`, retry classification, `Retry-After`, [`http::HttpError`] |
+//! | [`digest`] | every sha256: hashing writer, file and reader digests, cache keys |
+//! | [`retry`], [`progress`] | the retry policy and the progress sink the transfers share |
+//!
+//! A build, planned and carried out (what `cks-iso build` does):
+//!
+//! ```no_run
+//! # async fn demo() -> anyhow::Result<()> {
+//! use std::sync::Arc;
+//! use cks_builder::pipeline::{Inputs, Observer, Outcome, Request, build};
+//! use cks_builder::progress::NoProgress;
+//!
+//! struct Quiet;
+//! impl Observer for Quiet {
+//!     fn phase(&self, _name: &str) {}
+//! }
+//!
+//! let inputs = Inputs {
+//!     output_path: Some("out".into()),
+//!     kubernetes_version: Some("1.33.13".into()),
+//!     cni_version: Some("1.6.2".into()),
+//!     crictl_version: Some("1.33.0".into()),
+//!     network_yaml: Some("https://github.com/flannel-io/flannel/releases/download/v0.26.7/kube-flannel.yml".into()),
+//!     dashboard_yaml: Some("https://raw.githubusercontent.com/kubernetes/dashboard/v2.7.0/aio/deploy/recommended.yaml".into()),
+//!     build_name: Some("cks-1.33.13".into()),
+//!     ..Inputs::default()
+//! };
+//! let options = inputs.clone().resolve()?;
+//! match build(&options, &inputs, Request::default(), Arc::new(NoProgress), &Quiet).await? {
+//!     Outcome::Planned(plan) => print!("{}", plan.render()),
+//!     Outcome::Built(_, summary) => println!("{} {}", summary.sha256, summary.iso.display()),
+//! }
+//! # Ok(()) }
+//! ```
 
 // The command line is part of the library (so the packaging can render its man page and
 // completions) and names this crate as its binary does.

@@ -75,7 +75,7 @@ fn the_product_binary_carries_no_test_server() {
 #[test]
 fn the_demo_data_is_a_valid_node() {
     use cks_builder::fetch::Edit;
-    use cks_builder::inspect::units::opt_bin_commands;
+    use cks_builder::inspect::opt_bin_commands;
     // The kubelet units, rewritten as a build rewrites them, run only what the ISO ships.
     for unit in ["nonoss/kubelet.service", "nonoss/10-kubeadm.conf"] {
         let text = std::fs::read(cks_fixtures::shared::data(unit)).expect("the demo unit");

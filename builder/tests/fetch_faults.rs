@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 use cks_builder::fetch::{
     ClientOptions, FetchError, FetchOptions, FetchedFile, Fetcher, FileError, FileSpec,
 };
+use cks_builder::http::HttpError;
 use cks_builder::retry::RetryPolicy;
 use cks_fixtures::http::{Fault, FileServer};
 
@@ -92,7 +93,10 @@ async fn gives_up_after_three_retries_and_leaves_nothing() {
     assert_eq!(err.attempts, 4);
     assert_eq!(server.requests("/blob"), 4);
     assert!(
-        matches!(err.error, FetchError::Unavailable { status: 503, .. }),
+        matches!(
+            err.error,
+            FetchError::Http(HttpError::Unavailable { status: 503, .. })
+        ),
         "{err}"
     );
     let text = err.to_string();
@@ -189,7 +193,7 @@ async fn retries_a_server_that_sends_no_headers() {
     let (result, requests, _out) = fetch_with(vec![silent; 2], 1).await;
     let err = result.expect_err("silent every time");
     assert!(
-        matches!(err.error, FetchError::Stalled { received: 0, .. }),
+        matches!(err.error, FetchError::Http(HttpError::Stalled { .. })),
         "{err}"
     );
     assert_eq!((err.attempts, requests), (2, 2));
@@ -209,7 +213,10 @@ async fn retries_a_refused_connection() {
     let url = format!("http://127.0.0.1:{port}/blob");
     let spec = FileSpec::new("blob", &url, out.path().join("blob"));
     let err = fetcher(2).fetch(&spec).await.expect_err("nothing listens");
-    assert!(matches!(err.error, FetchError::Transport { .. }), "{err}");
+    assert!(
+        matches!(err.error, FetchError::Http(HttpError::Transport { .. })),
+        "{err}"
+    );
     assert_eq!(err.attempts, 3);
     assert!(err.to_string().contains(&url), "{err}");
     assert!(entries(out.path()).is_empty());
@@ -307,7 +314,10 @@ async fn gives_up_on_a_connection_that_never_completes_after_the_connect_timeout
             || text.contains("(Connect): operation timed out"),
         "{err}"
     );
-    assert!(matches!(err.error, FetchError::Transport { .. }), "{err}");
+    assert!(
+        matches!(err.error, FetchError::Http(HttpError::Transport { .. })),
+        "{err}"
+    );
     assert_eq!(err.attempts, 2);
     assert!(entries(out.path()).is_empty());
     drop(listener);

@@ -8,6 +8,7 @@ use cks_builder::fetch::{
     Checksum, ChecksumStatus, ClientOptions, Edit, FetchError, FetchOptions, Fetcher, FileSpec,
     Mirror, Mirrors,
 };
+use cks_builder::http::HttpError;
 use cks_builder::progress::ProgressSink;
 use cks_builder::retry::RetryPolicy;
 use cks_fixtures::http::{Fault, FileServer, TestCa};
@@ -221,7 +222,10 @@ async fn trusts_a_private_ca_given_as_a_file_and_only_then() {
 
     let without = Fetcher::new(options()).expect("fetcher");
     let err = without.fetch(&spec).await.expect_err("unknown issuer");
-    assert!(matches!(err.error, FetchError::Tls { .. }), "{err}");
+    assert!(
+        matches!(err.error, FetchError::Http(HttpError::Tls { .. })),
+        "{err}"
+    );
     assert_eq!(err.attempts, 1, "a refused certificate is not retried");
 
     let with = Fetcher::new(FetchOptions {

@@ -165,7 +165,7 @@ fn a_sparse_4_5_gib_file_round_trips_with_rock_ridge_through_a_partial_file() {
     assert_eq!(total, SIZE);
     assert_eq!(hex::encode(hasher.finalize()), want);
     // Our own reader streams it out too.
-    let image = cks_builder::iso::read::IsoImage::open(&out).expect("open image");
+    let image = cks_builder::iso::IsoImage::open(&out).expect("open image");
     assert_eq!(
         image
             .sha256("/docker/registry.k8s.io+huge-image:v1.0.0.tar")

@@ -2,7 +2,7 @@
 //! out with the source's sha256, so `cks-iso verify` can check an image.
 
 use crate::iso_support::{Workspace, expected, mode_string, xorriso_lsdl};
-use cks_builder::iso::read::IsoImage;
+use cks_builder::iso::IsoImage;
 use cks_builder::iso::{BuildTime, EntryKind, IsoError, PackOptions, pack};
 
 #[test]

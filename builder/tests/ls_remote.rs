@@ -6,6 +6,7 @@ use std::process::Command;
 
 use cks_builder::fetch::ClientOptions;
 use cks_builder::git::{GitError, LsRemoteOptions, ls_remote_tags, ls_remote_tags_with};
+use cks_builder::http::HttpError;
 use cks_builder::retry::RetryPolicy;
 use cks_fixtures::git::{GitServers, autoscaler_ls_remote};
 use cks_fixtures::http::{Fault, FileServer};
@@ -122,7 +123,10 @@ async fn retries_a_flaky_server_and_fails_fast_on_404() {
     let err = ls_remote_tags_with(&server.url("/missing.git"), &options(None))
         .await
         .expect_err("no such repository");
-    assert!(matches!(err, GitError::Status { status: 404, .. }), "{err}");
+    assert!(
+        matches!(err, GitError::Http(HttpError::NotFound { .. })),
+        "{err}"
+    );
     assert_eq!(server.requests("/missing.git/info/refs"), 1);
 }
 
@@ -197,5 +201,8 @@ async fn lists_over_https_with_a_fetchers_client() {
     let err = ls_remote_tags_with(&servers.https_url, &options(None))
         .await
         .expect_err("the test CA is not trusted by default");
-    assert!(matches!(err, GitError::Tls { .. }), "{err}");
+    assert!(
+        matches!(err, GitError::Http(HttpError::Tls { .. })),
+        "{err}"
+    );
 }

@@ -9,6 +9,12 @@
 //! assert!(!is_sha256_digest(&hex));
 //! ```
 
+/// The sha256 of `data`, 64 lowercase hex digits.
+pub fn sha256_hex(data: &[u8]) -> String {
+    use sha2::Digest as _;
+    hex::encode(sha2::Sha256::digest(data))
+}
+
 /// 64 hex digits, either case.
 pub fn is_sha256_hex(text: &str) -> bool {
     text.len() == 64 && text.bytes().all(|b| b.is_ascii_hexdigit())

@@ -5,10 +5,12 @@
 //! warnings) back, so every rule is easy to test and to reuse from the builder, the verifier and
 //! other tools.
 //!
-//! Modules: [`arch`] (the target architecture), [`version`] (Kubernetes versions), [`autoscaler`] (tag listing and release choice),
-//! [`ccm`] (the cloud controller manager pin), [`image`] (references, dedup, tarball names),
-//! [`manifest`] (text-preserving YAML edits), [`versions_txt`] (the ISO's record) and [`sbom`]
-//! (its SPDX bill of materials).
+//! Modules: [`arch`] (the target architecture), [`version`] (Kubernetes versions), [`release`]
+//! (the bundled tools' release versions), [`sources`] (where each file of the ISO comes from and
+//! goes to), [`autoscaler`] (tag listing and release choice), [`ccm`] (the cloud controller
+//! manager pin), [`image`] (references, dedup, tarball names, the image plan and its one-pause
+//! rule), [`manifest`] (text-preserving YAML edits), [`versions_txt`] (the ISO's record) and
+//! [`sbom`] (its SPDX bill of materials).
 //!
 //! ```
 //! use cks_pinning::{autoscaler, ccm, version::KubeVersion};
@@ -27,6 +29,8 @@ pub mod ccm;
 pub mod digest;
 pub mod image;
 pub mod manifest;
+pub mod release;
 pub mod sbom;
+pub mod sources;
 pub mod version;
 pub mod versions_txt;

@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::{Result, bail};
-use cks_builder::pipeline::execute::{Observer, Summary};
-use cks_builder::pipeline::options::Inputs;
-use cks_builder::pipeline::run::{Outcome, Request, build};
+use cks_builder::pipeline::Inputs;
+use cks_builder::pipeline::{Observer, Summary};
+use cks_builder::pipeline::{Outcome, Request, build};
 use cks_builder::progress::NoProgress;
 use cks_fixtures::demo::DemoUpstream;
 
@@ -80,7 +80,7 @@ pub async fn start_upstream(config: cks_fixtures::demo::DemoConfig) -> DemoUpstr
 
 /// The `versions.txt` inside an ISO, read with our ISO reader.
 pub fn versions_txt_of(iso: &Path) -> String {
-    let image = cks_builder::iso::read::IsoImage::open(iso).expect("the ISO opens");
+    let image = cks_builder::iso::IsoImage::open(iso).expect("the ISO opens");
     let mut text = Vec::new();
     image
         .copy_file("versions.txt", &mut text)

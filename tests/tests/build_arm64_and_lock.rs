@@ -1,8 +1,8 @@
 //! An arm64 ISO built on this amd64 host (kubeadm run for the host, everything bundled for the
 //! target), and a rebuild from the lock file that is byte-identical, refusing a changed upstream.
 
-use cks_builder::pipeline::lock::Lock;
-use cks_builder::pipeline::run::Request;
+use cks_builder::pipeline::Lock;
+use cks_builder::pipeline::Request;
 use cks_e2e::{demo_inputs, run_build, start_upstream, versions_txt_of};
 use cks_fixtures::containerd::Containerd;
 use cks_fixtures::demo::DemoConfig;

@@ -2,7 +2,7 @@
 //! tarballs and ISO, and gives the same ISO; a build that differs in any recorded byte (here the
 //! build time) packs a new one.
 
-use cks_builder::pipeline::run::Request;
+use cks_builder::pipeline::Request;
 use cks_e2e::{demo_inputs, run_build, start_upstream};
 use cks_fixtures::demo::DemoConfig;
 
@@ -43,7 +43,10 @@ async fn a_warm_rebuild_fetches_nothing_and_gives_the_same_iso() {
     let sidecar = std::fs::read_to_string(&warm.sidecar).expect("sidecar");
     assert!(sidecar.starts_with(&warm.sha256));
     assert_eq!(
-        cks_builder::pipeline::execute::sha256_file(&warm.iso).expect("hash the ISO"),
+        cks_builder::digest::sha256_file(&warm.iso)
+            .expect("hash the ISO")
+            .hex()
+            .to_string(),
         warm.sha256
     );
 
@@ -56,7 +59,10 @@ async fn a_warm_rebuild_fetches_nothing_and_gives_the_same_iso() {
         .expect("third build");
     assert_ne!(other.sha256, cold.sha256);
     assert_eq!(
-        cks_builder::pipeline::execute::sha256_file(&other.iso).expect("hash the ISO"),
+        cks_builder::digest::sha256_file(&other.iso)
+            .expect("hash the ISO")
+            .hex()
+            .to_string(),
         other.sha256
     );
 }

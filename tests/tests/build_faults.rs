@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use cks_builder::pipeline::run::Request;
+use cks_builder::pipeline::Request;
 use cks_e2e::{demo_inputs, entries, run_build, start_upstream};
 use cks_fixtures::demo::{DemoConfig, DemoUpstream};
 use cks_fixtures::http::Fault;
@@ -17,7 +17,7 @@ const KUBELET: &str = "/dl.k8s.io/release/v1.33.13/bin/linux/amd64/kubelet";
 /// both folders are empty.
 async fn failed_build(
     upstream: &DemoUpstream,
-    edit: impl FnOnce(&mut cks_builder::pipeline::options::Inputs),
+    edit: impl FnOnce(&mut cks_builder::pipeline::Inputs),
 ) -> String {
     let out = tempfile::tempdir().expect("out dir");
     let temp = tempfile::tempdir().expect("temp dir");

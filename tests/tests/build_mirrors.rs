@@ -2,8 +2,8 @@
 //! records the canonical upstream URLs only, and which mirror served each file goes to the lock
 //! file and the build report.
 
-use cks_builder::pipeline::lock::Lock;
-use cks_builder::pipeline::run::Request;
+use cks_builder::pipeline::Lock;
+use cks_builder::pipeline::Request;
 use cks_e2e::{demo_inputs, run_build, start_upstream, versions_txt_of};
 use cks_fixtures::demo::DemoConfig;
 

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::process::Command;
 
-use cks_builder::pipeline::run::Request;
+use cks_builder::pipeline::Request;
 use cks_e2e::{demo_inputs, run_build, start_upstream};
 use cks_fixtures::containerd::Containerd;
 use cks_fixtures::demo::DemoConfig;

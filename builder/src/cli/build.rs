@@ -4,10 +4,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::{Context, Result};
-use cks_builder::pipeline::execute::{Observer, Summary};
-use cks_builder::pipeline::lock::Lock;
-use cks_builder::pipeline::options::{Inputs, Options};
-use cks_builder::pipeline::run::{Outcome, Request, build};
+use cks_builder::pipeline::Lock;
+use cks_builder::pipeline::{Inputs, Options};
+use cks_builder::pipeline::{Observer, Summary};
+use cks_builder::pipeline::{Outcome, Request, build};
 use cks_builder::progress::ProgressSink;
 
 use super::build_args::BuildArgs;

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use cks_builder::pipeline::options::Inputs;
+use cks_builder::pipeline::Inputs;
 
 /// Flags of `cks-iso build`: the script's positional arguments, or the same as named flags,
 /// plus the options of the downloader, the puller and the ISO writer.

@@ -5,7 +5,7 @@ use std::io::IsTerminal;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use cks_builder::pipeline::execute::Observer;
+use cks_builder::pipeline::Observer;
 use cks_builder::progress::ProgressSink;
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 

@@ -6,7 +6,8 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use cks_builder::fetch::{Mirror, Mirrors};
-use cks_builder::pipeline::releases::{Reach, Releases, TagSource, resolve_releases};
+use cks_builder::pipeline::{Reach, Releases, TagSource, resolve_releases};
+use cks_pinning::image::ImageRef;
 use cks_pinning::version::KubeVersion;
 
 /// Flags of `cks-iso resolve`.
@@ -67,9 +68,9 @@ fn lines(kubernetes: &KubeVersion, releases: &Releases) -> String {
         ("autoscaler-tag", releases.autoscaler.tag.clone()),
         ("autoscaler-version", releases.autoscaler.version.clone()),
         ("autoscaler-commit", releases.autoscaler.commit.clone()),
-        ("autoscaler-image", releases.autoscaler.image.clone()),
+        ("autoscaler-image", releases.autoscaler.image.to_string()),
         ("ccm-tag", releases.ccm.tag.clone()),
-        ("ccm-image", releases.ccm.image.clone()),
+        ("ccm-image", releases.ccm.image.to_string()),
     ];
     let mut text = String::new();
     for (key, value) in fields {
@@ -86,9 +87,9 @@ struct Json<'a> {
     autoscaler_tag: &'a str,
     autoscaler_version: &'a str,
     autoscaler_commit: &'a str,
-    autoscaler_image: &'a str,
+    autoscaler_image: &'a ImageRef,
     ccm_tag: &'a str,
-    ccm_image: &'a str,
+    ccm_image: &'a ImageRef,
     warnings: &'a [String],
 }
 

@@ -6,13 +6,13 @@
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 use super::FetchError;
 use super::http::Downloaded;
 use super::local::copy_hashing;
-use super::spec::{Checksum, ChecksumStatus};
+use super::spec::ChecksumStatus;
 use crate::progress::ProgressSink;
+use cks_pinning::sources::Checksum;
 
 /// What the cache knows about one upstream URL.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -53,7 +53,7 @@ impl Cache {
     }
 
     fn url_path(&self, url: &str) -> PathBuf {
-        let key = hex::encode(Sha256::digest(url.as_bytes()));
+        let key = crate::digest::sha256_hex(url.as_bytes());
         self.dir.join("url").join(format!("{key}.json"))
     }
 

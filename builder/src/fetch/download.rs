@@ -10,12 +10,15 @@ use tokio::sync::OnceCell;
 
 use super::cache::CacheEntry;
 use super::checksum::{is_sha256_hex, published_digest};
-use super::edit::Edit;
 use super::http::{Downloaded, get_text, temp_in};
 use super::local::{copy_hashing, local_path};
 use super::resume::{Resume, request_rest, stream_resuming};
-use super::spec::{Checksum, ChecksumStatus, FetchedFile, FileSpec};
+use super::spec::{ChecksumStatus, FetchedFile, FileSpec};
 use super::{FetchError, Fetcher, FileError};
+use cks_pinning::sources::Checksum;
+use cks_pinning::sources::Edit;
+
+use crate::http::HttpError;
 
 /// The largest published checksum file read.
 const CHECKSUM_FILE_LIMIT: usize = 1 << 20;
@@ -216,7 +219,7 @@ impl Fetcher {
                     reason: "it is not there (HTTP 404); check the checksum URL of the plan"
                         .to_string(),
                 },
-                FetchError::Status { status, .. } => FetchError::ChecksumFile {
+                FetchError::Http(HttpError::Status { status, .. }) => FetchError::ChecksumFile {
                     url: used.clone(),
                     reason: format!("HTTP {status}"),
                 },
@@ -306,7 +309,6 @@ async fn apply_edit(
     dir: &Path,
     dest_name: &str,
 ) -> Result<Downloaded, FetchError> {
-    use sha2::{Digest, Sha256};
     let mut editor = edit.editor().map_err(|reason| FetchError::Edit {
         file: spec.name.clone(),
         reason,
@@ -320,7 +322,7 @@ async fn apply_edit(
         .try_clone()
         .map_err(|e| FetchError::io("opening", temp.path(), e))?;
     let mut output = tokio::fs::File::from_std(std_file);
-    let mut hasher = Sha256::new();
+    let mut hasher = crate::digest::Sha256Count::new();
     let mut bytes = 0u64;
     let mut buf = vec![0u8; 64 * 1024];
     let mut out = Vec::new();
@@ -352,7 +354,7 @@ async fn apply_edit(
         .map_err(|e| FetchError::io("writing", temp.path(), e))?;
     Ok(Downloaded {
         temp,
-        sha256: hex::encode(hasher.finalize()),
+        sha256: hasher.finish().into_hex(),
         bytes,
     })
 }

@@ -3,52 +3,24 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::http::HttpError;
 use crate::retry::{Classify, Verdict};
 
 /// One failure while fetching a file (or its published checksum).
 #[derive(Debug, thiserror::Error)]
 pub enum FetchError {
-    /// The server answered with a status that ends the download (a 4xx other than 408 and 429).
-    #[error("{url} answered HTTP {status}; check the URL and the version in it")]
-    Status {
-        /// The URL requested.
-        url: String,
-        /// The HTTP status.
-        status: u16,
-    },
+    /// The request got no usable answer: a status that ends it, one worth a retry, a broken
+    /// connection, a refused certificate, no answer within the stall timeout (the one
+    /// transport's error, as every client of the builder reports it).
+    #[error("{0}{hint}", hint = advice(.0))]
+    Http(#[source] HttpError),
     /// Every candidate URL answered 404.
     #[error("not found (HTTP 404) at any of: {}; check the version and the architecture", tried.join(", "))]
     NotFound {
         /// The URLs tried, in order.
         tried: Vec<String>,
     },
-    /// A status worth retrying (5xx, 408, 429).
-    #[error("{url} answered HTTP {status}")]
-    Unavailable {
-        /// The URL requested.
-        url: String,
-        /// The HTTP status.
-        status: u16,
-        /// The server's `Retry-After`, if it sent one.
-        retry_after: Option<Duration>,
-    },
-    /// The connection could not be made, or broke (reset, closed, timed out).
-    #[error("transfer from {url} failed: {reason}")]
-    Transport {
-        /// The URL requested.
-        url: String,
-        /// What the HTTP client reported, with its causes.
-        reason: String,
-    },
-    /// The server's certificate was refused (unknown issuer, wrong name, expired).
-    #[error("TLS with {url} failed: {reason}; for a private CA pass its PEM with --ca-file")]
-    Tls {
-        /// The URL requested.
-        url: String,
-        /// What the TLS layer reported.
-        reason: String,
-    },
-    /// No byte arrived for the read-stall timeout.
+    /// No byte of the body arrived for the read-stall timeout.
     #[error("{url} sent nothing for {} s after {received} bytes", timeout.as_secs_f64())]
     Stalled {
         /// The URL requested.
@@ -155,33 +127,25 @@ impl FetchError {
 
     /// A reqwest transport error, with its chain of causes.
     pub fn transport(url: &str, error: &reqwest::Error) -> Self {
-        FetchError::from(crate::http::HttpError::from_reqwest(url, error))
+        FetchError::Http(HttpError::from_reqwest(url, error))
     }
 }
 
-/// The transport's failures, with the advice a file download gives.
-impl From<crate::http::HttpError> for FetchError {
-    fn from(error: crate::http::HttpError) -> Self {
-        use crate::http::HttpError;
+/// The advice a file download adds to a transport failure.
+fn advice(error: &HttpError) -> &'static str {
+    match error {
+        HttpError::Status { .. } => "; check the URL and the version in it",
+        _ => "",
+    }
+}
+
+/// The transport's failures: a 404 is the one URL tried (the downloader gathers the fallbacks),
+/// anything else is embedded as it is.
+impl From<HttpError> for FetchError {
+    fn from(error: HttpError) -> Self {
         match error {
-            HttpError::Status { url, status } => FetchError::Status { url, status },
             HttpError::NotFound { url } => FetchError::NotFound { tried: vec![url] },
-            HttpError::Unavailable {
-                url,
-                status,
-                retry_after,
-            } => FetchError::Unavailable {
-                url,
-                status,
-                retry_after,
-            },
-            HttpError::Transport { url, reason } => FetchError::Transport { url, reason },
-            HttpError::Tls { url, reason } => FetchError::Tls { url, reason },
-            HttpError::Stalled { url, timeout } => FetchError::Stalled {
-                url,
-                timeout,
-                received: 0,
-            },
+            other => FetchError::Http(other),
         }
     }
 }
@@ -189,12 +153,10 @@ impl From<crate::http::HttpError> for FetchError {
 impl Classify for FetchError {
     fn verdict(&self) -> Verdict {
         match self {
-            FetchError::Unavailable { retry_after, .. } => Verdict::Transient {
-                retry_after: *retry_after,
-            },
-            FetchError::Transport { .. }
-            | FetchError::Stalled { .. }
-            | FetchError::Truncated { .. } => Verdict::Transient { retry_after: None },
+            FetchError::Http(error) => error.verdict(),
+            FetchError::Stalled { .. } | FetchError::Truncated { .. } => {
+                Verdict::Transient { retry_after: None }
+            }
             _ => Verdict::Permanent,
         }
     }

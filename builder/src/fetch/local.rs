@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use sha2::{Digest, Sha256};
+use crate::digest::Sha256Count;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use super::FetchError;
@@ -43,7 +43,7 @@ pub async fn copy_hashing(
         .try_clone()
         .map_err(|e| FetchError::io("opening", temp.path(), e))?;
     let mut output = tokio::fs::File::from_std(std_file);
-    let mut hasher = Sha256::new();
+    let mut hasher = Sha256Count::new();
     let mut buf = vec![0u8; 256 * 1024];
     let mut bytes = 0u64;
     progress.on_start(name, total);
@@ -69,7 +69,7 @@ pub async fn copy_hashing(
         .map_err(|e| FetchError::io("writing", temp.path(), e))?;
     Ok(Downloaded {
         temp,
-        sha256: hex::encode(hasher.finalize()),
+        sha256: hasher.finish().into_hex(),
         bytes,
     })
 }

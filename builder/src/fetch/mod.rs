@@ -35,7 +35,6 @@ mod cache;
 mod checksum;
 mod client;
 mod download;
-mod edit;
 mod error;
 mod http;
 mod local;
@@ -51,11 +50,11 @@ use serde::{Deserialize, Serialize};
 
 pub use cache::{Cache, CacheEntry};
 pub use checksum::{is_sha256_hex, published_digest};
+pub use cks_pinning::sources::{Checksum, Edit, Replacer};
 pub use client::ClientOptions;
-pub use edit::{Edit, Replacer};
 pub use error::{FetchError, FileError};
 pub use mirror::{Mirror, MirrorError, Mirrors};
-pub use spec::{Checksum, ChecksumStatus, FetchedFile, FileSpec};
+pub use spec::{ChecksumStatus, FetchedFile, FileSpec};
 
 use crate::progress::{NoProgress, ProgressSink};
 use crate::retry::RetryPolicy;

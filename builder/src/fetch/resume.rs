@@ -8,7 +8,7 @@ use std::path::Path;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use sha2::{Digest, Sha256};
+use crate::digest::Sha256Count;
 use tokio::io::AsyncWriteExt;
 
 use super::FetchError;
@@ -19,7 +19,7 @@ use crate::progress::ProgressSink;
 #[derive(Debug)]
 pub struct Partial {
     temp: tempfile::NamedTempFile,
-    hasher: Sha256,
+    hasher: Sha256Count,
     received: u64,
 }
 
@@ -108,14 +108,14 @@ pub async fn stream_resuming(
         Some(partial) => partial,
         None => {
             if response.status().as_u16() == 206 {
-                return Err(FetchError::Status {
+                return Err(FetchError::Http(crate::http::HttpError::Status {
                     url: url.to_string(),
                     status: 206,
-                });
+                }));
             }
             Partial {
                 temp: temp_in(dir, dest_name)?,
-                hasher: Sha256::new(),
+                hasher: Sha256Count::new(),
                 received: 0,
             }
         }
@@ -170,7 +170,7 @@ pub async fn stream_resuming(
                     .await
                     .map_err(|e| FetchError::io("writing", partial.temp.path(), e))?;
                 return Ok(Downloaded {
-                    sha256: hex::encode(partial.hasher.finalize()),
+                    sha256: partial.hasher.finish().into_hex(),
                     bytes: partial.received,
                     temp: partial.temp,
                 });

@@ -2,6 +2,7 @@
 
 use std::time::Duration;
 
+use crate::http::HttpError;
 use crate::retry::{Classify, Verdict};
 
 /// A failure listing the refs of a git remote.
@@ -15,38 +16,16 @@ pub enum GitError {
         /// The URL given.
         url: String,
     },
-    /// The server answered an HTTP status that ends the listing (4xx other than 408 and 429).
-    #[error("{url} answered HTTP {status}; check the repository URL")]
-    Status {
-        /// The URL requested.
-        url: String,
-        /// The HTTP status.
-        status: u16,
-    },
-    /// A status worth retrying (5xx, 408, 429).
-    #[error("{url} answered HTTP {status}")]
-    Unavailable {
-        /// The URL requested.
-        url: String,
-        /// The HTTP status.
-        status: u16,
-        /// The server's `Retry-After`, if any.
-        retry_after: Option<Duration>,
-    },
-    /// The connection could not be made or broke.
+    /// The request got no usable answer (the one transport's error, as every client of the
+    /// builder reports it); a 404 means the repository URL is wrong.
+    #[error("{0}{hint}", hint = advice(.0))]
+    Http(#[source] HttpError),
+    /// A git:// connection could not be made or broke.
     #[error("talking to {url} failed: {reason}")]
     Transport {
         /// The URL (or address) involved.
         url: String,
         /// What failed.
-        reason: String,
-    },
-    /// The server's certificate was refused.
-    #[error("TLS with {url} failed: {reason}; for a private CA pass its PEM with --ca-file")]
-    Tls {
-        /// The URL requested.
-        url: String,
-        /// What the TLS layer reported.
         reason: String,
     },
     /// Nothing arrived for the read-stall timeout.
@@ -97,7 +76,7 @@ pub enum GitError {
 impl GitError {
     /// A reqwest error on `url`, with its causes.
     pub fn reqwest(url: &str, error: &reqwest::Error) -> Self {
-        GitError::from(crate::http::HttpError::from_reqwest(url, error))
+        GitError::Http(HttpError::from_reqwest(url, error))
     }
 
     /// An I/O error on a git:// connection.
@@ -109,36 +88,24 @@ impl GitError {
     }
 }
 
-/// The transport's failures, with the advice a tag listing gives (a 404 is a status like any
-/// other 4xx: the repository URL is wrong).
-impl From<crate::http::HttpError> for GitError {
-    fn from(error: crate::http::HttpError) -> Self {
-        use crate::http::HttpError;
-        match error {
-            HttpError::Status { url, status } => GitError::Status { url, status },
-            HttpError::NotFound { url } => GitError::Status { url, status: 404 },
-            HttpError::Unavailable {
-                url,
-                status,
-                retry_after,
-            } => GitError::Unavailable {
-                url,
-                status,
-                retry_after,
-            },
-            HttpError::Transport { url, reason } => GitError::Transport { url, reason },
-            HttpError::Tls { url, reason } => GitError::Tls { url, reason },
-            HttpError::Stalled { url, timeout } => GitError::Stalled { url, timeout },
-        }
+/// The advice a tag listing adds to a transport failure.
+fn advice(error: &HttpError) -> &'static str {
+    match error {
+        HttpError::Status { .. } | HttpError::NotFound { .. } => "; check the repository URL",
+        _ => "",
+    }
+}
+
+impl From<HttpError> for GitError {
+    fn from(error: HttpError) -> Self {
+        GitError::Http(error)
     }
 }
 
 impl Classify for GitError {
     fn verdict(&self) -> Verdict {
         match self {
-            GitError::Unavailable { retry_after, .. } => Verdict::Transient {
-                retry_after: *retry_after,
-            },
+            GitError::Http(error) => error.verdict(),
             GitError::Transport { .. } | GitError::Stalled { .. } | GitError::Truncated { .. } => {
                 Verdict::Transient { retry_after: None }
             }

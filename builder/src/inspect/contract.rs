@@ -6,7 +6,7 @@ use cks_pinning::versions_txt::VersionsTxt;
 
 use super::finding::{Finding, Problem};
 use crate::iso::EntryKind;
-use crate::iso::read::IsoEntry;
+use crate::iso::IsoEntry;
 
 /// The Kubernetes binaries, copied to `/opt/bin` with `cp -a`.
 pub const K8S_BINARIES: [&str; 3] = ["k8s/kubeadm", "k8s/kubelet", "k8s/kubectl"];

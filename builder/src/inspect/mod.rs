@@ -16,20 +16,21 @@
 //! The checks are pure functions over what was read (`contract`, `files`, `images`,
 //! `manifests`, `units`, `tarball` on a scratch copy); `verify` and `diff` do the reading.
 
-pub mod contract;
+mod contract;
 mod diff;
 mod error;
-pub mod files;
+mod files;
 mod finding;
-pub mod images;
-pub mod manifests;
+mod images;
+mod manifests;
 mod read;
-pub mod tarball;
-pub mod units;
+mod tarball;
+mod units;
 mod verify;
 
 pub use diff::{Change, Diff, diff, diff_contents, diff_versions};
 pub use error::InspectError;
 pub use finding::{Finding, Problem};
 pub use read::{Contents, read_contents};
+pub use units::opt_bin_commands;
 pub use verify::{Report, verify};

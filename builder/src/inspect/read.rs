@@ -5,13 +5,13 @@ use std::collections::BTreeMap;
 use std::io::{self, Write};
 use std::path::Path;
 
+use crate::digest::Sha256Count;
 use cks_pinning::versions_txt::{FILE_NAME, VersionsTxt};
-use sha2::{Digest, Sha256};
 
 use super::InspectError;
 use super::contract::rel;
 use crate::iso::EntryKind;
-use crate::iso::read::{IsoEntry, IsoImage};
+use crate::iso::{IsoEntry, IsoImage};
 
 /// The largest text file (`versions.txt`, a manifest) read into memory.
 pub const MAX_TEXT: u64 = 16 * 1024 * 1024;
@@ -64,7 +64,7 @@ pub fn text(image: &IsoImage, path: &str) -> Result<String, String> {
 /// Writes to `inner` (if any) and hashes on the way.
 pub struct Tee<W> {
     inner: W,
-    hasher: Sha256,
+    hasher: Sha256Count,
 }
 
 impl<W: Write> Tee<W> {
@@ -72,13 +72,13 @@ impl<W: Write> Tee<W> {
     pub fn new(inner: W) -> Self {
         Tee {
             inner,
-            hasher: Sha256::new(),
+            hasher: Sha256Count::new(),
         }
     }
 
     /// The hex sha256 of everything written.
     pub fn finish(self) -> String {
-        hex::encode(self.hasher.finalize())
+        self.hasher.finish().into_hex()
     }
 }
 

@@ -5,7 +5,7 @@
 
 use super::contract::rel;
 use super::finding::{Finding, Problem};
-use crate::iso::read::IsoEntry;
+use crate::iso::IsoEntry;
 
 /// The unit files nodes install from the ISO root.
 pub const UNIT_FILES: [&str; 2] = ["kubelet.service", "10-kubeadm.conf"];

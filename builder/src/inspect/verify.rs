@@ -19,7 +19,7 @@ use super::images::Tarball;
 use super::read::{self, Tee};
 use super::{InspectError, contract, files, images, manifests, tarball, units};
 use crate::iso::DEFAULT_VOLUME_ID;
-use crate::iso::read::IsoImage;
+use crate::iso::IsoImage;
 use crate::registry::Arch;
 
 /// What `verify` found.
@@ -183,7 +183,7 @@ fn unreadable(path: &str, err: crate::iso::IsoError) -> Finding {
 
 fn read_versions(
     image: &IsoImage,
-    entries: &[crate::iso::read::IsoEntry],
+    entries: &[crate::iso::IsoEntry],
     findings: &mut Vec<Finding>,
 ) -> Option<VersionsTxt> {
     let present = read::files(entries).any(|(path, _)| path == FILE_NAME);

@@ -19,7 +19,7 @@ mod mode;
 mod options;
 mod output;
 mod pack;
-pub mod read;
+mod read;
 mod time;
 mod warning;
 
@@ -28,5 +28,6 @@ pub use mode::{EntryKind, image_mode};
 pub use options::{DEFAULT_VOLUME_ID, PackOptions, check_volume_id};
 pub use output::{partial_path, sidecar_line, sidecar_path};
 pub use pack::{Packed, pack};
+pub use read::{IsoEntry, IsoImage};
 pub use time::{BuildTime, TimeSource};
 pub use warning::PackWarning;

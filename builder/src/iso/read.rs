@@ -2,7 +2,7 @@
 //! symlink target, and a file's bytes streamed out (so a caller can check sha256s).
 //!
 //! ```no_run
-//! use cks_builder::iso::read::IsoImage;
+//! use cks_builder::iso::IsoImage;
 //!
 //! let image = IsoImage::open("cks.iso".as_ref())?;
 //! for entry in image.entries()? {

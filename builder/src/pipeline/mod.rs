@@ -1,17 +1,37 @@
 //! `cks-iso build`: the whole ISO, planned first, then downloaded, pulled, pinned and packed.
 //!
-//! [`resolve::resolve`] computes the [`plan::Plan`] (every version, tag, commit, URL and image),
-//! fetching only the manifests and a kubeadm to list images; [`execute::execute`] carries it out
-//! in a [`staging::Staging`] directory that disappears however the build ends. [`run`] does both.
+//! [`resolve`] computes the [`Plan`] (every version, tag, commit, URL and image), fetching only
+//! the manifests and a kubeadm to list images; [`execute`] carries it out in a staging directory
+//! that disappears however the build ends. [`build`] does both. The rules (which files, which
+//! URLs, which images) are [`cks_pinning`]'s; this module only orders the work.
+//!
+//! Files: `options` (flags, environment and config → [`Options`]), `releases` (autoscaler and
+//! CCM), `resolve` (the plan), `kubeadm` (kubeadm's image list), `sources` (a planned file as a
+//! download), `execute` (the second phase), `record` (`versions.txt`), `summary`, `lock`,
+//! `iso_cache`, `staging`, `run` (both phases).
 
-pub mod execute;
-pub mod images;
-pub mod iso_cache;
-pub mod lock;
-pub mod options;
-pub mod plan;
-pub mod releases;
-pub mod resolve;
-pub mod run;
-pub mod sources;
-pub mod staging;
+mod execute;
+mod iso_cache;
+mod kubeadm;
+mod lock;
+mod options;
+mod plan;
+mod record;
+mod releases;
+mod resolve;
+mod run;
+mod sources;
+mod staging;
+mod summary;
+
+pub use execute::{Execution, Observer, execute};
+pub use kubeadm::{KubeadmError, kubeadm_images};
+pub use lock::{LOCK_FORMAT, Lock};
+pub use options::{Inputs, Options, OptionsError};
+pub use plan::{AutoscalerPin, CcmPin, Plan};
+pub use releases::{Reach, Releases, TagSource, resolve_releases};
+pub use resolve::{Resolved, resolve};
+pub use run::{Outcome, Request, build, fetch_options, pull_options};
+pub use sources::file_spec;
+pub use staging::Staging;
+pub use summary::{MirroredFile, Summary, mirrored_files};

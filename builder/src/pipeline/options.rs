@@ -6,6 +6,11 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use cks_pinning::arch::Arch;
+use cks_pinning::release::ReleaseVersion;
+use cks_pinning::sources::urls::AUTOSCALER_REPO;
+use cks_pinning::version::KubeVersion;
+
+use crate::fetch::{Mirror, Mirrors};
 
 /// Every input a build may take; each is optional here so that flags, environment and config
 /// can each supply some. The TOML config file has exactly these keys (kebab-case).
@@ -163,13 +168,12 @@ impl Inputs {
             "KUBERNETES_VERSION (--kubernetes-version)",
             "1.33.13",
         )?;
-        if let Err(e) = cks_pinning::version::KubeVersion::parse(&kubernetes_version) {
-            return Err(OptionsError::Invalid {
+        let kubernetes_version =
+            KubeVersion::parse(&kubernetes_version).map_err(|e| OptionsError::Invalid {
                 input: "KUBERNETES_VERSION (--kubernetes-version)".into(),
-                value: kubernetes_version,
+                value: kubernetes_version.clone(),
                 expected: e.to_string(),
-            });
-        }
+            })?;
         let cni_version = release_version(
             need(self.cni_version, "CNI_VERSION (--cni-version)", "1.6.2")?,
             "CNI_VERSION (--cni-version)",
@@ -190,6 +194,17 @@ impl Inputs {
             self.csi_version.unwrap_or_else(|| "v3.0.0".to_string()),
             "--csi-version",
         )?;
+        let mirrors = self
+            .mirrors
+            .iter()
+            .map(|m| {
+                m.parse::<Mirror>().map_err(|e| OptionsError::Invalid {
+                    input: "--mirror".into(),
+                    value: m.clone(),
+                    expected: e.to_string(),
+                })
+            })
+            .collect::<Result<Mirrors, _>>()?;
         Ok(Options {
             output_path: need(self.output_path, "OUTPUT_PATH (--output-path)", "./out")?,
             kubernetes_version,
@@ -213,8 +228,8 @@ impl Inputs {
             ccm_version: self.ccm_version,
             autoscaler_repo: self
                 .autoscaler_repo
-                .unwrap_or_else(|| super::sources::AUTOSCALER_REPO.to_string()),
-            mirrors: self.mirrors,
+                .unwrap_or_else(|| AUTOSCALER_REPO.to_string()),
+            mirrors,
             registry_mirrors: self.registry_mirrors,
             insecure_registries: self.insecure_registries,
             ca_file: self.ca_file,
@@ -227,27 +242,13 @@ impl Inputs {
     }
 }
 
-/// A release version such as `1.6.2` or `v1.6.2` (a pre-release suffix is allowed).
-fn release_version(value: String, input: &str) -> Result<String, OptionsError> {
-    let bare = value.strip_prefix('v').unwrap_or(&value);
-    let core = bare.split(['-', '+']).next().unwrap_or("");
-    let parts: Vec<&str> = core.split('.').collect();
-    let numeric = parts.len() == 3
-        && parts
-            .iter()
-            .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
-    let safe = bare
-        .bytes()
-        .all(|b| b.is_ascii_alphanumeric() || b"-+.".contains(&b));
-    if numeric && safe {
-        Ok(value)
-    } else {
-        Err(OptionsError::Invalid {
-            input: input.to_string(),
-            value,
-            expected: "expected a release version such as 1.6.2 or v1.6.2".into(),
-        })
-    }
+/// A release version such as `1.6.2` or `v1.6.2`, named as `input` when it is not one.
+fn release_version(value: String, input: &str) -> Result<ReleaseVersion, OptionsError> {
+    ReleaseVersion::parse(&value).map_err(|_| OptionsError::Invalid {
+        input: input.to_string(),
+        value,
+        expected: "expected a release version such as 1.6.2 or v1.6.2".into(),
+    })
 }
 
 /// The complete inputs of one build.
@@ -256,12 +257,12 @@ fn release_version(value: String, input: &str) -> Result<String, OptionsError> {
 pub struct Options {
     /// Folder the ISO is written to.
     pub output_path: PathBuf,
-    /// Kubernetes version as given.
-    pub kubernetes_version: String,
-    /// CNI plugins version as given.
-    pub cni_version: String,
-    /// crictl version as given.
-    pub crictl_version: String,
+    /// Kubernetes version.
+    pub kubernetes_version: KubeVersion,
+    /// CNI plugins version.
+    pub cni_version: ReleaseVersion,
+    /// crictl version.
+    pub crictl_version: ReleaseVersion,
     /// URL or local path of the network manifest.
     pub network_yaml: String,
     /// URL or local path of the dashboard manifest.
@@ -271,9 +272,9 @@ pub struct Options {
     /// Target architecture.
     pub arch: Arch,
     /// etcd version to bundle, if any.
-    pub etcd_version: Option<String>,
+    pub etcd_version: Option<ReleaseVersion>,
     /// CloudStack CSI driver release.
-    pub csi_version: String,
+    pub csi_version: ReleaseVersion,
     /// Autoscaler release override.
     pub autoscaler_version: Option<String>,
     /// CCM tag override.
@@ -281,7 +282,7 @@ pub struct Options {
     /// Where the autoscaler's tags are listed.
     pub autoscaler_repo: String,
     /// File download mirrors.
-    pub mirrors: Vec<String>,
+    pub mirrors: Mirrors,
     /// Registry mirrors.
     pub registry_mirrors: Vec<String>,
     /// Plain-HTTP registries.
@@ -382,14 +383,14 @@ mod tests {
         let options = flags.over(env.over(config)).resolve().expect("complete");
         assert_eq!(options.ccm_version.as_deref(), Some("v1.2.0"));
         assert_eq!(options.autoscaler_version.as_deref(), Some("1.33.2"));
-        assert_eq!(options.csi_version, "v2.0.0");
+        assert_eq!(options.csi_version.tag(), "v2.0.0");
     }
 
     #[test]
     fn defaults_and_iso_name_follow_the_script() {
         let options = full().resolve().expect("complete");
         assert_eq!(options.arch, Arch::Amd64);
-        assert_eq!(options.csi_version, "v3.0.0");
+        assert_eq!(options.csi_version.tag(), "v3.0.0");
         assert_eq!(options.volume_id, "CDROM");
         assert_eq!(options.concurrency, 4);
         assert_eq!(options.iso_path(), PathBuf::from("out/cks-x86_64.iso"));
@@ -453,6 +454,34 @@ mod tests {
             ..full()
         };
         assert!(ok.resolve().is_ok());
+    }
+
+    #[test]
+    fn inputs_are_parsed_once_into_typed_options() {
+        let inputs = Inputs {
+            kubernetes_version: Some("v1.33.13".into()),
+            cni_version: Some("v1.6.2".into()),
+            mirrors: vec!["https://dl.k8s.io=http://127.0.0.1:8080/k8s".into()],
+            ..full()
+        };
+        let options = inputs.resolve().expect("complete");
+        assert_eq!(options.kubernetes_version.to_string(), "1.33.13");
+        assert_eq!(options.cni_version.bare(), "1.6.2");
+        assert_eq!(
+            options
+                .mirrors
+                .rewrite("https://dl.k8s.io/release/v1.33.13"),
+            "http://127.0.0.1:8080/k8s/release/v1.33.13"
+        );
+        let bad = Inputs {
+            mirrors: vec!["dl.k8s.io".into()],
+            ..full()
+        };
+        let err = bad.resolve().expect_err("not UPSTREAM=MIRROR");
+        assert!(
+            err.to_string().contains("--mirror") && err.to_string().contains("dl.k8s.io"),
+            "{err}"
+        );
     }
 
     #[test]

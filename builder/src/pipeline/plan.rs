@@ -7,8 +7,10 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use super::sources::Source;
 use cks_pinning::arch::Arch;
+use cks_pinning::image::{ImageRef, PlannedImage};
+use cks_pinning::sources::Source;
+use cks_pinning::version::KubeVersion;
 
 /// The autoscaler release the build bundles.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -20,7 +22,7 @@ pub struct AutoscalerPin {
     /// The commit the tag points to (peeled for an annotated tag).
     pub commit: String,
     /// The image the manifest is pinned to.
-    pub image: String,
+    pub image: ImageRef,
 }
 
 /// The cloud controller manager the build bundles.
@@ -29,28 +31,14 @@ pub struct CcmPin {
     /// The release tag, `v1.2.0`.
     pub tag: String,
     /// The image the manifest is pinned to.
-    pub image: String,
-}
-
-/// One image of the build.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PlannedImage {
-    /// The full normalised reference, as the manifests and kubeadm name it.
-    pub reference: String,
-    /// Its tarball's name under `docker/`.
-    pub tarball: String,
-    /// Where the reference came from: `kubeadm`, `network.yaml`, ...
-    pub from: Vec<String>,
-    /// The digest the registry must serve (from a lock file), if known.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub digest: Option<String>,
+    pub image: ImageRef,
 }
 
 /// Everything a build resolved before the large downloads.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Plan {
-    /// Kubernetes version, without `v`.
-    pub kubernetes: String,
+    /// Kubernetes version (serialised without `v`).
+    pub kubernetes: KubeVersion,
     /// CNI plugins version, with `v`.
     pub cni_plugins: String,
     /// crictl version, with `v`.

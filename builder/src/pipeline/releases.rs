@@ -81,11 +81,11 @@ pub async fn resolve_releases(
             tag: release.tag.clone(),
             version: release.version.clone(),
             commit: release.commit.clone(),
-            image: image.to_string(),
+            image,
         },
         ccm: CcmPin {
             tag: ccm.tag.clone(),
-            image: ccm.image.to_string(),
+            image: ccm.image.clone(),
         },
         warnings: release.warnings.iter().map(ToString::to_string).collect(),
     })

@@ -2,22 +2,22 @@
 //! manifests, the kubelet units and a kubeadm for the build host (to list the images) are
 //! downloaded here; the plan that comes out says everything the second phase will fetch.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
-use cks_pinning::image::ImageRef;
+use cks_pinning::arch::Arch;
+use cks_pinning::image::{PlannedImage, plan_images};
 use cks_pinning::manifest;
-use cks_pinning::version::KubeVersion;
+use cks_pinning::sources::{Source, urls};
 
-use super::images::{kubeadm_images, plan_images};
+use super::kubeadm::kubeadm_images;
 use super::lock::Lock;
 use super::options::Options;
 use super::plan::Plan;
-use super::releases::{Reach, TagSource, resolve_releases};
-use super::sources::{self, Source, bare};
+use super::releases::{Reach, Releases, TagSource, resolve_releases};
+use super::sources::file_spec;
 use super::staging::{Staging, write_atomically};
 use crate::fetch::{FetchedFile, Fetcher};
-use cks_pinning::arch::Arch;
 
 /// The plan and the files the first phase already fetched into the tree.
 #[derive(Debug)]
@@ -38,6 +38,15 @@ const ROOT_MANIFESTS: [&str; 6] = [
     "snapshot-crds.yaml",
 ];
 
+/// The manifests whose images go into the ISO, after kubeadm's list.
+const IMAGE_MANIFESTS: [&str; 5] = [
+    "network.yaml",
+    "dashboard.yaml",
+    "autoscaler.yaml",
+    "provider.yaml",
+    "manifest.yaml",
+];
+
 /// Resolves the plan of a build of `options`, fetching the small files into `staging`. With a
 /// lock, every tag, commit, file digest and image digest must be what the lock recorded.
 pub async fn resolve(
@@ -46,17 +55,28 @@ pub async fn resolve(
     staging: &Staging,
     lock: Option<&Lock>,
 ) -> Result<Resolved> {
-    let kubernetes = KubeVersion::parse(&options.kubernetes_version)
-        .with_context(|| "KUBERNETES_VERSION (--kubernetes-version)".to_string())?;
-    let k = bare(&kubernetes.to_string()).to_string();
+    let releases = choose_releases(options, fetcher, lock).await?;
+    let mut files = file_sources(options, &releases, lock)?;
+    let (fetched, kubeadm) = fetch_small_files(&mut files, options, fetcher, staging).await?;
+    pin_manifests(staging.tree(), &releases)?;
+    let images = image_plan(staging.tree(), &kubeadm, options, lock)?;
+    let plan = assemble(options, releases, files, images);
+    Ok(Resolved { plan, fetched })
+}
 
-    // The autoscaler and CCM releases (a lock's, when rebuilding from one).
+/// The autoscaler and CCM releases (a lock's, when rebuilding from one, whose tag must still
+/// point at the commit it recorded).
+async fn choose_releases(
+    options: &Options,
+    fetcher: &Fetcher,
+    lock: Option<&Lock>,
+) -> Result<Releases> {
     let reach = Reach {
         mirrors: fetcher.options().mirrors.clone(),
         client: fetcher.options().client.clone(),
         retry: fetcher.options().retry.clone(),
     };
-    let (autoscaler_override, ccm_override) = match lock {
+    let (autoscaler, ccm) = match lock {
         Some(lock) => (
             Some(lock.plan.autoscaler.version.clone()),
             Some(lock.plan.ccm.tag.clone()),
@@ -67,11 +87,11 @@ pub async fn resolve(
         ),
     };
     let releases = resolve_releases(
-        &kubernetes,
+        &options.kubernetes_version,
         &TagSource::Repository(options.autoscaler_repo.clone()),
         &reach,
-        autoscaler_override.as_deref(),
-        ccm_override.as_deref(),
+        autoscaler.as_deref(),
+        ccm.as_deref(),
     )
     .await?;
     if let Some(lock) = lock
@@ -85,25 +105,35 @@ pub async fn resolve(
             releases.autoscaler.commit
         );
     }
-    let warnings = releases.warnings.clone();
-    let autoscaler_image =
-        ImageRef::parse(&releases.autoscaler.image).context("the autoscaler image")?;
-    let ccm_image = ImageRef::parse(&releases.ccm.image).context("the CCM image")?;
+    Ok(releases)
+}
 
-    // Every file, the small ones first.
+/// The files of the ISO, split into the small ones (fetched while planning) and the large
+/// ones; with a lock, each pinned to the digest the lock recorded.
+struct FileSources {
+    small: Vec<Source>,
+    large: Vec<Source>,
+}
+
+fn file_sources(
+    options: &Options,
+    releases: &Releases,
+    lock: Option<&Lock>,
+) -> Result<FileSources> {
+    let k8s = &options.kubernetes_version;
     let mut small: Vec<Source> = vec![
-        sources::network(&options.network_yaml),
-        sources::dashboard(&options.dashboard_yaml),
-        sources::autoscaler(&releases.autoscaler.tag),
-        sources::provider(&releases.ccm.tag),
+        urls::network(&options.network_yaml),
+        urls::dashboard(&options.dashboard_yaml),
+        urls::autoscaler(&releases.autoscaler.tag),
+        urls::provider(&releases.ccm.tag),
     ];
-    small.extend(sources::csi(&options.csi_version));
-    small.extend(sources::kubelet_units(&k));
-    let mut large = sources::kubernetes_binaries(&k, options.arch);
-    large.push(sources::cni_plugins(&options.cni_version, options.arch));
-    large.push(sources::crictl(&options.crictl_version, options.arch));
+    small.extend(urls::csi(&options.csi_version));
+    small.extend(urls::kubelet_units(k8s));
+    let mut large = urls::kubernetes_binaries(k8s, options.arch);
+    large.push(urls::cni_plugins(&options.cni_version, options.arch));
+    large.push(urls::crictl(&options.crictl_version, options.arch));
     if let Some(etcd) = &options.etcd_version {
-        large.push(sources::etcd(etcd, options.arch));
+        large.push(urls::etcd(etcd, options.arch));
     }
     if let Some(lock) = lock {
         for source in small.iter_mut().chain(large.iter_mut()) {
@@ -116,27 +146,42 @@ pub async fn resolve(
             source.pin(sha256);
         }
     }
+    Ok(FileSources { small, large })
+}
 
-    // A kubeadm for the build host lists the images; when the host is the target, it is the
-    // ISO's own kubeadm, fetched now instead of later.
+/// Fetches the small files and a kubeadm for the build host (to list the images); when the
+/// host is the target, that is the ISO's own kubeadm, moved to the small files and fetched now
+/// instead of later. Returns the files of the tree fetched and the kubeadm's path.
+async fn fetch_small_files(
+    files: &mut FileSources,
+    options: &Options,
+    fetcher: &Fetcher,
+    staging: &Staging,
+) -> Result<(Vec<FetchedFile>, PathBuf)> {
     let host = Arch::host().context("this build host's architecture has no kubeadm release")?;
-    let mut specs: Vec<_> = small.iter().map(|s| s.spec(staging.tree())).collect();
-    let kubeadm_path;
-    if host == options.arch {
-        let index = large
+    let mut specs: Vec<_> = files
+        .small
+        .iter()
+        .map(|s| file_spec(s, staging.tree()))
+        .collect();
+    let kubeadm_path = if host == options.arch {
+        let index = files
+            .large
             .iter()
             .position(|s| s.iso_path == "k8s/kubeadm")
             .context("the plan has no kubeadm")?;
-        let kubeadm = large.remove(index);
-        kubeadm_path = staging.tree().join(&kubeadm.iso_path);
-        specs.push(kubeadm.spec(staging.tree()));
-        small.push(kubeadm);
+        let kubeadm = files.large.remove(index);
+        specs.push(file_spec(&kubeadm, staging.tree()));
+        let path = staging.tree().join(&kubeadm.iso_path);
+        files.small.push(kubeadm);
+        path
     } else {
-        let mut host_kubeadm = sources::kubernetes_binary("kubeadm", &k, host);
+        let mut host_kubeadm =
+            urls::kubernetes_binary("kubeadm", &options.kubernetes_version, host);
         host_kubeadm.iso_path = format!("kubeadm-{}", host.go_name());
-        kubeadm_path = staging.work().join(&host_kubeadm.iso_path);
-        specs.push(host_kubeadm.spec(staging.work()));
-    }
+        specs.push(file_spec(&host_kubeadm, staging.work()));
+        staging.work().join(&host_kubeadm.iso_path)
+    };
     for spec in &specs {
         if let Some(parent) = spec.dest.parent() {
             std::fs::create_dir_all(parent)
@@ -149,27 +194,37 @@ pub async fn resolve(
     }
     // The host kubeadm is not part of the ISO.
     fetched.retain(|f| f.dest.starts_with(staging.tree()));
+    Ok((fetched, kubeadm_path))
+}
 
-    // Pin the manifests, then list their images.
-    let tree = staging.tree();
+/// Pins the autoscaler and CCM manifests to their images and sets every root manifest's pull
+/// policies to `IfNotPresent`.
+fn pin_manifests(tree: &Path, releases: &Releases) -> Result<()> {
     edit(tree, "autoscaler.yaml", |text| {
-        manifest::pin_autoscaler(text, &autoscaler_image)
+        manifest::pin_autoscaler(text, &releases.autoscaler.image)
     })?;
     edit(tree, "provider.yaml", |text| {
-        manifest::pin_ccm(text, &ccm_image)
+        manifest::pin_ccm(text, &releases.ccm.image)
     })?;
     for name in ROOT_MANIFESTS {
         edit(tree, name, manifest::set_pull_policy)?;
     }
-    let kubeadm_list = kubeadm_images(&kubeadm_path, &k)?;
-    let mut lists = vec![("kubeadm", kubeadm_list)];
-    for name in [
-        "network.yaml",
-        "dashboard.yaml",
-        "autoscaler.yaml",
-        "provider.yaml",
-        "manifest.yaml",
-    ] {
+    Ok(())
+}
+
+/// kubeadm's images and the pinned manifests' images, merged into the plan's images; with a
+/// lock, each pinned to the digest the lock recorded.
+fn image_plan(
+    tree: &Path,
+    kubeadm: &Path,
+    options: &Options,
+    lock: Option<&Lock>,
+) -> Result<Vec<PlannedImage>> {
+    let mut lists = vec![(
+        "kubeadm",
+        kubeadm_images(kubeadm, &options.kubernetes_version)?,
+    )];
+    for name in IMAGE_MANIFESTS {
         let text = read(tree, name)?;
         let images =
             manifest::images(&text).with_context(|| format!("reading the images of {name}"))?;
@@ -178,38 +233,41 @@ pub async fn resolve(
     let mut images = plan_images(&lists)?;
     if let Some(lock) = lock {
         for image in &mut images {
-            let digest = lock.image_digest(&image.reference).with_context(|| {
-                format!(
-                    "the lock has no digest for image {}; write it again",
-                    image.reference
-                )
+            let reference = image.reference.to_string();
+            let digest = lock.image_digest(&reference).with_context(|| {
+                format!("the lock has no digest for image {reference}; write it again")
             })?;
             image.digest = Some(digest.to_string());
         }
     }
+    Ok(images)
+}
 
-    let mut files = small;
-    files.extend(large);
-    files.sort_by(|a, b| a.iso_path.cmp(&b.iso_path));
-    let plan = Plan {
-        kubernetes: k,
-        cni_plugins: format!("v{}", bare(&options.cni_version)),
-        crictl: format!("v{}", bare(&options.crictl_version)),
-        csi_driver: format!("v{}", bare(&options.csi_version)),
-        etcd: options
-            .etcd_version
-            .as_deref()
-            .map(|e| format!("v{}", bare(e))),
+/// The plan: the releases, every file in ISO path order, the images.
+fn assemble(
+    options: &Options,
+    releases: Releases,
+    files: FileSources,
+    images: Vec<PlannedImage>,
+) -> Plan {
+    let mut all = files.small;
+    all.extend(files.large);
+    all.sort_by(|a, b| a.iso_path.cmp(&b.iso_path));
+    Plan {
+        kubernetes: options.kubernetes_version,
+        cni_plugins: options.cni_version.tag(),
+        crictl: options.crictl_version.tag(),
+        csi_driver: options.csi_version.tag(),
+        etcd: options.etcd_version.as_ref().map(|e| e.tag()),
         arch: options.arch,
         autoscaler: releases.autoscaler,
         ccm: releases.ccm,
-        files,
+        files: all,
         images,
         iso: options.iso_path(),
         volume_id: options.volume_id.clone(),
-        warnings,
-    };
-    Ok(Resolved { plan, fetched })
+        warnings: releases.warnings,
+    }
 }
 
 fn read(tree: &Path, name: &str) -> Result<String> {

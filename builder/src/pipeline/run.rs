@@ -6,13 +6,14 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 
-use super::execute::{Execution, Observer, Summary, execute};
+use super::execute::{Execution, Observer, execute};
 use super::lock::Lock;
 use super::options::{Inputs, Options};
 use super::plan::Plan;
 use super::resolve::resolve;
 use super::staging::Staging;
-use crate::fetch::{ClientOptions, FetchOptions, Fetcher, Mirror, Mirrors};
+use super::summary::Summary;
+use crate::fetch::{ClientOptions, FetchOptions, Fetcher};
 use crate::progress::ProgressSink;
 use crate::registry::{CredentialStore, PullOptions, default_docker_config};
 
@@ -80,17 +81,12 @@ pub async fn build(
 
 /// The downloader's settings from the build's options.
 pub fn fetch_options(options: &Options) -> Result<FetchOptions> {
-    let mirrors = options
-        .mirrors
-        .iter()
-        .map(|m| m.parse::<Mirror>().with_context(|| format!("--mirror {m}")))
-        .collect::<Result<Mirrors>>()?;
     Ok(FetchOptions {
         client: ClientOptions {
             ca_files: options.ca_file.iter().cloned().collect(),
             ..ClientOptions::default()
         },
-        mirrors,
+        mirrors: options.mirrors.clone(),
         cache_dir: options.cache_dir.as_ref().map(|d| d.join("files")),
         concurrency: options.concurrency,
         ..FetchOptions::default()

@@ -1,341 +1,38 @@
-//! Where every file of the ISO comes from upstream, and where it goes in the ISO: the URL
-//! patterns of dl.k8s.io and the GitHub releases, and the paths the CKS node scripts read.
+//! The downloader's view of a planned file: the URL rules themselves are in
+//! [`cks_pinning::sources`]; this only says where in the staging tree each file goes.
 
 use std::path::Path;
 
-use serde::{Deserialize, Serialize};
+use cks_pinning::sources::Source;
 
-use crate::fetch::{Checksum, Edit, FileSpec};
-use cks_pinning::arch::Arch;
+use crate::fetch::FileSpec;
 
-/// The git repository whose tags name the cluster-autoscaler releases.
-pub const AUTOSCALER_REPO: &str = "https://github.com/kubernetes/autoscaler.git";
-
-/// One file of the ISO: its path there and where it comes from.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Source {
-    /// The path inside the ISO, e.g. `k8s/kubeadm`.
-    pub iso_path: String,
-    /// The upstream URL first (or a local path, for the network and dashboard manifests), then
-    /// fallbacks tried in order when the one before answers 404.
-    pub urls: Vec<String>,
-    /// How the publisher ships its checksum.
-    pub checksum: Checksum,
-    /// How the publisher ships its checksum, kept here when `checksum` pins a lock's digest
-    /// instead (so `versions.txt` names the same checksum files either way).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub published: Option<Checksum>,
-    /// An edit to apply after downloading.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub edit: Option<Edit>,
-    /// The file mode inside the ISO.
-    pub mode: u32,
-}
-
-/// `1.33.13` and `v1.33.13` both give `1.33.13`.
-pub fn bare(version: &str) -> &str {
-    version.strip_prefix('v').unwrap_or(version)
-}
-
-impl Source {
-    fn new(iso_path: impl Into<String>, url: impl Into<String>, checksum: Checksum) -> Self {
-        Source {
-            iso_path: iso_path.into(),
-            urls: vec![url.into()],
-            checksum,
-            published: None,
-            edit: None,
-            mode: 0o644,
-        }
+/// What the downloader needs to fetch `source` into `tree`.
+pub fn file_spec(source: &Source, tree: &Path) -> FileSpec {
+    FileSpec {
+        name: source.iso_path.clone(),
+        urls: source.urls.clone(),
+        checksum: source.checksum.clone(),
+        dest: tree.join(&source.iso_path),
+        edit: source.edit.clone(),
     }
-
-    /// The upstream URL.
-    pub fn url(&self) -> &str {
-        &self.urls[0]
-    }
-
-    /// Pins the file to `sha256` (from a lock), remembering how the publisher ships its checksum.
-    pub fn pin(&mut self, sha256: &str) {
-        let published = std::mem::replace(
-            &mut self.checksum,
-            Checksum::Pinned {
-                sha256: sha256.to_string(),
-            },
-        );
-        self.published.get_or_insert(published);
-    }
-
-    /// The URL of the checksum file the publisher ships for this file when `supplied_by` (one
-    /// of [`Source::urls`]) served it: `<url>.sha256` beside it, or the one list (`SHA256SUMS`).
-    pub fn checksum_url(&self, supplied_by: &str) -> Option<String> {
-        match self.published.as_ref().unwrap_or(&self.checksum) {
-            Checksum::Sidecar { suffix } => Some(format!("{supplied_by}{suffix}")),
-            Checksum::List { url } => Some(url.clone()),
-            Checksum::None | Checksum::Pinned { .. } => None,
-        }
-    }
-
-    /// What the downloader needs to fetch this file into `tree`.
-    pub fn spec(&self, tree: &Path) -> FileSpec {
-        FileSpec {
-            name: self.iso_path.clone(),
-            urls: self.urls.clone(),
-            checksum: self.checksum.clone(),
-            dest: tree.join(&self.iso_path),
-            edit: self.edit.clone(),
-        }
-    }
-}
-
-/// `k8s/kubeadm`, `k8s/kubelet` and `k8s/kubectl` from dl.k8s.io, each with its `.sha256`.
-/// They are executable in the ISO (the node scripts `chmod +x` them anyway).
-pub fn kubernetes_binaries(kubernetes: &str, arch: Arch) -> Vec<Source> {
-    ["kubeadm", "kubelet", "kubectl"]
-        .into_iter()
-        .map(|bin| kubernetes_binary(bin, kubernetes, arch))
-        .collect()
-}
-
-/// One Kubernetes binary for `arch`.
-pub fn kubernetes_binary(bin: &str, kubernetes: &str, arch: Arch) -> Source {
-    let url = format!(
-        "https://dl.k8s.io/release/v{}/bin/linux/{}/{bin}",
-        bare(kubernetes),
-        arch.go_name()
-    );
-    let mut source = Source::new(
-        format!("k8s/{bin}"),
-        url.clone(),
-        Checksum::sha256_sidecar(),
-    );
-    source.mode = 0o755;
-    source
-}
-
-/// `cni/cni-plugins-<arch>.tgz`, with the pre-v0.8 asset name as a fallback on 404.
-pub fn cni_plugins(cni: &str, arch: Arch) -> Source {
-    let v = bare(cni);
-    let a = arch.go_name();
-    let base = format!("https://github.com/containernetworking/plugins/releases/download/v{v}");
-    let url = format!("{base}/cni-plugins-linux-{a}-v{v}.tgz");
-    let mut source = Source::new(
-        format!("cni/cni-plugins-{a}.tgz"),
-        url.clone(),
-        Checksum::sha256_sidecar(),
-    );
-    source.urls.push(format!("{base}/cni-plugins-{a}-v{v}.tgz"));
-    source
-}
-
-/// `cri-tools/crictl-linux-<arch>.tar.gz`.
-pub fn crictl(crictl: &str, arch: Arch) -> Source {
-    let v = bare(crictl);
-    let a = arch.go_name();
-    let url = format!(
-        "https://github.com/kubernetes-sigs/cri-tools/releases/download/v{v}/crictl-v{v}-linux-{a}.tar.gz"
-    );
-    Source::new(
-        format!("cri-tools/crictl-linux-{a}.tar.gz"),
-        url.clone(),
-        Checksum::sha256_sidecar(),
-    )
-}
-
-/// The etcd release tarball for the target arch. The ISO path is the one CKS's etcd node
-/// setup reads, `etcd/etcd-linux-amd64.tar.gz`, whatever the arch (versions.txt records the
-/// URL, which names the real arch).
-pub fn etcd(etcd: &str, arch: Arch) -> Source {
-    let v = bare(etcd);
-    let name = format!("etcd-v{v}-linux-{}.tar.gz", arch.go_name());
-    // The checksum list has a line for every asset; the downloader picks this file's.
-    let base = format!("https://github.com/etcd-io/etcd/releases/download/v{v}");
-    Source::new(
-        "etcd/etcd-linux-amd64.tar.gz",
-        format!("{base}/{name}"),
-        Checksum::List {
-            url: format!("{base}/SHA256SUMS"),
-        },
-    )
-}
-
-/// `kubelet.service` and `10-kubeadm.conf`, with `/usr/bin` rewritten to `/opt/bin`.
-/// Kubernetes before 1.18 used the units of its own release; later ones CloudStack's nonoss.
-pub fn kubelet_units(kubernetes: &str) -> Vec<Source> {
-    let old = old_kubelet_units(kubernetes);
-    ["kubelet.service", "10-kubeadm.conf"]
-        .into_iter()
-        .map(|name| {
-            let url = if old {
-                format!(
-                    "https://raw.githubusercontent.com/kubernetes/kubernetes/v{}/build/debs/{name}",
-                    bare(kubernetes)
-                )
-            } else {
-                format!(
-                    "https://raw.githubusercontent.com/shapeblue/cloudstack-nonoss/main/cks/{name}"
-                )
-            };
-            let mut source = Source::new(name, url, Checksum::None);
-            source.edit = Some(Edit::usr_bin_to_opt_bin());
-            source
-        })
-        .collect()
-}
-
-fn old_kubelet_units(kubernetes: &str) -> bool {
-    let mut parts = bare(kubernetes).split('.');
-    let major: u64 = parts.next().and_then(|p| p.parse().ok()).unwrap_or(1);
-    let minor: u64 = parts
-        .next()
-        .and_then(|p| p.parse().ok())
-        .unwrap_or(u64::MAX);
-    (major, minor) < (1, 18)
-}
-
-/// The cluster-autoscaler's CloudStack example at its release tag, as `autoscaler.yaml`.
-pub fn autoscaler(tag: &str) -> Source {
-    Source::new(
-        "autoscaler.yaml",
-        format!(
-            "https://raw.githubusercontent.com/kubernetes/autoscaler/{tag}/cluster-autoscaler/cloudprovider/cloudstack/examples/cluster-autoscaler-standard.yaml"
-        ),
-        Checksum::None,
-    )
-}
-
-/// The CloudStack cloud controller manager's deployment at its release tag, as `provider.yaml`.
-pub fn provider(ccm_tag: &str) -> Source {
-    Source::new(
-        "provider.yaml",
-        format!(
-            "https://raw.githubusercontent.com/apache/cloudstack-kubernetes-provider/{ccm_tag}/deployment.yaml"
-        ),
-        Checksum::None,
-    )
-}
-
-/// The CloudStack CSI driver's release manifests: `manifest.yaml` and `snapshot-crds.yaml`.
-pub fn csi(csi_version: &str) -> Vec<Source> {
-    let tag = format!("v{}", bare(csi_version));
-    ["manifest.yaml", "snapshot-crds.yaml"]
-        .into_iter()
-        .map(|name| {
-            Source::new(
-                name,
-                format!(
-                    "https://github.com/cloudstack/cloudstack-csi-driver/releases/download/{tag}/{name}"
-                ),
-                Checksum::None,
-            )
-        })
-        .collect()
-}
-
-/// The network (CNI) manifest, as `network.yaml`, from a URL or a local file.
-pub fn network(url_or_path: &str) -> Source {
-    Source::new("network.yaml", url_or_path, Checksum::None)
-}
-
-/// The dashboard manifest, as `dashboard.yaml`, from a URL or a local file.
-pub fn dashboard(url_or_path: &str) -> Source {
-    Source::new("dashboard.yaml", url_or_path, Checksum::None)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use cks_pinning::sources::{Checksum, Edit, urls};
+    use cks_pinning::version::KubeVersion;
 
     #[test]
-    fn kubernetes_binaries_come_from_dl_k8s_io_with_their_sha256() {
-        let bins = kubernetes_binaries("1.33.13", Arch::Arm64);
-        assert_eq!(bins[0].iso_path, "k8s/kubeadm");
-        assert_eq!(
-            bins[0].url(),
-            "https://dl.k8s.io/release/v1.33.13/bin/linux/arm64/kubeadm"
-        );
-        assert_eq!(bins[0].checksum, Checksum::sha256_sidecar());
-        assert_eq!(bins[2].mode, 0o755);
-    }
-
-    #[test]
-    fn cni_falls_back_to_the_old_asset_name() {
-        let cni = cni_plugins("v1.6.2", Arch::Amd64);
-        assert_eq!(cni.iso_path, "cni/cni-plugins-amd64.tgz");
-        assert!(
-            cni.url()
-                .ends_with("/v1.6.2/cni-plugins-linux-amd64-v1.6.2.tgz")
-        );
-        assert!(cni.urls[1].ends_with("/v1.6.2/cni-plugins-amd64-v1.6.2.tgz"));
-    }
-
-    #[test]
-    fn etcd_is_fetched_for_the_target_arch_under_the_name_nodes_read() {
-        let e = etcd("3.5.21", Arch::Arm64);
-        assert_eq!(e.iso_path, "etcd/etcd-linux-amd64.tar.gz");
-        assert!(
-            e.url()
-                .ends_with("/v3.5.21/etcd-v3.5.21-linux-arm64.tar.gz")
-        );
-        assert_eq!(
-            e.checksum,
-            Checksum::List {
-                url: "https://github.com/etcd-io/etcd/releases/download/v3.5.21/SHA256SUMS".into(),
-            }
-        );
-    }
-
-    #[test]
-    fn kubelet_units_come_from_nonoss_after_1_18() {
-        let units = kubelet_units("1.33.13");
-        assert!(
-            units[0]
-                .url()
-                .contains("shapeblue/cloudstack-nonoss/main/cks/kubelet.service")
-        );
-        assert_eq!(units[1].edit, Some(Edit::usr_bin_to_opt_bin()));
-        let old = kubelet_units("1.17.3");
-        assert!(
-            old[0]
-                .url()
-                .contains("kubernetes/kubernetes/v1.17.3/build/debs")
-        );
-        assert!(!kubelet_units("1.9.0")[0].url().contains("nonoss"));
-    }
-
-    #[test]
-    fn a_pinned_file_still_names_the_checksum_file_of_the_url_that_served_it() {
-        let mut cni = cni_plugins("1.6.2", Arch::Amd64);
-        let fallback = cni.urls[1].clone();
-        assert_eq!(
-            cni.checksum_url(&fallback),
-            Some(format!("{fallback}.sha256"))
-        );
-        cni.pin(&"a".repeat(64));
-        assert!(matches!(cni.checksum, Checksum::Pinned { .. }));
-        assert_eq!(
-            cni.checksum_url(&fallback),
-            Some(format!("{fallback}.sha256"))
-        );
-        let e = etcd("3.5.21", Arch::Arm64);
-        assert!(
-            e.checksum_url(e.url())
-                .is_some_and(|u| u.ends_with("/v3.5.21/SHA256SUMS"))
-        );
-        assert_eq!(network("net.yaml").checksum_url("net.yaml"), None);
-    }
-
-    #[test]
-    fn manifests_are_pinned_to_release_tags() {
-        assert!(
-            autoscaler("cluster-autoscaler-1.33.6")
-                .url()
-                .contains("/cluster-autoscaler-1.33.6/")
-        );
-        assert!(provider("v1.2.0").url().contains("/v1.2.0/deployment.yaml"));
-        assert!(
-            csi("3.0.0")[0]
-                .url()
-                .ends_with("/download/v3.0.0/manifest.yaml")
-        );
+    fn a_spec_keeps_the_urls_checksum_and_edit_and_lands_in_the_tree() {
+        let k8s = KubeVersion::parse("1.33.13").expect("valid version");
+        let units = urls::kubelet_units(&k8s);
+        let spec = file_spec(&units[1], Path::new("/tree"));
+        assert_eq!(spec.name, "10-kubeadm.conf");
+        assert_eq!(spec.dest, Path::new("/tree/10-kubeadm.conf"));
+        assert_eq!(spec.urls, units[1].urls);
+        assert_eq!(spec.checksum, Checksum::None);
+        assert_eq!(spec.edit, Some(Edit::usr_bin_to_opt_bin()));
     }
 }

@@ -66,7 +66,17 @@ pub enum RegisterError {
         /// The ISO's digest.
         actual: String,
     },
-    /// The URL cannot be fetched.
+    /// The URL did not answer with the ISO (the transport's failure, as every client of the
+    /// builder reports it).
+    #[error("--url {url}: {source}; serve the ISO there before registering it")]
+    UrlHttp {
+        /// The URL.
+        url: String,
+        /// What the transport reported.
+        #[source]
+        source: crate::http::HttpError,
+    },
+    /// The URL's answer could not be read.
     #[error("--url {url}: {detail}; serve the ISO there before registering it")]
     UrlUnreachable {
         /// The URL.

@@ -2,16 +2,14 @@
 //! `versions.txt`, its size and sha256 (checked against the `.sha256` sidecar beside it), and
 //! that `verify` finds nothing wrong with it.
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use cks_pinning::versions_txt::{FILE_NAME, VersionsTxt};
 use serde::Serialize;
-use sha2::{Digest, Sha256};
 
 use super::RegisterError;
 use crate::inspect;
-use crate::iso::read::IsoImage;
+use crate::iso::IsoImage;
 use crate::iso::sidecar_path;
 use crate::registry::Arch;
 
@@ -137,17 +135,6 @@ pub fn hash_file(path: &Path) -> Result<(u64, String), RegisterError> {
         iso: path.to_path_buf(),
         source,
     };
-    let mut file = std::fs::File::open(path).map_err(failed)?;
-    let mut hasher = Sha256::new();
-    let mut buf = vec![0u8; 1 << 20];
-    let mut size = 0u64;
-    loop {
-        let n = file.read(&mut buf).map_err(failed)?;
-        if n == 0 {
-            break;
-        }
-        hasher.update(&buf[..n]);
-        size += n as u64;
-    }
-    Ok((size, hex::encode(hasher.finalize())))
+    let digest = crate::digest::sha256_file(path).map_err(failed)?;
+    Ok((digest.bytes, digest.into_hex()))
 }

@@ -16,10 +16,10 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-pub mod catalogue;
-pub mod error;
-pub mod iso_facts;
-pub mod url_check;
+mod catalogue;
+mod error;
+mod iso_facts;
+mod url_check;
 
 use std::path::PathBuf;
 use std::time::Duration;

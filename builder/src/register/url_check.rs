@@ -2,104 +2,126 @@
 //! size from a HEAD (a GET's headers when HEAD is refused), then, unless skipped, the sha256 of
 //! the whole body as a GET streams it.
 //!
-//! This is one verifying read, not a download: no retries, nothing written to disk.
+//! This is one verifying read, not a download: no retries, nothing written to disk. Requests go
+//! through the builder's one transport ([`crate::http::send`]), so a status is classified and
+//! reported as for every other download.
 
-use std::io::Read;
 use std::time::Duration;
 
-use sha2::{Digest, Sha256};
+use futures_util::StreamExt;
+use reqwest::header::{CONTENT_LENGTH, HeaderMap};
 
 use super::{IsoFacts, RegisterError};
+use crate::digest::Sha256Count;
+use crate::http::{HttpError, send};
+
+/// How long the server may take to answer a request's headers.
+const ANSWER_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// The `Content-Length` header (reqwest's `content_length()` is the body's size, 0 for HEAD).
-fn declared_length(headers: &reqwest::header::HeaderMap) -> Option<u64> {
+fn declared_length(headers: &HeaderMap) -> Option<u64> {
     headers
-        .get(reqwest::header::CONTENT_LENGTH)
+        .get(CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.trim().parse().ok())
 }
 
-/// Checks `url` against `facts`; hashes the body too when `full` is set.
+/// Checks `url` against `facts`; hashes the body too when `full` is set. Blocks (it runs its
+/// own small runtime), as the CloudStack calls around it do.
 pub fn check(url: &str, facts: &IsoFacts, full: bool) -> Result<(), RegisterError> {
-    let unreachable = |detail: String| RegisterError::UrlUnreachable {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| RegisterError::UrlUnreachable {
+            url: url.to_string(),
+            detail: format!("starting the HTTP runtime: {e}"),
+        })?;
+    runtime.block_on(check_async(url, facts, full))
+}
+
+async fn check_async(url: &str, facts: &IsoFacts, full: bool) -> Result<(), RegisterError> {
+    let transport = |source: HttpError| RegisterError::UrlHttp {
         url: url.to_string(),
-        detail,
+        source,
     };
-    let mismatch = |served: String, expected: String| RegisterError::UrlMismatch {
-        url: url.to_string(),
-        iso: facts.iso.clone(),
-        served,
-        expected,
-    };
-    let http = reqwest::blocking::Client::builder()
+    let client = reqwest::Client::builder()
         .connect_timeout(Duration::from_secs(30))
         .build()
-        .map_err(|e| unreachable(format!("building the HTTP client: {e}")))?;
-    let head = http
-        .head(url)
-        .send()
-        .map_err(|e| unreachable(e.without_url().to_string()))?;
-    let size = if head.status().is_success() {
-        declared_length(head.headers())
-    } else if matches!(head.status().as_u16(), 405 | 501) {
-        None
-    } else {
-        return Err(unreachable(format!("HEAD answered HTTP {}", head.status())));
-    };
-    if let Some(size) = size
-        && size != facts.size
-    {
-        return Err(mismatch(
-            format!("{size} bytes"),
-            format!("{} bytes", facts.size),
-        ));
+        .map_err(|e| transport(HttpError::from_reqwest(url, &e)))?;
+    let size = declared_size(&client, url).await.map_err(transport)?;
+    if let Some(size) = size {
+        check_size(url, facts, size)?;
+        if !full {
+            return Ok(());
+        }
     }
-    if !full && size.is_some() {
-        return Ok(());
-    }
-    let mut body = http
-        .get(url)
-        .send()
-        .map_err(|e| unreachable(e.without_url().to_string()))?;
-    if !body.status().is_success() {
-        return Err(unreachable(format!("GET answered HTTP {}", body.status())));
-    }
-    if let Some(size) = declared_length(body.headers())
-        && size != facts.size
-    {
-        return Err(mismatch(
-            format!("{size} bytes"),
-            format!("{} bytes", facts.size),
-        ));
+    let body = send(client.get(url), url, ANSWER_TIMEOUT)
+        .await
+        .map_err(transport)?;
+    if let Some(size) = declared_length(body.headers()) {
+        check_size(url, facts, size)?;
     }
     if !full {
         return Ok(());
     }
-    let mut hasher = Sha256::new();
-    let mut buf = vec![0u8; 1 << 20];
-    let mut read = 0u64;
-    loop {
-        let n = body
-            .read(&mut buf)
-            .map_err(|e| unreachable(format!("reading the body: {e}")))?;
-        if n == 0 {
-            break;
-        }
-        hasher.update(&buf[..n]);
-        read += n as u64;
-    }
-    if read != facts.size {
+    let digest = hash_body(url, body).await?;
+    check_size(url, facts, digest.bytes)?;
+    if digest.hex() != facts.sha256 {
         return Err(mismatch(
-            format!("{read} bytes"),
-            format!("{} bytes", facts.size),
-        ));
-    }
-    let sha256 = hex::encode(hasher.finalize());
-    if sha256 != facts.sha256 {
-        return Err(mismatch(
-            format!("sha256 {sha256}"),
+            url,
+            facts,
+            format!("sha256 {}", digest.hex()),
             format!("sha256 {}", facts.sha256),
         ));
     }
     Ok(())
+}
+
+/// The size a HEAD announces; `None` when the server refuses HEAD (405, 501) or sends no length.
+async fn declared_size(client: &reqwest::Client, url: &str) -> Result<Option<u64>, HttpError> {
+    match send(client.head(url), url, ANSWER_TIMEOUT).await {
+        Ok(head) => Ok(declared_length(head.headers())),
+        Err(HttpError::Status { status: 405, .. }) => Ok(None),
+        Err(HttpError::Unavailable { status: 501, .. }) => Ok(None),
+        Err(error) => Err(error),
+    }
+}
+
+/// The sha256 and size of the body, streamed.
+async fn hash_body(
+    url: &str,
+    body: reqwest::Response,
+) -> Result<crate::digest::Digested, RegisterError> {
+    let mut hash = Sha256Count::new();
+    let mut stream = body.bytes_stream();
+    while let Some(chunk) = stream.next().await {
+        let chunk = chunk.map_err(|e| RegisterError::UrlUnreachable {
+            url: url.to_string(),
+            detail: format!("reading the body: {e}"),
+        })?;
+        hash.update(&chunk);
+    }
+    Ok(hash.finish())
+}
+
+fn check_size(url: &str, facts: &IsoFacts, size: u64) -> Result<(), RegisterError> {
+    if size == facts.size {
+        Ok(())
+    } else {
+        Err(mismatch(
+            url,
+            facts,
+            format!("{size} bytes"),
+            format!("{} bytes", facts.size),
+        ))
+    }
+}
+
+fn mismatch(url: &str, facts: &IsoFacts, served: String, expected: String) -> RegisterError {
+    RegisterError::UrlMismatch {
+        url: url.to_string(),
+        iso: facts.iso.clone(),
+        served,
+        expected,
+    }
 }

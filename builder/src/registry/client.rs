@@ -13,10 +13,11 @@ use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
+use crate::digest::{Sha256Count, sha256_hex};
+use crate::http::HttpError;
 use futures_util::StreamExt;
 use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap, WWW_AUTHENTICATE};
 use reqwest::{Response, StatusCode};
-use sha2::{Digest as _, Sha256};
 use tokio::io::AsyncWriteExt;
 use tokio::sync::Mutex;
 
@@ -70,8 +71,7 @@ impl RegistryClient {
             .build()
             .map_err(|source| RegistryError::Http {
                 image: String::new(),
-                url: String::new(),
-                source,
+                source: HttpError::from_reqwest("the registry client", &source),
             })?;
         Ok(RegistryClient {
             http,
@@ -106,8 +106,7 @@ impl RegistryClient {
         while let Some(chunk) = stream.next().await {
             let chunk = chunk.map_err(|source| RegistryError::Http {
                 image: name.full.clone(),
-                url: url.clone(),
-                source,
+                source: HttpError::from_reqwest(&url, &source),
             })?;
             self.fetched
                 .fetch_add(chunk.len() as u64, Ordering::Relaxed);
@@ -120,7 +119,7 @@ impl RegistryClient {
                 });
             }
         }
-        let digest = format!("sha256:{}", hex::encode(Sha256::digest(&bytes)));
+        let digest = format!("sha256:{}", sha256_hex(&bytes));
         let expected = if reference.starts_with("sha256:") {
             Some(reference.to_string())
         } else {
@@ -157,7 +156,7 @@ impl RegistryClient {
         let endpoint = self.endpoints.resolve(&name.registry)?;
         let url = endpoint.url(&name.repository, "blobs", digest);
         let mut retry = 0;
-        let mut done = (Sha256::new(), 0u64);
+        let mut done = (Sha256Count::new(), 0u64);
         loop {
             match self
                 .blob_attempt(
@@ -186,14 +185,14 @@ impl RegistryClient {
         size: u64,
         file: &Path,
         progress: &dyn ProgressSink,
-        done: &mut (Sha256, u64),
+        done: &mut (Sha256Count, u64),
     ) -> Result<(), RegistryError> {
         let response = self.get_from(name, endpoint, url, None, done.1).await?;
         let resumed = done.1 > 0
             && response.status() == StatusCode::PARTIAL_CONTENT
             && range_start(response.headers()) == Some(done.1);
         if !resumed {
-            *done = (Sha256::new(), 0);
+            *done = (Sha256Count::new(), 0);
         }
         let mut out = tokio::fs::OpenOptions::new()
             .create(true)
@@ -213,8 +212,7 @@ impl RegistryClient {
         while let Some(chunk) = stream.next().await {
             let chunk = chunk.map_err(|source| RegistryError::Http {
                 image: name.full.clone(),
-                url: url.to_string(),
-                source,
+                source: HttpError::from_reqwest(url, &source),
             })?;
             self.fetched
                 .fetch_add(chunk.len() as u64, Ordering::Relaxed);
@@ -242,7 +240,7 @@ impl RegistryClient {
                 actual: *received,
             });
         }
-        let actual = format!("sha256:{}", hex::encode(hasher.clone().finalize()));
+        let actual = format!("sha256:{}", hasher.clone().finish().hex());
         if actual != digest {
             return Err(RegistryError::BlobDigest {
                 image: name.full.clone(),
@@ -315,8 +313,7 @@ impl RegistryClient {
                 Err(source) => {
                     let error = RegistryError::Http {
                         image: name.full.clone(),
-                        url: url.to_string(),
-                        source,
+                        source: HttpError::from_reqwest(url, &source),
                     };
                     return Ok(Attempt::Retry(None, error));
                 }

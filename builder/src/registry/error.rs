@@ -57,16 +57,15 @@ pub enum RegistryError {
         /// What went wrong (never the helper's answer).
         reason: String,
     },
-    /// The HTTP request failed before an answer arrived (after retries).
-    #[error("{image}: request to {url} failed: {source}")]
+    /// The HTTP request failed before an answer arrived (after retries): the one transport's
+    /// error, naming the URL (without credentials).
+    #[error("{image}: {source}")]
     Http {
         /// The image being pulled.
         image: String,
-        /// The URL (without credentials).
-        url: String,
         /// The transport error.
         #[source]
-        source: reqwest::Error,
+        source: crate::http::HttpError,
     },
     /// The registry answered 401 and no usable credentials were available or they were refused.
     #[error("{image}: {registry} answered 401 Unauthorized{}", if *had_credentials {

@@ -28,6 +28,7 @@ mod layout;
 mod manifest;
 mod platform;
 mod pull;
+mod pull_image;
 mod reference;
 mod store;
 mod tarball_cache;

@@ -1,5 +1,5 @@
-//! Pulling a list of images into tarballs: resolve, choose the platform, fetch blobs once per
-//! build, write each layout tarball.
+//! Pulling a list of images into tarballs: check the requests, ask the credential helpers, pull
+//! each image (`pull_image`: blobs fetched once per build), then name every tarball at once.
 
 use std::path::{Path, PathBuf};
 
@@ -8,14 +8,12 @@ use serde::Serialize;
 
 use super::RegistryError;
 use super::auth::CredentialStore;
-use super::client::{FetchedManifest, RegistryClient};
+use super::client::RegistryClient;
 use super::endpoint::Endpoints;
-use super::layout::{DockerImage, LayoutContents, write_tarball_temp};
-use super::manifest::{Descriptor, Manifest, config_platform, parse_manifest};
-use super::platform::{self, Arch};
+use super::platform::Arch;
+use super::pull_image::pull_one;
 use super::reference::RemoteName;
 use super::store::BlobStore;
-use super::tarball_cache::{CachedTarball, TarballCache};
 use crate::progress::ProgressSink;
 use crate::retry::RetryPolicy;
 
@@ -183,7 +181,8 @@ pub struct PullReport {
     pub blobs_reused: u64,
 }
 
-enum Outcome {
+/// One image pulled (its tarball still under a temporary name) or left out.
+pub(super) enum Outcome {
     Pulled(PulledImage, tempfile::TempPath),
     Skipped(SkippedImage, PullWarning),
 }
@@ -197,35 +196,8 @@ pub async fn pull_images(
     progress: &dyn ProgressSink,
 ) -> Result<PullReport, RegistryError> {
     let endpoints = Endpoints::new(&options.mirrors, &options.insecure)?;
-    let names = requests
-        .iter()
-        .map(|r| {
-            if r.tarball_name.is_empty()
-                || r.tarball_name.contains('/')
-                || r.tarball_name.starts_with('.')
-            {
-                return Err(RegistryError::BadReference {
-                    reference: r.reference.clone(),
-                    reason: format!(
-                        "tarball name `{}` must be a plain file name",
-                        r.tarball_name
-                    ),
-                });
-            }
-            let name = RemoteName::parse(&r.reference)?;
-            endpoints.resolve(&name.registry)?;
-            Ok(name)
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    // Credential helpers are asked about the registries and mirrors this pull contacts.
-    let mut credentials = options.credentials.clone();
-    let mut hosts = Vec::new();
-    for name in &names {
-        hosts.push(endpoints.resolve(&name.registry)?.host);
-        hosts.push(name.registry.clone());
-    }
-    let hosts: Vec<&str> = hosts.iter().map(String::as_str).collect();
-    credentials.ask_helpers(&hosts)?;
+    let names = checked_names(requests, &endpoints)?;
+    let credentials = credentials_for(&names, &endpoints, options)?;
     std::fs::create_dir_all(out_dir).map_err(RegistryError::io(out_dir))?;
     let client = RegistryClient::new(endpoints, credentials, options.retry.clone())?;
     let temp;
@@ -245,6 +217,64 @@ pub async fn pull_images(
         .buffered(options.concurrency.max(1))
         .try_collect()
         .await?;
+    let mut report = name_tarballs(outcomes)?;
+    let stats = store.stats();
+    report.bytes_fetched = client.bytes_fetched();
+    report.unique_bytes = stats.unique_bytes;
+    report.blobs_fetched = stats.blobs_fetched;
+    report.blobs_reused = stats.blobs_reused;
+    Ok(report)
+}
+
+/// Each request's reference, parsed, with a plain tarball name and a registry the endpoints
+/// allow.
+fn checked_names(
+    requests: &[ImageRequest],
+    endpoints: &Endpoints,
+) -> Result<Vec<RemoteName>, RegistryError> {
+    requests
+        .iter()
+        .map(|r| {
+            if r.tarball_name.is_empty()
+                || r.tarball_name.contains('/')
+                || r.tarball_name.starts_with('.')
+            {
+                return Err(RegistryError::BadReference {
+                    reference: r.reference.clone(),
+                    reason: format!(
+                        "tarball name `{}` must be a plain file name",
+                        r.tarball_name
+                    ),
+                });
+            }
+            let name = RemoteName::parse(&r.reference)?;
+            endpoints.resolve(&name.registry)?;
+            Ok(name)
+        })
+        .collect()
+}
+
+/// The pull's credentials: the given ones, and the credential helpers' answers about the
+/// registries and mirrors this pull contacts.
+fn credentials_for(
+    names: &[RemoteName],
+    endpoints: &Endpoints,
+    options: &PullOptions,
+) -> Result<CredentialStore, RegistryError> {
+    let mut credentials = options.credentials.clone();
+    let mut hosts = Vec::new();
+    for name in names {
+        hosts.push(endpoints.resolve(&name.registry)?.host);
+        hosts.push(name.registry.clone());
+    }
+    let hosts: Vec<&str> = hosts.iter().map(String::as_str).collect();
+    credentials.ask_helpers(&hosts)?;
+    Ok(credentials)
+}
+
+/// The report of every outcome, in request order; only once every tarball is complete do they
+/// get their names, so a failed pull leaves none.
+fn name_tarballs(outcomes: Vec<Outcome>) -> Result<PullReport, RegistryError> {
     let mut report = PullReport::default();
     let mut written = Vec::new();
     for outcome in outcomes {
@@ -260,205 +290,9 @@ pub async fn pull_images(
             }
         }
     }
-    // Every tarball is complete: only now do they get their names, so a failed pull leaves none.
     for (file, dest) in written {
         file.persist(&dest)
             .map_err(|e| RegistryError::io(&dest)(e.error))?;
     }
-    let stats = store.stats();
-    report.bytes_fetched = client.bytes_fetched();
-    report.unique_bytes = stats.unique_bytes;
-    report.blobs_fetched = stats.blobs_fetched;
-    report.blobs_reused = stats.blobs_reused;
     Ok(report)
-}
-
-async fn pull_one(
-    client: &RegistryClient,
-    store: &BlobStore,
-    name: &RemoteName,
-    request: &ImageRequest,
-    out_dir: &Path,
-    options: &PullOptions,
-    progress: &dyn ProgressSink,
-) -> Result<Outcome, RegistryError> {
-    let arch = options.arch;
-    let top = client.manifest(name, name.manifest_reference()).await?;
-    let (top_type, parsed) = parse_manifest(
-        &name.full,
-        &top.digest,
-        top.content_type.as_deref(),
-        &top.bytes,
-    )?;
-    let mut blobs = vec![(
-        top.digest.clone(),
-        store.put_bytes(&top.digest, &top.bytes).await?,
-    )];
-    let (platform_digest, platform, config, layers, config_fetched) = match parsed {
-        Manifest::Index(entries) => {
-            let entry = platform::select(&entries, arch).ok_or_else(|| {
-                RegistryError::PlatformNotInIndex {
-                    image: name.full.clone(),
-                    platform: arch.platform(),
-                    available: platform::describe(&entries),
-                }
-            })?;
-            let child = client.manifest(name, &entry.digest).await?;
-            check_size(name, entry, &child)?;
-            let (_, parsed) = parse_manifest(
-                &name.full,
-                &child.digest,
-                child.content_type.as_deref(),
-                &child.bytes,
-            )?;
-            let Manifest::Image { config, layers } = parsed else {
-                return Err(RegistryError::BadManifest {
-                    image: name.full.clone(),
-                    digest: child.digest,
-                    reason: "an index entry for the target platform is itself an index".into(),
-                });
-            };
-            blobs.push((
-                child.digest.clone(),
-                store.put_bytes(&child.digest, &child.bytes).await?,
-            ));
-            let platform = entry
-                .platform
-                .as_ref()
-                .map_or_else(|| arch.platform(), ToString::to_string);
-            (child.digest, platform, config, layers, false)
-        }
-        Manifest::Image { config, layers } => {
-            let path = store
-                .blob(client, name, &config.digest, config.size, progress)
-                .await?;
-            let bytes = read_small(&path, super::manifest::MAX_MANIFEST_BYTES).await?;
-            let found = config_platform(&name.full, &config.digest, &bytes)?;
-            if !super::platform::runs_on(arch, &found) {
-                if options.strict_platforms {
-                    return Err(RegistryError::WrongPlatform {
-                        image: name.full.clone(),
-                        platform: arch.platform(),
-                        found: found.to_string(),
-                    });
-                }
-                let skipped = SkippedImage {
-                    reference: name.full.clone(),
-                    platform: found.to_string(),
-                };
-                let warning = PullWarning::SkippedPlatform {
-                    reference: name.full.clone(),
-                    platform: found.to_string(),
-                    target: arch.platform(),
-                };
-                return Ok(Outcome::Skipped(skipped, warning));
-            }
-            blobs.push((config.digest.clone(), path));
-            (top.digest.clone(), found.to_string(), config, layers, true)
-        }
-    };
-    let cache = options.tarball_cache.clone().map(TarballCache::new);
-    if let Some(cache) = &cache
-        && let Some((file, cached)) = cache.take(&name.full, &top.digest, &platform, out_dir)
-    {
-        return Ok(Outcome::Pulled(
-            PulledImage {
-                reference: name.full.clone(),
-                digest: top.digest,
-                media_type: top_type,
-                platform_digest: cached.platform_digest,
-                platform: cached.platform,
-                tarball: out_dir.join(&request.tarball_name),
-                tarball_size: cached.size,
-                tarball_sha256: cached.sha256,
-                blobs: cached.blobs,
-            },
-            file,
-        ));
-    }
-    let fetches = std::iter::once(&config)
-        .filter(|_| !config_fetched)
-        .chain(&layers)
-        .map(|d| async move {
-            let path = store
-                .blob(client, name, &d.digest, d.size, progress)
-                .await?;
-            Ok::<_, RegistryError>((d.digest.clone(), path))
-        });
-    blobs.extend(futures_util::future::try_join_all(fetches).await?);
-    let contents = LayoutContents {
-        name: name.full.clone(),
-        media_type: top_type.clone(),
-        digest: top.digest.clone(),
-        size: top.bytes.len() as u64,
-        blobs,
-        docker: Some(DockerImage {
-            config: config.digest.clone(),
-            layers: layers.iter().map(|l| l.digest.clone()).collect(),
-        }),
-    };
-    let tarball = out_dir.join(&request.tarball_name);
-    let (dir, layout) = (out_dir.to_path_buf(), contents.clone());
-    let (file, written) = tokio::task::spawn_blocking(move || write_tarball_temp(&dir, &layout))
-        .await
-        .map_err(|e| RegistryError::Io {
-            path: tarball.clone(),
-            source: std::io::Error::other(e.to_string()),
-        })??;
-    let mut digests: Vec<String> = contents.blobs.into_iter().map(|(d, _)| d).collect();
-    digests.dedup();
-    if let Some(cache) = &cache {
-        let record = CachedTarball {
-            size: written.size,
-            sha256: written.sha256.clone(),
-            platform_digest: platform_digest.clone(),
-            platform: platform.clone(),
-            blobs: digests.clone(),
-        };
-        cache.put(&name.full, &top.digest, &platform, &file, &record);
-    }
-    Ok(Outcome::Pulled(
-        PulledImage {
-            reference: name.full.clone(),
-            digest: top.digest,
-            media_type: top_type,
-            platform_digest,
-            platform,
-            tarball,
-            tarball_size: written.size,
-            tarball_sha256: written.sha256,
-            blobs: digests,
-        },
-        file,
-    ))
-}
-
-fn check_size(
-    name: &RemoteName,
-    entry: &Descriptor,
-    m: &FetchedManifest,
-) -> Result<(), RegistryError> {
-    if m.bytes.len() as u64 != entry.size {
-        return Err(RegistryError::BlobSize {
-            image: name.full.clone(),
-            blob: entry.digest.clone(),
-            expected: entry.size,
-            actual: m.bytes.len() as u64,
-        });
-    }
-    Ok(())
-}
-
-async fn read_small(path: &Path, limit: u64) -> Result<Vec<u8>, RegistryError> {
-    let meta = tokio::fs::metadata(path)
-        .await
-        .map_err(RegistryError::io(path))?;
-    if meta.len() > limit {
-        return Err(RegistryError::BadManifest {
-            image: String::new(),
-            digest: path.display().to_string(),
-            reason: format!("an image config larger than {limit} bytes"),
-        });
-    }
-    tokio::fs::read(path).await.map_err(RegistryError::io(path))
 }

@@ -87,7 +87,7 @@ pub fn valid_digest(digest: &str) -> bool {
                 .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
     };
     match digest.split_once(':') {
-        Some(("sha256", hex)) => hex_ok(hex, 64),
+        Some(("sha256", _)) => crate::digest::is_sha256_digest(digest),
         Some(("sha512", hex)) => hex_ok(hex, 128),
         _ => false,
     }

@@ -13,12 +13,14 @@
 //! ```
 
 mod grammar;
+mod plan;
 mod reference;
 mod tarball;
 
 use std::collections::HashSet;
 
 pub use grammar::valid_digest;
+pub use plan::{ImagePlanError, PlannedImage, check_one_pause, plan_images};
 pub use reference::{DEFAULT_REGISTRY, DEFAULT_TAG, ImageRef, ImageRefError};
 pub use tarball::{
     NAME_MAX, is_safe_file_name, long_tarball_name, short_tarball_name, tarball_names,

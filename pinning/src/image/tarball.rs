@@ -15,8 +15,6 @@
 
 use std::collections::{HashMap, HashSet};
 
-use sha2::{Digest, Sha256};
-
 use super::ImageRef;
 
 /// The longest file name produced (Rock Ridge and Linux allow 255 bytes).
@@ -37,7 +35,7 @@ pub fn long_tarball_name(image: &ImageRef) -> String {
     if name.len() <= NAME_MAX {
         return name;
     }
-    let hash = hex::encode(Sha256::digest(image.to_string().as_bytes()));
+    let hash = crate::digest::sha256_hex(image.to_string().as_bytes());
     let mut name = format!("sha256-{hash}+{}", image.short_name());
     name.truncate(NAME_MAX - ".tar".len());
     name.push_str(".tar");

@@ -3,10 +3,10 @@
 use std::fs::File;
 use std::io::{self, BufWriter, Seek, SeekFrom, Write};
 
+use crate::digest::Sha256Count;
 use hadris_io::{Error, ErrorKind, ErrorType};
 use hadris_storage::sync::BlockDevice;
 use hadris_storage::{BlockIndex, BlockSize};
-use sha2::{Digest, Sha256};
 
 /// ISO 9660 logical sector size.
 pub const SECTOR: u64 = 2048;
@@ -28,7 +28,7 @@ const BUFFER: usize = 1 << 20;
 /// sha256 is known when the last block is written, with no second pass over the image.
 pub struct HashingFile {
     out: BufWriter<File>,
-    hasher: Sha256,
+    hasher: Sha256Count,
     written: u64,
     zeros: Vec<u8>,
 }
@@ -38,7 +38,7 @@ impl HashingFile {
     pub fn new(file: File) -> Self {
         Self {
             out: BufWriter::with_capacity(BUFFER, file),
-            hasher: Sha256::new(),
+            hasher: Sha256Count::new(),
             written: 0,
             zeros: vec![0; 64 * 1024],
         }
@@ -73,7 +73,7 @@ impl HashingFile {
         self.zero_to(size)?;
         let file = self.out.into_inner().map_err(|err| err.into_error())?;
         file.set_len(size)?;
-        Ok((file, hex::encode(self.hasher.finalize())))
+        Ok((file, self.hasher.finish().into_hex()))
     }
 }
 

@@ -1,27 +1,29 @@
-//! The image list of a build: what `kubeadm config images list` prints for the Kubernetes
-//! version, plus every image the bundled manifests name, deduplicated, with exactly one pause
-//! image (nodes pick the sandbox image with `ctr images ls -q | grep pause | sort | tail -1`).
+//! The image plan of a build: every image kubeadm and the bundled manifests name, parsed,
+//! deduplicated in first-seen order, named for `docker/`, with exactly one pause image (nodes
+//! pick the sandbox image with `ctr images ls -q | grep pause | sort | tail -1`).
 
-use std::path::Path;
-use std::process::Command;
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
 
-use cks_pinning::image::{ImageRef, tarball_names};
+use super::{ImageRef, tarball_names};
 
-use super::plan::PlannedImage;
+/// One image of the build.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlannedImage {
+    /// The full normalised reference, as the manifests and kubeadm name it.
+    pub reference: ImageRef,
+    /// Its tarball's name under `docker/`.
+    pub tarball: String,
+    /// Where the reference came from: `kubeadm`, `network.yaml`, ...
+    pub from: Vec<String>,
+    /// The digest the registry must serve (from a lock file), if known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub digest: Option<String>,
+}
 
-/// Why the image list cannot be made.
-#[derive(Debug, thiserror::Error)]
-pub enum ImageListError {
-    /// kubeadm could not be run or failed.
-    #[error("running `{kubeadm} config images list --kubernetes-version={version}`: {message}")]
-    Kubeadm {
-        /// The kubeadm that was run.
-        kubeadm: String,
-        /// The version asked for.
-        version: String,
-        /// What went wrong.
-        message: String,
-    },
+/// Why the image plan cannot be made.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum ImagePlanError {
     /// A line of kubeadm's output, or an image of a manifest, is not an image reference.
     #[error("{source_name} names `{image}`, which is not an image reference: {message}")]
     BadReference {
@@ -44,54 +46,24 @@ pub enum ImageListError {
     },
 }
 
-/// Runs `kubeadm config images list --kubernetes-version=v<version>` with the kubeadm at
-/// `kubeadm` (one for the build host's arch) and returns its lines.
-pub fn kubeadm_images(kubeadm: &Path, version: &str) -> Result<Vec<String>, ImageListError> {
-    let error = |message: String| ImageListError::Kubeadm {
-        kubeadm: kubeadm.display().to_string(),
-        version: format!("v{version}"),
-        message,
-    };
-    make_executable(kubeadm).map_err(|e| error(e.to_string()))?;
-    let output = Command::new(kubeadm)
-        .args(["config", "images", "list"])
-        .arg(format!("--kubernetes-version=v{version}"))
-        .output()
-        .map_err(|e| error(e.to_string()))?;
-    if !output.status.success() {
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        return Err(error(format!("{}: {}", output.status, stderr.trim())));
-    }
-    let stdout =
-        String::from_utf8(output.stdout).map_err(|_| error("output is not UTF-8".into()))?;
-    let images: Vec<String> = stdout
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .map(str::to_string)
-        .collect();
-    if images.is_empty() {
-        return Err(error("it printed no images".into()));
-    }
-    Ok(images)
-}
-
-fn make_executable(path: &Path) -> std::io::Result<()> {
-    use std::os::unix::fs::PermissionsExt;
-    let mut permissions = std::fs::metadata(path)?.permissions();
-    permissions.set_mode(permissions.mode() | 0o755);
-    std::fs::set_permissions(path, permissions)
-}
-
 /// Merges named lists of image texts into the build's images: parsed, normalised, deduplicated
 /// in first-seen order (remembering every source of each), named for `docker/`, and checked
 /// for exactly one pause image.
-pub fn plan_images(lists: &[(&str, Vec<String>)]) -> Result<Vec<PlannedImage>, ImageListError> {
+///
+/// ```
+/// use cks_pinning::image::plan_images;
+/// let lists = [("kubeadm", vec!["registry.k8s.io/pause:3.10".to_string()]),
+///              ("dashboard.yaml", vec!["kubernetesui/dashboard:v2.7.0".to_string()])];
+/// let planned = plan_images(&lists).expect("one pause image");
+/// assert_eq!(planned[1].reference.to_string(), "docker.io/kubernetesui/dashboard:v2.7.0");
+/// assert_eq!(planned[1].tarball, "dashboard:v2.7.0.tar");
+/// ```
+pub fn plan_images(lists: &[(&str, Vec<String>)]) -> Result<Vec<PlannedImage>, ImagePlanError> {
     let mut refs: Vec<ImageRef> = Vec::new();
     let mut from: Vec<Vec<String>> = Vec::new();
     for (source_name, texts) in lists {
         for text in texts {
-            let image = ImageRef::parse(text).map_err(|e| ImageListError::BadReference {
+            let image = ImageRef::parse(text).map_err(|e| ImagePlanError::BadReference {
                 source_name: source_name.to_string(),
                 image: text.clone(),
                 message: e.to_string(),
@@ -109,26 +81,33 @@ pub fn plan_images(lists: &[(&str, Vec<String>)]) -> Result<Vec<PlannedImage>, I
             }
         }
     }
-    let pause: Vec<String> = refs
-        .iter()
-        .map(ToString::to_string)
-        .filter(|r| r.contains("pause"))
-        .collect();
-    if pause.len() != 1 {
-        return Err(ImageListError::Pause { found: pause });
-    }
+    check_one_pause(&refs)?;
     let names = tarball_names(&refs);
     Ok(refs
         .into_iter()
         .zip(names)
         .zip(from)
         .map(|((reference, tarball), from)| PlannedImage {
-            reference: reference.to_string(),
+            reference,
             tarball,
             from,
             digest: None,
         })
         .collect())
+}
+
+/// The one-pause rule: exactly one of `refs` is a pause image.
+pub fn check_one_pause(refs: &[ImageRef]) -> Result<(), ImagePlanError> {
+    let pause: Vec<String> = refs
+        .iter()
+        .map(ToString::to_string)
+        .filter(|r| r.contains("pause"))
+        .collect();
+    if pause.len() == 1 {
+        Ok(())
+    } else {
+        Err(ImagePlanError::Pause { found: pause })
+    }
 }
 
 #[cfg(test)]
@@ -160,7 +139,7 @@ mod tests {
         .expect("valid");
         assert_eq!(planned.len(), 3);
         assert_eq!(
-            planned[2].reference,
+            planned[2].reference.to_string(),
             "docker.io/kubernetesui/dashboard:v2.7.0"
         );
         assert_eq!(planned[2].tarball, "dashboard:v2.7.0.tar");

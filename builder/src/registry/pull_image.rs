@@ -1,0 +1,311 @@
+//! One image's pull, phase by phase: the top manifest, the platform (from the index, or the
+//! config of a single image), a tarball kept from an earlier build, the blobs, the layout
+//! tarball written under a temporary name.
+
+use std::path::{Path, PathBuf};
+
+use super::RegistryError;
+use super::client::{FetchedManifest, RegistryClient};
+use super::layout::{DockerImage, LayoutContents, WrittenTarball, write_tarball_temp};
+use super::manifest::{Descriptor, Manifest, config_platform, parse_manifest};
+use super::platform;
+use super::pull::{ImageRequest, Outcome, PullOptions, PullWarning, PulledImage, SkippedImage};
+use super::reference::RemoteName;
+use super::store::BlobStore;
+use super::tarball_cache::{CachedTarball, TarballCache};
+use crate::progress::ProgressSink;
+
+/// The image's platform chosen: the manifest to bundle, its config and layers, and the blobs
+/// already in the store (the top object, the platform manifest, a config read to choose).
+struct Chosen {
+    platform_digest: String,
+    platform: String,
+    config: Descriptor,
+    layers: Vec<Descriptor>,
+    config_fetched: bool,
+    blobs: Vec<(String, PathBuf)>,
+}
+
+/// Where one image's pull stands: what was asked, and where the answers are kept.
+struct Job<'a> {
+    client: &'a RegistryClient,
+    store: &'a BlobStore,
+    name: &'a RemoteName,
+    request: &'a ImageRequest,
+    out_dir: &'a Path,
+    options: &'a PullOptions,
+    progress: &'a dyn ProgressSink,
+}
+
+/// Pulls one image into a tarball under a temporary name in `out_dir`.
+pub(super) async fn pull_one(
+    client: &RegistryClient,
+    store: &BlobStore,
+    name: &RemoteName,
+    request: &ImageRequest,
+    out_dir: &Path,
+    options: &PullOptions,
+    progress: &dyn ProgressSink,
+) -> Result<Outcome, RegistryError> {
+    let job = Job {
+        client,
+        store,
+        name,
+        request,
+        out_dir,
+        options,
+        progress,
+    };
+    let (top, top_type, parsed) = job.top_manifest().await?;
+    let top_blob = (
+        top.digest.clone(),
+        store.put_bytes(&top.digest, &top.bytes).await?,
+    );
+    let chosen = match parsed {
+        Manifest::Index(entries) => job.platform_of_index(&entries).await?,
+        Manifest::Image { config, layers } => {
+            match job.platform_of_image(&top, config, layers).await? {
+                Ok(chosen) => chosen,
+                Err(skipped) => return Ok(skipped),
+            }
+        }
+    };
+    let cache = options.tarball_cache.clone().map(TarballCache::new);
+    if let Some(pulled) = job.cached_tarball(cache.as_ref(), &top, &top_type, &chosen) {
+        return Ok(pulled);
+    }
+    let mut blobs = vec![top_blob];
+    blobs.extend(chosen.blobs.iter().cloned());
+    blobs.extend(job.fetch_blobs(&chosen).await?);
+    let contents = LayoutContents {
+        name: name.full.clone(),
+        media_type: top_type.clone(),
+        digest: top.digest.clone(),
+        size: top.bytes.len() as u64,
+        blobs,
+        docker: Some(DockerImage {
+            config: chosen.config.digest.clone(),
+            layers: chosen.layers.iter().map(|l| l.digest.clone()).collect(),
+        }),
+    };
+    let (file, written) = job.write_layout(&contents).await?;
+    let mut digests: Vec<String> = contents.blobs.into_iter().map(|(d, _)| d).collect();
+    digests.dedup();
+    if let Some(cache) = &cache {
+        let record = CachedTarball {
+            size: written.size,
+            sha256: written.sha256.clone(),
+            platform_digest: chosen.platform_digest.clone(),
+            platform: chosen.platform.clone(),
+            blobs: digests.clone(),
+        };
+        cache.put(&name.full, &top.digest, &chosen.platform, &file, &record);
+    }
+    Ok(Outcome::Pulled(
+        PulledImage {
+            reference: name.full.clone(),
+            digest: top.digest,
+            media_type: top_type,
+            platform_digest: chosen.platform_digest,
+            platform: chosen.platform,
+            tarball: out_dir.join(&request.tarball_name),
+            tarball_size: written.size,
+            tarball_sha256: written.sha256,
+            blobs: digests,
+        },
+        file,
+    ))
+}
+
+impl Job<'_> {
+    /// The manifest the reference names (an index or an image), its media type and contents.
+    async fn top_manifest(&self) -> Result<(FetchedManifest, String, Manifest), RegistryError> {
+        let name = self.name;
+        let top = self
+            .client
+            .manifest(name, name.manifest_reference())
+            .await?;
+        let (top_type, parsed) = parse_manifest(
+            &name.full,
+            &top.digest,
+            top.content_type.as_deref(),
+            &top.bytes,
+        )?;
+        Ok((top, top_type, parsed))
+    }
+
+    /// An index: its entry for the target platform, whose manifest is fetched and stored.
+    async fn platform_of_index(&self, entries: &[Descriptor]) -> Result<Chosen, RegistryError> {
+        let (name, arch) = (self.name, self.options.arch);
+        let entry =
+            platform::select(entries, arch).ok_or_else(|| RegistryError::PlatformNotInIndex {
+                image: name.full.clone(),
+                platform: arch.platform(),
+                available: platform::describe(entries),
+            })?;
+        let child = self.client.manifest(name, &entry.digest).await?;
+        check_size(name, entry, &child)?;
+        let (_, parsed) = parse_manifest(
+            &name.full,
+            &child.digest,
+            child.content_type.as_deref(),
+            &child.bytes,
+        )?;
+        let Manifest::Image { config, layers } = parsed else {
+            return Err(RegistryError::BadManifest {
+                image: name.full.clone(),
+                digest: child.digest,
+                reason: "an index entry for the target platform is itself an index".into(),
+            });
+        };
+        let stored = self.store.put_bytes(&child.digest, &child.bytes).await?;
+        let platform = entry
+            .platform
+            .as_ref()
+            .map_or_else(|| arch.platform(), ToString::to_string);
+        Ok(Chosen {
+            blobs: vec![(child.digest.clone(), stored)],
+            platform_digest: child.digest,
+            platform,
+            config,
+            layers,
+            config_fetched: false,
+        })
+    }
+
+    /// A single image: its config says its platform; one for another platform is skipped
+    /// (or refused, with strict platforms).
+    async fn platform_of_image(
+        &self,
+        top: &FetchedManifest,
+        config: Descriptor,
+        layers: Vec<Descriptor>,
+    ) -> Result<Result<Chosen, Outcome>, RegistryError> {
+        let (name, arch) = (self.name, self.options.arch);
+        let path = self
+            .store
+            .blob(
+                self.client,
+                name,
+                &config.digest,
+                config.size,
+                self.progress,
+            )
+            .await?;
+        let bytes = read_small(&path, super::manifest::MAX_MANIFEST_BYTES).await?;
+        let found = config_platform(&name.full, &config.digest, &bytes)?;
+        if !super::platform::runs_on(arch, &found) {
+            if self.options.strict_platforms {
+                return Err(RegistryError::WrongPlatform {
+                    image: name.full.clone(),
+                    platform: arch.platform(),
+                    found: found.to_string(),
+                });
+            }
+            let skipped = SkippedImage {
+                reference: name.full.clone(),
+                platform: found.to_string(),
+            };
+            let warning = PullWarning::SkippedPlatform {
+                reference: name.full.clone(),
+                platform: found.to_string(),
+                target: arch.platform(),
+            };
+            return Ok(Err(Outcome::Skipped(skipped, warning)));
+        }
+        Ok(Ok(Chosen {
+            blobs: vec![(config.digest.clone(), path)],
+            platform_digest: top.digest.clone(),
+            platform: found.to_string(),
+            config,
+            layers,
+            config_fetched: true,
+        }))
+    }
+
+    /// The tarball a build before wrote for the same image, platform and digest, if kept.
+    fn cached_tarball(
+        &self,
+        cache: Option<&TarballCache>,
+        top: &FetchedManifest,
+        top_type: &str,
+        chosen: &Chosen,
+    ) -> Option<Outcome> {
+        let (file, cached) =
+            cache?.take(&self.name.full, &top.digest, &chosen.platform, self.out_dir)?;
+        Some(Outcome::Pulled(
+            PulledImage {
+                reference: self.name.full.clone(),
+                digest: top.digest.clone(),
+                media_type: top_type.to_string(),
+                platform_digest: cached.platform_digest,
+                platform: cached.platform,
+                tarball: self.out_dir.join(&self.request.tarball_name),
+                tarball_size: cached.size,
+                tarball_sha256: cached.sha256,
+                blobs: cached.blobs,
+            },
+            file,
+        ))
+    }
+
+    /// The config (unless read already) and every layer, each once per build.
+    async fn fetch_blobs(&self, chosen: &Chosen) -> Result<Vec<(String, PathBuf)>, RegistryError> {
+        let fetches = std::iter::once(&chosen.config)
+            .filter(|_| !chosen.config_fetched)
+            .chain(&chosen.layers)
+            .map(|d| async move {
+                let path = self
+                    .store
+                    .blob(self.client, self.name, &d.digest, d.size, self.progress)
+                    .await?;
+                Ok::<_, RegistryError>((d.digest.clone(), path))
+            });
+        futures_util::future::try_join_all(fetches).await
+    }
+
+    /// Writes the layout tarball to a temporary file beside its final name.
+    async fn write_layout(
+        &self,
+        contents: &LayoutContents,
+    ) -> Result<(tempfile::TempPath, WrittenTarball), RegistryError> {
+        let tarball = self.out_dir.join(&self.request.tarball_name);
+        let (dir, layout) = (self.out_dir.to_path_buf(), contents.clone());
+        tokio::task::spawn_blocking(move || write_tarball_temp(&dir, &layout))
+            .await
+            .map_err(|e| RegistryError::Io {
+                path: tarball,
+                source: std::io::Error::other(e.to_string()),
+            })?
+    }
+}
+
+fn check_size(
+    name: &RemoteName,
+    entry: &Descriptor,
+    m: &FetchedManifest,
+) -> Result<(), RegistryError> {
+    if m.bytes.len() as u64 != entry.size {
+        return Err(RegistryError::BlobSize {
+            image: name.full.clone(),
+            blob: entry.digest.clone(),
+            expected: entry.size,
+            actual: m.bytes.len() as u64,
+        });
+    }
+    Ok(())
+}
+
+async fn read_small(path: &Path, limit: u64) -> Result<Vec<u8>, RegistryError> {
+    let meta = tokio::fs::metadata(path)
+        .await
+        .map_err(RegistryError::io(path))?;
+    if meta.len() > limit {
+        return Err(RegistryError::BadManifest {
+            image: String::new(),
+            digest: path.display().to_string(),
+            reason: format!("an image config larger than {limit} bytes"),
+        });
+    }
+    tokio::fs::read(path).await.map_err(RegistryError::io(path))
+}
