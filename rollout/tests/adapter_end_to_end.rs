@@ -15,7 +15,6 @@ use cks_rollout::engine::observe::observe;
 use cks_rollout::engine::preflight::preflight;
 use cks_rollout::engine::{EngineConfig, NoProgress, UpdateOutcome, UpdateRequest, update};
 use cks_rollout::model::{ClusterState, NodeType, ROLLOUT_ANNOTATION};
-use cks_rollout::ports::Ports;
 
 fn run(c: &mut Cluster, request: &UpdateRequest, drain_timeout: Duration) -> UpdateOutcome {
     let config = EngineConfig {
@@ -26,27 +25,16 @@ fn run(c: &mut Cluster, request: &UpdateRequest, drain_timeout: Duration) -> Upd
         lease_timeout: Duration::from_secs(60),
     };
     let mut clock = SystemClock;
-    let mut ports = Ports {
-        cloud: &mut c.cloud_port,
-        kube: &mut c.kube_port,
-        etcd: &mut c.etcd_port,
-        store: &mut c.store,
-        clock: &mut clock,
-    };
-    update(&mut ports, &c.cluster_id, request, &config, &mut NoProgress)
-        .expect("the update call runs")
+    let id = c.cluster_id.clone();
+    let mut ports = c.ports(&mut clock);
+    update(&mut ports, &id, request, &config, &mut NoProgress).expect("the update call runs")
 }
 
 fn preflight_allows(c: &mut Cluster, node: &str) -> (bool, String) {
     let mut clock = SystemClock;
-    let mut ports = Ports {
-        cloud: &mut c.cloud_port,
-        kube: &mut c.kube_port,
-        etcd: &mut c.etcd_port,
-        store: &mut c.store,
-        clock: &mut clock,
-    };
-    let snap = observe(&mut ports, &c.cluster_id).expect("observe");
+    let id = c.cluster_id.clone();
+    let mut ports = c.ports(&mut clock);
+    let snap = observe(&mut ports, &id).expect("observe");
     let verdict = preflight(&snap, NodeType::Control, &[node.to_string()]);
     (verdict.allows(), format!("{verdict:?}"))
 }

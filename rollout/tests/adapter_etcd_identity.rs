@@ -38,16 +38,9 @@ fn config() -> EngineConfig {
 fn roll_control(c: &mut Cluster, progress: &mut dyn Progress) -> RolloutReport {
     let request = control_to(&c.big);
     let mut clock = SystemClock;
-    let mut ports = Ports {
-        cloud: &mut c.cloud_port,
-        kube: &mut c.kube_port,
-        etcd: &mut c.etcd_port,
-        store: &mut c.store,
-        clock: &mut clock,
-    };
-    match update(&mut ports, &c.cluster_id, &request, &config(), progress)
-        .expect("the update call runs")
-    {
+    let id = c.cluster_id.clone();
+    let mut ports = c.ports(&mut clock);
+    match update(&mut ports, &id, &request, &config(), progress).expect("the update call runs") {
         UpdateOutcome::RolledOut(report) => *report,
         other => panic!("expected a rollout, got {other:?}"),
     }

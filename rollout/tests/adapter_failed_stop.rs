@@ -16,7 +16,6 @@ use cks_rollout::engine::{
     EngineConfig, NoProgress, RolloutReport, StepKind, UpdateOutcome, UpdateRequest, update,
 };
 use cks_rollout::model::ClusterState;
-use cks_rollout::ports::Ports;
 
 /// The cluster with a CloudStack client that gives up on a job after `job_timeout`.
 fn cluster_with_job_timeout(job_timeout: Duration) -> Cluster {
@@ -47,21 +46,9 @@ fn roll_one_worker(c: &mut Cluster, batch_timeout: Duration) -> RolloutReport {
         lease_timeout: Duration::from_secs(60),
     };
     let mut clock = SystemClock;
-    let mut ports = Ports {
-        cloud: &mut c.cloud_port,
-        kube: &mut c.kube_port,
-        etcd: &mut c.etcd_port,
-        store: &mut c.store,
-        clock: &mut clock,
-    };
-    match update(
-        &mut ports,
-        &c.cluster_id,
-        &request,
-        &config,
-        &mut NoProgress,
-    )
-    .expect("the update call runs")
+    let id = c.cluster_id.clone();
+    let mut ports = c.ports(&mut clock);
+    match update(&mut ports, &id, &request, &config, &mut NoProgress).expect("the update call runs")
     {
         UpdateOutcome::RolledOut(report) => *report,
         other => panic!("expected a rollout, got {other:?}"),

@@ -14,7 +14,6 @@ use cks_rollout::engine::{
     EngineConfig, NoProgress, RolloutReport, UpdateOutcome, UpdateRequest, update,
 };
 use cks_rollout::model::{ClusterState, Lease, ROLLOUT_ANNOTATION};
-use cks_rollout::ports::Ports;
 use serde_json::Value;
 
 const REFUSAL: &str = "etcdserver: request timed out";
@@ -34,21 +33,9 @@ fn roll_workers(c: &mut Cluster) -> RolloutReport {
         lease_timeout: Duration::from_secs(60),
     };
     let mut clock = SystemClock;
-    let mut ports = Ports {
-        cloud: &mut c.cloud_port,
-        kube: &mut c.kube_port,
-        etcd: &mut c.etcd_port,
-        store: &mut c.store,
-        clock: &mut clock,
-    };
-    match update(
-        &mut ports,
-        &c.cluster_id,
-        &request,
-        &config,
-        &mut NoProgress,
-    )
-    .expect("the update call runs")
+    let id = c.cluster_id.clone();
+    let mut ports = c.ports(&mut clock);
+    match update(&mut ports, &id, &request, &config, &mut NoProgress).expect("the update call runs")
     {
         UpdateOutcome::RolledOut(report) => *report,
         other => panic!("expected a rollout, got {other:?}"),

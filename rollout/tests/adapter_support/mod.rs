@@ -16,6 +16,7 @@ use cks_fixtures::etcd::EtcdCluster;
 use cks_fixtures::kube_api::tls::TestCa;
 use cks_fixtures::kube_api::{KubeApiFake, KubeWorld, Owner};
 use cks_fixtures::sshd::node_addresses;
+use cks_rollout::adapters::clock::SystemClock;
 use cks_rollout::adapters::cloudstack::{
     CloudStackClient, CloudStackCloud, CloudStackConfig, Secret,
 };
@@ -24,6 +25,7 @@ use cks_rollout::adapters::kube::{KubeAccess, KubeApi, KubeClient};
 use cks_rollout::adapters::store::SqliteStore;
 use cks_rollout::adapters::tls::TlsMaterial;
 use cks_rollout::model::{ClusterRecord, ClusterState};
+use cks_rollout::ports::Ports;
 
 pub const CONTROL: [&str; 3] = ["k1-control-1", "k1-control-2", "k1-control-3"];
 pub const WORKERS: [&str; 6] = [
@@ -211,6 +213,17 @@ fn build(on_addresses: bool) -> Cluster {
 }
 
 impl Cluster {
+    /// The engine's ports over this cluster's adapters, on `clock`.
+    pub fn ports<'a>(&'a mut self, clock: &'a mut SystemClock) -> Ports<'a> {
+        Ports {
+            cloud: &mut self.cloud_port,
+            kube: &mut self.kube_port,
+            etcd: &mut self.etcd_port,
+            store: &mut self.store,
+            clock,
+        }
+    }
+
     /// `cks-rollout <command>` against this cluster on its store: the CloudStack credentials in
     /// the environment, the kubeconfig, each control node's API server and each etcd member.
     pub fn cli(&self, command: &str) -> std::process::Command {
