@@ -29,6 +29,7 @@ mod manifest;
 mod platform;
 mod pull;
 mod pull_image;
+mod pull_types;
 mod reference;
 mod store;
 mod tarball_cache;
@@ -46,8 +47,9 @@ pub use manifest::{
     Platform, parse_manifest,
 };
 pub use platform::{Arch, runs_on};
-pub use pull::{
-    ImageRequest, PullOptions, PullReport, PullWarning, PulledImage, SkippedImage, pull_images,
+pub use pull::pull_images;
+pub use pull_types::{
+    ImageRequest, PullOptions, PullReport, PullWarning, PulledImage, SkippedImage,
 };
 pub use reference::{RemoteName, is_sha256_digest};
 pub use store::{BlobStore, StoreStats};

@@ -9,7 +9,9 @@ use super::client::{FetchedManifest, RegistryClient};
 use super::layout::{DockerImage, LayoutContents, WrittenTarball, write_tarball_temp};
 use super::manifest::{Descriptor, Manifest, config_platform, parse_manifest};
 use super::platform;
-use super::pull::{ImageRequest, Outcome, PullOptions, PullWarning, PulledImage, SkippedImage};
+use super::pull_types::{
+    ImageRequest, Outcome, PullOptions, PullWarning, PulledImage, SkippedImage,
+};
 use super::reference::RemoteName;
 use super::store::BlobStore;
 use super::tarball_cache::{CachedTarball, TarballCache};
