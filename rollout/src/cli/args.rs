@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result, bail};
 use clap::Args;
 
+use cks_rollout::adapters::etcd_ssh::KUBEADM_ETCD_PKI;
 use cks_rollout::adapters::store::StoreUrl;
 use cks_rollout::engine::UpdateRequest;
 
@@ -144,7 +145,7 @@ pub struct LiveArgs {
     pub lease_timeout: u64,
     /// SSH to the nodes, and overrides of what is found through CloudStack.
     #[command(flatten)]
-    pub ssh: super::discover::SshArgs,
+    pub ssh: SshArgs,
 }
 
 impl LiveArgs {
@@ -166,4 +167,33 @@ pub fn pairs(option: &str, items: &[String]) -> Result<BTreeMap<String, String>>
         out.insert(name.to_string(), url.to_string());
     }
     Ok(out)
+}
+
+/// How to reach the nodes over SSH, and the overrides of what discovery finds.
+#[derive(Debug, Clone, Args)]
+pub struct SshArgs {
+    /// The cluster's SSH private key (the key pair CKS gave the nodes): etcd is checked over
+    /// SSH on a control node with it.
+    #[arg(long = "ssh-key", value_name = "FILE")]
+    pub ssh_key: Option<PathBuf>,
+    /// A known_hosts file trusting the nodes' host keys (`[host]:port` entries).
+    #[arg(long = "known-hosts", value_name = "FILE")]
+    pub known_hosts: Option<PathBuf>,
+    /// Trust the host key with this fingerprint instead (`ssh-keygen -l` prints it),
+    /// `[NODE=]SHA256:...`; repeat per node, or give one for every node.
+    #[arg(long = "host-key-fingerprint", value_name = "[NODE=]SHA256:...")]
+    pub host_key_fingerprints: Vec<String>,
+    /// Override: the SSH login user on the nodes.
+    #[arg(long = "ssh-user", default_value = "cloud", value_name = "USER")]
+    pub ssh_user: String,
+    /// Override: a node's SSH server, `NODE=HOST:PORT`, instead of its port-forwarding rule;
+    /// repeat per node.
+    #[arg(long = "ssh-endpoint", value_name = "NODE=HOST:PORT")]
+    pub ssh_endpoints: Vec<String>,
+    /// Override: where the etcd CA and client certificate are on the nodes.
+    #[arg(long = "etcd-pki-dir", default_value = KUBEADM_ETCD_PKI, value_name = "DIR")]
+    pub etcd_pki_dir: String,
+    /// Override: the etcdctl program on the nodes.
+    #[arg(long = "etcdctl", default_value = "etcdctl", value_name = "PATH")]
+    pub etcdctl: String,
 }

@@ -4,14 +4,12 @@
 //! one-line error naming the flag that supplies it, returned when a command needs it.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{Result, bail};
-use clap::Args;
 
 use cks_rollout::adapters::cloudstack::CloudStackClient;
-use cks_rollout::adapters::etcd_ssh::{EtcdNode, EtcdOverSsh, EtcdctlCommand, KUBEADM_ETCD_PKI};
+use cks_rollout::adapters::etcd_ssh::{EtcdNode, EtcdOverSsh, EtcdctlCommand};
 use cks_rollout::adapters::kube::{KubeAccess, KubeApi, KubeClient};
 use cks_rollout::discovery::{
     FetchedKubeconfig, NamedCloud, NodeMap, SshRoute, cluster_api, nodes,
@@ -22,35 +20,6 @@ use cks_rollout::ports::{Cloud, Etcd, Kube};
 use cks_ssh::openssh::{Fingerprint, HostKeyPolicy, NodeAddress, SshConfig, SshRunner};
 
 use super::args::{LiveArgs, pairs};
-
-/// How to reach the nodes over SSH, and the overrides of what discovery finds.
-#[derive(Debug, Clone, Args)]
-pub struct SshArgs {
-    /// The cluster's SSH private key (the key pair CKS gave the nodes): etcd is checked over
-    /// SSH on a control node with it.
-    #[arg(long = "ssh-key", value_name = "FILE")]
-    pub ssh_key: Option<PathBuf>,
-    /// A known_hosts file trusting the nodes' host keys (`[host]:port` entries).
-    #[arg(long = "known-hosts", value_name = "FILE")]
-    pub known_hosts: Option<PathBuf>,
-    /// Trust the host key with this fingerprint instead (`ssh-keygen -l` prints it),
-    /// `[NODE=]SHA256:...`; repeat per node, or give one for every node.
-    #[arg(long = "host-key-fingerprint", value_name = "[NODE=]SHA256:...")]
-    pub host_key_fingerprints: Vec<String>,
-    /// Override: the SSH login user on the nodes.
-    #[arg(long = "ssh-user", default_value = "cloud", value_name = "USER")]
-    pub ssh_user: String,
-    /// Override: a node's SSH server, `NODE=HOST:PORT`, instead of its port-forwarding rule;
-    /// repeat per node.
-    #[arg(long = "ssh-endpoint", value_name = "NODE=HOST:PORT")]
-    pub ssh_endpoints: Vec<String>,
-    /// Override: where the etcd CA and client certificate are on the nodes.
-    #[arg(long = "etcd-pki-dir", default_value = KUBEADM_ETCD_PKI, value_name = "DIR")]
-    pub etcd_pki_dir: String,
-    /// Override: the etcdctl program on the nodes.
-    #[arg(long = "etcdctl", default_value = "etcdctl", value_name = "PATH")]
-    pub etcdctl: String,
-}
 
 /// What discovery found, and what it could not.
 #[derive(Default)]
