@@ -1,0 +1,175 @@
+//! The inputs merged by precedence and resolved into typed options, and each bad input named.
+
+use super::*;
+
+fn full() -> Inputs {
+    Inputs {
+        output_path: Some("out".into()),
+        kubernetes_version: Some("1.33.13".into()),
+        cni_version: Some("1.6.2".into()),
+        crictl_version: Some("1.33.0".into()),
+        network_yaml: Some("net.yaml".into()),
+        dashboard_yaml: Some("dash.yaml".into()),
+        build_name: Some("cks".into()),
+        ..Inputs::default()
+    }
+}
+
+#[test]
+fn flags_beat_environment_beat_config() {
+    let config = Inputs {
+        ccm_version: Some("v1.1.0".into()),
+        autoscaler_version: Some("1.33.1".into()),
+        csi_version: Some("v2.0.0".into()),
+        ..full()
+    };
+    let env = Inputs::from_env(|k| match k {
+        "CCM_VERSION" => Some("v1.1.1".into()),
+        "AUTOSCALER_VERSION" => Some("1.33.2".into()),
+        _ => None,
+    })
+    .expect("valid environment");
+    let flags = Inputs {
+        ccm_version: Some("v1.2.0".into()),
+        ..Inputs::default()
+    };
+    let options = flags.over(env.over(config)).resolve().expect("complete");
+    assert_eq!(options.ccm_version.as_deref(), Some("v1.2.0"));
+    assert_eq!(options.autoscaler_version.as_deref(), Some("1.33.2"));
+    assert_eq!(options.csi_version.tag(), "v2.0.0");
+}
+
+#[test]
+fn defaults_and_iso_name_follow_the_script() {
+    let options = full().resolve().expect("complete");
+    assert_eq!(options.arch, Arch::Amd64);
+    assert_eq!(options.csi_version.tag(), "v3.0.0");
+    assert_eq!(options.volume_id, "CDROM");
+    assert_eq!(options.concurrency, 4);
+    assert_eq!(options.iso_path(), PathBuf::from("out/cks-x86_64.iso"));
+    let arm = Inputs {
+        arch: Some("aarch64".into()),
+        ..full()
+    };
+    assert_eq!(
+        arm.resolve().expect("complete").iso_path(),
+        PathBuf::from("out/cks-aarch64.iso")
+    );
+}
+
+#[test]
+fn a_missing_input_is_named_with_an_example() {
+    let inputs = Inputs {
+        cni_version: None,
+        ..full()
+    };
+    let err = inputs.resolve().expect_err("CNI version is required");
+    assert!(err.to_string().contains("CNI_VERSION"), "{err}");
+}
+
+#[test]
+fn bad_versions_are_named() {
+    for (inputs, name) in [
+        (
+            Inputs {
+                kubernetes_version: Some("1.33".into()),
+                ..full()
+            },
+            "KUBERNETES_VERSION",
+        ),
+        (
+            Inputs {
+                cni_version: Some("latest".into()),
+                ..full()
+            },
+            "CNI_VERSION",
+        ),
+        (
+            Inputs {
+                crictl_version: Some("1.33.0/x".into()),
+                ..full()
+            },
+            "CRICTL_VERSION",
+        ),
+        (
+            Inputs {
+                etcd_version: Some("3.5".into()),
+                ..full()
+            },
+            "ETCD_VERSION",
+        ),
+    ] {
+        let err = inputs.resolve().expect_err("bad version");
+        assert!(err.to_string().contains(name), "{err}");
+    }
+    let ok = Inputs {
+        cni_version: Some("v1.6.2".into()),
+        ..full()
+    };
+    assert!(ok.resolve().is_ok());
+}
+
+#[test]
+fn inputs_are_parsed_once_into_typed_options() {
+    let inputs = Inputs {
+        kubernetes_version: Some("v1.33.13".into()),
+        cni_version: Some("v1.6.2".into()),
+        mirrors: vec!["https://dl.k8s.io=http://127.0.0.1:8080/k8s".into()],
+        ..full()
+    };
+    let options = inputs.resolve().expect("complete");
+    assert_eq!(options.kubernetes_version.to_string(), "1.33.13");
+    assert_eq!(options.cni_version.bare(), "1.6.2");
+    assert_eq!(
+        options
+            .mirrors
+            .rewrite("https://dl.k8s.io/release/v1.33.13"),
+        "http://127.0.0.1:8080/k8s/release/v1.33.13"
+    );
+    let bad = Inputs {
+        mirrors: vec!["dl.k8s.io".into()],
+        ..full()
+    };
+    let err = bad.resolve().expect_err("not UPSTREAM=MIRROR");
+    assert!(
+        err.to_string().contains("--mirror") && err.to_string().contains("dl.k8s.io"),
+        "{err}"
+    );
+}
+
+#[test]
+fn an_unknown_arch_is_named() {
+    let inputs = Inputs {
+        arch: Some("sparc".into()),
+        ..full()
+    };
+    let err = inputs.resolve().expect_err("sparc is unknown");
+    assert!(err.to_string().contains("sparc"), "{err}");
+}
+
+#[test]
+fn config_files_refuse_unknown_keys() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("cks.toml");
+    std::fs::write(
+        &path,
+        "kubernetes-version = \"1.33.13\"\nkubernetes-verison = \"x\"\n",
+    )
+    .expect("write config");
+    let err = Inputs::from_config_file(&path).expect_err("typo refused");
+    assert!(err.to_string().contains("kubernetes-verison"), "{err}");
+    std::fs::write(
+        &path,
+        "kubernetes-version = \"1.33.13\"\nmirrors = [\"a=b\"]\n",
+    )
+    .expect("write config");
+    let inputs = Inputs::from_config_file(&path).expect("valid config");
+    assert_eq!(inputs.mirrors, vec!["a=b".to_string()]);
+}
+
+#[test]
+fn a_bad_source_date_epoch_is_named() {
+    let err = Inputs::from_env(|k| (k == "SOURCE_DATE_EPOCH").then(|| "yesterday".into()))
+        .expect_err("not a number");
+    assert!(err.to_string().contains("SOURCE_DATE_EPOCH"));
+}
