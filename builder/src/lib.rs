@@ -9,6 +9,7 @@
 extern crate self as cks_builder;
 
 #[doc(hidden)]
+pub mod cache_registry;
 pub mod cli;
 pub mod digest;
 pub mod fetch;

@@ -41,6 +41,8 @@ pub struct PullOptions {
     pub blob_dir: Option<PathBuf>,
     /// Where finished tarballs are kept for later builds, if anywhere.
     pub tarball_cache: Option<PathBuf>,
+    /// The shared cache registry for manifests and blobs, if any.
+    pub cache_registry: Option<crate::cache_registry::SharedCacheRegistry>,
 }
 
 impl PullOptions {
@@ -56,6 +58,7 @@ impl PullOptions {
             credentials: CredentialStore::default(),
             blob_dir: None,
             tarball_cache: None,
+            cache_registry: None,
         }
     }
 }
@@ -239,7 +242,8 @@ pub async fn pull_images(
             temp.path().to_path_buf()
         }
     };
-    let store = BlobStore::new(&blob_dir, options.concurrency)?;
+    let store = BlobStore::new(&blob_dir, options.concurrency)?
+        .with_cache_registry(options.cache_registry.clone());
     let outcomes: Vec<Outcome> = futures_util::stream::iter(requests.iter().zip(&names))
         .map(|(request, name)| pull_one(&client, &store, name, request, out_dir, options, progress))
         .buffered(options.concurrency.max(1))
@@ -283,7 +287,9 @@ async fn pull_one(
     progress: &dyn ProgressSink,
 ) -> Result<Outcome, RegistryError> {
     let arch = options.arch;
-    let top = client.manifest(name, name.manifest_reference()).await?;
+    let cache = options.cache_registry.as_ref();
+    let top =
+        crate::cache_registry::manifest(cache, client, name, name.manifest_reference()).await?;
     let (top_type, parsed) = parse_manifest(
         &name.full,
         &top.digest,
@@ -303,7 +309,7 @@ async fn pull_one(
                     available: platform::describe(&entries),
                 }
             })?;
-            let child = client.manifest(name, &entry.digest).await?;
+            let child = crate::cache_registry::manifest(cache, client, name, &entry.digest).await?;
             check_size(name, entry, &child)?;
             let (_, parsed) = parse_manifest(
                 &name.full,
