@@ -16,6 +16,15 @@ pub enum CacheRegistryError {
         /// What is wrong with it.
         reason: String,
     },
+    /// The HTTP client cannot be made (an unusable `--ca-file`).
+    #[error("--cache-registry `{url}`: {source}")]
+    Client {
+        /// The value as given.
+        url: String,
+        /// The client's error.
+        #[source]
+        source: crate::fetch::FetchError,
+    },
     /// The registry settings (plain HTTP without `--insecure-registry`, credentials) refuse it.
     #[error("--cache-registry `{url}`: {source}")]
     Registry {

@@ -21,6 +21,7 @@
 //! let cache = CacheRegistry::open(
 //!     "http://127.0.0.1:5000/cks-cache",
 //!     &["127.0.0.1:5000".to_string()],
+//!     &[],
 //!     CredentialStore::default(),
 //! )?;
 //! for warning in cache.take_warnings() {
@@ -47,6 +48,9 @@ pub use images::manifest;
 pub use tag::{file_tag, manifest_tag};
 pub use warning::CacheWarning;
 
+use std::path::PathBuf;
+
+use crate::fetch::{ClientOptions, FetchError};
 use crate::registry::{CredentialStore, Endpoints, RegistryClient, RegistryError, RemoteName};
 use crate::retry::RetryPolicy;
 
@@ -70,6 +74,7 @@ pub struct CacheRegistry {
     client: RegistryClient,
     down: AtomicBool,
     push_refused: AtomicBool,
+    empty_pushed: AtomicBool,
     damaged: Mutex<HashSet<String>>,
     warnings: Mutex<Vec<CacheWarning>>,
     hits: AtomicU64,
@@ -104,6 +109,7 @@ impl CacheRegistry {
     pub fn open(
         url: &str,
         insecure: &[String],
+        ca_files: &[PathBuf],
         mut credentials: CredentialStore,
     ) -> Result<Self, CacheRegistryError> {
         let bad = |reason: &str| CacheRegistryError::BadUrl {
@@ -148,7 +154,25 @@ impl CacheRegistry {
             retries: 1,
             ..RetryPolicy::default()
         };
-        let client = RegistryClient::new(endpoints, credentials, retry).map_err(registry_error)?;
+        let http = ClientOptions {
+            ca_files: ca_files.to_vec(),
+            ..ClientOptions::default()
+        }
+        .builder()
+        .and_then(|b| {
+            b.read_timeout(std::time::Duration::from_secs(30))
+                .build()
+                .map_err(|e| FetchError::Client {
+                    reason: e.to_string(),
+                })
+        })
+        .map_err(|source| CacheRegistryError::Client {
+            url: url.to_string(),
+            source,
+        })?;
+        let client = RegistryClient::new(endpoints, credentials, retry)
+            .map_err(registry_error)?
+            .with_http(http);
         Ok(CacheRegistry {
             url: url.to_string(),
             scheme: scheme.to_string(),
@@ -162,6 +186,7 @@ impl CacheRegistry {
             client,
             down: AtomicBool::new(false),
             push_refused: AtomicBool::new(false),
+            empty_pushed: AtomicBool::new(false),
             damaged: Mutex::new(HashSet::new()),
             warnings: Mutex::new(Vec::new()),
             hits: AtomicU64::new(0),
@@ -174,9 +199,10 @@ impl CacheRegistry {
     pub fn for_build(
         url: Option<&str>,
         insecure: &[String],
+        ca_files: &[PathBuf],
         credentials: &CredentialStore,
     ) -> Result<Option<SharedCacheRegistry>, CacheRegistryError> {
-        url.map(|url| CacheRegistry::open(url, insecure, credentials.clone()))
+        url.map(|url| CacheRegistry::open(url, insecure, ca_files, credentials.clone()))
             .transpose()
             .map(|c| c.map(|c| SharedCacheRegistry(Arc::new(c))))
     }
@@ -290,13 +316,74 @@ impl CacheRegistry {
             self.push_blob(digest, entry.content.size, body, self.was_damaged(digest))
                 .await?;
         }
-        self.push_blob(
-            artifact::EMPTY_DIGEST,
-            artifact::EMPTY_CONTENT.len() as u64,
-            push::Body::Bytes(artifact::EMPTY_CONTENT),
-            false,
-        )
-        .await?;
+        if !self.empty_pushed.load(Ordering::Relaxed) {
+            self.push_blob(
+                artifact::EMPTY_DIGEST,
+                artifact::EMPTY_CONTENT.len() as u64,
+                push::Body::Bytes(artifact::EMPTY_CONTENT),
+                false,
+            )
+            .await?;
+            self.empty_pushed.store(true, Ordering::Relaxed);
+        }
         self.push_manifest(tag, &entry.to_manifest()).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn open(url: &str, insecure: &[&str]) -> Result<CacheRegistry, CacheRegistryError> {
+        let insecure: Vec<String> = insecure.iter().map(|s| s.to_string()).collect();
+        CacheRegistry::open(url, &insecure, &[], CredentialStore::default())
+    }
+
+    #[test]
+    fn a_cache_registry_url_names_host_and_repository() {
+        let cache = open("http://127.0.0.1:5000/ci/cks-cache/", &["127.0.0.1:5000"]).expect("ok");
+        assert_eq!(cache.name.registry, "127.0.0.1:5000");
+        assert_eq!(cache.name.repository, "ci/cks-cache");
+        assert!(open("https://registry.ci.example/cks", &[]).is_ok());
+    }
+
+    #[test]
+    fn bad_cache_registry_urls_are_refused_with_the_expected_form() {
+        for url in [
+            "registry.ci.example/cks",
+            "ftp://registry.ci.example/cks",
+            "https://registry.ci.example",
+            "https://registry.ci.example/",
+            "https://user@registry.ci.example/cks",
+            "https://registry.ci.example/CKS",
+        ] {
+            let error = open(url, &[]).err().expect(url).to_string();
+            assert!(
+                error.contains("http(s)://HOST[:PORT]/REPO"),
+                "{url}: {error}"
+            );
+        }
+        let error = open("http://127.0.0.1:5000/cks", &[])
+            .err()
+            .expect("refused");
+        assert!(
+            error
+                .to_string()
+                .contains("--insecure-registry 127.0.0.1:5000"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn an_unusable_ca_file_is_refused() {
+        let error = CacheRegistry::open(
+            "https://registry.ci.example/cks",
+            &[],
+            &[PathBuf::from("/nonexistent/ca.pem")],
+            CredentialStore::default(),
+        )
+        .err()
+        .expect("refused");
+        assert!(error.to_string().contains("/nonexistent/ca.pem"), "{error}");
     }
 }

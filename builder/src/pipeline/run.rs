@@ -50,6 +50,7 @@ pub async fn build(
     let cache_registry = CacheRegistry::for_build(
         options.cache_registry.as_deref(),
         &options.insecure_registries,
+        options.ca_file.as_slice(),
         &pull_options(options)?.credentials,
     )?;
     let mut fetch = fetch_options(options)?;

@@ -83,6 +83,12 @@ impl RegistryClient {
         })
     }
 
+    /// The same client sending through `http` (a client with other TLS roots).
+    pub(crate) fn with_http(mut self, http: reqwest::Client) -> Self {
+        self.http = http;
+        self
+    }
+
     /// Bytes received from registries so far (manifests and blobs, including failed attempts).
     pub fn bytes_fetched(&self) -> u64 {
         self.fetched.load(Ordering::Relaxed)
