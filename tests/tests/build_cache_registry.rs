@@ -74,7 +74,7 @@ fn blob_files(storage: &Path) -> Vec<(PathBuf, u64)> {
             }
         }
     }
-    out.sort_by(|a, b| b.1.cmp(&a.1));
+    out.sort_by_key(|b| std::cmp::Reverse(b.1));
     out
 }
 

@@ -357,15 +357,13 @@ mod tests {
             "https://user@registry.ci.example/cks",
             "https://registry.ci.example/CKS",
         ] {
-            let error = open(url, &[]).err().expect(url).to_string();
+            let error = open(url, &[]).expect_err(url).to_string();
             assert!(
                 error.contains("http(s)://HOST[:PORT]/REPO"),
                 "{url}: {error}"
             );
         }
-        let error = open("http://127.0.0.1:5000/cks", &[])
-            .err()
-            .expect("refused");
+        let error = open("http://127.0.0.1:5000/cks", &[]).expect_err("refused");
         assert!(
             error
                 .to_string()
@@ -382,8 +380,7 @@ mod tests {
             &[PathBuf::from("/nonexistent/ca.pem")],
             CredentialStore::default(),
         )
-        .err()
-        .expect("refused");
+        .expect_err("refused");
         assert!(error.to_string().contains("/nonexistent/ca.pem"), "{error}");
     }
 }
