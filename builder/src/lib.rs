@@ -52,6 +52,7 @@
 extern crate self as cks_builder;
 
 #[doc(hidden)]
+pub mod cache_registry;
 pub mod cli;
 pub mod digest;
 pub mod fetch;

@@ -39,6 +39,8 @@ pub struct PullOptions {
     pub blob_dir: Option<PathBuf>,
     /// Where finished tarballs are kept for later builds, if anywhere.
     pub tarball_cache: Option<PathBuf>,
+    /// The shared cache registry for manifests and blobs, if any.
+    pub cache_registry: Option<crate::cache_registry::SharedCacheRegistry>,
 }
 
 impl PullOptions {
@@ -54,6 +56,7 @@ impl PullOptions {
             credentials: CredentialStore::default(),
             blob_dir: None,
             tarball_cache: None,
+            cache_registry: None,
         }
     }
 }
@@ -211,7 +214,8 @@ pub async fn pull_images(
             temp.path().to_path_buf()
         }
     };
-    let store = BlobStore::new(&blob_dir, options.concurrency)?;
+    let store = BlobStore::new(&blob_dir, options.concurrency)?
+        .with_cache_registry(options.cache_registry.clone());
     let outcomes: Vec<Outcome> = futures_util::stream::iter(requests.iter().zip(&names))
         .map(|(request, name)| pull_one(&client, &store, name, request, out_dir, options, progress))
         .buffered(options.concurrency.max(1))
