@@ -365,3 +365,62 @@ async fn a_read_only_cache_registry_serves_and_refuses_pushes_with_a_warning() {
         0
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_token_auth_cache_registry_takes_pushes_with_docker_credentials() {
+    use cks_fixtures::registry::{Auth, PASSWORD, Registry, USER};
+    let upstream = start_upstream(DemoConfig::default()).await;
+    let registry = Registry::start(Auth::Token).expect("a token-auth registry");
+    let url = format!("http://{}/ci/cks-cache", registry.host());
+    let docker_config = tempfile::tempdir().expect("docker config");
+    let auth = {
+        use std::io::Write;
+        let mut encoded = Vec::new();
+        let mut child = Command::new("base64")
+            .arg("-w0")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("base64 runs");
+        if let Some(stdin) = child.stdin.as_mut() {
+            stdin
+                .write_all(format!("{USER}:{PASSWORD}").as_bytes())
+                .expect("write to base64");
+        }
+        encoded.extend(child.wait_with_output().expect("base64").stdout);
+        String::from_utf8(encoded).expect("base64 text")
+    };
+    std::fs::write(
+        docker_config.path().join("config.json"),
+        format!(
+            r#"{{"auths": {{"{}": {{"auth": "{auth}"}}}}}}"#,
+            registry.host()
+        ),
+    )
+    .expect("write the docker config");
+    let binary = cks_iso();
+
+    let (a_out, a_cache) = (
+        tempfile::tempdir().expect("out"),
+        tempfile::tempdir().expect("cache"),
+    );
+    let a = runner_inputs(&upstream, a_out.path(), a_cache.path(), &url);
+    let (a_sha, a_err) = build_process(&binary, &a, docker_config.path());
+    assert!(!a_err.contains("warning: cache registry"), "{a_err}");
+
+    upstream.file_server().reset_counts();
+    upstream.registry().log().reset();
+    let (b_out, b_cache) = (
+        tempfile::tempdir().expect("out"),
+        tempfile::tempdir().expect("cache"),
+    );
+    let b = runner_inputs(&upstream, b_out.path(), b_cache.path(), &url);
+    let (b_sha, b_err) = build_process(&binary, &b, docker_config.path());
+    assert_eq!(b_sha, a_sha);
+    assert!(!b_err.contains("warning: cache registry"), "{b_err}");
+    assert_eq!(
+        upstream.file_server().total_requests() + upstream.registry().log().total(),
+        0,
+        "runner B built from the token-auth cache registry alone"
+    );
+}
