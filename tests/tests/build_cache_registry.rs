@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use cks_builder::pipeline::options::Inputs;
-use cks_builder::pipeline::run::Request;
+use cks_builder::pipeline::Inputs;
+use cks_builder::pipeline::Request;
 use cks_e2e::{demo_inputs, run_build, start_upstream};
 use cks_fixtures::demo::{DemoConfig, DemoUpstream};
 use cks_fixtures::process::{Spawned, free_port, require_program, wait_for_port};
@@ -158,7 +158,9 @@ fn build_process(binary: &Path, inputs: &Inputs, docker_config: &Path) -> (Strin
     let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
     assert!(output.status.success(), "cks-iso build failed:\n{stderr}");
     let iso = out.join("cks-e2e-x86_64.iso");
-    let sha256 = cks_builder::pipeline::execute::sha256_file(&iso).expect("hash the ISO");
+    let sha256 = cks_builder::digest::sha256_file(&iso)
+        .expect("hash the ISO")
+        .into_hex();
     (sha256, stderr)
 }
 

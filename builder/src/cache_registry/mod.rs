@@ -267,7 +267,7 @@ impl CacheRegistry {
             RegistryError::ManifestDigest { actual, .. } => {
                 self.damaged(entry, digest, format!("it hashes to {actual}"))
             }
-            RegistryError::Http { source, .. } => self.went_down(source.without_url().to_string()),
+            RegistryError::Http { source, .. } => self.went_down(source.to_string()),
             other => self.went_down(other.to_string()),
         }
     }

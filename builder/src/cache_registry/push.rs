@@ -45,7 +45,7 @@ impl CacheRegistry {
             .await
             .map_err(|e| match e {
                 crate::registry::RegistryError::Http { source, .. } => {
-                    PushFailure::Unreachable(source.without_url().to_string())
+                    PushFailure::Unreachable(source.to_string())
                 }
                 other => PushFailure::Refused(other.to_string()),
             })?;

@@ -403,8 +403,7 @@ impl RegistryClient {
             }
             let response = request.send().await.map_err(|source| RegistryError::Http {
                 image: name.full.clone(),
-                url: endpoint.host.clone(),
-                source,
+                source: HttpError::from_reqwest(&endpoint.host, &source),
             })?;
             if response.status() != StatusCode::UNAUTHORIZED || answered {
                 return Ok(response);
