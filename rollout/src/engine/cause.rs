@@ -2,6 +2,7 @@
 //! was not safe to stop, and which change on a stopped VM failed.
 
 use super::EngineError;
+use super::members::UnknownMember;
 use crate::model::VmState;
 use crate::ports::PortError;
 
@@ -30,7 +31,7 @@ pub enum UnsafeStop {
     },
     /// The node's own etcd member cannot be identified (the message names both).
     #[error("{0}")]
-    MemberUnknown(String),
+    MemberUnknown(Box<UnknownMember>),
     /// Stopping it would leave etcd without a quorum of healthy members.
     #[error(
         "etcd quorum before stopping {node}{}: {healthy} other members healthy, {need} of {voting} needed",
@@ -97,5 +98,89 @@ pub enum ChangeError {
         node: String,
         /// CloudStack's error.
         source: PortError,
+    },
+}
+
+/// Why a node of the batch is not back yet: each keeps the wording the batch timeout reports.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NotBack {
+    /// The node's VM is no longer listed.
+    #[error("VM of {node} is gone")]
+    VmGone {
+        /// Node.
+        node: String,
+    },
+    /// The VM is not Running.
+    #[error("VM of {node} is {state:?}")]
+    VmNotRunning {
+        /// Node.
+        node: String,
+        /// Its state.
+        state: VmState,
+    },
+    /// The VM still differs from the settings.
+    #[error("VM of {node} still differs: {changes}")]
+    StillDiffers {
+        /// Node.
+        node: String,
+        /// The changes left, as listed.
+        changes: String,
+    },
+    /// Its etcd member cannot be identified.
+    #[error("{0}")]
+    MemberUnknown(UnknownMember),
+    /// Its etcd member is not healthy.
+    #[error("etcd member {member} of {node} is not healthy")]
+    MemberUnhealthy {
+        /// Node.
+        node: String,
+        /// Member.
+        member: String,
+    },
+    /// The API server does not list the node.
+    #[error("node {node} not reported by the API")]
+    NotReported {
+        /// Node.
+        node: String,
+    },
+    /// The node is not Ready.
+    #[error("node {node} is not Ready")]
+    NotReady {
+        /// Node.
+        node: String,
+    },
+    /// The node has not booted since the stop.
+    #[error("node {node} still reports the boot ID {boot_id} from before the restart")]
+    SameBoot {
+        /// Node.
+        node: String,
+        /// The boot ID recorded before the stop.
+        boot_id: String,
+    },
+    /// The VM's offering is not listed.
+    #[error("offering {offering} of {node} not listed")]
+    OfferingUnlisted {
+        /// Node.
+        node: String,
+        /// Offering id.
+        offering: String,
+    },
+    /// The node's capacity does not match its offering yet.
+    #[error(
+        "node {node} reports {cpu} CPU / {memory_kib} KiB, offering {offering} has {cores} CPU / {memory_mb} MiB"
+    )]
+    Capacity {
+        /// Node.
+        node: String,
+        /// CPUs the node reports.
+        cpu: u32,
+        /// Memory the node reports (KiB).
+        memory_kib: u64,
+        /// Offering name.
+        offering: String,
+        /// Offering cores.
+        cores: u32,
+        /// Offering memory (MiB).
+        memory_mb: u64,
     },
 }

@@ -21,10 +21,29 @@ fn on_address(m: &EtcdMember, ips: &[String]) -> bool {
         .any(|u| ips.iter().any(|ip| ip == url_host(u)))
 }
 
+/// A node whose own etcd member cannot be told apart; the message names the node, its VM and
+/// addresses, and every member.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "the etcd member of node {node} (VM {vm}, {addresses}) cannot be identified: {why} among members {members}; it is not stopped"
+)]
+pub struct UnknownMember {
+    /// The node.
+    pub node: String,
+    /// Its VM.
+    pub vm: String,
+    /// The VM's addresses, or "no known address".
+    pub addresses: String,
+    /// Why the addresses and names do not tell.
+    pub why: &'static str,
+    /// Every member, as `name (client URL)`.
+    pub members: String,
+}
+
 /// The member running on `vm`: the one member with a URL on one of the VM's addresses; among
-/// several (or none), the one named after the node or VM. `Err` with a message naming the node
-/// and every member when it cannot be told.
-pub fn member_of<'a>(vm: &Vm, members: &'a [EtcdMember]) -> Result<&'a EtcdMember, String> {
+/// several (or none), the one named after the node or VM. [`UnknownMember`] when it cannot be
+/// told.
+pub fn member_of<'a>(vm: &Vm, members: &'a [EtcdMember]) -> Result<&'a EtcdMember, UnknownMember> {
     let by_address: Vec<&EtcdMember> = members
         .iter()
         .filter(|m| on_address(m, &vm.ip_addresses))
@@ -48,22 +67,21 @@ pub fn member_of<'a>(vm: &Vm, members: &'a [EtcdMember]) -> Result<&'a EtcdMembe
         .iter()
         .map(|m| format!("{} ({})", m.name, m.client_url))
         .collect();
-    let ips = if vm.ip_addresses.is_empty() {
-        "no known address".to_string()
-    } else {
-        vm.ip_addresses.join(", ")
-    };
-    Err(format!(
-        "the etcd member of node {} (VM {}, {ips}) cannot be identified: {} among members {}; it is not stopped",
-        vm.node_name,
-        vm.name,
-        if by_address.len() > 1 {
+    Err(UnknownMember {
+        node: vm.node_name.clone(),
+        vm: vm.name.clone(),
+        addresses: if vm.ip_addresses.is_empty() {
+            "no known address".to_string()
+        } else {
+            vm.ip_addresses.join(", ")
+        },
+        why: if by_address.len() > 1 {
             "several members listen on its address and none is named after it"
         } else {
             "no member listens on its address or is named after it"
         },
-        listed.join(", ")
-    ))
+        members: listed.join(", "),
+    })
 }
 
 #[cfg(test)]
@@ -119,7 +137,9 @@ mod tests {
             member_of(&vm("c-2", "127.0.0.1"), &members).map(|m| &m.name),
             Ok(&"c-2".to_string())
         );
-        let e = member_of(&vm("c-3", "10.9.9.9"), &members).expect_err("unknown");
+        let e = member_of(&vm("c-3", "10.9.9.9"), &members)
+            .expect_err("unknown")
+            .to_string();
         assert!(
             e.contains("c-3") && e.contains("c-1 (") && e.contains("c-2 ("),
             "{e}"

@@ -24,7 +24,7 @@ pub mod validate;
 mod verify;
 mod view;
 
-pub use cause::{ChangeError, UnsafeStop};
+pub use cause::{ChangeError, NotBack, UnsafeStop};
 pub use config::{DEFAULT_BATCH_TIMEOUT, EngineConfig};
 pub use error::EngineError;
 pub use mark::BOOT_WAIT;

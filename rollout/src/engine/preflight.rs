@@ -88,7 +88,7 @@ pub fn preflight(snap: &Snapshot, t: NodeType, batch: &[String]) -> Verdict {
                     };
                     match member_of(vm, &snap.members) {
                         Ok(m) => own.push(m),
-                        Err(e) => reasons.push(e),
+                        Err(e) => reasons.push(e.to_string()),
                     }
                 }
             }

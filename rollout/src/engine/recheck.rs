@@ -55,7 +55,7 @@ impl Runner<'_, '_> {
             let vm = snap.vm_by_node(node).ok_or_else(|| UnsafeStop::VmGone {
                 node: node.to_string(),
             })?;
-            Some(member_of(vm, &members).map_err(UnsafeStop::MemberUnknown)?)
+            Some(member_of(vm, &members).map_err(|e| UnsafeStop::MemberUnknown(Box::new(e)))?)
         } else {
             None
         };

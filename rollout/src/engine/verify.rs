@@ -2,6 +2,7 @@
 
 use super::EngineError;
 use super::batch::Work;
+use super::cause::NotBack;
 use super::members::member_of;
 use super::observe::{Snapshot, observe_cloud_or, observe_live};
 use super::outdated::{capacity_matches, changes_for, dedication_ids};
@@ -56,7 +57,7 @@ impl Runner<'_, '_> {
                                 );
                             }
                             Err(e) => {
-                                why.push(e);
+                                why.push(e.to_string());
                                 still.push(i);
                             }
                         }
@@ -80,26 +81,33 @@ impl Runner<'_, '_> {
     }
 }
 
-fn node_verdict(snap: &Snapshot, t: NodeType, w: &Work) -> Result<(), String> {
+fn node_verdict(snap: &Snapshot, t: NodeType, w: &Work) -> Result<(), NotBack> {
     let name = &w.node;
+    let node_name = || name.clone();
     let vm = snap
         .vm_by_node(name)
-        .ok_or_else(|| format!("VM of {name} is gone"))?;
+        .ok_or_else(|| NotBack::VmGone { node: node_name() })?;
     if vm.state != VmState::Running {
-        return Err(format!("VM of {name} is {:?}", vm.state));
+        return Err(NotBack::VmNotRunning {
+            node: node_name(),
+            state: vm.state.clone(),
+        });
     }
     let dedication = dedication_ids(&snap.groups);
     let left = changes_for(&snap.record, vm, &snap.volumes, &dedication);
     if !left.is_empty() {
-        return Err(format!("VM of {name} still differs: {left:?}"));
+        return Err(NotBack::StillDiffers {
+            node: node_name(),
+            changes: format!("{left:?}"),
+        });
     }
     if is_member_type(snap, t) {
-        let member = member_of(vm, &snap.members)?;
+        let member = member_of(vm, &snap.members).map_err(NotBack::MemberUnknown)?;
         if member.health != MemberHealth::Healthy {
-            return Err(format!(
-                "etcd member {} of {name} is not healthy",
-                member.name
-            ));
+            return Err(NotBack::MemberUnhealthy {
+                node: node_name(),
+                member: member.name.clone(),
+            });
         }
     }
     if t == NodeType::Etcd {
@@ -107,28 +115,31 @@ fn node_verdict(snap: &Snapshot, t: NodeType, w: &Work) -> Result<(), String> {
     }
     let node = snap
         .node(name)
-        .ok_or_else(|| format!("node {name} not reported by the API"))?;
+        .ok_or_else(|| NotBack::NotReported { node: node_name() })?;
     if !node.is_ready() {
-        return Err(format!("node {name} is not Ready"));
+        return Err(NotBack::NotReady { node: node_name() });
     }
     if w.old_boot.as_deref() == Some(node.boot_id.as_str()) {
-        return Err(format!(
-            "node {name} still reports the boot ID {} from before the restart",
-            node.boot_id
-        ));
+        return Err(NotBack::SameBoot {
+            node: node_name(),
+            boot_id: node.boot_id.clone(),
+        });
     }
-    let offering = snap
-        .offering(&vm.service_offering_id)
-        .ok_or_else(|| format!("offering {} of {name} not listed", vm.service_offering_id))?;
+    let offering =
+        snap.offering(&vm.service_offering_id)
+            .ok_or_else(|| NotBack::OfferingUnlisted {
+                node: node_name(),
+                offering: vm.service_offering_id.clone(),
+            })?;
     if !capacity_matches(offering, node) {
-        return Err(format!(
-            "node {name} reports {} CPU / {} KiB, offering {} has {} CPU / {} MiB",
-            node.capacity_cpu,
-            node.capacity_memory_kib,
-            offering.name,
-            offering.cpu_cores,
-            offering.memory_mb
-        ));
+        return Err(NotBack::Capacity {
+            node: node_name(),
+            cpu: node.capacity_cpu,
+            memory_kib: node.capacity_memory_kib,
+            offering: offering.name.clone(),
+            cores: offering.cpu_cores,
+            memory_mb: offering.memory_mb,
+        });
     }
     Ok(())
 }
