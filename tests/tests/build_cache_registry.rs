@@ -117,7 +117,7 @@ fn cks_iso() -> PathBuf {
     profile_dir.join("cks-iso")
 }
 
-/// Runs `cks-iso build` for `inputs` as a CI runner does; returns the ISO's sha256 and stderr.
+/// Runs `cks-iso build` for `inputs` as a CI runner does; returns the ISO's sha256 and everything it printed.
 fn build_process(binary: &Path, inputs: &Inputs, docker_config: &Path) -> (String, String) {
     let mut command = Command::new(binary);
     command.arg("build");
@@ -155,7 +155,12 @@ fn build_process(binary: &Path, inputs: &Inputs, docker_config: &Path) -> (Strin
         .env("SOURCE_DATE_EPOCH", "1700000000")
         .env("DOCKER_CONFIG", docker_config);
     let output = command.output().expect("cks-iso runs");
-    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    // The summary (with its `warning:` lines) is on stdout, the progress on stderr: both count.
+    let stderr = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
     assert!(output.status.success(), "cks-iso build failed:\n{stderr}");
     let iso = out.join("cks-e2e-x86_64.iso");
     let sha256 = cks_builder::digest::sha256_file(&iso)
@@ -196,7 +201,8 @@ async fn runner_b_builds_from_the_cache_registry_alone_and_gives_the_same_iso() 
     assert_eq!(
         upstream.file_server().total_requests(),
         0,
-        "runner B asked the upstream file server nothing"
+        "runner B asked the upstream file server nothing: {:?}\n{b_err}",
+        upstream.file_server().requested_paths()
     );
     assert_eq!(
         upstream.registry().log().total(),

@@ -74,7 +74,9 @@ pub struct CacheRegistry {
     client: RegistryClient,
     down: AtomicBool,
     push_refused: AtomicBool,
-    empty_pushed: AtomicBool,
+    /// The empty config blob every artifact names, pushed once for the build (concurrent
+    /// pushes wait for that one upload instead of racing it).
+    empty_pushed: tokio::sync::OnceCell<()>,
     damaged: Mutex<HashSet<String>>,
     warnings: Mutex<Vec<CacheWarning>>,
     hits: AtomicU64,
@@ -186,7 +188,7 @@ impl CacheRegistry {
             client,
             down: AtomicBool::new(false),
             push_refused: AtomicBool::new(false),
-            empty_pushed: AtomicBool::new(false),
+            empty_pushed: tokio::sync::OnceCell::new(),
             damaged: Mutex::new(HashSet::new()),
             warnings: Mutex::new(Vec::new()),
             hits: AtomicU64::new(0),
@@ -316,16 +318,17 @@ impl CacheRegistry {
             self.push_blob(digest, entry.content.size, body, self.was_damaged(digest))
                 .await?;
         }
-        if !self.empty_pushed.load(Ordering::Relaxed) {
-            self.push_blob(
-                artifact::EMPTY_DIGEST,
-                artifact::EMPTY_CONTENT.len() as u64,
-                push::Body::Bytes(artifact::EMPTY_CONTENT),
-                false,
-            )
+        self.empty_pushed
+            .get_or_try_init(|| async {
+                self.push_blob(
+                    artifact::EMPTY_DIGEST,
+                    artifact::EMPTY_CONTENT.len() as u64,
+                    push::Body::Bytes(artifact::EMPTY_CONTENT),
+                    false,
+                )
+                .await
+            })
             .await?;
-            self.empty_pushed.store(true, Ordering::Relaxed);
-        }
         self.push_manifest(tag, &entry.to_manifest()).await
     }
 }
