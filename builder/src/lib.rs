@@ -9,6 +9,7 @@
 //! | [`fetch`] | file downloads: checksums, fallbacks, mirrors, the content cache, resumes |
 //! | [`git`] | listing a remote's tags (`git ls-remote`) over http(s), git:// or a local path |
 //! | [`registry`] | image pulls: auth, platforms, the blob store, the layout tarballs |
+//! | [`cache_registry`] | `--cache-registry`: an OCI registry as the build cache CI runners share |
 //! | [`iso`] | the ISO 9660 writer and reader |
 //! | [`inspect`] | `cks-iso verify` and `diff`: what an ISO holds against the node contract |
 //! | [`register`] | `cks-iso register`: the ISO added to CloudStack |
@@ -52,6 +53,7 @@
 extern crate self as cks_builder;
 
 #[doc(hidden)]
+pub mod cache_registry;
 pub mod cli;
 pub mod digest;
 pub mod fetch;

@@ -95,6 +95,10 @@ pub struct BuildArgs {
     /// Keep verified downloads here and reuse them in later builds.
     #[arg(long, value_name = "DIR")]
     pub cache_dir: Option<PathBuf>,
+    /// Share verified downloads and image blobs with other builds through this OCI registry
+    /// repository, `http(s)://HOST[:PORT]/REPO` (after --cache-dir, before upstream).
+    #[arg(long, value_name = "URL")]
+    pub cache_registry: Option<String>,
     /// Transfers at a time [default: 4].
     #[arg(long, value_name = "N")]
     pub concurrency: Option<usize>,
@@ -167,6 +171,7 @@ impl BuildArgs {
             insecure_registries: self.insecure_registries.clone(),
             ca_file: self.ca_file.clone(),
             cache_dir: self.cache_dir.clone(),
+            cache_registry: self.cache_registry.clone(),
             concurrency: self.concurrency,
             volume_id: self.volume_id.clone(),
             strict_platforms: self.strict_platforms.then_some(true),

@@ -33,6 +33,13 @@ impl ClientOptions {
     /// Builds the reqwest client. The CA files are read here and added as roots, so they work
     /// whatever `SSL_CERT_FILE` says.
     pub fn build(&self) -> Result<reqwest::Client, FetchError> {
+        self.builder()?.build().map_err(|e| FetchError::Client {
+            reason: e.to_string(),
+        })
+    }
+
+    /// The builder [`Self::build`] finishes, for a client that adds settings of its own.
+    pub(crate) fn builder(&self) -> Result<reqwest::ClientBuilder, FetchError> {
         let mut certs = Vec::new();
         for path in &self.ca_files {
             let pem = std::fs::read(path).map_err(|e| FetchError::CaFile {
@@ -52,13 +59,9 @@ impl ClientOptions {
             }
             certs.extend(found);
         }
-        reqwest::Client::builder()
+        Ok(reqwest::Client::builder()
             .user_agent(concat!("cks-iso/", env!("CARGO_PKG_VERSION")))
             .connect_timeout(self.connect_timeout)
-            .tls_certs_merge(certs)
-            .build()
-            .map_err(|e| FetchError::Client {
-                reason: e.to_string(),
-            })
+            .tls_certs_merge(certs))
     }
 }

@@ -98,6 +98,40 @@ impl Fetcher {
             }
         }
 
+        if let Some(registry) = &self.options.cache_registry
+            && let Ok(temp) = temp_in(dir, &dest_name)
+            && let Some(hit) = registry
+                .fetch_file(&spec.urls, &spec.checksum, temp.path(), &*self.progress)
+                .await
+        {
+            let got = Downloaded {
+                temp,
+                sha256: hit.sha256.clone(),
+                bytes: hit.bytes,
+            };
+            if let Some(cache) = &self.cache {
+                let entry = CacheEntry {
+                    url: hit.url.clone(),
+                    url_used: hit.url_used.clone(),
+                    sha256: hit.sha256,
+                    bytes: hit.bytes,
+                    checksum: hit.checksum.clone(),
+                };
+                let _ = cache.insert(got.temp.path(), &entry).await;
+            }
+            let origin = Origin {
+                url: hit.url.clone(),
+                url_used: hit.url_used,
+                checksum: hit.checksum,
+                from_cache: true,
+                attempts: 0,
+            };
+            return self
+                .finish(spec, got, origin, dir, &dest_name)
+                .await
+                .map_err(|e| fail(&hit.url, 0, e));
+        }
+
         let mut tried = Vec::new();
         for url in &spec.urls {
             if let Some(path) = local_path(url).map_err(|e| fail(url, 0, e))? {
@@ -129,6 +163,12 @@ impl Fetcher {
                             .insert(got.temp.path(), &entry)
                             .await
                             .map_err(|e| fail(url, done.attempts, e))?;
+                    }
+                    if let Some(registry) = &self.options.cache_registry {
+                        let path = got.temp.path();
+                        registry
+                            .push_file(url, path, &got.sha256, got.bytes, &checksum)
+                            .await;
                     }
                     let origin = Origin {
                         url: url.clone(),

@@ -73,6 +73,9 @@ pub struct FetchOptions {
     pub cache_dir: Option<PathBuf>,
     /// Files fetched at once by [`Fetcher::fetch_all`] (at least 1).
     pub concurrency: usize,
+    /// The shared cache registry, asked after the cache directory and before upstream.
+    #[serde(skip)]
+    pub cache_registry: Option<crate::cache_registry::SharedCacheRegistry>,
 }
 
 impl Default for FetchOptions {
@@ -83,6 +86,7 @@ impl Default for FetchOptions {
             mirrors: Mirrors::default(),
             cache_dir: None,
             concurrency: 4,
+            cache_registry: None,
         }
     }
 }

@@ -53,6 +53,8 @@ pub struct Inputs {
     pub ca_file: Option<PathBuf>,
     /// Content cache folder shared between builds.
     pub cache_dir: Option<PathBuf>,
+    /// OCI registry repository shared by builds as a content cache, `http(s)://HOST[:PORT]/REPO`.
+    pub cache_registry: Option<String>,
     /// Transfers at a time (default 4).
     pub concurrency: Option<usize>,
     /// The ISO's volume identifier (default `CDROM`).
@@ -124,6 +126,7 @@ impl Inputs {
             insecure_registries: list(self.insecure_registries, lower.insecure_registries),
             ca_file: self.ca_file.or(lower.ca_file),
             cache_dir: self.cache_dir.or(lower.cache_dir),
+            cache_registry: self.cache_registry.or(lower.cache_registry),
             concurrency: self.concurrency.or(lower.concurrency),
             volume_id: self.volume_id.or(lower.volume_id),
             strict_platforms: self.strict_platforms.or(lower.strict_platforms),
@@ -234,6 +237,7 @@ impl Inputs {
             insecure_registries: self.insecure_registries,
             ca_file: self.ca_file,
             cache_dir: self.cache_dir,
+            cache_registry: self.cache_registry,
             concurrency,
             volume_id: self.volume_id.unwrap_or_else(|| "CDROM".to_string()),
             strict_platforms: self.strict_platforms.unwrap_or(false),
@@ -291,6 +295,9 @@ pub struct Options {
     pub ca_file: Option<PathBuf>,
     /// Content cache folder.
     pub cache_dir: Option<PathBuf>,
+    /// Shared content cache registry repository.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_registry: Option<String>,
     /// Transfers at a time.
     pub concurrency: usize,
     /// ISO volume identifier.

@@ -13,6 +13,7 @@ use super::plan::Plan;
 use super::resolve::resolve;
 use super::staging::Staging;
 use super::summary::Summary;
+use crate::cache_registry::CacheRegistry;
 use crate::fetch::{ClientOptions, FetchOptions, Fetcher};
 use crate::progress::ProgressSink;
 use crate::registry::{CredentialStore, PullOptions, default_docker_config};
@@ -47,7 +48,15 @@ pub async fn build(
     progress: Arc<dyn ProgressSink>,
     observer: &dyn Observer,
 ) -> Result<Outcome> {
-    let fetcher = Fetcher::new(fetch_options(options)?)?.with_progress(progress.clone());
+    let cache_registry = CacheRegistry::for_build(
+        options.cache_registry.as_deref(),
+        &options.insecure_registries,
+        options.ca_file.as_slice(),
+        &pull_options(options)?.credentials,
+    )?;
+    let mut fetch = fetch_options(options)?;
+    fetch.cache_registry = cache_registry.clone();
+    let fetcher = Fetcher::new(fetch)?.with_progress(progress.clone());
     let staging = Staging::new(request.temp_dir.as_deref())?;
     let started = Instant::now();
     observer.phase("plan");
@@ -59,13 +68,15 @@ pub async fn build(
     std::fs::create_dir_all(&options.output_path)
         .with_context(|| format!("creating OUTPUT_PATH {}", options.output_path.display()))?;
     let iso_cache = options.cache_dir.as_ref().map(|d| d.join("iso"));
-    let summary = execute(
+    let mut pull = pull_options(options)?;
+    pull.cache_registry = cache_registry.clone();
+    let mut summary = execute(
         &resolved.plan,
         &staging,
         resolved.fetched,
         Execution {
             fetcher: &fetcher,
-            pull: pull_options(options)?,
+            pull,
             progress: progress.as_ref(),
             observer,
             source_date_epoch: options.source_date_epoch,
@@ -76,6 +87,12 @@ pub async fn build(
         phases,
     )
     .await?;
+    if let Some(cache) = &cache_registry {
+        let warnings = cache.take_warnings();
+        summary
+            .warnings
+            .extend(warnings.iter().map(ToString::to_string));
+    }
     Ok(Outcome::Built(Box::new(resolved.plan), Box::new(summary)))
 }
 

@@ -83,6 +83,12 @@ impl RegistryClient {
         })
     }
 
+    /// The same client sending through `http` (a client with other TLS roots).
+    pub(crate) fn with_http(mut self, http: reqwest::Client) -> Self {
+        self.http = http;
+        self
+    }
+
     /// Bytes received from registries so far (manifests and blobs, including failed attempts).
     pub fn bytes_fetched(&self) -> u64 {
         self.fetched.load(Ordering::Relaxed)
@@ -332,7 +338,7 @@ impl RegistryClient {
                         None => return Err(self.unauthorized(name, endpoint, false)),
                     },
                     Some(Challenge::Bearer { realm, service, .. }) => {
-                        self.token(name, &realm, service.as_deref(), credentials)
+                        self.token(name, &realm, service.as_deref(), credentials, "pull")
                             .await?
                     }
                     None => return Err(self.unauthorized(name, endpoint, credentials.is_some())),
@@ -379,14 +385,54 @@ impl RegistryClient {
         }
     }
 
-    /// Asks the token server for a pull token for `name`'s repository (GET, with basic auth when
-    /// there are credentials).
+    /// Sends the request `build` makes (called again after answering one 401 challenge, with
+    /// basic credentials or a `pull,push` token) to `name`'s registry, once: the cache registry's
+    /// pushes, whose failures are skipped rather than retried.
+    pub(crate) async fn send_push(
+        &self,
+        name: &RemoteName,
+        build: impl Fn(&reqwest::Client) -> reqwest::RequestBuilder,
+    ) -> Result<Response, RegistryError> {
+        let endpoint = self.endpoints.resolve(&name.registry)?;
+        let key = (endpoint.host.clone(), format!("{}:push", name.repository));
+        let mut answered = false;
+        loop {
+            let mut request = build(&self.http);
+            if let Some(value) = self.auth_cache.lock().await.get(&key).cloned() {
+                request = request.header(AUTHORIZATION, value);
+            }
+            let response = request.send().await.map_err(|source| RegistryError::Http {
+                image: name.full.clone(),
+                source: HttpError::from_reqwest(&endpoint.host, &source),
+            })?;
+            if response.status() != StatusCode::UNAUTHORIZED || answered {
+                return Ok(response);
+            }
+            let credentials = self.credentials_for(name, &endpoint);
+            let challenge = header(response.headers(), WWW_AUTHENTICATE.as_str())
+                .and_then(|h| parse_challenge(&h));
+            let value = match (challenge, credentials) {
+                (Some(Challenge::Basic), Some(c)) => basic_value(c),
+                (Some(Challenge::Bearer { realm, service, .. }), c) => {
+                    self.token(name, &realm, service.as_deref(), c, "pull,push")
+                        .await?
+                }
+                _ => return Ok(response),
+            };
+            self.auth_cache.lock().await.insert(key.clone(), value);
+            answered = true;
+        }
+    }
+
+    /// Asks the token server for a token for `actions` (`pull`, `pull,push`) on `name`'s
+    /// repository (GET, with basic auth when there are credentials).
     async fn token(
         &self,
         name: &RemoteName,
         realm: &str,
         service: Option<&str>,
         credentials: Option<&Credentials>,
+        actions: &str,
     ) -> Result<String, RegistryError> {
         let token_error = |reason: String| RegistryError::Token {
             image: name.full.clone(),
@@ -403,7 +449,10 @@ impl RegistryClient {
             if let Some(service) = service {
                 query.append_pair("service", service);
             }
-            query.append_pair("scope", &format!("repository:{}:pull", name.repository));
+            query.append_pair(
+                "scope",
+                &format!("repository:{}:{actions}", name.repository),
+            );
         }
         let mut request = self.http.get(url);
         if let Some(c) = credentials {

@@ -39,7 +39,8 @@ pub async fn pull_images(
             temp.path().to_path_buf()
         }
     };
-    let store = BlobStore::new(&blob_dir, options.concurrency)?;
+    let store = BlobStore::new(&blob_dir, options.concurrency)?
+        .with_cache_registry(options.cache_registry.clone());
     let outcomes: Vec<Outcome> = futures_util::stream::iter(requests.iter().zip(&names))
         .map(|(request, name)| pull_one(&client, &store, name, request, out_dir, options, progress))
         .buffered(options.concurrency.max(1))

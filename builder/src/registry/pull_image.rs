@@ -123,10 +123,10 @@ impl Job<'_> {
     /// The manifest the reference names (an index or an image), its media type and contents.
     async fn top_manifest(&self) -> Result<(FetchedManifest, String, Manifest), RegistryError> {
         let name = self.name;
-        let top = self
-            .client
-            .manifest(name, name.manifest_reference())
-            .await?;
+        let cache = self.options.cache_registry.as_ref();
+        let top =
+            crate::cache_registry::manifest(cache, self.client, name, name.manifest_reference())
+                .await?;
         let (top_type, parsed) = parse_manifest(
             &name.full,
             &top.digest,
@@ -145,7 +145,9 @@ impl Job<'_> {
                 platform: arch.platform(),
                 available: platform::describe(entries),
             })?;
-        let child = self.client.manifest(name, &entry.digest).await?;
+        let cache = self.options.cache_registry.as_ref();
+        let child =
+            crate::cache_registry::manifest(cache, self.client, name, &entry.digest).await?;
         check_size(name, entry, &child)?;
         let (_, parsed) = parse_manifest(
             &name.full,

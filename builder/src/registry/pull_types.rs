@@ -32,6 +32,8 @@ pub struct PullOptions {
     pub blob_dir: Option<PathBuf>,
     /// Where finished tarballs are kept for later builds, if anywhere.
     pub tarball_cache: Option<PathBuf>,
+    /// The shared cache registry for manifests and blobs, if any.
+    pub cache_registry: Option<crate::cache_registry::SharedCacheRegistry>,
 }
 
 impl PullOptions {
@@ -47,6 +49,7 @@ impl PullOptions {
             credentials: CredentialStore::default(),
             blob_dir: None,
             tarball_cache: None,
+            cache_registry: None,
         }
     }
 }

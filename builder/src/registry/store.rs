@@ -34,6 +34,7 @@ pub struct BlobStore {
     fetched: AtomicU64,
     reused: AtomicU64,
     unique: AtomicU64,
+    cache_registry: Option<crate::cache_registry::SharedCacheRegistry>,
 }
 
 impl BlobStore {
@@ -49,7 +50,18 @@ impl BlobStore {
             fetched: AtomicU64::new(0),
             reused: AtomicU64::new(0),
             unique: AtomicU64::new(0),
+            cache_registry: None,
         })
+    }
+
+    /// Takes blobs from `cache` (after this store, before the image's registry) and pushes
+    /// the ones fetched upstream to it.
+    pub fn with_cache_registry(
+        mut self,
+        cache: Option<crate::cache_registry::SharedCacheRegistry>,
+    ) -> Self {
+        self.cache_registry = cache;
+        self
     }
 
     /// What the store did so far.
@@ -132,9 +144,18 @@ impl BlobStore {
                             })?;
                     progress.on_start(digest, Some(size));
                     let tmp = self.temp_path(digest);
-                    let result = client
-                        .blob_to_file(name, digest, size, &tmp, progress)
-                        .await;
+                    let cached = match &self.cache_registry {
+                        Some(c) => c.fetch_blob(&name.full, digest, size, &tmp, progress).await,
+                        None => false,
+                    };
+                    let result = match cached {
+                        true => Ok(()),
+                        false => {
+                            client
+                                .blob_to_file(name, digest, size, &tmp, progress)
+                                .await
+                        }
+                    };
                     progress.on_done(digest);
                     if let Err(error) = result {
                         let _ = tokio::fs::remove_file(&tmp).await;
@@ -143,6 +164,9 @@ impl BlobStore {
                     tokio::fs::rename(&tmp, &path)
                         .await
                         .map_err(RegistryError::io(&path))?;
+                    if let (false, Some(c)) = (cached, &self.cache_registry) {
+                        c.push_image_blob(digest, size, &path).await;
+                    }
                     self.fetched.fetch_add(1, Ordering::Relaxed);
                 }
                 self.unique.fetch_add(size, Ordering::Relaxed);

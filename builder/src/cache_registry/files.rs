@@ -1,0 +1,128 @@
+//! Downloaded files in the cache registry: found by the tag of their canonical URL, their bytes
+//! checked against the digest the artifact claims as they stream in.
+
+use std::path::Path;
+use std::sync::atomic::Ordering;
+
+use super::artifact::{Descriptor, Entry, FILE_ARTIFACT};
+use super::push::Body;
+use super::{CacheRegistry, file_tag};
+use crate::fetch::{Checksum, ChecksumStatus};
+use crate::progress::ProgressSink;
+
+/// A file the cache registry served, verified.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileHit {
+    /// The canonical URL it was stored for.
+    pub url: String,
+    /// `cache-registry:<registry URL>@sha256:<hex>`, the build report's `url_used`.
+    pub url_used: String,
+    /// Its sha256, lower-case hex.
+    pub sha256: String,
+    /// Its size.
+    pub bytes: u64,
+    /// How it was checked when first fetched from upstream.
+    pub checksum: ChecksumStatus,
+}
+
+impl CacheRegistry {
+    /// Streams the first of `urls` the registry holds (and whose record satisfies `checksum`:
+    /// a pinned digest must match, a published checksum must have been verified) into `file`,
+    /// checking its size and sha256; `None` when it holds none, or only a damaged copy.
+    pub async fn fetch_file(
+        &self,
+        urls: &[String],
+        checksum: &Checksum,
+        file: &Path,
+        progress: &dyn ProgressSink,
+    ) -> Option<FileHit> {
+        for url in urls {
+            if !self.usable() {
+                return None;
+            }
+            let manifest = match self.client.manifest(&self.name, &file_tag(url)).await {
+                Ok(manifest) => manifest,
+                Err(error) => {
+                    self.read_failed(url, "", error);
+                    continue;
+                }
+            };
+            let Some(entry) = Entry::parse(&manifest.bytes, FILE_ARTIFACT) else {
+                self.misses.fetch_add(1, Ordering::Relaxed);
+                continue;
+            };
+            let sha256 = entry
+                .content
+                .digest
+                .trim_start_matches("sha256:")
+                .to_string();
+            let status = entry.checked.clone().unwrap_or(ChecksumStatus::Computed);
+            let acceptable = entry.key == *url
+                && match checksum {
+                    Checksum::None => true,
+                    Checksum::Pinned { sha256: pinned } => pinned.eq_ignore_ascii_case(&sha256),
+                    Checksum::Sidecar { .. } | Checksum::List { .. } => {
+                        matches!(status, ChecksumStatus::Verified { .. })
+                    }
+                };
+            if !acceptable {
+                self.misses.fetch_add(1, Ordering::Relaxed);
+                continue;
+            }
+            let digest = &entry.content.digest;
+            progress.on_start(url, Some(entry.content.size));
+            let got = self
+                .client
+                .blob_to_file(&self.name, digest, entry.content.size, file, progress)
+                .await;
+            if let Err(error) = got {
+                self.read_failed(url, digest, error);
+                continue;
+            }
+            self.hits.fetch_add(1, Ordering::Relaxed);
+            return Some(FileHit {
+                url: url.clone(),
+                url_used: format!("cache-registry:{}@{digest}", self.url),
+                sha256,
+                bytes: entry.content.size,
+                checksum: status,
+            });
+        }
+        None
+    }
+
+    /// Pushes the verified file at `path` (`sha256`, `bytes`) for `url`, recording how it was
+    /// checked; failures become warnings.
+    pub async fn push_file(
+        &self,
+        url: &str,
+        path: &Path,
+        sha256: &str,
+        bytes: u64,
+        checksum: &ChecksumStatus,
+    ) {
+        if !self.can_push() {
+            return;
+        }
+        let entry = Entry {
+            kind: FILE_ARTIFACT.into(),
+            key: url.to_string(),
+            content: Descriptor {
+                media_type: "application/octet-stream".into(),
+                digest: format!("sha256:{sha256}"),
+                size: bytes,
+                annotations: Default::default(),
+            },
+            checked: Some(checksum.clone()),
+        };
+        match self
+            .push_entry(&file_tag(url), &entry, Some(Body::File(path)))
+            .await
+        {
+            Ok(()) => {
+                self.pushed.fetch_add(1, Ordering::Relaxed);
+            }
+            Err(failure) => self.push_failed(failure),
+        }
+    }
+}

@@ -1,0 +1,164 @@
+//! Image manifests and blobs in the cache registry: blobs by digest, as the upstream registry
+//! serves them; manifests as artifacts found by the tag of `repository@reference`.
+
+use std::path::Path;
+use std::sync::atomic::Ordering;
+
+use super::artifact::{Descriptor, Entry, MANIFEST_ARTIFACT};
+use super::push::Body;
+use super::{SharedCacheRegistry, manifest_tag};
+use crate::progress::{NoProgress, ProgressSink};
+use crate::registry::{FetchedManifest, RegistryClient, RegistryError, RemoteName};
+
+/// The largest manifest taken from the cache (as from any registry).
+const MAX_MANIFEST_BYTES: u64 = 4 * 1024 * 1024;
+
+/// The manifest `reference` (tag or digest) of `name`: from `cache` when it holds a sound copy,
+/// else from upstream through `client` (then pushed to `cache`).
+pub async fn manifest(
+    cache: Option<&SharedCacheRegistry>,
+    client: &RegistryClient,
+    name: &RemoteName,
+    reference: &str,
+) -> Result<FetchedManifest, RegistryError> {
+    let Some(cache) = cache else {
+        return client.manifest(name, reference).await;
+    };
+    let repository = format!("{}/{}", name.registry, name.repository);
+    let tag = manifest_tag(&repository, reference);
+    if let Some(found) = cache.cached_manifest(&tag, name, reference).await {
+        return Ok(found);
+    }
+    let fetched = client.manifest(name, reference).await?;
+    cache
+        .push_manifest_entry(&tag, name, reference, &fetched)
+        .await;
+    Ok(fetched)
+}
+
+impl SharedCacheRegistry {
+    async fn cached_manifest(
+        &self,
+        tag: &str,
+        name: &RemoteName,
+        reference: &str,
+    ) -> Option<FetchedManifest> {
+        if !self.usable() {
+            return None;
+        }
+        let artifact = match self.client.manifest(&self.name, tag).await {
+            Ok(artifact) => artifact,
+            Err(error) => {
+                self.read_failed(&name.full, "", error);
+                return None;
+            }
+        };
+        let entry = Entry::parse(&artifact.bytes, MANIFEST_ARTIFACT)?;
+        let digest = entry.content.digest.clone();
+        let key = format!("{}/{}@{reference}", name.registry, name.repository);
+        let pinned_elsewhere = reference.starts_with("sha256:") && reference != digest;
+        if entry.key != key || pinned_elsewhere || entry.content.size > MAX_MANIFEST_BYTES {
+            self.misses.fetch_add(1, Ordering::Relaxed);
+            return None;
+        }
+        let dir = tempfile::tempdir().ok()?;
+        let file = dir.path().join("manifest");
+        if let Err(error) = self
+            .client
+            .blob_to_file(&self.name, &digest, entry.content.size, &file, &NoProgress)
+            .await
+        {
+            self.read_failed(&name.full, &digest, error);
+            return None;
+        }
+        let bytes = tokio::fs::read(&file).await.ok()?;
+        self.hits.fetch_add(1, Ordering::Relaxed);
+        Some(FetchedManifest {
+            bytes,
+            digest,
+            content_type: Some(entry.content.media_type),
+        })
+    }
+
+    async fn push_manifest_entry(
+        &self,
+        tag: &str,
+        name: &RemoteName,
+        reference: &str,
+        fetched: &FetchedManifest,
+    ) {
+        if !self.can_push() {
+            return;
+        }
+        let Some(media_type) = fetched.content_type.clone() else {
+            return;
+        };
+        let entry = Entry {
+            kind: MANIFEST_ARTIFACT.into(),
+            key: format!("{}/{}@{reference}", name.registry, name.repository),
+            content: Descriptor {
+                media_type,
+                digest: fetched.digest.clone(),
+                size: fetched.bytes.len() as u64,
+                annotations: Default::default(),
+            },
+            checked: None,
+        };
+        match self
+            .push_entry(tag, &entry, Some(Body::Bytes(&fetched.bytes)))
+            .await
+        {
+            Ok(()) => {
+                self.pushed.fetch_add(1, Ordering::Relaxed);
+            }
+            Err(failure) => self.push_failed(failure),
+        }
+    }
+
+    /// Streams blob `digest` of `size` bytes of `image` from the cache into `file`, checking
+    /// size and digest; whether it did.
+    pub async fn fetch_blob(
+        &self,
+        image: &str,
+        digest: &str,
+        size: u64,
+        file: &Path,
+        progress: &dyn ProgressSink,
+    ) -> bool {
+        if !self.usable() {
+            return false;
+        }
+        match self
+            .client
+            .blob_to_file(&self.name, digest, size, file, progress)
+            .await
+        {
+            Ok(()) => {
+                self.hits.fetch_add(1, Ordering::Relaxed);
+                true
+            }
+            Err(error) => {
+                let _ = tokio::fs::remove_file(file).await;
+                self.read_failed(image, digest, error);
+                false
+            }
+        }
+    }
+
+    /// Pushes the verified blob at `path`; failures become warnings.
+    pub async fn push_image_blob(&self, digest: &str, size: u64, path: &Path) {
+        if !self.can_push() {
+            return;
+        }
+        let replace = self.was_damaged(digest);
+        match self
+            .push_blob(digest, size, Body::File(path), replace)
+            .await
+        {
+            Ok(()) => {
+                self.pushed.fetch_add(1, Ordering::Relaxed);
+            }
+            Err(failure) => self.push_failed(failure),
+        }
+    }
+}

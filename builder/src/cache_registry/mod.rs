@@ -1,0 +1,389 @@
+//! `--cache-registry`: one OCI registry repository as the content cache every build (every CI
+//! runner) shares. Image blobs are stored by digest as they are; image manifests and downloaded
+//! files are OCI artifacts (an empty config and one layer, the content, whose digest is its
+//! sha256) found by a tag derived from what the build knows beforehand: the canonical URL of a
+//! file, the reference of a manifest ([`file_tag`], [`manifest_tag`]).
+//!
+//! The order is local `--cache-dir`, then this registry, then upstream. Every entry is checked
+//! against the digest it claims while it streams in, before it is used; a damaged one is
+//! ignored, fetched from upstream and pushed again. What comes from upstream is pushed only after
+//! it was verified. A registry that is down, or refuses pushes, costs a [`CacheWarning`], never
+//! the build: after the first failure it is left alone for the rest of the build.
+//!
+//! A manifest found by tag is taken as the first build that pushed it resolved that tag, so
+//! every runner builds the same images; a new upstream push to the same tag is seen once the
+//! cache repository is cleared (or `--locked` pins digests).
+//!
+//! ```no_run
+//! # fn demo() -> Result<(), cks_builder::cache_registry::CacheRegistryError> {
+//! use cks_builder::cache_registry::CacheRegistry;
+//! use cks_builder::registry::CredentialStore;
+//! let cache = CacheRegistry::open(
+//!     "http://127.0.0.1:5000/cks-cache",
+//!     &["127.0.0.1:5000".to_string()],
+//!     &[],
+//!     CredentialStore::default(),
+//! )?;
+//! for warning in cache.take_warnings() {
+//!     eprintln!("warning: {warning}");
+//! }
+//! # Ok(()) }
+//! ```
+
+mod artifact;
+mod error;
+mod files;
+mod images;
+mod push;
+mod tag;
+mod warning;
+
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+pub use error::CacheRegistryError;
+pub use files::FileHit;
+pub use images::manifest;
+pub use tag::{file_tag, manifest_tag};
+pub use warning::CacheWarning;
+
+use std::path::PathBuf;
+
+use crate::fetch::{ClientOptions, FetchError};
+use crate::registry::{CredentialStore, Endpoints, RegistryClient, RegistryError, RemoteName};
+use crate::retry::RetryPolicy;
+
+/// Counts of what the cache registry did in one build.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CacheStats {
+    /// Files, manifests and blobs taken from it.
+    pub hits: u64,
+    /// Look-ups it could not answer.
+    pub misses: u64,
+    /// Entries pushed to it.
+    pub pushed: u64,
+}
+
+/// A cache registry repository and what this build saw of it.
+#[derive(Debug)]
+pub struct CacheRegistry {
+    url: String,
+    scheme: String,
+    name: RemoteName,
+    client: RegistryClient,
+    down: AtomicBool,
+    push_refused: AtomicBool,
+    /// The empty config blob every artifact names, pushed once for the build (concurrent
+    /// pushes wait for that one upload instead of racing it).
+    empty_pushed: tokio::sync::OnceCell<()>,
+    damaged: Mutex<HashSet<String>>,
+    warnings: Mutex<Vec<CacheWarning>>,
+    hits: AtomicU64,
+    misses: AtomicU64,
+    pushed: AtomicU64,
+}
+
+/// A cache registry shared by the downloader and the puller of one build (equal when it is the
+/// same one).
+#[derive(Debug, Clone)]
+pub struct SharedCacheRegistry(pub Arc<CacheRegistry>);
+
+impl PartialEq for SharedCacheRegistry {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for SharedCacheRegistry {}
+
+impl std::ops::Deref for SharedCacheRegistry {
+    type Target = CacheRegistry;
+    fn deref(&self) -> &CacheRegistry {
+        &self.0
+    }
+}
+
+impl CacheRegistry {
+    /// The cache registry at `url` (`http(s)://HOST[:PORT]/REPO`); plain HTTP only for a host
+    /// named in `insecure`, as for pulls; `credentials` as `docker login` left them (credential
+    /// helpers are asked about this host only).
+    pub fn open(
+        url: &str,
+        insecure: &[String],
+        ca_files: &[PathBuf],
+        mut credentials: CredentialStore,
+    ) -> Result<Self, CacheRegistryError> {
+        let bad = |reason: &str| CacheRegistryError::BadUrl {
+            url: url.to_string(),
+            reason: reason.to_string(),
+        };
+        let (scheme, rest) = url
+            .split_once("://")
+            .ok_or_else(|| bad("there is no scheme"))?;
+        if scheme != "http" && scheme != "https" {
+            return Err(bad("the scheme must be http or https"));
+        }
+        let (host, repository) = rest
+            .split_once('/')
+            .ok_or_else(|| bad("there is no repository path"))?;
+        let repository = repository.trim_end_matches('/');
+        if host.is_empty() || host.contains('@') || host.contains('?') {
+            return Err(bad("the host must be HOST[:PORT], with no user"));
+        }
+        let valid_repo = !repository.is_empty()
+            && repository.split('/').all(|part| {
+                !part.is_empty()
+                    && part
+                        .chars()
+                        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || "._-".contains(c))
+            });
+        if !valid_repo {
+            return Err(bad(
+                "the repository must be lowercase path components such as ci/cks-cache",
+            ));
+        }
+        let registry_error = |source: RegistryError| CacheRegistryError::Registry {
+            url: url.to_string(),
+            source,
+        };
+        let endpoints = Endpoints::new(&[format!("{host}={scheme}://{host}")], insecure)
+            .map_err(registry_error)?;
+        endpoints.resolve(host).map_err(registry_error)?;
+        credentials.ask_helpers(&[host]).map_err(registry_error)?;
+        // One quick retry: a cache that does not answer at once is not worth waiting for.
+        let retry = RetryPolicy {
+            retries: 1,
+            ..RetryPolicy::default()
+        };
+        let http = ClientOptions {
+            ca_files: ca_files.to_vec(),
+            ..ClientOptions::default()
+        }
+        .builder()
+        .and_then(|b| {
+            b.read_timeout(std::time::Duration::from_secs(30))
+                .build()
+                .map_err(|e| FetchError::Client {
+                    reason: e.to_string(),
+                })
+        })
+        .map_err(|source| CacheRegistryError::Client {
+            url: url.to_string(),
+            source,
+        })?;
+        let client = RegistryClient::new(endpoints, credentials, retry)
+            .map_err(registry_error)?
+            .with_http(http);
+        Ok(CacheRegistry {
+            url: url.to_string(),
+            scheme: scheme.to_string(),
+            name: RemoteName {
+                full: format!("{host}/{repository}"),
+                registry: host.to_string(),
+                repository: repository.to_string(),
+                tag: None,
+                digest: None,
+            },
+            client,
+            down: AtomicBool::new(false),
+            push_refused: AtomicBool::new(false),
+            empty_pushed: tokio::sync::OnceCell::new(),
+            damaged: Mutex::new(HashSet::new()),
+            warnings: Mutex::new(Vec::new()),
+            hits: AtomicU64::new(0),
+            misses: AtomicU64::new(0),
+            pushed: AtomicU64::new(0),
+        })
+    }
+
+    /// [`Self::open`] for a build's `--cache-registry` value, if it has one.
+    pub fn for_build(
+        url: Option<&str>,
+        insecure: &[String],
+        ca_files: &[PathBuf],
+        credentials: &CredentialStore,
+    ) -> Result<Option<SharedCacheRegistry>, CacheRegistryError> {
+        url.map(|url| CacheRegistry::open(url, insecure, ca_files, credentials.clone()))
+            .transpose()
+            .map(|c| c.map(|c| SharedCacheRegistry(Arc::new(c))))
+    }
+
+    /// The warnings so far, removed from the registry's list.
+    pub fn take_warnings(&self) -> Vec<CacheWarning> {
+        self.warnings
+            .lock()
+            .map(|mut w| std::mem::take(&mut *w))
+            .unwrap_or_default()
+    }
+
+    /// What the cache registry did so far.
+    pub fn stats(&self) -> CacheStats {
+        CacheStats {
+            hits: self.hits.load(Ordering::Relaxed),
+            misses: self.misses.load(Ordering::Relaxed),
+            pushed: self.pushed.load(Ordering::Relaxed),
+        }
+    }
+
+    fn usable(&self) -> bool {
+        !self.down.load(Ordering::Relaxed)
+    }
+
+    fn can_push(&self) -> bool {
+        self.usable() && !self.push_refused.load(Ordering::Relaxed)
+    }
+
+    fn warn(&self, warning: CacheWarning) {
+        if let Ok(mut warnings) = self.warnings.lock() {
+            warnings.push(warning);
+        }
+    }
+
+    /// Marks the registry down (one warning for the build).
+    fn went_down(&self, reason: String) {
+        if !self.down.swap(true, Ordering::Relaxed) {
+            self.warn(CacheWarning::Unreachable {
+                registry: self.url.clone(),
+                reason,
+            });
+        }
+    }
+
+    /// Records a read that failed: a miss, damage (remembered, so the push replaces it), or the
+    /// registry going down.
+    fn read_failed(&self, entry: &str, digest: &str, error: RegistryError) {
+        self.misses.fetch_add(1, Ordering::Relaxed);
+        match error {
+            RegistryError::NotFound { .. } => {}
+            RegistryError::BlobDigest { actual, .. } => {
+                self.damaged(entry, digest, format!("its content hashes to {actual}"))
+            }
+            RegistryError::BlobSize {
+                expected, actual, ..
+            } => self.damaged(
+                entry,
+                digest,
+                format!("{actual} bytes where {expected} were claimed"),
+            ),
+            RegistryError::ManifestDigest { actual, .. } => {
+                self.damaged(entry, digest, format!("it hashes to {actual}"))
+            }
+            RegistryError::Http { source, .. } => self.went_down(source.to_string()),
+            other => self.went_down(other.to_string()),
+        }
+    }
+
+    fn damaged(&self, entry: &str, digest: &str, reason: String) {
+        if let Ok(mut damaged) = self.damaged.lock() {
+            damaged.insert(digest.to_string());
+        }
+        self.warn(CacheWarning::Damaged {
+            registry: self.url.clone(),
+            entry: entry.to_string(),
+            digest: digest.to_string(),
+            reason,
+        });
+    }
+
+    fn was_damaged(&self, digest: &str) -> bool {
+        self.damaged.lock().is_ok_and(|d| d.contains(digest))
+    }
+
+    /// Records a push that failed: the registry going down, or refusing (no more pushes).
+    fn push_failed(&self, failure: push::PushFailure) {
+        match failure {
+            push::PushFailure::Unreachable(reason) => self.went_down(reason),
+            push::PushFailure::Refused(reason) => {
+                if !self.push_refused.swap(true, Ordering::Relaxed) {
+                    self.warn(CacheWarning::PushRefused {
+                        registry: self.url.clone(),
+                        reason,
+                    });
+                }
+            }
+        }
+    }
+
+    /// Pushes one entry: its content blob, the empty config and the artifact manifest under
+    /// `tag`; `None` content means the blob was pushed already.
+    async fn push_entry(
+        &self,
+        tag: &str,
+        entry: &artifact::Entry,
+        content: Option<push::Body<'_>>,
+    ) -> Result<(), push::PushFailure> {
+        let digest = &entry.content.digest;
+        if let Some(body) = content {
+            self.push_blob(digest, entry.content.size, body, self.was_damaged(digest))
+                .await?;
+        }
+        self.empty_pushed
+            .get_or_try_init(|| async {
+                self.push_blob(
+                    artifact::EMPTY_DIGEST,
+                    artifact::EMPTY_CONTENT.len() as u64,
+                    push::Body::Bytes(artifact::EMPTY_CONTENT),
+                    false,
+                )
+                .await
+            })
+            .await?;
+        self.push_manifest(tag, &entry.to_manifest()).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn open(url: &str, insecure: &[&str]) -> Result<CacheRegistry, CacheRegistryError> {
+        let insecure: Vec<String> = insecure.iter().map(|s| s.to_string()).collect();
+        CacheRegistry::open(url, &insecure, &[], CredentialStore::default())
+    }
+
+    #[test]
+    fn a_cache_registry_url_names_host_and_repository() {
+        let cache = open("http://127.0.0.1:5000/ci/cks-cache/", &["127.0.0.1:5000"]).expect("ok");
+        assert_eq!(cache.name.registry, "127.0.0.1:5000");
+        assert_eq!(cache.name.repository, "ci/cks-cache");
+        assert!(open("https://registry.ci.example/cks", &[]).is_ok());
+    }
+
+    #[test]
+    fn bad_cache_registry_urls_are_refused_with_the_expected_form() {
+        for url in [
+            "registry.ci.example/cks",
+            "ftp://registry.ci.example/cks",
+            "https://registry.ci.example",
+            "https://registry.ci.example/",
+            "https://user@registry.ci.example/cks",
+            "https://registry.ci.example/CKS",
+        ] {
+            let error = open(url, &[]).expect_err(url).to_string();
+            assert!(
+                error.contains("http(s)://HOST[:PORT]/REPO"),
+                "{url}: {error}"
+            );
+        }
+        let error = open("http://127.0.0.1:5000/cks", &[]).expect_err("refused");
+        assert!(
+            error
+                .to_string()
+                .contains("--insecure-registry 127.0.0.1:5000"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn an_unusable_ca_file_is_refused() {
+        let error = CacheRegistry::open(
+            "https://registry.ci.example/cks",
+            &[],
+            &[PathBuf::from("/nonexistent/ca.pem")],
+            CredentialStore::default(),
+        )
+        .expect_err("refused");
+        assert!(error.to_string().contains("/nonexistent/ca.pem"), "{error}");
+    }
+}

@@ -1,0 +1,58 @@
+//! What the cache registry reports to the user: it never fails a build, it warns.
+
+use serde::Serialize;
+
+/// A cache registry problem the build went past.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub enum CacheWarning {
+    /// The registry did not answer (or answered 5xx); the rest of the build goes to upstream.
+    Unreachable {
+        /// The `--cache-registry` URL.
+        registry: String,
+        /// What went wrong.
+        reason: String,
+    },
+    /// The registry refused a push (read-only, no push rights); nothing more is pushed.
+    PushRefused {
+        /// The `--cache-registry` URL.
+        registry: String,
+        /// What it answered.
+        reason: String,
+    },
+    /// An entry did not match the digest it claims; it was ignored, fetched from upstream and
+    /// pushed again.
+    Damaged {
+        /// The `--cache-registry` URL.
+        registry: String,
+        /// The file URL or image the entry was for.
+        entry: String,
+        /// The digest it claims.
+        digest: String,
+        /// How it differs.
+        reason: String,
+    },
+}
+
+impl std::fmt::Display for CacheWarning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CacheWarning::Unreachable { registry, reason } => write!(
+                f,
+                "cache registry {registry} is unavailable ({reason}); the rest of the build fetches from upstream"
+            ),
+            CacheWarning::PushRefused { registry, reason } => write!(
+                f,
+                "cache registry {registry} refused a push ({reason}); nothing more is pushed to it (check that it is writable and the credentials may push)"
+            ),
+            CacheWarning::Damaged {
+                registry,
+                entry,
+                digest,
+                reason,
+            } => write!(
+                f,
+                "cache registry {registry} holds a damaged {digest} for {entry} ({reason}); it was ignored, fetched from upstream and pushed again"
+            ),
+        }
+    }
+}
