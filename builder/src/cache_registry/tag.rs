@@ -1,7 +1,7 @@
 //! The tags an entry is found by: derived from what a build knows before it has the bytes (a
 //! file's canonical URL, an image reference), so every runner computes the same tag.
 
-use sha2::{Digest, Sha256};
+use crate::digest::sha256_hex;
 
 /// The tag of the file whose canonical upstream URL is `url`: `cks-file-<sha256 of the URL>`.
 ///
@@ -11,17 +11,14 @@ use sha2::{Digest, Sha256};
 /// assert!(tag.starts_with("cks-file-") && tag.len() == 9 + 64);
 /// ```
 pub fn file_tag(url: &str) -> String {
-    format!("cks-file-{}", hex::encode(Sha256::digest(url.as_bytes())))
+    format!("cks-file-{}", sha256_hex(url.as_bytes()))
 }
 
 /// The tag of the manifest that `reference` (a tag or a digest) of the image `repository` (full,
 /// `registry.k8s.io/pause`) names: `cks-manifest-<sha256 of repository@reference>`.
 pub fn manifest_tag(repository: &str, reference: &str) -> String {
     let key = format!("{repository}@{reference}");
-    format!(
-        "cks-manifest-{}",
-        hex::encode(Sha256::digest(key.as_bytes()))
-    )
+    format!("cks-manifest-{}", sha256_hex(key.as_bytes()))
 }
 
 #[cfg(test)]
