@@ -33,12 +33,9 @@ pub fn setup() -> Setup {
 }
 
 /// Waits (bounded) until `done` holds, polling.
-pub fn eventually(what: &str, mut done: impl FnMut() -> bool) {
-    for _ in 0..500 {
-        if done() {
-            return;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(10));
+pub fn eventually(what: &str, done: impl FnMut() -> bool) {
+    if let Err(e) = cks_fixtures::process::wait_until(what, std::time::Duration::from_secs(5), done)
+    {
+        panic!("{e}");
     }
-    panic!("{what} did not happen within 5 s");
 }

@@ -198,11 +198,19 @@ fn a_rollout_that_loses_its_database_mid_batch_leaves_no_node_down_and_scan_aler
         .output()
         .expect("runs");
     assert!(text(&early).contains("OwnerAlive"), "{}", text(&early));
-    std::thread::sleep(Duration::from_millis(2100));
-    let scan = live(&c, "scan", &url)
-        .args(["--lease-timeout", "2"])
-        .output()
-        .expect("runs");
+    // Once the lease is 2 s old, with no owner renewing it, the scanner takes the cluster over.
+    let mut scan = None;
+    cks_fixtures::process::wait_until("the lease to expire", Duration::from_secs(60), || {
+        let out = live(&c, "scan", &url)
+            .args(["--lease-timeout", "2"])
+            .output()
+            .expect("runs");
+        let moved = !text(&out).contains("OwnerAlive");
+        scan = Some(out);
+        moved
+    })
+    .expect("the lease expires");
+    let scan = scan.expect("scanned");
     assert!(scan.status.success(), "{}", text(&scan));
     assert!(text(&scan).contains("MovedToAlert"), "{}", text(&scan));
     assert_eq!(

@@ -188,14 +188,12 @@ fn cs_sees_a_stop_that_fails_after_stopping_and_a_stop_that_takes_its_time() {
     assert_eq!(state(&s), "Stopping");
     let pending = ok(&cs(&s, "test-secret", &["queryAsyncJobResult", &job]));
     assert_eq!(pending["jobstatus"], 0);
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    while state(&s) != "Stopped" {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the slow stop never finished"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
+    cks_fixtures::process::wait_until(
+        "the slow stop to finish",
+        std::time::Duration::from_secs(20),
+        || state(&s) == "Stopped",
+    )
+    .expect("the slow stop finishes");
     let done = ok(&cs(&s, "test-secret", &["queryAsyncJobResult", &job]));
     assert_eq!(done["jobstatus"], 1);
 }

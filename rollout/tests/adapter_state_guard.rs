@@ -5,7 +5,7 @@
 //! no node left down; a worker added during the first batch is planned again and rolled too.
 
 use std::process::{Child, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::adapter_support::{Cluster, WORKERS, cluster, text};
 use cks_rollout::model::ClusterState;
@@ -40,13 +40,15 @@ fn calls_starting(c: &Cluster, command: &str) -> usize {
 /// Waits until the run has started its first VM again (inside batch 1), then calls `act`;
 /// returns the run's output.
 fn during_first_batch(c: &Cluster, mut run: Child, act: impl FnOnce()) -> Output {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while calls_starting(c, "startvirtualmachine") == 0 {
-        if Instant::now() > deadline || run.try_wait().ok().flatten().is_some() {
-            let out = run.wait_with_output().expect("run ends");
-            panic!("the run never started a VM: {}", text(&out));
-        }
-        std::thread::sleep(Duration::from_millis(5));
+    // Done waiting when a VM is started, or when the run ended without starting one.
+    let waited = cks_fixtures::process::wait_until(
+        "the run's first VM start",
+        Duration::from_secs(60),
+        || calls_starting(c, "startvirtualmachine") > 0 || run.try_wait().ok().flatten().is_some(),
+    );
+    if waited.is_err() || calls_starting(c, "startvirtualmachine") == 0 {
+        let out = run.wait_with_output().expect("run ends");
+        panic!("the run never started a VM: {}", text(&out));
     }
     act();
     run.wait_with_output().expect("run ends")
