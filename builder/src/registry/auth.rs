@@ -238,6 +238,16 @@ fn parse_params(text: &str) -> BTreeMap<String, String> {
     params
 }
 
+/// The `Authorization` value for basic credentials.
+pub(super) fn basic_value(c: &Credentials) -> String {
+    use base64::Engine as _;
+    let raw = format!("{}:{}", c.username, c.password);
+    format!(
+        "Basic {}",
+        base64::engine::general_purpose::STANDARD.encode(raw)
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -20,6 +20,7 @@
 
 mod auth;
 mod client;
+mod client_auth;
 mod cred_helper;
 mod credentials;
 mod endpoint;
