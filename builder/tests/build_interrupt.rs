@@ -44,13 +44,13 @@ fn an_interrupted_build_leaves_nothing_in_the_output_or_temp_dir() {
             "{phase}: {status}\n{text}"
         );
         // The build may finish the phase before the signal lands; either it was interrupted and
-        // left nothing, or it completed and left exactly the ISO and its sidecar.
+        // left nothing, or it completed and left exactly the ISO, its sidecar and its SBOM.
         let left: Vec<_> = std::fs::read_dir(out.path())
             .expect("out dir")
             .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
             .collect();
         if status.success() {
-            assert_eq!(left.len(), 2, "{left:?}");
+            assert_eq!(left.len(), 3, "{left:?}");
         } else {
             assert!(text.contains("interrupted"), "{text}");
             assert!(left.is_empty(), "after Ctrl-C at {phase}: {left:?}");

@@ -47,7 +47,7 @@ fn a_complete_iso_verifies_clean_and_the_cli_prints_one_ok_line() {
     assert!(report.is_clean(), "{:#?}", report.findings);
     assert_eq!(report.volume_id, "CDROM");
     assert_eq!(report.images, inspect_support::IMAGES.len());
-    let files = tree.file_entries().len() + 1; // and versions.txt
+    let files = tree.file_entries().len() + 2; // and versions.txt and the SBOM
     assert_eq!(report.files, files);
 
     let output = cks_iso(&[OsStr::new("verify"), iso.as_os_str()]);
@@ -276,4 +276,31 @@ fn headlamp_yaml_stands_in_for_dashboard_yaml() {
     tree.render();
     let report = inspect::verify(&tree.pack("headlamp")).expect("readable");
     assert!(report.is_clean(), "{:#?}", report.findings);
+}
+
+#[test]
+fn an_sbom_that_disagrees_with_versions_txt_is_an_sbom_finding_naming_the_file() {
+    let tree = Tree::valid();
+    let kubeadm = tree
+        .file_entries()
+        .into_iter()
+        .find(|f| f.path == "k8s/kubeadm")
+        .expect("the tree has a kubeadm");
+    let edited = tree
+        .read("sbom.spdx.json")
+        .replace(&kubeadm.sha256, &"0".repeat(64));
+    tree.put("sbom.spdx.json", edited.as_bytes(), 0o644);
+    let finding = only_finding(&tree, "sbom.spdx.json", Problem::Sbom);
+    assert!(
+        finding.detail.contains("k8s/kubeadm") && finding.detail.contains(&kubeadm.sha256),
+        "{finding}"
+    );
+}
+
+#[test]
+fn an_iso_without_an_sbom_is_an_sbom_finding() {
+    let tree = Tree::valid();
+    tree.remove("sbom.spdx.json");
+    let finding = only_finding(&tree, "sbom.spdx.json", Problem::Sbom);
+    assert!(finding.detail.contains("missing"), "{finding}");
 }

@@ -81,6 +81,7 @@ pub async fn build_with_reporting(
         cks_builder::iso::partial_path(&iso),
         cks_builder::iso::sidecar_path(&iso),
         cks_builder::iso::partial_path(&cks_builder::iso::sidecar_path(&iso)),
+        cks_builder::pipeline::sbom_beside(&iso),
         iso.clone(),
     ];
     let run = build(options, inputs, request, sink, &watch);
@@ -124,6 +125,7 @@ pub fn render_summary(summary: &Summary) -> String {
     ));
     out.push_str(&format!("sha256: {}\n", summary.sha256));
     out.push_str(&format!("sha256-file: {}\n", summary.sidecar.display()));
+    out.push_str(&format!("sbom: {}\n", summary.sbom.display()));
     out.push_str(&format!(
         "files: {} ({} from cache)\nimages: {}\n",
         summary.files, summary.files_from_cache, summary.images

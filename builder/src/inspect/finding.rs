@@ -42,6 +42,8 @@ pub enum Problem {
     Unreadable,
     /// A kubelet unit runs an `/opt/bin` command that neither the ISO nor a node provides.
     UnitCommand,
+    /// The SBOM is missing or does not describe what `versions.txt` records.
+    Sbom,
 }
 
 impl Problem {
@@ -65,6 +67,7 @@ impl Problem {
             Problem::Manifest => "manifest",
             Problem::Unreadable => "unreadable",
             Problem::UnitCommand => "unit-command",
+            Problem::Sbom => "sbom",
         }
     }
 }

@@ -14,7 +14,7 @@
 //! ```
 //!
 //! The checks are pure functions over what was read (`contract`, `files`, `images`,
-//! `manifests`, `units`, `tarball` on a scratch copy); `verify` and `diff` do the reading.
+//! `manifests`, `units`, `sbom`, `tarball` on a scratch copy); `verify` and `diff` do the reading.
 
 mod contract;
 mod diff;
@@ -24,6 +24,7 @@ mod finding;
 mod images;
 mod manifests;
 mod read;
+mod sbom;
 mod tarball;
 mod units;
 mod verify;

@@ -1,7 +1,8 @@
 //! `verify`: reads an ISO once and runs every check on what it read.
 //!
 //! Order: the volume id, `versions.txt`, every file's sha256 (each `docker/*.tar` is streamed
-//! to a scratch file on the way and checked as an image layout), the node contract on the
+//! to a scratch file on the way and checked as an image layout), the SBOM against
+//! `versions.txt`, the node contract on the
 //! listing, the root manifests and the kubelet units, then the bundled images against the
 //! `image:` lines.
 //!
@@ -17,7 +18,7 @@ use serde::Serialize;
 use super::finding::{Finding, Problem};
 use super::images::Tarball;
 use super::read::{self, Tee};
-use super::{InspectError, contract, files, images, manifests, tarball, units};
+use super::{InspectError, contract, files, images, manifests, sbom, tarball, units};
 use crate::iso::DEFAULT_VOLUME_ID;
 use crate::iso::IsoImage;
 use crate::registry::Arch;
@@ -43,11 +44,11 @@ impl Report {
         self.findings.is_empty()
     }
 
-    /// One line: `OK: cks.iso (CDROM): 14 files, 4 images, all match versions.txt and the node contract`.
+    /// One line: `OK: cks.iso (CDROM): 14 files, 4 images, all match versions.txt, the SBOM and the node contract`.
     pub fn summary(&self) -> String {
         if self.is_clean() {
             format!(
-                "OK: {} ({}): {} files, {} images, all match versions.txt and the node contract",
+                "OK: {} ({}): {} files, {} images, all match versions.txt, the SBOM and the node contract",
                 self.iso.display(),
                 self.volume_id,
                 self.files,
@@ -146,6 +147,11 @@ pub fn verify(iso: &Path) -> Result<Report, InspectError> {
     }
     if let Some(versions) = &versions {
         findings.extend(files::check(&versions.files, &digests));
+        let sbom_path = format!("/{}", cks_pinning::sbom::FILE_NAME);
+        let sbom = read::files(&entries)
+            .any(|(path, _)| path == cks_pinning::sbom::FILE_NAME)
+            .then(|| read::text(&image, &sbom_path));
+        findings.extend(sbom::check(sbom, versions));
     }
     findings.extend(contract::check(&entries, versions.as_ref()));
     for (path, entry) in read::files(&entries) {

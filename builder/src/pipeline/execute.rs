@@ -12,6 +12,7 @@ use super::lock::{LOCK_FORMAT, Lock};
 use super::options::Inputs;
 use super::plan::Plan;
 use super::record::record;
+use super::sbom;
 use super::sources::file_spec;
 use super::staging::{Staging, write_atomically};
 use super::summary::{Summary, mirrored_files};
@@ -93,10 +94,15 @@ pub async fn execute(
         &tree.join(cks_pinning::versions_txt::FILE_NAME),
         versions_text.as_bytes(),
     )?;
+    let sbom_text = sbom::document(&versions, &fetched, &report, tree, &plan.iso)?;
+    write_atomically(&tree.join(sbom::FILE_NAME), sbom_text.as_bytes())?;
     laps.lap("record");
 
     run.observer.phase("pack");
-    let packed = pack_iso(plan, tree, &versions_text, built, run.iso_cache).await?;
+    let generated = [versions_text.as_str(), sbom_text.as_str()];
+    let packed = pack_iso(plan, tree, &generated, built, run.iso_cache).await?;
+    let sbom_path = sbom::beside(&packed.path);
+    write_atomically(&sbom_path, sbom_text.as_bytes())?;
     laps.lap("pack");
 
     if let Some(path) = run.write_lock {
@@ -107,8 +113,8 @@ pub async fn execute(
         &fetched,
         &report,
         packed,
-        versions.files.len() + 1,
-        built.unix_seconds,
+        sbom_path,
+        &versions,
         laps.phases,
     ))
 }
@@ -192,18 +198,18 @@ fn check_locked_digests(plan: &Plan, report: &PullReport) -> Result<()> {
     Ok(())
 }
 
-/// Packs the tree into the plan's ISO, or takes the ISO packed before from the same
-/// versions.txt and volume id: versions.txt names every byte of the tree (paths, digests, the
-/// build time), so that ISO is this one.
+/// Packs the tree into the plan's ISO, or takes the ISO packed before from the same generated
+/// files (versions.txt, the SBOM) and volume id: versions.txt names every other byte of the
+/// tree (paths, digests, the build time), so that ISO is this one.
 async fn pack_iso(
     plan: &Plan,
     tree: &Path,
-    versions_text: &str,
+    generated: &[&str],
     built: BuildTime,
     iso_cache: Option<&Path>,
 ) -> Result<Packed> {
     let options = PackOptions::new(&plan.volume_id, built)?;
-    let iso_cache = iso_cache.map(|dir| IsoCache::new(dir, versions_text, &plan.volume_id));
+    let iso_cache = iso_cache.map(|dir| IsoCache::new(dir, generated, &plan.volume_id));
     if let Some(packed) = iso_cache.as_ref().and_then(|c| c.take(&plan.iso, built)) {
         return Ok(packed);
     }
@@ -254,8 +260,8 @@ fn summarise(
     fetched: &[FetchedFile],
     report: &PullReport,
     packed: Packed,
-    files: usize,
-    built: i64,
+    sbom: std::path::PathBuf,
+    versions: &cks_pinning::versions_txt::VersionsTxt,
     phases: Vec<(String, f64)>,
 ) -> Summary {
     let mut warnings = plan.warnings.clone();
@@ -272,9 +278,11 @@ fn summarise(
     Summary {
         iso: packed.path,
         sidecar: packed.sidecar,
+        sbom,
         size: packed.size,
         sha256: packed.sha256,
-        files,
+        // The files versions.txt lists, then versions.txt and the SBOM.
+        files: versions.files.len() + 2,
         images: report.images.len(),
         skipped_images: report.skipped.iter().map(|s| s.versions_line()).collect(),
         file_bytes_fetched: fetched
@@ -285,7 +293,7 @@ fn summarise(
         files_from_cache: fetched.iter().filter(|f| f.from_cache).count(),
         image_bytes_fetched: report.bytes_fetched,
         image_unique_bytes: report.unique_bytes,
-        built,
+        built: versions.built.unwrap_or_default(),
         mirrored: mirrored_files(fetched),
         phases,
         warnings,

@@ -1,6 +1,6 @@
 //! Finished ISOs kept in the cache folder, keyed by what determines every byte of one: the
-//! tree's `versions.txt` (every path, digest and the build time), the volume id and the writer.
-//! A rebuild that comes to the same key links the ISO it made before (hard link, no copy) and
+//! tree's `versions.txt` (every path, digest and the build time) and SBOM, the volume id and the
+//! writer. A rebuild that comes to the same key links the ISO it made before (hard link, no copy) and
 //! writes only its sidecar.
 
 use std::path::{Path, PathBuf};
@@ -15,14 +15,16 @@ pub struct IsoCache {
 }
 
 impl IsoCache {
-    /// The entry for a tree described by `versions_txt`, packed with `volume_id`.
-    pub fn new(dir: &Path, versions_txt: &str, volume_id: &str) -> Self {
-        let key = crate::digest::cache_key(&[
+    /// The entry for a tree described by its generated files (`versions.txt` first, then the
+    /// SBOM), packed with `volume_id`.
+    pub fn new(dir: &Path, generated: &[&str], volume_id: &str) -> Self {
+        let mut parts = vec![
             concat!("cks-iso ", env!("CARGO_PKG_VERSION")),
             volume_id,
             "rock-ridge+joliet",
-            versions_txt,
-        ]);
+        ];
+        parts.extend_from_slice(generated);
+        let key = crate::digest::cache_key(&parts);
         IsoCache {
             iso: dir.join(format!("{key}.iso")),
             sum: dir.join(format!("{key}.iso.sha256")),

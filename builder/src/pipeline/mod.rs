@@ -8,7 +8,7 @@
 //! Files: `options` (flags, environment and config → [`Options`]), `releases` (autoscaler and
 //! CCM), `resolve` (the plan), `kubeadm` (kubeadm's image list), `sources` (a planned file as a
 //! download), `execute` (the second phase), `record` (`versions.txt`), `summary`, `lock`,
-//! `iso_cache`, `staging`, `run` (both phases).
+//! `iso_cache`, `sbom` (the SPDX document), `staging`, `run` (both phases).
 
 mod execute;
 mod iso_cache;
@@ -20,6 +20,7 @@ mod record;
 mod releases;
 mod resolve;
 mod run;
+mod sbom;
 mod sources;
 mod staging;
 mod summary;
@@ -32,6 +33,7 @@ pub use plan::{AutoscalerPin, CcmPin, Plan};
 pub use releases::{Reach, Releases, TagSource, resolve_releases};
 pub use resolve::{Resolved, resolve};
 pub use run::{Outcome, Request, build, fetch_options, pull_options};
+pub use sbom::beside as sbom_beside;
 pub use sources::file_spec;
 pub use staging::Staging;
 pub use summary::{MirroredFile, Summary, mirrored_files};

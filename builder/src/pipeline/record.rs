@@ -129,7 +129,7 @@ fn skipped_images(plan: &Plan, report: &PullReport) -> Result<Vec<SkippedImage>>
         .collect()
 }
 
-/// Every regular file below `tree` (but versions.txt), as sorted `/`-separated paths.
+/// Every regular file below `tree` (but versions.txt and the SBOM, made from it), as sorted `/`-separated paths.
 fn tree_files(tree: &Path) -> Result<Vec<String>> {
     fn walk(dir: &Path, prefix: &str, out: &mut Vec<String>) -> Result<()> {
         for entry in std::fs::read_dir(dir).with_context(|| format!("listing {}", dir.display()))? {
@@ -142,7 +142,9 @@ fn tree_files(tree: &Path) -> Result<Vec<String>> {
             };
             if entry.file_type()?.is_dir() {
                 walk(&entry.path(), &path, out)?;
-            } else if path != cks_pinning::versions_txt::FILE_NAME {
+            } else if path != cks_pinning::versions_txt::FILE_NAME
+                && path != cks_pinning::sbom::FILE_NAME
+            {
                 out.push(path);
             }
         }

@@ -12,6 +12,8 @@ pub struct Summary {
     pub iso: std::path::PathBuf,
     /// Its `.sha256` sidecar.
     pub sidecar: std::path::PathBuf,
+    /// The SBOM beside it, `<iso>.spdx.json` (the same as `sbom.spdx.json` inside).
+    pub sbom: std::path::PathBuf,
     /// Its size in bytes.
     pub size: u64,
     /// Its sha256.

@@ -365,7 +365,7 @@ impl Tree {
         tar.into_inner().expect("finish tar");
     }
 
-    /// Every file of the tree but `versions.txt`, sorted, with its sha256.
+    /// Every file of the tree but `versions.txt` and the SBOM, sorted, with its sha256.
     pub fn file_entries(&self) -> Vec<FileEntry> {
         let mut out = Vec::new();
         let mut stack = vec![self.root()];
@@ -381,7 +381,7 @@ impl Tree {
                     .expect("inside")
                     .to_string_lossy()
                     .into_owned();
-                if rel != "versions.txt" {
+                if rel != "versions.txt" && rel != cks_pinning::sbom::FILE_NAME {
                     out.push(FileEntry {
                         sha256: sha256_hex(&fs::read(&path).expect("read")),
                         path: rel,
@@ -393,15 +393,25 @@ impl Tree {
         out
     }
 
-    /// Writes `versions.txt` for what is on disk now.
+    /// Writes `versions.txt` for what is on disk now, and the SBOM made from it.
     pub fn render(&self) {
         let versions = VersionsTxt {
             files: self.file_entries(),
             images: self.images.clone(),
+            built: self.versions.built.or(Some(1_700_000_000)),
             ..self.versions.clone()
         };
         let text = versions.render().expect("renders");
         self.put("versions.txt", text.as_bytes(), 0o644);
+        let tool = cks_pinning::sbom::Tool {
+            name: "cks-iso".into(),
+            version: "test".into(),
+            commit: None,
+        };
+        let sbom = cks_pinning::sbom::Sbom::new(&versions, "cks.iso", tool)
+            .render()
+            .expect("the SBOM renders");
+        self.put(cks_pinning::sbom::FILE_NAME, sbom.as_bytes(), 0o644);
     }
 
     /// Packs the tree into `<scratch>/<name>.iso` with volume id `volume_id`.
