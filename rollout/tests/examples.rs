@@ -100,3 +100,30 @@ fn every_example_is_simulated_with_its_expected_verdict() {
         }
     }
 }
+
+#[test]
+fn a_reader_that_stops_early_ends_the_simulation_quietly() {
+    use std::io::{BufRead, BufReader};
+    // `cks-rollout simulate ... | head -1`: the reader closes the pipe after one line.
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/simulate-cluster.yaml");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cks-rollout"))
+        .arg("simulate")
+        .arg("--cluster")
+        .arg(&path)
+        .args(["run", "--offering", "worker=large", "--maxunavailable", "1"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("cks-rollout runs");
+    let stdout = child.stdout.take().expect("stdout");
+    let mut first = String::new();
+    BufReader::new(stdout)
+        .read_line(&mut first)
+        .expect("the first line");
+    // The reader is gone: what the simulator prints next meets a closed pipe.
+    let out = child.wait_with_output().expect("cks-rollout ends");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!first.is_empty());
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+}

@@ -26,7 +26,10 @@ fn extract(iso: &Path, path: &str, dest: &Path) {
 }
 
 fn digest_with(tool: &str, file: &Path) -> String {
-    let output = Command::new(tool).arg(file).output().expect("the hash tool runs");
+    let output = Command::new(tool)
+        .arg(file)
+        .output()
+        .expect("the hash tool runs");
     assert!(output.status.success(), "{tool} {}", file.display());
     String::from_utf8_lossy(&output.stdout)
         .split_whitespace()
@@ -63,7 +66,11 @@ async fn the_iso_and_its_side_carry_one_valid_sbom_of_every_file_image_and_layer
     assert_eq!(inside, beside, "the SBOM inside and beside the ISO differ");
 
     // The real SPDX tools accept it.
-    match Command::new("pyspdxtools").arg("-i").arg(&inside_path).output() {
+    match Command::new("pyspdxtools")
+        .arg("-i")
+        .arg(&inside_path)
+        .output()
+    {
         Ok(output) => {
             let said = format!(
                 "{}{}",

@@ -1,6 +1,16 @@
 //! The `cks-rollout` command line: parse, build the ports, call the engine, print. It lives in
 //! the library so the packaging renders its man page and shell completions from [`command`].
 
+/// `print!` to stdout that ends the program quietly once stdout is closed (`| head`).
+macro_rules! out {
+    ($($arg:tt)*) => { $crate::cli::render::write_out(format_args!($($arg)*)) };
+}
+
+/// `println!` to stdout that ends the program quietly once stdout is closed (`| head`).
+macro_rules! outln {
+    ($($arg:tt)*) => { $crate::cli::render::write_out(format_args!("{}\n", format_args!($($arg)*))) };
+}
+
 mod args;
 mod discover;
 mod live;
@@ -145,7 +155,7 @@ fn run(cli: &Cli) -> Result<Exit> {
             if cli.json {
                 render::json(&plan)?;
             } else {
-                print!("{}", render::plan_text(&plan));
+                out!("{}", render::plan_text(&plan));
             }
             Ok(Exit::Ok)
         }
@@ -182,11 +192,11 @@ fn run(cli: &Cli) -> Result<Exit> {
                 render::json(&serde_json::json!({ "result": outcome, "view": cluster }))?;
             } else {
                 match &outcome {
-                    UpdateOutcome::RolledOut(r) => print!("{}", render::report_text(r)),
-                    UpdateOutcome::Stored { view } => print!("{}", render::stored_text(view)),
+                    UpdateOutcome::RolledOut(r) => out!("{}", render::report_text(r)),
+                    UpdateOutcome::Stored { view } => out!("{}", render::stored_text(view)),
                     UpdateOutcome::CancelRequested => {}
                 }
-                print!("{}", render::view_text(&cluster));
+                out!("{}", render::view_text(&cluster));
             }
             Ok(if failed {
                 Exit::RolloutFailed
@@ -212,7 +222,7 @@ fn run(cli: &Cli) -> Result<Exit> {
             if cli.json {
                 render::json(&outcome)?;
             } else {
-                println!(
+                outln!(
                     "cancel recorded: the rollout of {} stops before its next batch",
                     live.cluster_id
                 );
@@ -226,7 +236,7 @@ fn run(cli: &Cli) -> Result<Exit> {
             if cli.json {
                 render::json(&cluster)?;
             } else {
-                print!("{}", render::view_text(&cluster));
+                out!("{}", render::view_text(&cluster));
             }
             Ok(Exit::Ok)
         }
@@ -238,7 +248,7 @@ fn run(cli: &Cli) -> Result<Exit> {
             if cli.json {
                 render::json(&outcome)?;
             } else {
-                println!("{outcome:?}");
+                outln!("{outcome:?}");
             }
             Ok(Exit::Ok)
         }

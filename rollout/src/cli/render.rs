@@ -10,9 +10,23 @@ use std::collections::BTreeMap;
 use cks_rollout::engine::{ClusterView, Event, Plan, Progress, RolloutReport, StepKind, Verdict};
 use cks_rollout::model::NodeType;
 
+/// Writes to stdout. Once stdout is closed (`cks-rollout simulate | head`) the program ends
+/// quietly with status 0, as a filter's reader wanted no more; another write error ends it
+/// with status 1, named.
+pub fn write_out(text: std::fmt::Arguments<'_>) {
+    let mut stdout = std::io::stdout().lock();
+    if let Err(e) = stdout.write_fmt(text).and_then(|()| stdout.flush()) {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        eprintln!("cks-rollout: writing to stdout: {e}");
+        std::process::exit(1);
+    }
+}
+
 /// Prints `value` as pretty JSON on stdout.
 pub fn json<T: Serialize>(value: &T) -> anyhow::Result<()> {
-    println!("{}", serde_json::to_string_pretty(value)?);
+    outln!("{}", serde_json::to_string_pretty(value)?);
     Ok(())
 }
 
@@ -206,7 +220,7 @@ impl Progress for StepPrinter {
         if self.terminal {
             eprint!("\r\x1b[K");
         }
-        println!("{line}");
+        outln!("{line}");
         if self.terminal && !matches!(e.step, StepKind::Release) {
             let phase = self
                 .phase

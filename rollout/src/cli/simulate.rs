@@ -95,7 +95,7 @@ pub fn run(args: &SimulateArgs, as_json: bool) -> Result<Exit> {
             if as_json {
                 render::json(&plan)?;
             } else {
-                print!("{}", render::plan_text(&plan));
+                out!("{}", render::plan_text(&plan));
             }
             Ok(Exit::Ok)
         }
@@ -138,22 +138,22 @@ pub fn run(args: &SimulateArgs, as_json: bool) -> Result<Exit> {
                 }))?;
             } else {
                 match &run.outcome {
-                    Ok(UpdateOutcome::RolledOut(r)) => print!("{}", render::report_text(r)),
-                    Ok(UpdateOutcome::Stored { view }) => print!("{}", render::stored_text(view)),
-                    Ok(other) => println!("{other:?}"),
-                    Err(e) => println!("refused: {e}"),
+                    Ok(UpdateOutcome::RolledOut(r)) => out!("{}", render::report_text(r)),
+                    Ok(UpdateOutcome::Stored { view }) => out!("{}", render::stored_text(view)),
+                    Ok(other) => outln!("{other:?}"),
+                    Err(e) => outln!("refused: {e}"),
                 }
                 if run.crashed {
-                    println!("the engine crashed; the state scanner ran: {:?}", run.scan);
+                    outln!("the engine crashed; the state scanner ran: {:?}", run.scan);
                 }
-                print!("{}", render::view_text(&cluster));
+                out!("{}", render::view_text(&cluster));
                 match &run.violation {
-                    None => println!(
+                    None => outln!(
                         "invariants: all held over {steps} steps (seed {})",
                         run.seed
                     ),
                     Some(v) => {
-                        println!("invariants: BROKEN: {v} (replay with --seed {})", run.seed)
+                        outln!("invariants: BROKEN: {v} (replay with --seed {})", run.seed)
                     }
                 }
             }
