@@ -9,6 +9,7 @@ mod common;
 mod cs_support;
 mod discovery_support;
 mod kube_support;
+mod store_contract;
 
 mod adapter_cli;
 mod adapter_cli_postgres;
