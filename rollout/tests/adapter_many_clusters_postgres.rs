@@ -4,7 +4,6 @@
 //! one of them, each worker restarted once, and every cluster ends Running with no lease.
 
 use std::collections::BTreeMap;
-use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use cks_fixtures::cloudstack_api::{CloudStackFake, CloudWorld};
@@ -24,10 +23,11 @@ use cks_rollout::model::{ClusterRecord, ClusterState};
 use cks_rollout::ports::Ports;
 use serde_json::{Value, json};
 
+use super::two_processes::{self, test_name};
+
 const CLUSTERS: usize = 6;
 const WORKERS: usize = 3;
 const CHILD_PLAN: &str = "CKS_MANY_CLUSTERS_PLAN";
-const CHILD_NAME: &str = "CKS_MANY_CLUSTERS_NAME";
 
 /// One cluster of the fakes: its worlds, servers and what a rollout process needs to reach it.
 struct FakeCluster {
@@ -171,16 +171,10 @@ fn roll(plan: &Value, cluster: &Value, owner: &str) -> Result<(), String> {
     }
 }
 
-/// Run as a child process: waits for the start signal, then rolls every cluster at once.
+/// Run as a child process once started: rolls every cluster of the plan at once.
 fn roll_as_child(plan_path: &str, owner: &str) {
     let plan: Value =
         serde_json::from_slice(&std::fs::read(plan_path).expect("plan")).expect("plan JSON");
-    std::fs::write(format!("{plan_path}.ready-{owner}"), "").expect("ready signal");
-    cks_fixtures::process::wait_for_path(
-        std::path::Path::new(&format!("{plan_path}.go")),
-        Duration::from_secs(60),
-    )
-    .expect("start signal");
     let handles: Vec<_> = plan["clusters"]
         .as_array()
         .cloned()
@@ -205,8 +199,8 @@ fn roll_as_child(plan_path: &str, owner: &str) {
 
 #[test]
 fn many_clusters_rolled_by_two_processes_are_each_owned_by_exactly_one() {
-    if let (Ok(plan), Ok(name)) = (std::env::var(CHILD_PLAN), std::env::var(CHILD_NAME)) {
-        roll_as_child(&plan, &name);
+    if let Some(name) = two_processes::child() {
+        roll_as_child(&std::env::var(CHILD_PLAN).expect("the plan"), &name);
         return;
     }
     let pg = Postgres::start().expect("PostgreSQL starts");
@@ -229,52 +223,13 @@ fn many_clusters_rolled_by_two_processes_are_each_owned_by_exactly_one() {
     let plan_path = dir.path().join("plan.json");
     std::fs::write(&plan_path, plan.to_string()).expect("plan");
 
-    let exe = std::env::current_exe().expect("test binary");
-    let module = module_path!().split_once("::").map_or("", |(_, m)| m);
-    let test =
-        format!("{module}::many_clusters_rolled_by_two_processes_are_each_owned_by_exactly_one");
-    let children: Vec<_> = ["p1", "p2"]
-        .iter()
-        .map(|name| {
-            Command::new(&exe)
-                .args([test.as_str(), "--exact", "--nocapture", "--test-threads=1"])
-                .env(CHILD_PLAN, &plan_path)
-                .env(CHILD_NAME, name)
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .expect("child starts")
-        })
-        .collect();
-    for name in ["p1", "p2"] {
-        let ready = std::path::PathBuf::from(format!("{}.ready-{name}", plan_path.display()));
-        cks_fixtures::process::wait_for_path(&ready, Duration::from_secs(60)).expect("child ready");
-    }
-    std::fs::write(format!("{}.go", plan_path.display()), "").expect("start signal");
-
-    let mut winners: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    let mut shown = String::new();
-    for child in children {
-        let out = child.wait_with_output().expect("child ends");
-        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-        assert!(
-            out.status.success(),
-            "child failed: {stdout}{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        for line in stdout.lines() {
-            if let Some((_, won)) = line.split_once("won ") {
-                let mut words = won.split_whitespace();
-                if let (Some(id), Some(owner)) = (words.next(), words.next()) {
-                    winners
-                        .entry(id.to_string())
-                        .or_default()
-                        .push(owner.to_string());
-                }
-            }
-        }
-        shown.push_str(&stdout);
-    }
+    let test = test_name(
+        module_path!(),
+        "many_clusters_rolled_by_two_processes_are_each_owned_by_exactly_one",
+    );
+    let printed = two_processes::race(&test, &[(CHILD_PLAN, plan_path.as_os_str())]);
+    let winners = two_processes::winners(&printed);
+    let shown = printed.concat();
     let mut per_process: BTreeMap<String, usize> = BTreeMap::new();
     for c in &clusters {
         let won = winners.get(&c.id).cloned().unwrap_or_default();

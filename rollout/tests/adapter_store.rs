@@ -1,7 +1,8 @@
 //! The SQLite store (`sqlite:PATH`, the default) against the store contract: every rule, and
 //! two OS processes racing for hundreds of clusters never both win one.
 
-use super::store_contract::{race, race_child, test_name, the_contract_holds};
+use super::store_contract::{race, race_child, the_contract_holds};
+use super::two_processes::test_name;
 
 #[test]
 fn the_store_contract_holds_in_sqlite() {

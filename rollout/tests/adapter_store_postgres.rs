@@ -9,7 +9,8 @@ use cks_rollout::adapters::store::{PostgresStore, PostgresUrl};
 use cks_rollout::model::ClusterState;
 use cks_rollout::ports::{PortErrorKind, Store};
 
-use super::store_contract::{lease, race, race_child, record, test_name, the_contract_holds};
+use super::store_contract::{lease, race, race_child, record, the_contract_holds};
+use super::two_processes::test_name;
 
 fn open(url: &str) -> PostgresStore {
     let url: PostgresUrl = url.parse().expect("a PostgreSQL URL");

@@ -10,6 +10,7 @@ mod cs_support;
 mod discovery_support;
 mod kube_support;
 mod store_contract;
+mod two_processes;
 
 mod adapter_cli;
 mod adapter_cli_postgres;

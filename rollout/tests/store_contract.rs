@@ -5,12 +5,13 @@
 //! clusters to `Updating` never both win one.
 
 use std::collections::BTreeMap;
-use std::process::{Command, Stdio};
-use std::time::Duration;
+use std::ffi::OsStr;
 
 use cks_rollout::adapters::store::{AnyStore, StoreUrl};
 use cks_rollout::model::{ClusterRecord, ClusterState, Lease, NodeType, NodeTypeSettings};
 use cks_rollout::ports::{PortErrorKind, Store};
+
+use super::two_processes;
 
 /// A Running cluster `id` with three control nodes and six workers.
 pub fn record(id: &str) -> ClusterRecord {
@@ -135,46 +136,34 @@ pub fn the_contract_holds(url: &str) {
 }
 
 const CHILD_URL: &str = "CKS_STORE_RACE_URL";
-const CHILD_NAME: &str = "CKS_STORE_RACE_NAME";
-const CHILD_GO: &str = "CKS_STORE_RACE_GO";
 const CHILD_THREADS: &str = "CKS_STORE_RACE_THREADS";
 const CLUSTERS: usize = 300;
 
 /// In a child process of [`race`]: takes part and returns `true`; else `false`.
 pub fn race_child() -> bool {
-    let (Ok(url), Ok(name), Ok(go), Ok(threads)) = (
-        std::env::var(CHILD_URL),
-        std::env::var(CHILD_NAME),
-        std::env::var(CHILD_GO),
-        std::env::var(CHILD_THREADS),
-    ) else {
+    let Some(name) = two_processes::child() else {
         return false;
     };
-    let threads: usize = threads.parse().expect("a thread count");
-    race_as_child(&url, &name, &go, threads);
-    true
-}
-
-/// `threads` connections, each trying to take every cluster in its own order, after the start
-/// signal; prints `won <id> <owner>` per win.
-fn race_as_child(url: &str, name: &str, go: &str, threads: usize) {
-    let stores: Vec<AnyStore> = (0..threads).map(|_| open(url)).collect();
-    std::fs::write(format!("{go}.ready-{name}"), "").expect("ready signal");
-    cks_fixtures::process::wait_for_path(std::path::Path::new(go), Duration::from_secs(60))
-        .expect("start signal");
+    let url = std::env::var(CHILD_URL).expect("the store URL");
+    let threads: usize = std::env::var(CHILD_THREADS)
+        .expect("the thread count")
+        .parse()
+        .expect("a thread count");
+    // The connections open before the start, so they all race from it.
+    let stores: Vec<AnyStore> = (0..threads).map(|_| open(&url)).collect();
     let handles: Vec<_> = stores
         .into_iter()
         .enumerate()
         .map(|(t, mut store)| {
             let owner = format!("{name}-t{t}");
+            let p2 = name == "p2";
             std::thread::spawn(move || {
                 // Each connection starts at a different cluster, and the two processes walk in
                 // opposite directions, so they collide everywhere.
-                let start =
-                    (t * CLUSTERS / threads + if name_is_p2(&owner) { 37 } else { 0 }) % CLUSTERS;
+                let start = (t * CLUSTERS / threads + if p2 { 37 } else { 0 }) % CLUSTERS;
                 let mut won = Vec::new();
                 for k in 0..CLUSTERS {
-                    let i = if name_is_p2(&owner) {
+                    let i = if p2 {
                         (start + CLUSTERS - k) % CLUSTERS
                     } else {
                         (start + k) % CLUSTERS
@@ -201,10 +190,7 @@ fn race_as_child(url: &str, name: &str, go: &str, threads: usize) {
             println!("{line}");
         }
     }
-}
-
-fn name_is_p2(owner: &str) -> bool {
-    owner.starts_with("p2")
+    true
 }
 
 /// Two OS processes (this test binary again, running `test`), `threads` connections each,
@@ -215,51 +201,15 @@ pub fn race(url: &str, threads: usize, test: &str) -> BTreeMap<String, usize> {
     for i in 0..CLUSTERS {
         store.put(&record(&format!("c{i:03}"))).expect("put");
     }
-    let signals = tempfile::tempdir().expect("temp dir");
-    let go = signals.path().join("go");
-    let exe = std::env::current_exe().expect("test binary");
-    let children: Vec<_> = ["p1", "p2"]
-        .iter()
-        .map(|name| {
-            Command::new(&exe)
-                .args([test, "--exact", "--nocapture", "--test-threads=1"])
-                .env(CHILD_URL, url)
-                .env(CHILD_NAME, name)
-                .env(CHILD_GO, &go)
-                .env(CHILD_THREADS, threads.to_string())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .expect("child starts")
-        })
-        .collect();
-    for name in ["p1", "p2"] {
-        let ready = std::path::PathBuf::from(format!("{}.ready-{name}", go.display()));
-        cks_fixtures::process::wait_for_path(&ready, Duration::from_secs(60)).expect("child ready");
-    }
-    std::fs::write(&go, "").expect("start signal");
-    let mut winners: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    for child in children {
-        let out = child.wait_with_output().expect("child ends");
-        assert!(
-            out.status.success(),
-            "child failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        for line in String::from_utf8_lossy(&out.stdout).lines() {
-            // libtest's "test ... " header may share the first line.
-            let Some((_, won)) = line.split_once("won ") else {
-                continue;
-            };
-            let mut words = won.split_whitespace();
-            if let (Some(id), Some(owner)) = (words.next(), words.next()) {
-                winners
-                    .entry(id.to_string())
-                    .or_default()
-                    .push(owner.to_string());
-            }
-        }
-    }
+    let threads = threads.to_string();
+    let printed = two_processes::race(
+        test,
+        &[
+            (CHILD_URL, OsStr::new(url)),
+            (CHILD_THREADS, OsStr::new(&threads)),
+        ],
+    );
+    let winners = two_processes::winners(&printed);
     let mut per_owner: BTreeMap<String, usize> = BTreeMap::new();
     for i in 0..CLUSTERS {
         let id = format!("c{i:03}");
@@ -276,11 +226,4 @@ pub fn race(url: &str, threads: usize, test: &str) -> BTreeMap<String, usize> {
     }
     eprintln!("wins per connection: {per_owner:?}");
     per_owner
-}
-
-/// The name of test `function` of module `module` (its `module_path!()`) inside the one test
-/// binary: `<module>::<function>`, without the crate's name.
-pub fn test_name(module: &str, function: &str) -> String {
-    let module = module.split_once("::").map_or("", |(_, m)| m);
-    format!("{module}::{function}")
 }
