@@ -59,6 +59,16 @@ async fn the_iso_and_its_side_carry_one_valid_sbom_of_every_file_image_and_layer
         Path::new(&format!("{}.spdx.json", summary.iso.display()))
     );
     let beside = std::fs::read_to_string(&summary.sbom).expect("the SBOM beside the ISO");
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(&summary.sbom)
+        .expect("stat")
+        .permissions()
+        .mode();
+    assert_eq!(
+        mode & 0o777,
+        0o644,
+        "the SBOM beside the ISO is readable by all"
+    );
     let scratch = tempfile::tempdir().expect("scratch dir");
     let inside_path = scratch.path().join("inside.spdx.json");
     extract(&summary.iso, "/sbom.spdx.json", &inside_path);

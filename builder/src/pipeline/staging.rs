@@ -47,13 +47,19 @@ impl Staging {
     }
 }
 
-/// Writes `text` to `path` through a temporary file in the same folder, renamed into place.
+/// Writes `text` to `path` (mode 0644) through a temporary file in the same folder, renamed into
+/// place.
 pub fn write_atomically(path: &Path, text: &[u8]) -> Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     let mut file = tempfile::NamedTempFile::new_in(dir)
         .with_context(|| format!("creating a temporary file in {}", dir.display()))?;
     std::io::Write::write_all(&mut file, text)
         .with_context(|| format!("writing {}", path.display()))?;
+    // Readable by all, as the ISO and every file of it (a temporary file starts as 0600).
+    use std::os::unix::fs::PermissionsExt;
+    file.as_file()
+        .set_permissions(std::fs::Permissions::from_mode(0o644))
+        .with_context(|| format!("setting the mode of {}", path.display()))?;
     file.persist(path)
         .with_context(|| format!("renaming into {}", path.display()))?;
     Ok(())
