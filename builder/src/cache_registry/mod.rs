@@ -34,18 +34,24 @@ mod artifact;
 mod error;
 mod files;
 mod images;
+mod finished;
 mod push;
+mod stats;
 mod tag;
+mod tarballs;
 mod warning;
 
 use std::collections::HashSet;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 pub use error::CacheRegistryError;
 pub use files::FileHit;
+pub use finished::{Finished, FinishedHit};
 pub use images::manifest;
-pub use tag::{file_tag, manifest_tag};
+pub use stats::{CacheStats, Kind, KindStats};
+pub use tarballs::TarballId;
+pub use tag::{file_tag, iso_tag, manifest_tag, tarball_tag};
 pub use warning::CacheWarning;
 
 use std::path::PathBuf;
@@ -53,17 +59,6 @@ use std::path::PathBuf;
 use crate::fetch::{ClientOptions, FetchError};
 use crate::registry::{CredentialStore, Endpoints, RegistryClient, RegistryError, RemoteName};
 use crate::retry::RetryPolicy;
-
-/// Counts of what the cache registry did in one build.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct CacheStats {
-    /// Files, manifests and blobs taken from it.
-    pub hits: u64,
-    /// Look-ups it could not answer.
-    pub misses: u64,
-    /// Entries pushed to it.
-    pub pushed: u64,
-}
 
 /// A cache registry repository and what this build saw of it.
 #[derive(Debug)]
@@ -79,9 +74,7 @@ pub struct CacheRegistry {
     empty_pushed: tokio::sync::OnceCell<()>,
     damaged: Mutex<HashSet<String>>,
     warnings: Mutex<Vec<CacheWarning>>,
-    hits: AtomicU64,
-    misses: AtomicU64,
-    pushed: AtomicU64,
+    counters: stats::Counters,
 }
 
 /// A cache registry shared by the downloader and the puller of one build (equal when it is the
@@ -191,9 +184,7 @@ impl CacheRegistry {
             empty_pushed: tokio::sync::OnceCell::new(),
             damaged: Mutex::new(HashSet::new()),
             warnings: Mutex::new(Vec::new()),
-            hits: AtomicU64::new(0),
-            misses: AtomicU64::new(0),
-            pushed: AtomicU64::new(0),
+            counters: stats::Counters::default(),
         })
     }
 
@@ -217,13 +208,9 @@ impl CacheRegistry {
             .unwrap_or_default()
     }
 
-    /// What the cache registry did so far.
+    /// What the cache registry did so far, per kind of entry.
     pub fn stats(&self) -> CacheStats {
-        CacheStats {
-            hits: self.hits.load(Ordering::Relaxed),
-            misses: self.misses.load(Ordering::Relaxed),
-            pushed: self.pushed.load(Ordering::Relaxed),
-        }
+        self.counters.snapshot()
     }
 
     fn usable(&self) -> bool {
@@ -235,6 +222,7 @@ impl CacheRegistry {
     }
 
     fn warn(&self, warning: CacheWarning) {
+        self.counters.warned();
         if let Ok(mut warnings) = self.warnings.lock() {
             warnings.push(warning);
         }
@@ -252,8 +240,8 @@ impl CacheRegistry {
 
     /// Records a read that failed: a miss, damage (remembered, so the push replaces it), or the
     /// registry going down.
-    fn read_failed(&self, entry: &str, digest: &str, error: RegistryError) {
-        self.misses.fetch_add(1, Ordering::Relaxed);
+    fn read_failed(&self, kind: Kind, entry: &str, digest: &str, error: RegistryError) {
+        self.counters.missed(kind);
         match error {
             RegistryError::NotFound { .. } => {}
             RegistryError::BlobDigest { actual, .. } => {
