@@ -56,14 +56,8 @@ impl CacheRegistry {
                 .trim_start_matches("sha256:")
                 .to_string();
             let status = entry.checked.clone().unwrap_or(ChecksumStatus::Computed);
-            let acceptable = entry.key == *url
-                && match checksum {
-                    Checksum::None => true,
-                    Checksum::Pinned { sha256: pinned } => pinned.eq_ignore_ascii_case(&sha256),
-                    Checksum::Sidecar { .. } | Checksum::List { .. } => {
-                        matches!(status, ChecksumStatus::Verified { .. })
-                    }
-                };
+            let acceptable =
+                entry.key == *url && super::claims::accepts(checksum, &sha256, Some(&status));
             if !acceptable {
                 self.counters.missed(Kind::File);
                 continue;

@@ -31,6 +31,7 @@
 //! ```
 
 mod artifact;
+mod claims;
 mod error;
 mod files;
 mod images;
@@ -45,6 +46,7 @@ use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
+pub use claims::FileClaim;
 pub use error::CacheRegistryError;
 pub use files::FileHit;
 pub use finished::{Finished, FinishedHit};

@@ -91,6 +91,31 @@ impl CacheStats {
         self.all().iter().map(|k| k.pushed).sum()
     }
 
+    /// The lines the build summary prints: the totals, then one line per kind.
+    pub fn render(&self) -> String {
+        let mib = |bytes: u64| format!("{:.1} MiB", bytes as f64 / 1_048_576.0);
+        let mut out = format!(
+            "cache registry: {} hits ({}), {} pushed, {} warnings\n",
+            self.hits(),
+            mib(self.bytes()),
+            self.pushed(),
+            self.warnings
+        );
+        for (name, k) in ["files", "manifests", "blobs", "tarballs", "iso"]
+            .iter()
+            .zip(self.all())
+        {
+            out.push_str(&format!(
+                "  {name}: {} hits ({}), {} misses, {} pushed\n",
+                k.hits,
+                mib(k.bytes),
+                k.misses,
+                k.pushed
+            ));
+        }
+        out
+    }
+
     fn all(&self) -> [&KindStats; KINDS] {
         [
             &self.files,

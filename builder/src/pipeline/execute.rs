@@ -8,6 +8,7 @@ use std::time::{Instant, SystemTime};
 use anyhow::{Context, Result, bail};
 
 use super::iso_cache::IsoCache;
+use super::iso_recipe;
 use super::lock::{LOCK_FORMAT, Lock};
 use super::options::Inputs;
 use super::plan::Plan;
@@ -75,6 +76,15 @@ pub async fn execute(
     };
 
     run.observer.phase("download");
+    let built = match run.source_date_epoch {
+        Some(seconds) => BuildTime::fixed(seconds),
+        None => BuildTime::from_env_value(None, SystemTime::now())?,
+    };
+    if let Some(reused) = iso_recipe::reuse(plan, tree, &fetched, &run, built).await? {
+        laps.lap("iso");
+        let seconds = built.unix_seconds;
+        return Ok(iso_recipe::summary(plan, &fetched, reused, seconds, laps.phases));
+    }
     fetched.extend(download_files(plan, tree, &fetched, run.fetcher).await?);
     laps.lap("download");
 
@@ -83,10 +93,6 @@ pub async fn execute(
     laps.lap("images");
 
     run.observer.phase("record");
-    let built = match run.source_date_epoch {
-        Some(seconds) => BuildTime::fixed(seconds),
-        None => BuildTime::from_env_value(None, SystemTime::now())?,
-    };
     let versions = record(plan, &fetched, &report, tree, built.unix_seconds)?;
     let versions_text = versions.render()?;
     write_atomically(
@@ -97,6 +103,13 @@ pub async fn execute(
 
     run.observer.phase("pack");
     let packed = pack_iso(plan, tree, &versions_text, built, run.iso_cache).await?;
+    let record = iso_recipe::IsoRecord {
+        files: versions.files.len() + 1,
+        images: report.images.len(),
+        warnings: kept_warnings(&report, &packed),
+        ..Default::default()
+    };
+    iso_recipe::keep(plan, &fetched, &report, &packed, &run, built, record).await;
     laps.lap("pack");
 
     if let Some(path) = run.write_lock {
@@ -203,7 +216,7 @@ async fn pack_iso(
     iso_cache: Option<&Path>,
 ) -> Result<Packed> {
     let options = PackOptions::new(&plan.volume_id, built)?;
-    let iso_cache = iso_cache.map(|dir| IsoCache::new(dir, versions_text, &plan.volume_id));
+    let iso_cache = iso_cache.map(|dir| IsoCache::new(dir, &[versions_text], &plan.volume_id));
     if let Some(packed) = iso_cache.as_ref().and_then(|c| c.take(&plan.iso, built)) {
         return Ok(packed);
     }
@@ -259,16 +272,7 @@ fn summarise(
     phases: Vec<(String, f64)>,
 ) -> Summary {
     let mut warnings = plan.warnings.clone();
-    warnings.extend(report.warnings.iter().map(ToString::to_string));
-    // Joliet's `:` -> `_` replacements are expected (Rock Ridge, which nodes read, keeps every
-    // name); names cut to Joliet's 64 characters and anything else are worth saying.
-    warnings.extend(
-        packed
-            .warnings
-            .iter()
-            .filter(|w| !matches!(w, crate::iso::PackWarning::JolietNameChanged { .. }))
-            .map(ToString::to_string),
-    );
+    warnings.extend(kept_warnings(report, &packed));
     Summary {
         iso: packed.path,
         sidecar: packed.sidecar,
@@ -289,7 +293,23 @@ fn summarise(
         mirrored: mirrored_files(fetched),
         phases,
         warnings,
+        cache_registry: None,
     }
+}
+
+/// The pull's and the pack's warnings. Joliet's `:` -> `_` replacements are expected (Rock
+/// Ridge, which nodes read, keeps every name); names cut to Joliet's 64 characters and anything
+/// else are worth saying.
+fn kept_warnings(report: &PullReport, packed: &Packed) -> Vec<String> {
+    let mut warnings: Vec<String> = report.warnings.iter().map(ToString::to_string).collect();
+    warnings.extend(
+        packed
+            .warnings
+            .iter()
+            .filter(|w| !matches!(w, crate::iso::PackWarning::JolietNameChanged { .. }))
+            .map(ToString::to_string),
+    );
+    warnings
 }
 
 fn set_mode(path: &Path, mode: u32) -> Result<()> {

@@ -92,6 +92,7 @@ pub async fn build(
         summary
             .warnings
             .extend(warnings.iter().map(ToString::to_string));
+        summary.cache_registry = Some(cache.stats());
     }
     Ok(Outcome::Built(Box::new(resolved.plan), Box::new(summary)))
 }
