@@ -58,7 +58,6 @@ pub use warning::CacheWarning;
 
 use std::path::PathBuf;
 
-use crate::fetch::{ClientOptions, FetchError};
 use crate::registry::{CredentialStore, Endpoints, RegistryClient, RegistryError, RemoteName};
 use crate::retry::RetryPolicy;
 
@@ -151,25 +150,14 @@ impl CacheRegistry {
             retries: 1,
             ..RetryPolicy::default()
         };
-        let http = ClientOptions {
-            ca_files: ca_files.to_vec(),
-            ..ClientOptions::default()
-        }
-        .builder()
-        .and_then(|b| {
-            b.read_timeout(std::time::Duration::from_secs(30))
-                .build()
-                .map_err(|e| FetchError::Client {
-                    reason: e.to_string(),
-                })
-        })
-        .map_err(|source| CacheRegistryError::Client {
-            url: url.to_string(),
-            source,
-        })?;
-        let client = RegistryClient::new(endpoints, credentials, retry)
-            .map_err(registry_error)?
-            .with_http(http);
+        let client = RegistryClient::with_ca_files(endpoints, credentials, retry, ca_files)
+            .map_err(|source| match source {
+                RegistryError::CaFile { source } => CacheRegistryError::Client {
+                    url: url.to_string(),
+                    source,
+                },
+                other => registry_error(other),
+            })?;
         Ok(CacheRegistry {
             url: url.to_string(),
             scheme: scheme.to_string(),

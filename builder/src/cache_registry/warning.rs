@@ -19,8 +19,8 @@ pub enum CacheWarning {
         /// What it answered.
         reason: String,
     },
-    /// An entry did not match the digest it claims; it was ignored, fetched from upstream and
-    /// pushed again.
+    /// An entry did not match the digest it claims; it was ignored, and replaced by a copy
+    /// fetched from upstream (or, for a finished tarball or ISO, made again).
     Damaged {
         /// The `--cache-registry` URL.
         registry: String,
@@ -51,7 +51,7 @@ impl std::fmt::Display for CacheWarning {
                 reason,
             } => write!(
                 f,
-                "cache registry {registry} holds a damaged {digest} for {entry} ({reason}); it was ignored, fetched from upstream and pushed again"
+                "cache registry {registry} holds a damaged {digest} for {entry} ({reason}); it was ignored and replaced (fetched from upstream, or made again)"
             ),
         }
     }

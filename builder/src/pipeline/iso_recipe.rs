@@ -126,10 +126,14 @@ fn built_key(
     if !report.skipped.is_empty() {
         return None;
     }
-    let files: Vec<FileLine> = fetched
+    let files = plan
+        .files
         .iter()
-        .map(|f| (f.name.clone(), f.url.clone(), f.upstream_sha256.clone()))
-        .collect();
+        .map(|source| {
+            let f = fetched.iter().find(|f| f.name == source.iso_path)?;
+            Some((f.name.clone(), f.url.clone(), f.upstream_sha256.clone()))
+        })
+        .collect::<Option<Vec<FileLine>>>()?;
     let images = plan
         .images
         .iter()

@@ -118,6 +118,7 @@ pub fn pull_options(options: &Options) -> Result<PullOptions> {
     pull.insecure = options.insecure_registries.clone();
     pull.concurrency = options.concurrency;
     pull.strict_platforms = options.strict_platforms;
+    pull.ca_files = options.ca_file.iter().cloned().collect();
     pull.blob_dir = options.cache_dir.as_ref().map(|d| d.join("blobs"));
     pull.tarball_cache = options.cache_dir.as_ref().map(|d| d.join("tarballs"));
     if let Some(config) = default_docker_config() {
