@@ -64,7 +64,8 @@ impl CacheRegistry {
         let entry = self
             .entry(Kind::Manifest, &tag, &name.full, MANIFEST_ARTIFACT)
             .await?;
-        let pinned_elsewhere = reference.starts_with("sha256:") && reference != entry.content.digest;
+        let pinned_elsewhere =
+            reference.starts_with("sha256:") && reference != entry.content.digest;
         (entry.key == format!("{repository}@{reference}") && !pinned_elsewhere)
             .then_some(entry.content.digest)
     }

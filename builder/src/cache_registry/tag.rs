@@ -23,7 +23,13 @@ pub fn manifest_tag(repository: &str, reference: &str) -> String {
 
 /// The tag of a finished image tarball: `cks-tarball-<sha256 of format, image, top digest,
 /// platform manifest digest and platform>`, everything that determines its bytes.
-pub fn tarball_tag(format: &str, image: &str, digest: &str, platform_digest: &str, platform: &str) -> String {
+pub fn tarball_tag(
+    format: &str,
+    image: &str,
+    digest: &str,
+    platform_digest: &str,
+    platform: &str,
+) -> String {
     let key = tarball_key(format, image, digest, platform_digest, platform);
     format!("cks-tarball-{}", sha256_hex(key.as_bytes()))
 }
@@ -66,8 +72,23 @@ mod tests {
         assert_eq!(a, file_tag("https://dl.k8s.io/a"));
         let m = manifest_tag("registry.k8s.io/pause", "3.10");
         assert_ne!(m, manifest_tag("registry.k8s.io/pause", "3.9"));
-        let t = tarball_tag("f/1", "registry.k8s.io/pause", "sha256:a", "sha256:b", "linux/amd64");
-        assert_ne!(t, tarball_tag("f/2", "registry.k8s.io/pause", "sha256:a", "sha256:b", "linux/amd64"));
+        let t = tarball_tag(
+            "f/1",
+            "registry.k8s.io/pause",
+            "sha256:a",
+            "sha256:b",
+            "linux/amd64",
+        );
+        assert_ne!(
+            t,
+            tarball_tag(
+                "f/2",
+                "registry.k8s.io/pause",
+                "sha256:a",
+                "sha256:b",
+                "linux/amd64"
+            )
+        );
         let i = iso_tag(&"c".repeat(64));
         for tag in [a, b, m, t, i] {
             assert!(valid_tag(&tag), "{tag}");

@@ -83,7 +83,13 @@ pub async fn execute(
     if let Some(reused) = iso_recipe::reuse(plan, tree, &fetched, &run, built).await? {
         laps.lap("iso");
         let seconds = built.unix_seconds;
-        return Ok(iso_recipe::summary(plan, &fetched, reused, seconds, laps.phases));
+        return Ok(iso_recipe::summary(
+            plan,
+            &fetched,
+            reused,
+            seconds,
+            laps.phases,
+        ));
     }
     fetched.extend(download_files(plan, tree, &fetched, run.fetcher).await?);
     laps.lap("download");

@@ -317,11 +317,20 @@ mod tests {
         let a = ("a".to_string(), "https://x/a".to_string(), "1".repeat(64));
         let b = ("b".to_string(), "https://x/b".to_string(), "2".repeat(64));
         let key = recipe_key(&plan, 7, &[a.clone(), b.clone()], &[]).expect("key");
-        assert_eq!(key, recipe_key(&plan, 7, &[b.clone(), a.clone()], &[]).expect("key"));
+        assert_eq!(
+            key,
+            recipe_key(&plan, 7, &[b.clone(), a.clone()], &[]).expect("key")
+        );
         let mut elsewhere = plan.clone();
         elsewhere.iso = "/other/b.iso".into();
-        assert_eq!(key, recipe_key(&elsewhere, 7, &[a.clone(), b.clone()], &[]).expect("key"));
-        assert_ne!(key, recipe_key(&plan, 8, &[a.clone(), b.clone()], &[]).expect("key"));
+        assert_eq!(
+            key,
+            recipe_key(&elsewhere, 7, &[a.clone(), b.clone()], &[]).expect("key")
+        );
+        assert_ne!(
+            key,
+            recipe_key(&plan, 8, &[a.clone(), b.clone()], &[]).expect("key")
+        );
         let changed = ("b".to_string(), "https://x/b".to_string(), "3".repeat(64));
         assert_ne!(key, recipe_key(&plan, 7, &[a, changed], &[]).expect("key"));
     }

@@ -265,7 +265,13 @@ impl Job<'_> {
             .fetch_tarball(id, self.out_dir, self.progress)
             .await?;
         if let Some(local) = local {
-            local.put(&self.name.full, &top.digest, &chosen.platform, &file, &cached);
+            local.put(
+                &self.name.full,
+                &top.digest,
+                &chosen.platform,
+                &file,
+                &cached,
+            );
         }
         Some(self.pulled_from(top, top_type, file, cached))
     }

@@ -19,7 +19,9 @@ fn cache_stats(output: &str, kind: &str) -> (u64, u64) {
         })
         .unwrap_or_else(|| panic!("no cache registry line for {kind} in:\n{output}"));
     let number_before = |word: &str| {
-        let at = line.find(word).unwrap_or_else(|| panic!("{word} in {line}"));
+        let at = line
+            .find(word)
+            .unwrap_or_else(|| panic!("{word} in {line}"));
         line[..at]
             .split(|c: char| !c.is_ascii_digit())
             .rfind(|s| !s.is_empty())
@@ -60,11 +62,17 @@ async fn runner_b_builds_from_the_cache_registry_alone_and_gives_the_same_iso() 
     // The summaries say so: A pushed every kind of entry, B took the ISO and fetched nothing.
     for kind in ["files", "manifests", "blobs", "tarballs", "iso"] {
         let (hits, pushed) = cache_stats(&a_err, kind);
-        assert!(hits == 0 && pushed > 0, "runner A {kind}: {hits} hits, {pushed} pushed");
+        assert!(
+            hits == 0 && pushed > 0,
+            "runner A {kind}: {hits} hits, {pushed} pushed"
+        );
     }
     assert_eq!(cache_stats(&b_err, "iso"), (1, 0), "{b_err}");
     let (hits, pushed) = cache_stats(&b_err, "total");
-    assert!(hits >= 1 && pushed == 0, "runner B: {hits} hits, {pushed} pushed");
+    assert!(
+        hits >= 1 && pushed == 0,
+        "runner B: {hits} hits, {pushed} pushed"
+    );
     assert!(b_err.contains("fetched: files 0 B, images 0 B"), "{b_err}");
     assert!(!b_err.contains("warning: cache registry"), "{b_err}");
     assert_eq!(

@@ -76,7 +76,12 @@ pub(super) fn blob_files(storage: &Path) -> Vec<(PathBuf, u64)> {
 }
 
 /// The demo inputs of one runner: its own empty cache folder, the shared cache registry.
-pub(super) fn runner_inputs(upstream: &DemoUpstream, out: &Path, cache_dir: &Path, cache: &str) -> Inputs {
+pub(super) fn runner_inputs(
+    upstream: &DemoUpstream,
+    out: &Path,
+    cache_dir: &Path,
+    cache: &str,
+) -> Inputs {
     let mut inputs = demo_inputs(upstream, out, "x86_64");
     inputs.cache_dir = Some(cache_dir.to_path_buf());
     inputs.cache_registry = Some(cache.to_string());
@@ -115,7 +120,11 @@ pub(super) fn cks_iso() -> PathBuf {
 }
 
 /// Runs `cks-iso build` for `inputs` as a CI runner does; returns the ISO's sha256 and everything it printed.
-pub(super) fn build_process(binary: &Path, inputs: &Inputs, docker_config: &Path) -> (String, String) {
+pub(super) fn build_process(
+    binary: &Path,
+    inputs: &Inputs,
+    docker_config: &Path,
+) -> (String, String) {
     let mut command = Command::new(binary);
     command.arg("build");
     let mut flag = |name: &str, value: &Option<String>| {
@@ -184,14 +193,20 @@ pub(super) fn blob_path(storage: &Path, digest: &str) -> PathBuf {
 /// The digest of the content (the one layer) of every artifact whose tag starts with `prefix`.
 pub(super) fn artifact_contents(storage: &Path, prefix: &str) -> Vec<String> {
     let mut out = Vec::new();
-    for tag in std::fs::read_dir(tags_dir(storage)).into_iter().flatten().flatten() {
+    for tag in std::fs::read_dir(tags_dir(storage))
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
         if !tag.file_name().to_string_lossy().starts_with(prefix) {
             continue;
         }
         let link = std::fs::read_to_string(tag.path().join("current/link")).expect("a tag link");
         let manifest = std::fs::read(blob_path(storage, link.trim())).expect("the manifest blob");
         let manifest: serde_json::Value = serde_json::from_slice(&manifest).expect("JSON");
-        let digest = manifest["layers"][0]["digest"].as_str().expect("a layer digest");
+        let digest = manifest["layers"][0]["digest"]
+            .as_str()
+            .expect("a layer digest");
         out.push(digest.to_string());
     }
     out
@@ -199,7 +214,11 @@ pub(super) fn artifact_contents(storage: &Path, prefix: &str) -> Vec<String> {
 
 /// Removes every tag that starts with `prefix` from the cache repository (the blobs stay).
 pub(super) fn remove_tags(storage: &Path, prefix: &str) {
-    for tag in std::fs::read_dir(tags_dir(storage)).into_iter().flatten().flatten() {
+    for tag in std::fs::read_dir(tags_dir(storage))
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
         if tag.file_name().to_string_lossy().starts_with(prefix) {
             std::fs::remove_dir_all(tag.path()).expect("remove a tag");
         }
