@@ -2,7 +2,9 @@
 //! runner) shares. Image blobs are stored by digest as they are; image manifests and downloaded
 //! files are OCI artifacts (an empty config and one layer, the content, whose digest is its
 //! sha256) found by a tag derived from what the build knows beforehand: the canonical URL of a
-//! file, the reference of a manifest ([`file_tag`], [`manifest_tag`]).
+//! file, the reference of a manifest ([`file_tag`], [`manifest_tag`]). Finished image tarballs
+//! and ISOs are artifacts the same way, found by a tag from everything that determines their
+//! bytes ([`tarball_tag`], [`iso_tag`]); [`CacheStats`] counts what each kind of entry did.
 //!
 //! The order is local `--cache-dir`, then this registry, then upstream. Every entry is checked
 //! against the digest it claims while it streams in, before it is used; a damaged one is
