@@ -31,6 +31,7 @@ mod pull_cred_helpers;
 mod pull_docker_archive;
 mod pull_failures;
 mod pull_resume;
+mod pull_tls;
 mod resolve_cli;
 mod verify_containerd;
 mod verify_findings;

@@ -11,6 +11,10 @@ pub const MANIFEST_TYPE: &str = "application/vnd.oci.image.manifest.v1+json";
 pub const FILE_ARTIFACT: &str = "application/vnd.cks-iso.file.v1";
 /// `artifactType` of an image manifest stored for its reference.
 pub const MANIFEST_ARTIFACT: &str = "application/vnd.cks-iso.image-manifest.v1";
+/// `artifactType` of a finished image tarball.
+pub const TARBALL_ARTIFACT: &str = "application/vnd.cks-iso.image-tarball.v1";
+/// `artifactType` of a finished ISO.
+pub const ISO_ARTIFACT: &str = "application/vnd.cks-iso.iso.v1";
 /// The OCI empty descriptor's media type, content and digest.
 pub const EMPTY_TYPE: &str = "application/vnd.oci.empty.v1+json";
 /// The two bytes of the empty config.
@@ -23,6 +27,9 @@ const KEY: &str = "io.cks-iso.key";
 /// The annotation holding how a file was checked when fetched (`computed`, or the checksum
 /// source: a checksum file's URL or `pinned`).
 const CHECKED: &str = "io.cks-iso.checked";
+/// The annotation holding what a build needs to know of a finished entry without reading it
+/// (JSON: a tarball's digests and platform, an ISO's counts).
+const RECORD: &str = "io.cks-iso.record";
 
 /// A content descriptor.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -60,6 +67,8 @@ pub struct Entry {
     pub content: Descriptor,
     /// For files: how they were checked when fetched.
     pub checked: Option<ChecksumStatus>,
+    /// For finished tarballs and ISOs: what the build records of them.
+    pub record: Option<String>,
 }
 
 impl Entry {
@@ -73,6 +82,9 @@ impl Entry {
                 ChecksumStatus::Computed => "computed".into(),
             };
             content.annotations.insert(CHECKED.into(), value);
+        }
+        if let Some(record) = &self.record {
+            content.annotations.insert(RECORD.into(), record.clone());
         }
         let manifest = ArtifactManifest {
             schema_version: 2,
@@ -108,11 +120,13 @@ impl Entry {
                 "computed" => ChecksumStatus::Computed,
                 _ => ChecksumStatus::Verified { source: v },
             });
+        let record = content.annotations.remove(RECORD);
         Some(Entry {
             kind: manifest.artifact_type,
             key,
             content,
             checked,
+            record,
         })
     }
 }
@@ -135,6 +149,7 @@ mod tests {
             checked: Some(ChecksumStatus::Verified {
                 source: "https://dl.k8s.io/x.sha256".into(),
             }),
+            record: Some("{\"size\":7}".into()),
         };
         let bytes = entry.to_manifest();
         assert_eq!(Entry::parse(&bytes, FILE_ARTIFACT), Some(entry));

@@ -2,11 +2,10 @@
 //! checked against the digest the artifact claims as they stream in.
 
 use std::path::Path;
-use std::sync::atomic::Ordering;
 
 use super::artifact::{Descriptor, Entry, FILE_ARTIFACT};
 use super::push::Body;
-use super::{CacheRegistry, file_tag};
+use super::{CacheRegistry, Kind, file_tag};
 use crate::fetch::{Checksum, ChecksumStatus};
 use crate::progress::ProgressSink;
 
@@ -43,12 +42,12 @@ impl CacheRegistry {
             let manifest = match self.client.manifest(&self.name, &file_tag(url)).await {
                 Ok(manifest) => manifest,
                 Err(error) => {
-                    self.read_failed(url, "", error);
+                    self.read_failed(Kind::File, url, "", error);
                     continue;
                 }
             };
             let Some(entry) = Entry::parse(&manifest.bytes, FILE_ARTIFACT) else {
-                self.misses.fetch_add(1, Ordering::Relaxed);
+                self.counters.missed(Kind::File);
                 continue;
             };
             let sha256 = entry
@@ -57,16 +56,10 @@ impl CacheRegistry {
                 .trim_start_matches("sha256:")
                 .to_string();
             let status = entry.checked.clone().unwrap_or(ChecksumStatus::Computed);
-            let acceptable = entry.key == *url
-                && match checksum {
-                    Checksum::None => true,
-                    Checksum::Pinned { sha256: pinned } => pinned.eq_ignore_ascii_case(&sha256),
-                    Checksum::Sidecar { .. } | Checksum::List { .. } => {
-                        matches!(status, ChecksumStatus::Verified { .. })
-                    }
-                };
+            let acceptable =
+                entry.key == *url && super::claims::accepts(checksum, &sha256, Some(&status));
             if !acceptable {
-                self.misses.fetch_add(1, Ordering::Relaxed);
+                self.counters.missed(Kind::File);
                 continue;
             }
             let digest = &entry.content.digest;
@@ -76,10 +69,10 @@ impl CacheRegistry {
                 .blob_to_file(&self.name, digest, entry.content.size, file, progress)
                 .await;
             if let Err(error) = got {
-                self.read_failed(url, digest, error);
+                self.read_failed(Kind::File, url, digest, error);
                 continue;
             }
-            self.hits.fetch_add(1, Ordering::Relaxed);
+            self.counters.hit(Kind::File, entry.content.size);
             return Some(FileHit {
                 url: url.clone(),
                 url_used: format!("cache-registry:{}@{digest}", self.url),
@@ -114,13 +107,14 @@ impl CacheRegistry {
                 annotations: Default::default(),
             },
             checked: Some(checksum.clone()),
+            record: None,
         };
         match self
             .push_entry(&file_tag(url), &entry, Some(Body::File(path)))
             .await
         {
             Ok(()) => {
-                self.pushed.fetch_add(1, Ordering::Relaxed);
+                self.counters.pushed(Kind::File);
             }
             Err(failure) => self.push_failed(failure),
         }

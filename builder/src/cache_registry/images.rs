@@ -2,11 +2,10 @@
 //! serves them; manifests as artifacts found by the tag of `repository@reference`.
 
 use std::path::Path;
-use std::sync::atomic::Ordering;
 
 use super::artifact::{Descriptor, Entry, MANIFEST_ARTIFACT};
 use super::push::Body;
-use super::{SharedCacheRegistry, manifest_tag};
+use super::{Kind, SharedCacheRegistry, manifest_tag};
 use crate::progress::{NoProgress, ProgressSink};
 use crate::registry::{FetchedManifest, RegistryClient, RegistryError, RemoteName};
 
@@ -49,7 +48,7 @@ impl SharedCacheRegistry {
         let artifact = match self.client.manifest(&self.name, tag).await {
             Ok(artifact) => artifact,
             Err(error) => {
-                self.read_failed(&name.full, "", error);
+                self.read_failed(Kind::Manifest, &name.full, "", error);
                 return None;
             }
         };
@@ -58,7 +57,7 @@ impl SharedCacheRegistry {
         let key = format!("{}/{}@{reference}", name.registry, name.repository);
         let pinned_elsewhere = reference.starts_with("sha256:") && reference != digest;
         if entry.key != key || pinned_elsewhere || entry.content.size > MAX_MANIFEST_BYTES {
-            self.misses.fetch_add(1, Ordering::Relaxed);
+            self.counters.missed(Kind::Manifest);
             return None;
         }
         let dir = tempfile::tempdir().ok()?;
@@ -68,11 +67,11 @@ impl SharedCacheRegistry {
             .blob_to_file(&self.name, &digest, entry.content.size, &file, &NoProgress)
             .await
         {
-            self.read_failed(&name.full, &digest, error);
+            self.read_failed(Kind::Manifest, &name.full, &digest, error);
             return None;
         }
         let bytes = tokio::fs::read(&file).await.ok()?;
-        self.hits.fetch_add(1, Ordering::Relaxed);
+        self.counters.hit(Kind::Manifest, entry.content.size);
         Some(FetchedManifest {
             bytes,
             digest,
@@ -103,14 +102,13 @@ impl SharedCacheRegistry {
                 annotations: Default::default(),
             },
             checked: None,
+            record: None,
         };
         match self
             .push_entry(tag, &entry, Some(Body::Bytes(&fetched.bytes)))
             .await
         {
-            Ok(()) => {
-                self.pushed.fetch_add(1, Ordering::Relaxed);
-            }
+            Ok(()) => self.counters.pushed(Kind::Manifest),
             Err(failure) => self.push_failed(failure),
         }
     }
@@ -134,12 +132,12 @@ impl SharedCacheRegistry {
             .await
         {
             Ok(()) => {
-                self.hits.fetch_add(1, Ordering::Relaxed);
+                self.counters.hit(Kind::Blob, size);
                 true
             }
             Err(error) => {
                 let _ = tokio::fs::remove_file(file).await;
-                self.read_failed(image, digest, error);
+                self.read_failed(Kind::Blob, image, digest, error);
                 false
             }
         }
@@ -155,9 +153,7 @@ impl SharedCacheRegistry {
             .push_blob(digest, size, Body::File(path), replace)
             .await
         {
-            Ok(()) => {
-                self.pushed.fetch_add(1, Ordering::Relaxed);
-            }
+            Ok(()) => self.counters.pushed(Kind::Blob),
             Err(failure) => self.push_failed(failure),
         }
     }

@@ -2,7 +2,9 @@
 //! runner) shares. Image blobs are stored by digest as they are; image manifests and downloaded
 //! files are OCI artifacts (an empty config and one layer, the content, whose digest is its
 //! sha256) found by a tag derived from what the build knows beforehand: the canonical URL of a
-//! file, the reference of a manifest ([`file_tag`], [`manifest_tag`]).
+//! file, the reference of a manifest ([`file_tag`], [`manifest_tag`]). Finished image tarballs
+//! and ISOs are artifacts the same way, found by a tag from everything that determines their
+//! bytes ([`tarball_tag`], [`iso_tag`]); [`CacheStats`] counts what each kind of entry did.
 //!
 //! The order is local `--cache-dir`, then this registry, then upstream. Every entry is checked
 //! against the digest it claims while it streams in, before it is used; a damaged one is
@@ -31,39 +33,35 @@
 //! ```
 
 mod artifact;
+mod claims;
 mod error;
 mod files;
+mod finished;
 mod images;
 mod push;
+mod stats;
 mod tag;
+mod tarballs;
 mod warning;
 
 use std::collections::HashSet;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
+pub use claims::FileClaim;
 pub use error::CacheRegistryError;
 pub use files::FileHit;
+pub use finished::{Finished, FinishedHit};
 pub use images::manifest;
-pub use tag::{file_tag, manifest_tag};
+pub use stats::{CacheStats, Kind, KindStats};
+pub use tag::{file_tag, iso_tag, manifest_tag, tarball_tag};
+pub use tarballs::TarballId;
 pub use warning::CacheWarning;
 
 use std::path::PathBuf;
 
-use crate::fetch::{ClientOptions, FetchError};
 use crate::registry::{CredentialStore, Endpoints, RegistryClient, RegistryError, RemoteName};
 use crate::retry::RetryPolicy;
-
-/// Counts of what the cache registry did in one build.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct CacheStats {
-    /// Files, manifests and blobs taken from it.
-    pub hits: u64,
-    /// Look-ups it could not answer.
-    pub misses: u64,
-    /// Entries pushed to it.
-    pub pushed: u64,
-}
 
 /// A cache registry repository and what this build saw of it.
 #[derive(Debug)]
@@ -79,9 +77,7 @@ pub struct CacheRegistry {
     empty_pushed: tokio::sync::OnceCell<()>,
     damaged: Mutex<HashSet<String>>,
     warnings: Mutex<Vec<CacheWarning>>,
-    hits: AtomicU64,
-    misses: AtomicU64,
-    pushed: AtomicU64,
+    counters: stats::Counters,
 }
 
 /// A cache registry shared by the downloader and the puller of one build (equal when it is the
@@ -156,25 +152,14 @@ impl CacheRegistry {
             retries: 1,
             ..RetryPolicy::default()
         };
-        let http = ClientOptions {
-            ca_files: ca_files.to_vec(),
-            ..ClientOptions::default()
-        }
-        .builder()
-        .and_then(|b| {
-            b.read_timeout(std::time::Duration::from_secs(30))
-                .build()
-                .map_err(|e| FetchError::Client {
-                    reason: e.to_string(),
-                })
-        })
-        .map_err(|source| CacheRegistryError::Client {
-            url: url.to_string(),
-            source,
-        })?;
-        let client = RegistryClient::new(endpoints, credentials, retry)
-            .map_err(registry_error)?
-            .with_http(http);
+        let client = RegistryClient::with_ca_files(endpoints, credentials, retry, ca_files)
+            .map_err(|source| match source {
+                RegistryError::CaFile { source } => CacheRegistryError::Client {
+                    url: url.to_string(),
+                    source,
+                },
+                other => registry_error(other),
+            })?;
         Ok(CacheRegistry {
             url: url.to_string(),
             scheme: scheme.to_string(),
@@ -191,9 +176,7 @@ impl CacheRegistry {
             empty_pushed: tokio::sync::OnceCell::new(),
             damaged: Mutex::new(HashSet::new()),
             warnings: Mutex::new(Vec::new()),
-            hits: AtomicU64::new(0),
-            misses: AtomicU64::new(0),
-            pushed: AtomicU64::new(0),
+            counters: stats::Counters::default(),
         })
     }
 
@@ -217,13 +200,9 @@ impl CacheRegistry {
             .unwrap_or_default()
     }
 
-    /// What the cache registry did so far.
+    /// What the cache registry did so far, per kind of entry.
     pub fn stats(&self) -> CacheStats {
-        CacheStats {
-            hits: self.hits.load(Ordering::Relaxed),
-            misses: self.misses.load(Ordering::Relaxed),
-            pushed: self.pushed.load(Ordering::Relaxed),
-        }
+        self.counters.snapshot()
     }
 
     fn usable(&self) -> bool {
@@ -235,6 +214,7 @@ impl CacheRegistry {
     }
 
     fn warn(&self, warning: CacheWarning) {
+        self.counters.warned();
         if let Ok(mut warnings) = self.warnings.lock() {
             warnings.push(warning);
         }
@@ -252,8 +232,8 @@ impl CacheRegistry {
 
     /// Records a read that failed: a miss, damage (remembered, so the push replaces it), or the
     /// registry going down.
-    fn read_failed(&self, entry: &str, digest: &str, error: RegistryError) {
-        self.misses.fetch_add(1, Ordering::Relaxed);
+    fn read_failed(&self, kind: Kind, entry: &str, digest: &str, error: RegistryError) {
+        self.counters.missed(kind);
         match error {
             RegistryError::NotFound { .. } => {}
             RegistryError::BlobDigest { actual, .. } => {

@@ -21,6 +21,35 @@ pub fn manifest_tag(repository: &str, reference: &str) -> String {
     format!("cks-manifest-{}", sha256_hex(key.as_bytes()))
 }
 
+/// The tag of a finished image tarball: `cks-tarball-<sha256 of format, image, top digest,
+/// platform manifest digest and platform>`, everything that determines its bytes.
+pub fn tarball_tag(
+    format: &str,
+    image: &str,
+    digest: &str,
+    platform_digest: &str,
+    platform: &str,
+) -> String {
+    let key = tarball_key(format, image, digest, platform_digest, platform);
+    format!("cks-tarball-{}", sha256_hex(key.as_bytes()))
+}
+
+/// The key a tarball artifact records (and is checked against).
+pub(super) fn tarball_key(
+    format: &str,
+    image: &str,
+    digest: &str,
+    platform_digest: &str,
+    platform: &str,
+) -> String {
+    format!("{format} {image}@{digest} {platform_digest} {platform}")
+}
+
+/// The tag of a finished ISO whose recipe key (hex) is `key`: `cks-iso-<key>`.
+pub fn iso_tag(key: &str) -> String {
+    format!("cks-iso-{}", sha256_hex(key.as_bytes()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -43,7 +72,25 @@ mod tests {
         assert_eq!(a, file_tag("https://dl.k8s.io/a"));
         let m = manifest_tag("registry.k8s.io/pause", "3.10");
         assert_ne!(m, manifest_tag("registry.k8s.io/pause", "3.9"));
-        for tag in [a, b, m] {
+        let t = tarball_tag(
+            "f/1",
+            "registry.k8s.io/pause",
+            "sha256:a",
+            "sha256:b",
+            "linux/amd64",
+        );
+        assert_ne!(
+            t,
+            tarball_tag(
+                "f/2",
+                "registry.k8s.io/pause",
+                "sha256:a",
+                "sha256:b",
+                "linux/amd64"
+            )
+        );
+        let i = iso_tag(&"c".repeat(64));
+        for tag in [a, b, m, t, i] {
             assert!(valid_tag(&tag), "{tag}");
         }
     }

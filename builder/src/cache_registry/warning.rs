@@ -19,8 +19,10 @@ pub enum CacheWarning {
         /// What it answered.
         reason: String,
     },
-    /// An entry did not match the digest it claims; it was ignored, fetched from upstream and
-    /// pushed again.
+    /// An entry did not match the digest it claims; it was ignored, and a copy fetched from
+    /// upstream (or, for a finished tarball or ISO, made again) was pushed in its place. A
+    /// registry whose storage holds the damaged bytes keeps serving them: content-addressed
+    /// storage never rewrites a blob it has, so its operator must delete it.
     Damaged {
         /// The `--cache-registry` URL.
         registry: String,
@@ -51,7 +53,7 @@ impl std::fmt::Display for CacheWarning {
                 reason,
             } => write!(
                 f,
-                "cache registry {registry} holds a damaged {digest} for {entry} ({reason}); it was ignored, fetched from upstream and pushed again"
+                "cache registry {registry} holds a damaged {digest} for {entry} ({reason}); it was ignored and replaced (fetched from upstream, or made again, and pushed again); a registry whose storage holds the damaged bytes keeps them (the distribution registry never rewrites a blob it has): delete that blob from its storage and garbage-collect"
             ),
         }
     }

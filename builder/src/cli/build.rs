@@ -146,6 +146,9 @@ pub fn render_summary(summary: &Summary) -> String {
             summary.mirrored.len()
         ));
     }
+    if let Some(stats) = &summary.cache_registry {
+        out.push_str(&stats.render());
+    }
     let phases: Vec<String> = summary
         .phases
         .iter()

@@ -8,6 +8,7 @@ use std::time::{Instant, SystemTime};
 use anyhow::{Context, Result, bail};
 
 use super::iso_cache::IsoCache;
+use super::iso_recipe;
 use super::lock::{LOCK_FORMAT, Lock};
 use super::options::Inputs;
 use super::plan::Plan;
@@ -76,6 +77,21 @@ pub async fn execute(
     };
 
     run.observer.phase("download");
+    let built = match run.source_date_epoch {
+        Some(seconds) => BuildTime::fixed(seconds),
+        None => BuildTime::from_env_value(None, SystemTime::now())?,
+    };
+    if let Some(reused) = iso_recipe::reuse(plan, tree, &fetched, &run, built).await? {
+        laps.lap("iso");
+        let seconds = built.unix_seconds;
+        return Ok(iso_recipe::summary(
+            plan,
+            &fetched,
+            reused,
+            seconds,
+            laps.phases,
+        ));
+    }
     fetched.extend(download_files(plan, tree, &fetched, run.fetcher).await?);
     laps.lap("download");
 
@@ -84,10 +100,6 @@ pub async fn execute(
     laps.lap("images");
 
     run.observer.phase("record");
-    let built = match run.source_date_epoch {
-        Some(seconds) => BuildTime::fixed(seconds),
-        None => BuildTime::from_env_value(None, SystemTime::now())?,
-    };
     let versions = record(plan, &fetched, &report, tree, built.unix_seconds)?;
     let versions_text = versions.render()?;
     write_atomically(
@@ -103,6 +115,14 @@ pub async fn execute(
     let packed = pack_iso(plan, tree, &generated, built, run.iso_cache).await?;
     let sbom_path = sbom::beside(&packed.path);
     write_atomically(&sbom_path, sbom_text.as_bytes())?;
+    let record = iso_recipe::IsoRecord {
+        // The files versions.txt lists, then versions.txt and the SBOM.
+        files: versions.files.len() + 2,
+        images: report.images.len(),
+        warnings: kept_warnings(&report, &packed),
+        beside: [(sbom::BESIDE_SUFFIX.to_string(), sbom_text.clone())].into(),
+    };
+    iso_recipe::keep(plan, &fetched, &report, &packed, &run, built, record).await;
     laps.lap("pack");
 
     if let Some(path) = run.write_lock {
@@ -265,16 +285,7 @@ fn summarise(
     phases: Vec<(String, f64)>,
 ) -> Summary {
     let mut warnings = plan.warnings.clone();
-    warnings.extend(report.warnings.iter().map(ToString::to_string));
-    // Joliet's `:` -> `_` replacements are expected (Rock Ridge, which nodes read, keeps every
-    // name); names cut to Joliet's 64 characters and anything else are worth saying.
-    warnings.extend(
-        packed
-            .warnings
-            .iter()
-            .filter(|w| !matches!(w, crate::iso::PackWarning::JolietNameChanged { .. }))
-            .map(ToString::to_string),
-    );
+    warnings.extend(kept_warnings(report, &packed));
     Summary {
         iso: packed.path,
         sidecar: packed.sidecar,
@@ -297,7 +308,23 @@ fn summarise(
         mirrored: mirrored_files(fetched),
         phases,
         warnings,
+        cache_registry: None,
     }
+}
+
+/// The pull's and the pack's warnings. Joliet's `:` -> `_` replacements are expected (Rock
+/// Ridge, which nodes read, keeps every name); names cut to Joliet's 64 characters and anything
+/// else are worth saying.
+fn kept_warnings(report: &PullReport, packed: &Packed) -> Vec<String> {
+    let mut warnings: Vec<String> = report.warnings.iter().map(ToString::to_string).collect();
+    warnings.extend(
+        packed
+            .warnings
+            .iter()
+            .filter(|w| !matches!(w, crate::iso::PackWarning::JolietNameChanged { .. }))
+            .map(ToString::to_string),
+    );
+    warnings
 }
 
 fn set_mode(path: &Path, mode: u32) -> Result<()> {

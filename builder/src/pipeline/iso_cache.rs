@@ -12,11 +12,13 @@ use crate::iso::{BuildTime, Packed, partial_path, sidecar_line, sidecar_path};
 pub struct IsoCache {
     iso: PathBuf,
     sum: PathBuf,
+    record: PathBuf,
 }
 
 impl IsoCache {
-    /// The entry for a tree described by its generated files (`versions.txt` first, then the
-    /// SBOM), packed with `volume_id`.
+    /// The entry for a tree whose generated files (`versions.txt` first, then any other file the
+    /// build writes into the tree from what it fetched) have the texts `generated`, packed with
+    /// `volume_id`: those texts name every path and digest of the tree and the build time.
     pub fn new(dir: &Path, generated: &[&str], volume_id: &str) -> Self {
         let mut parts = vec![
             concat!("cks-iso ", env!("CARGO_PKG_VERSION")),
@@ -24,10 +26,33 @@ impl IsoCache {
             "rock-ridge+joliet",
         ];
         parts.extend_from_slice(generated);
-        let key = crate::digest::cache_key(&parts);
+        Self::for_key(dir, &crate::digest::cache_key(&parts))
+    }
+
+    /// The entry named `key` (a key computed elsewhere, such as a build's recipe key).
+    pub fn for_key(dir: &Path, key: &str) -> Self {
         IsoCache {
             iso: dir.join(format!("{key}.iso")),
             sum: dir.join(format!("{key}.iso.sha256")),
+            record: dir.join(format!("{key}.json")),
+        }
+    }
+
+    /// The record kept beside the entry, if any.
+    pub fn record(&self) -> Option<String> {
+        std::fs::read_to_string(&self.record).ok()
+    }
+
+    /// Keeps `text` as the entry's record (best effort).
+    pub fn put_record(&self, text: &str) {
+        let Some(dir) = self.record.parent() else {
+            return;
+        };
+        let Ok(mut temp) = tempfile::NamedTempFile::new_in(dir) else {
+            return;
+        };
+        if std::io::Write::write_all(&mut temp, text.as_bytes()).is_ok() {
+            let _ = temp.persist(&self.record);
         }
     }
 

@@ -8,10 +8,12 @@
 //! Files: `options` (flags, environment and config → [`Options`]), `releases` (autoscaler and
 //! CCM), `resolve` (the plan), `kubeadm` (kubeadm's image list), `sources` (a planned file as a
 //! download), `execute` (the second phase), `record` (`versions.txt`), `summary`, `lock`,
-//! `iso_cache`, `sbom` (the SPDX document), `staging`, `run` (both phases).
+//! `iso_cache` and `iso_recipe` (finished ISOs kept), `sbom` (the SPDX document), `staging`,
+//! `run` (both phases).
 
 mod execute;
 mod iso_cache;
+mod iso_recipe;
 mod kubeadm;
 mod lock;
 mod options;

@@ -92,6 +92,7 @@ pub async fn build(
         summary
             .warnings
             .extend(warnings.iter().map(ToString::to_string));
+        summary.cache_registry = Some(cache.stats());
     }
     Ok(Outcome::Built(Box::new(resolved.plan), Box::new(summary)))
 }
@@ -117,6 +118,7 @@ pub fn pull_options(options: &Options) -> Result<PullOptions> {
     pull.insecure = options.insecure_registries.clone();
     pull.concurrency = options.concurrency;
     pull.strict_platforms = options.strict_platforms;
+    pull.ca_files = options.ca_file.iter().cloned().collect();
     pull.blob_dir = options.cache_dir.as_ref().map(|d| d.join("blobs"));
     pull.tarball_cache = options.cache_dir.as_ref().map(|d| d.join("tarballs"));
     if let Some(config) = default_docker_config() {

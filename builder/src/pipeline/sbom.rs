@@ -70,10 +70,13 @@ pub fn document(
     sbom.render().context("writing the SBOM")
 }
 
+/// What the name of the SBOM beside an ISO adds to the ISO's name.
+pub const BESIDE_SUFFIX: &str = ".spdx.json";
+
 /// Where the SBOM beside `iso` goes: `<iso>.spdx.json`.
 pub fn beside(iso: &Path) -> PathBuf {
     let mut name = iso.as_os_str().to_os_string();
-    name.push(".spdx.json");
+    name.push(BESIDE_SUFFIX);
     PathBuf::from(name)
 }
 

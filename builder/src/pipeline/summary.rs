@@ -41,6 +41,9 @@ pub struct Summary {
     pub phases: Vec<(String, f64)>,
     /// Warnings for the user.
     pub warnings: Vec<String>,
+    /// What the cache registry did, per kind of entry, with `--cache-registry`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cache_registry: Option<crate::cache_registry::CacheStats>,
 }
 
 /// A file fetched through a mirror: its path in the ISO, its canonical URL and the URL used.

@@ -58,15 +58,32 @@ enum Attempt {
 }
 
 impl RegistryClient {
-    /// A client with the given endpoints, credentials and retry policy.
+    /// A client with the given endpoints, credentials and retry policy, trusting the system
+    /// roots only.
     pub fn new(
         endpoints: Endpoints,
         credentials: CredentialStore,
         retry: RetryPolicy,
     ) -> Result<Self, RegistryError> {
-        let http = reqwest::Client::builder()
-            .user_agent(concat!("cks-iso/", env!("CARGO_PKG_VERSION")))
-            .connect_timeout(Duration::from_secs(30))
+        Self::with_ca_files(endpoints, credentials, retry, &[])
+    }
+
+    /// A client that also trusts the certificates in `ca_files` (`--ca-file`): the same TLS
+    /// setup as the downloader's ([`crate::fetch::ClientOptions`]), with the registry's timeouts.
+    pub fn with_ca_files(
+        endpoints: Endpoints,
+        credentials: CredentialStore,
+        retry: RetryPolicy,
+        ca_files: &[std::path::PathBuf],
+    ) -> Result<Self, RegistryError> {
+        let options = crate::fetch::ClientOptions {
+            connect_timeout: Duration::from_secs(30),
+            ca_files: ca_files.to_vec(),
+            ..crate::fetch::ClientOptions::default()
+        };
+        let http = options
+            .builder()
+            .map_err(|source| RegistryError::CaFile { source })?
             .read_timeout(Duration::from_secs(120))
             .build()
             .map_err(|source| RegistryError::Http {
@@ -81,12 +98,6 @@ impl RegistryClient {
             auth_cache: Mutex::new(HashMap::new()),
             fetched: AtomicU64::new(0),
         })
-    }
-
-    /// The same client sending through `http` (a client with other TLS roots).
-    pub(crate) fn with_http(mut self, http: reqwest::Client) -> Self {
-        self.http = http;
-        self
     }
 
     /// Bytes received from registries so far (manifests and blobs, including failed attempts).

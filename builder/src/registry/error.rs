@@ -67,6 +67,13 @@ pub enum RegistryError {
         #[source]
         source: crate::http::HttpError,
     },
+    /// A `--ca-file` cannot be used.
+    #[error("{source}")]
+    CaFile {
+        /// Why.
+        #[source]
+        source: crate::fetch::FetchError,
+    },
     /// The registry answered 401 and no usable credentials were available or they were refused.
     #[error("{image}: {registry} answered 401 Unauthorized{}", if *had_credentials {
         "; the credentials for it were refused"

@@ -54,4 +54,4 @@ pub use pull_types::{
 };
 pub use reference::{RemoteName, is_sha256_digest};
 pub use store::{BlobStore, StoreStats};
-pub use tarball_cache::{CachedTarball, TarballCache};
+pub use tarball_cache::{CachedTarball, TARBALL_FORMAT, TarballCache};

@@ -27,7 +27,12 @@ pub async fn pull_images(
     let names = checked_names(requests, &endpoints)?;
     let credentials = credentials_for(&names, &endpoints, options)?;
     std::fs::create_dir_all(out_dir).map_err(RegistryError::io(out_dir))?;
-    let client = RegistryClient::new(endpoints, credentials, options.retry.clone())?;
+    let client = RegistryClient::with_ca_files(
+        endpoints,
+        credentials,
+        options.retry.clone(),
+        &options.ca_files,
+    )?;
     let temp;
     let blob_dir = match &options.blob_dir {
         Some(dir) => dir.clone(),

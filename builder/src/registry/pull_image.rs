@@ -76,6 +76,12 @@ pub(super) async fn pull_one(
     if let Some(pulled) = job.cached_tarball(cache.as_ref(), &top, &top_type, &chosen) {
         return Ok(pulled);
     }
+    if let Some(pulled) = job
+        .registry_tarball(cache.as_ref(), &top, &top_type, &chosen)
+        .await
+    {
+        return Ok(pulled);
+    }
     let mut blobs = vec![top_blob];
     blobs.extend(chosen.blobs.iter().cloned());
     blobs.extend(job.fetch_blobs(&chosen).await?);
@@ -93,15 +99,19 @@ pub(super) async fn pull_one(
     let (file, written) = job.write_layout(&contents).await?;
     let mut digests: Vec<String> = contents.blobs.into_iter().map(|(d, _)| d).collect();
     digests.dedup();
+    let record = CachedTarball {
+        size: written.size,
+        sha256: written.sha256.clone(),
+        platform_digest: chosen.platform_digest.clone(),
+        platform: chosen.platform.clone(),
+        blobs: digests.clone(),
+    };
     if let Some(cache) = &cache {
-        let record = CachedTarball {
-            size: written.size,
-            sha256: written.sha256.clone(),
-            platform_digest: chosen.platform_digest.clone(),
-            platform: chosen.platform.clone(),
-            blobs: digests.clone(),
-        };
         cache.put(&name.full, &top.digest, &chosen.platform, &file, &record);
+    }
+    if let Some(registry) = &options.cache_registry {
+        let id = tarball_id(name, &top, &chosen);
+        registry.push_tarball(id, &file, &record).await;
     }
     Ok(Outcome::Pulled(
         PulledImage {
@@ -237,7 +247,44 @@ impl Job<'_> {
     ) -> Option<Outcome> {
         let (file, cached) =
             cache?.take(&self.name.full, &top.digest, &chosen.platform, self.out_dir)?;
-        Some(Outcome::Pulled(
+        Some(self.pulled_from(top, top_type, file, cached))
+    }
+
+    /// The tarball another build pushed to the cache registry for the same image, platform and
+    /// digest, verified (and kept in the local tarball cache too).
+    async fn registry_tarball(
+        &self,
+        local: Option<&TarballCache>,
+        top: &FetchedManifest,
+        top_type: &str,
+        chosen: &Chosen,
+    ) -> Option<Outcome> {
+        let registry = self.options.cache_registry.as_ref()?;
+        let id = tarball_id(self.name, top, chosen);
+        let (file, cached) = registry
+            .fetch_tarball(id, self.out_dir, self.progress)
+            .await?;
+        if let Some(local) = local {
+            local.put(
+                &self.name.full,
+                &top.digest,
+                &chosen.platform,
+                &file,
+                &cached,
+            );
+        }
+        Some(self.pulled_from(top, top_type, file, cached))
+    }
+
+    /// The outcome of a tarball taken from a cache, as its record describes it.
+    fn pulled_from(
+        &self,
+        top: &FetchedManifest,
+        top_type: &str,
+        file: tempfile::TempPath,
+        cached: CachedTarball,
+    ) -> Outcome {
+        Outcome::Pulled(
             PulledImage {
                 reference: self.name.full.clone(),
                 digest: top.digest.clone(),
@@ -250,7 +297,7 @@ impl Job<'_> {
                 blobs: cached.blobs,
             },
             file,
-        ))
+        )
     }
 
     /// The config (unless read already) and every layer, each once per build.
@@ -281,6 +328,20 @@ impl Job<'_> {
                 path: tarball,
                 source: std::io::Error::other(e.to_string()),
             })?
+    }
+}
+
+/// What identifies the tarball of `name` at `top` for the chosen platform.
+fn tarball_id<'a>(
+    name: &'a RemoteName,
+    top: &'a FetchedManifest,
+    chosen: &'a Chosen,
+) -> crate::cache_registry::TarballId<'a> {
+    crate::cache_registry::TarballId {
+        image: &name.full,
+        digest: &top.digest,
+        platform_digest: &chosen.platform_digest,
+        platform: &chosen.platform,
     }
 }
 

@@ -27,6 +27,8 @@ pub struct PullOptions {
     pub retry: RetryPolicy,
     /// Credentials for private registries.
     pub credentials: CredentialStore,
+    /// PEM files whose certificates are trusted besides the system roots (`--ca-file`).
+    pub ca_files: Vec<PathBuf>,
     /// Where blobs are kept; a directory that persists between builds is a verified cache. A
     /// temporary directory, removed at the end, when `None`.
     pub blob_dir: Option<PathBuf>,
@@ -47,6 +49,7 @@ impl PullOptions {
             strict_platforms: false,
             retry: RetryPolicy::default(),
             credentials: CredentialStore::default(),
+            ca_files: Vec::new(),
             blob_dir: None,
             tarball_cache: None,
             cache_registry: None,

@@ -29,7 +29,7 @@ pub struct TarballCache {
 }
 
 /// The tarball format this cache holds: an OCI layout with the Docker archive files.
-const TARBALL_FORMAT: &str = "oci-layout+docker-archive/1";
+pub const TARBALL_FORMAT: &str = "oci-layout+docker-archive/1";
 
 impl TarballCache {
     /// The cache in `dir` (created when the first entry is added).

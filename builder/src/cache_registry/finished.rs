@@ -1,0 +1,138 @@
+//! Finished image tarballs and ISOs in the cache registry: artifacts like the files (an empty
+//! config, one layer whose digest is the sha256 of the finished file), found by a tag derived
+//! from everything that determines their bytes, each carrying a small record (JSON) of what the
+//! build reports about it. Their bytes are checked against the digest as they stream in.
+
+use std::path::Path;
+
+use super::artifact::{Descriptor, Entry, ISO_ARTIFACT, TARBALL_ARTIFACT};
+use super::push::Body;
+use super::{CacheRegistry, Kind};
+use crate::progress::ProgressSink;
+
+/// Which finished thing an entry is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Finished {
+    /// An image tarball.
+    Tarball,
+    /// An ISO.
+    Iso,
+}
+
+impl Finished {
+    fn artifact_type(self) -> &'static str {
+        match self {
+            Finished::Tarball => TARBALL_ARTIFACT,
+            Finished::Iso => ISO_ARTIFACT,
+        }
+    }
+
+    fn media_type(self) -> &'static str {
+        match self {
+            Finished::Tarball => "application/x-tar",
+            Finished::Iso => "application/x-iso9660-image",
+        }
+    }
+
+    fn kind(self) -> Kind {
+        match self {
+            Finished::Tarball => Kind::Tarball,
+            Finished::Iso => Kind::Iso,
+        }
+    }
+}
+
+/// A finished entry the cache registry served, verified.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FinishedHit {
+    /// Its sha256, lower-case hex.
+    pub sha256: String,
+    /// Its size.
+    pub size: u64,
+    /// The record pushed with it.
+    pub record: String,
+}
+
+impl CacheRegistry {
+    /// Streams the finished entry tagged `tag`, stored for `key`, into `file`, checking its size
+    /// and sha256; `None` when the registry holds none, or only a damaged copy (then a warning).
+    pub async fn fetch_finished(
+        &self,
+        what: Finished,
+        tag: &str,
+        key: &str,
+        file: &Path,
+        progress: &dyn ProgressSink,
+    ) -> Option<FinishedHit> {
+        if !self.usable() {
+            return None;
+        }
+        let kind = what.kind();
+        let manifest = match self.client.manifest(&self.name, tag).await {
+            Ok(manifest) => manifest,
+            Err(error) => {
+                self.read_failed(kind, key, "", error);
+                return None;
+            }
+        };
+        let entry = match Entry::parse(&manifest.bytes, what.artifact_type()) {
+            Some(entry) if entry.key == key && entry.record.is_some() => entry,
+            _ => {
+                self.counters.missed(kind);
+                return None;
+            }
+        };
+        let digest = &entry.content.digest;
+        progress.on_start(digest, Some(entry.content.size));
+        let got = self
+            .client
+            .blob_to_file(&self.name, digest, entry.content.size, file, progress)
+            .await;
+        progress.on_done(digest);
+        if let Err(error) = got {
+            let _ = tokio::fs::remove_file(file).await;
+            self.read_failed(kind, key, digest, error);
+            return None;
+        }
+        self.counters.hit(kind, entry.content.size);
+        Some(FinishedHit {
+            sha256: digest.trim_start_matches("sha256:").to_string(),
+            size: entry.content.size,
+            record: entry.record.unwrap_or_default(),
+        })
+    }
+
+    /// Pushes the finished file at `path` (`sha256` hex, `size`) under `tag` for `key`, with
+    /// `record`; failures become warnings.
+    #[allow(clippy::too_many_arguments)]
+    pub async fn push_finished(
+        &self,
+        what: Finished,
+        tag: &str,
+        key: &str,
+        path: &Path,
+        sha256: &str,
+        size: u64,
+        record: String,
+    ) {
+        if !self.can_push() {
+            return;
+        }
+        let entry = Entry {
+            kind: what.artifact_type().into(),
+            key: key.to_string(),
+            content: Descriptor {
+                media_type: what.media_type().into(),
+                digest: format!("sha256:{}", sha256.trim_start_matches("sha256:")),
+                size,
+                annotations: Default::default(),
+            },
+            checked: None,
+            record: Some(record),
+        };
+        match self.push_entry(tag, &entry, Some(Body::File(path))).await {
+            Ok(()) => self.counters.pushed(what.kind()),
+            Err(failure) => self.push_failed(failure),
+        }
+    }
+}

@@ -1,0 +1,340 @@
+//! A finished ISO found before anything large is fetched: its recipe key is computed from what
+//! determines every byte of the ISO and is known from manifests alone: the plan (every version,
+//! URL, image reference and the volume id; not the output path), the build time, the sha256 of
+//! every file and the digest of every image, and the versions of the builder and its formats.
+//!
+//! A build that made an ISO keeps it under the key computed from what it verified (in the local
+//! `--cache-dir` and in the cache registry). A later build with a cache registry computes the same
+//! key from what the cache registry claims for each file and manifest (small requests, no
+//! content), and takes the ISO kept for it: local first, then the cache registry, whose copy is
+//! checked against its digest as it streams in. Anything missing or damaged: the build goes on
+//! the long way (files, images, pack), which gives the same ISO.
+//!
+//! A build that writes a lock (`--write-lock`) needs every file's record, so it goes the long
+//! way; so does a plan with an image left out for its platform (the puller does not report the
+//! digest it saw for one).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use serde::{Deserialize, Serialize};
+
+use super::execute::Execution;
+use super::iso_cache::IsoCache;
+use super::plan::Plan;
+use super::sources::file_spec;
+use super::summary::{Summary, mirrored_files};
+use crate::cache_registry::{Finished, SharedCacheRegistry, iso_tag};
+use crate::fetch::FetchedFile;
+use crate::iso::{BuildTime, Packed, partial_path, sidecar_line, sidecar_path};
+use crate::registry::{PullReport, RemoteName, TARBALL_FORMAT};
+
+/// What a build reports of an ISO without reading it, kept with it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IsoRecord {
+    /// Files in the ISO (images and generated files included).
+    pub files: usize,
+    /// Images bundled.
+    pub images: usize,
+    /// Warnings of the pull and the pack.
+    pub warnings: Vec<String>,
+    /// Files written beside the ISO, by the suffix added to the ISO's name, with their text.
+    #[serde(default)]
+    pub beside: BTreeMap<String, String>,
+}
+
+/// An ISO taken from a cache, in place at the plan's path with its sidecar.
+#[derive(Debug)]
+pub struct Reused {
+    /// The ISO.
+    pub packed: Packed,
+    /// What was kept with it.
+    pub record: IsoRecord,
+}
+
+/// One planned file as the key names it: ISO path, URL and sha256 of the bytes fetched.
+type FileLine = (String, String, String);
+
+/// The recipe key of `plan` built at `built` from `files` and, per planned image in plan
+/// order, the digest its reference resolved to.
+fn recipe_key(plan: &Plan, built: i64, files: &[FileLine], images: &[String]) -> Result<String> {
+    let mut plan_value = serde_json::to_value(plan).context("serialising the plan")?;
+    if let Some(object) = plan_value.as_object_mut() {
+        object.remove("iso");
+    }
+    let plan_text = plan_value.to_string();
+    let built = built.to_string();
+    let mut files = files.to_vec();
+    files.sort();
+    let lines: Vec<String> = files
+        .iter()
+        .map(|(path, url, sha256)| format!("file {path} {url} {sha256}"))
+        .chain(
+            plan.images
+                .iter()
+                .zip(images)
+                .map(|(i, digest)| format!("image {} {digest}", i.reference)),
+        )
+        .collect();
+    let mut parts = vec![
+        concat!("cks-iso ", env!("CARGO_PKG_VERSION")),
+        // The SBOM inside names the builder's commit.
+        env!("CKS_GIT_COMMIT"),
+        "iso-recipe/1",
+        TARBALL_FORMAT,
+        "rock-ridge+joliet",
+        plan_text.as_str(),
+        built.as_str(),
+    ];
+    parts.extend(lines.iter().map(String::as_str));
+    Ok(crate::digest::cache_key(&parts))
+}
+
+/// The key from what the cache registry claims (every planned file and manifest it holds), or
+/// `None` when it lacks any.
+async fn claimed_key(
+    plan: &Plan,
+    tree: &Path,
+    fetched: &[FetchedFile],
+    cache: &SharedCacheRegistry,
+    built: i64,
+) -> Option<String> {
+    let mut files = Vec::new();
+    for source in &plan.files {
+        if let Some(f) = fetched.iter().find(|f| f.name == source.iso_path) {
+            files.push((f.name.clone(), f.url.clone(), f.upstream_sha256.clone()));
+            continue;
+        }
+        let spec = file_spec(source, tree);
+        let claim = cache.claim_file(&spec.urls, &spec.checksum).await?;
+        files.push((source.iso_path.clone(), claim.url, claim.sha256));
+    }
+    let mut images = Vec::new();
+    for planned in &plan.images {
+        let name = RemoteName::parse(&planned.reference.to_string()).ok()?;
+        images.push(cache.claim_manifest(&name).await?);
+    }
+    recipe_key(plan, built, &files, &images).ok()
+}
+
+/// The key from what this build fetched and verified; `None` with an image left out.
+fn built_key(
+    plan: &Plan,
+    fetched: &[FetchedFile],
+    report: &PullReport,
+    built: i64,
+) -> Option<String> {
+    if !report.skipped.is_empty() {
+        return None;
+    }
+    let files = plan
+        .files
+        .iter()
+        .map(|source| {
+            let f = fetched.iter().find(|f| f.name == source.iso_path)?;
+            Some((f.name.clone(), f.url.clone(), f.upstream_sha256.clone()))
+        })
+        .collect::<Option<Vec<FileLine>>>()?;
+    let images = plan
+        .images
+        .iter()
+        .map(|planned| {
+            let reference = planned.reference.to_string();
+            report
+                .images
+                .iter()
+                .find(|i| i.reference == reference)
+                .map(|i| i.digest.clone())
+        })
+        .collect::<Option<Vec<_>>>()?;
+    recipe_key(plan, built, &files, &images).ok()
+}
+
+/// The ISO of this recipe from the local cache or the cache registry, in place at the plan's
+/// path; `None` (the build goes the long way) when neither holds a sound one.
+pub async fn reuse(
+    plan: &Plan,
+    tree: &Path,
+    fetched: &[FetchedFile],
+    run: &Execution<'_>,
+    built: BuildTime,
+) -> Result<Option<Reused>> {
+    let Some(cache) = run.pull.cache_registry.as_ref() else {
+        return Ok(None);
+    };
+    if run.write_lock.is_some() {
+        return Ok(None);
+    }
+    let Some(key) = claimed_key(plan, tree, fetched, cache, built.unix_seconds).await else {
+        return Ok(None);
+    };
+    let local = run.iso_cache.map(|dir| IsoCache::for_key(dir, &key));
+    if let Some(local) = &local
+        && let Some(record) = local.record().and_then(|t| serde_json::from_str(&t).ok())
+        && let Some(packed) = local.take(&plan.iso, built)
+    {
+        write_beside(&plan.iso, &record)?;
+        return Ok(Some(Reused { packed, record }));
+    }
+    let partial = partial_path(&plan.iso);
+    let Some(hit) = cache
+        .fetch_finished(Finished::Iso, &iso_tag(&key), &key, &partial, run.progress)
+        .await
+    else {
+        return Ok(None);
+    };
+    let Ok(record) = serde_json::from_str::<IsoRecord>(&hit.record) else {
+        let _ = std::fs::remove_file(&partial);
+        return Ok(None);
+    };
+    let name = plan
+        .iso
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let sidecar = sidecar_path(&plan.iso);
+    let sidecar_partial = partial_path(&sidecar);
+    std::fs::write(&sidecar_partial, sidecar_line(&hit.sha256, &name))
+        .and_then(|()| std::fs::rename(&partial, &plan.iso))
+        .and_then(|()| std::fs::rename(&sidecar_partial, &sidecar))
+        .with_context(|| format!("writing {}", plan.iso.display()))?;
+    write_beside(&plan.iso, &record)?;
+    let packed = Packed {
+        path: plan.iso.clone(),
+        sidecar,
+        size: hit.size,
+        sha256: hit.sha256,
+        time: built,
+        warnings: Vec::new(),
+    };
+    if let Some(local) = &local {
+        local.put(&packed);
+        local.put_record(&hit.record);
+    }
+    Ok(Some(Reused { packed, record }))
+}
+
+/// Keeps the ISO this build packed under its recipe key: in the local cache and the cache
+/// registry (pushed after it was written and hashed; failures are the registry's warnings).
+#[allow(clippy::too_many_arguments)]
+pub async fn keep(
+    plan: &Plan,
+    fetched: &[FetchedFile],
+    report: &PullReport,
+    packed: &Packed,
+    run: &Execution<'_>,
+    built: BuildTime,
+    record: IsoRecord,
+) {
+    let Some(cache) = run.pull.cache_registry.as_ref() else {
+        return;
+    };
+    let Some(key) = built_key(plan, fetched, report, built.unix_seconds) else {
+        return;
+    };
+    let Ok(text) = serde_json::to_string(&record) else {
+        return;
+    };
+    if let Some(dir) = run.iso_cache {
+        let local = IsoCache::for_key(dir, &key);
+        local.put(packed);
+        local.put_record(&text);
+    }
+    cache
+        .push_finished(
+            Finished::Iso,
+            &iso_tag(&key),
+            &key,
+            &packed.path,
+            &packed.sha256,
+            packed.size,
+            text,
+        )
+        .await;
+}
+
+/// Writes the files kept beside the ISO (`<iso><suffix>`), each under a temporary name first.
+fn write_beside(iso: &Path, record: &IsoRecord) -> Result<()> {
+    for (suffix, text) in &record.beside {
+        if suffix.contains('/') {
+            continue;
+        }
+        let mut path = iso.as_os_str().to_owned();
+        path.push(suffix);
+        super::staging::write_atomically(Path::new(&path), text.as_bytes())?;
+    }
+    Ok(())
+}
+
+/// The summary of a build that took its ISO from a cache.
+pub fn summary(
+    plan: &Plan,
+    fetched: &[FetchedFile],
+    reused: Reused,
+    built: i64,
+    phases: Vec<(String, f64)>,
+) -> Summary {
+    let mut warnings = plan.warnings.clone();
+    warnings.extend(reused.record.warnings);
+    Summary {
+        sbom: super::sbom::beside(&reused.packed.path),
+        iso: reused.packed.path,
+        sidecar: reused.packed.sidecar,
+        size: reused.packed.size,
+        sha256: reused.packed.sha256,
+        files: reused.record.files,
+        images: reused.record.images,
+        skipped_images: Vec::new(),
+        file_bytes_fetched: fetched
+            .iter()
+            .filter(|f| !f.from_cache)
+            .map(|f| f.bytes)
+            .sum(),
+        files_from_cache: fetched.iter().filter(|f| f.from_cache).count(),
+        image_bytes_fetched: 0,
+        image_unique_bytes: 0,
+        built,
+        mirrored: mirrored_files(fetched),
+        phases,
+        warnings,
+        cache_registry: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_key_ignores_file_order_but_not_digests_or_time() {
+        let plan: Plan = serde_json::from_value(serde_json::json!({
+            "kubernetes": "1.33.1", "cni_plugins": "v1.7.1", "crictl": "v1.33.0",
+            "csi_driver": "v1.0.0", "etcd": null, "arch": "amd64",
+            "autoscaler": {"tag": "cluster-autoscaler-1.33.0", "version": "1.33.0",
+                           "commit": "c", "image": "registry.k8s.io/autoscaling/cluster-autoscaler:v1.33.0"},
+            "ccm": {"tag": "v1.2.0", "image": "apache/cloudstack-kubernetes-provider:v1.2.0"},
+            "files": [], "images": [], "iso": "/out/a.iso", "volume_id": "CKS", "warnings": []
+        }))
+        .expect("a plan");
+        let a = ("a".to_string(), "https://x/a".to_string(), "1".repeat(64));
+        let b = ("b".to_string(), "https://x/b".to_string(), "2".repeat(64));
+        let key = recipe_key(&plan, 7, &[a.clone(), b.clone()], &[]).expect("key");
+        assert_eq!(
+            key,
+            recipe_key(&plan, 7, &[b.clone(), a.clone()], &[]).expect("key")
+        );
+        let mut elsewhere = plan.clone();
+        elsewhere.iso = "/other/b.iso".into();
+        assert_eq!(
+            key,
+            recipe_key(&elsewhere, 7, &[a.clone(), b.clone()], &[]).expect("key")
+        );
+        assert_ne!(
+            key,
+            recipe_key(&plan, 8, &[a.clone(), b.clone()], &[]).expect("key")
+        );
+        let changed = ("b".to_string(), "https://x/b".to_string(), "3".repeat(64));
+        assert_ne!(key, recipe_key(&plan, 7, &[a, changed], &[]).expect("key"));
+    }
+}
