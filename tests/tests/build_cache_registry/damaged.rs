@@ -7,7 +7,8 @@ use cks_e2e::{run_build, start_upstream};
 use cks_fixtures::demo::DemoConfig;
 
 use super::support::{
-    CacheServer, artifact_contents, blob_files, blob_path, damage, remove_tags, runner_inputs,
+    CacheServer, artifact_blobs, artifact_contents, blob_files, blob_path, damage, remove_tags,
+    runner_inputs,
 };
 
 #[tokio::test(flavor = "multi_thread")]
@@ -23,9 +24,9 @@ async fn a_damaged_blob_in_the_cache_registry_is_ignored_with_a_warning() {
     let cold = run_build(&a, Request::default()).await.expect("runner A");
 
     // Without the finished ISO and tarballs, runner B reads the image blobs; the largest of
-    // them (not a finished tarball or ISO) gets one byte flipped.
-    let mut finished = artifact_contents(storage.path(), "cks-iso-");
-    finished.extend(artifact_contents(storage.path(), "cks-tarball-"));
+    // them (no blob of a finished tarball or ISO: their manifests, records and contents) gets one byte flipped.
+    let mut finished = artifact_blobs(storage.path(), "cks-iso-");
+    finished.extend(artifact_blobs(storage.path(), "cks-tarball-"));
     assert!(!finished.is_empty(), "runner A pushed its ISO and tarballs");
     remove_tags(storage.path(), "cks-iso-");
     remove_tags(storage.path(), "cks-tarball-");

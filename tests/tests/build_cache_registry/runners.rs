@@ -59,6 +59,25 @@ async fn runner_b_builds_from_the_cache_registry_alone_and_gives_the_same_iso() 
     let b = runner_inputs(&upstream, b_out.path(), b_cache.path(), &cache.url());
     let (b_sha, b_err) = build_process(&binary, &b, docker_config.path());
     assert_eq!(b_sha, a_sha, "runner B gives the same ISO");
+    let sbom_beside = |out: &std::path::Path| {
+        let found: Vec<_> = std::fs::read_dir(out)
+            .expect("the output folder")
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().ends_with(".iso.spdx.json"))
+            .collect();
+        assert_eq!(
+            found.len(),
+            1,
+            "one SBOM beside the ISO in {}",
+            out.display()
+        );
+        std::fs::read_to_string(found[0].path()).expect("the SBOM")
+    };
+    assert_eq!(
+        sbom_beside(b_out.path()),
+        sbom_beside(a_out.path()),
+        "runner B writes the same SBOM beside the ISO it took"
+    );
     // The summaries say so: A pushed every kind of entry, B took the ISO and fetched nothing.
     for kind in ["files", "manifests", "blobs", "tarballs", "iso"] {
         let (hits, pushed) = cache_stats(&a_err, kind);

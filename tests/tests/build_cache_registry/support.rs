@@ -212,6 +212,34 @@ pub(super) fn artifact_contents(storage: &Path, prefix: &str) -> Vec<String> {
     out
 }
 
+/// Every blob (the manifest, with the record in its annotations, its config and its layers) of
+/// every artifact whose tag starts with `prefix`.
+pub(super) fn artifact_blobs(storage: &Path, prefix: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for tag in std::fs::read_dir(tags_dir(storage))
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
+        if !tag.file_name().to_string_lossy().starts_with(prefix) {
+            continue;
+        }
+        let link = std::fs::read_to_string(tag.path().join("current/link")).expect("a tag link");
+        let manifest = std::fs::read(blob_path(storage, link.trim())).expect("the manifest blob");
+        let manifest: serde_json::Value = serde_json::from_slice(&manifest).expect("JSON");
+        let config = manifest["config"]["digest"].as_str().map(str::to_string);
+        out.push(link.trim().to_string());
+        let layers = manifest["layers"].as_array().cloned().unwrap_or_default();
+        out.extend(config);
+        out.extend(
+            layers
+                .iter()
+                .filter_map(|l| l["digest"].as_str().map(str::to_string)),
+        );
+    }
+    out
+}
+
 /// Removes every tag that starts with `prefix` from the cache repository (the blobs stay).
 pub(super) fn remove_tags(storage: &Path, prefix: &str) {
     for tag in std::fs::read_dir(tags_dir(storage))
