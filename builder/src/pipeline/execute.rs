@@ -7,6 +7,7 @@ use std::time::{Instant, SystemTime};
 
 use anyhow::{Context, Result, bail};
 
+use super::execution::Execution;
 use super::iso_cache::IsoCache;
 use super::iso_recipe;
 use super::lock::{LOCK_FORMAT, Lock};
@@ -19,34 +20,7 @@ use super::staging::{Staging, write_atomically};
 use super::summary::{Summary, mirrored_files};
 use crate::fetch::{FetchedFile, Fetcher};
 use crate::iso::{BuildTime, PackOptions, Packed};
-use crate::progress::ProgressSink;
-use crate::registry::{ImageRequest, PullOptions, PullReport, pull_images};
-
-/// Reports the phases of a build as they start.
-pub trait Observer: Send + Sync {
-    /// Phase `name` starts.
-    fn phase(&self, name: &str);
-}
-
-/// The settings of the second phase.
-pub struct Execution<'a> {
-    /// The downloader.
-    pub fetcher: &'a Fetcher,
-    /// How images are pulled.
-    pub pull: PullOptions,
-    /// Where transfers report progress.
-    pub progress: &'a dyn ProgressSink,
-    /// Where phases are reported.
-    pub observer: &'a dyn Observer,
-    /// The timestamps of the ISO: `SOURCE_DATE_EPOCH`, else now.
-    pub source_date_epoch: Option<i64>,
-    /// Write a lock file here after a successful build.
-    pub write_lock: Option<&'a Path>,
-    /// The inputs recorded in the lock.
-    pub inputs: &'a Inputs,
-    /// Where finished ISOs are kept for identical rebuilds, if anywhere.
-    pub iso_cache: Option<&'a Path>,
-}
+use crate::registry::{ImageRequest, PullReport, pull_images};
 
 /// The seconds each phase took, in order.
 struct Laps {

@@ -20,7 +20,7 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
-use super::execute::Execution;
+use super::execution::Execution;
 use super::iso_cache::IsoCache;
 use super::plan::Plan;
 use super::sources::file_spec;

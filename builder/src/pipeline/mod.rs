@@ -7,11 +7,12 @@
 //!
 //! Files: `options` (flags, environment and config → [`Options`]), `releases` (autoscaler and
 //! CCM), `resolve` (the plan), `kubeadm` (kubeadm's image list), `sources` (a planned file as a
-//! download), `execute` (the second phase), `record` (`versions.txt`), `summary`, `lock`,
-//! `iso_cache` and `iso_recipe` (finished ISOs kept), `sbom` (the SPDX document), `staging`,
-//! `run` (both phases).
+//! download), `execute` (the second phase) and `execution` (its settings), `record`
+//! (`versions.txt`), `sbom` (the SPDX document), `summary`, `lock`, `iso_cache` and
+//! `iso_recipe` (finished ISOs kept), `staging`, `run` (both phases).
 
 mod execute;
+mod execution;
 mod iso_cache;
 mod iso_recipe;
 mod kubeadm;
@@ -27,7 +28,8 @@ mod sources;
 mod staging;
 mod summary;
 
-pub use execute::{Execution, Observer, execute};
+pub use execute::execute;
+pub use execution::{Execution, Observer};
 pub use kubeadm::{KubeadmError, kubeadm_images};
 pub use lock::{LOCK_FORMAT, Lock};
 pub use options::{Inputs, Options, OptionsError};

@@ -6,7 +6,8 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 
-use super::execute::{Execution, Observer, execute};
+use super::execute::execute;
+use super::execution::{Execution, Observer};
 use super::lock::Lock;
 use super::options::{Inputs, Options};
 use super::plan::Plan;

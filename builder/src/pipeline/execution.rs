@@ -1,0 +1,35 @@
+//! What the second phase of a build is given: the downloader, how images are pulled, where
+//! progress and phases are reported, the build time, the lock to write and the ISO caches.
+
+use std::path::Path;
+
+use super::options::Inputs;
+use crate::fetch::Fetcher;
+use crate::progress::ProgressSink;
+use crate::registry::PullOptions;
+
+/// Reports the phases of a build as they start.
+pub trait Observer: Send + Sync {
+    /// Phase `name` starts.
+    fn phase(&self, name: &str);
+}
+
+/// The settings of the second phase.
+pub struct Execution<'a> {
+    /// The downloader.
+    pub fetcher: &'a Fetcher,
+    /// How images are pulled.
+    pub pull: PullOptions,
+    /// Where transfers report progress.
+    pub progress: &'a dyn ProgressSink,
+    /// Where phases are reported.
+    pub observer: &'a dyn Observer,
+    /// The timestamps of the ISO: `SOURCE_DATE_EPOCH`, else now.
+    pub source_date_epoch: Option<i64>,
+    /// Write a lock file here after a successful build.
+    pub write_lock: Option<&'a Path>,
+    /// The inputs recorded in the lock.
+    pub inputs: &'a Inputs,
+    /// Where finished ISOs are kept for identical rebuilds, if anywhere.
+    pub iso_cache: Option<&'a Path>,
+}
