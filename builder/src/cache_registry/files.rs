@@ -6,23 +6,8 @@ use std::path::Path;
 use super::artifact::{Descriptor, Entry, FILE_ARTIFACT};
 use super::push::Body;
 use super::{CacheRegistry, Kind, file_tag};
-use crate::fetch::{Checksum, ChecksumStatus};
+use crate::fetch::{Checksum, ChecksumStatus, PortFuture, SharedHit};
 use crate::progress::ProgressSink;
-
-/// A file the cache registry served, verified.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FileHit {
-    /// The canonical URL it was stored for.
-    pub url: String,
-    /// `cache-registry:<registry URL>@sha256:<hex>`, the build report's `url_used`.
-    pub url_used: String,
-    /// Its sha256, lower-case hex.
-    pub sha256: String,
-    /// Its size.
-    pub bytes: u64,
-    /// How it was checked when first fetched from upstream.
-    pub checksum: ChecksumStatus,
-}
 
 impl CacheRegistry {
     /// Streams the first of `urls` the registry holds (and whose record satisfies `checksum`:
@@ -34,7 +19,7 @@ impl CacheRegistry {
         checksum: &Checksum,
         file: &Path,
         progress: &dyn ProgressSink,
-    ) -> Option<FileHit> {
+    ) -> Option<SharedHit> {
         for url in urls {
             if !self.usable() {
                 return None;
@@ -73,7 +58,7 @@ impl CacheRegistry {
                 continue;
             }
             self.counters.hit(Kind::File, entry.content.size);
-            return Some(FileHit {
+            return Some(SharedHit {
                 url: url.clone(),
                 url_used: format!("cache-registry:{}@{digest}", self.url),
                 sha256,
@@ -118,5 +103,33 @@ impl CacheRegistry {
             }
             Err(failure) => self.push_failed(failure),
         }
+    }
+}
+
+/// The downloader's shared tier: the files of this cache registry.
+impl crate::fetch::SharedFiles for CacheRegistry {
+    fn fetch_file<'a>(
+        &'a self,
+        urls: &'a [String],
+        checksum: &'a Checksum,
+        file: &'a Path,
+        progress: &'a dyn ProgressSink,
+    ) -> PortFuture<'a, Option<SharedHit>> {
+        Box::pin(CacheRegistry::fetch_file(
+            self, urls, checksum, file, progress,
+        ))
+    }
+
+    fn push_file<'a>(
+        &'a self,
+        url: &'a str,
+        path: &'a Path,
+        sha256: &'a str,
+        bytes: u64,
+        checksum: &'a ChecksumStatus,
+    ) -> PortFuture<'a, ()> {
+        Box::pin(CacheRegistry::push_file(
+            self, url, path, sha256, bytes, checksum,
+        ))
     }
 }

@@ -50,7 +50,6 @@ use std::sync::{Arc, Mutex};
 
 pub use claims::FileClaim;
 pub use error::CacheRegistryError;
-pub use files::FileHit;
 pub use finished::{Finished, FinishedHit};
 pub use images::manifest;
 pub use stats::{CacheStats, Kind, KindStats};

@@ -101,6 +101,7 @@ impl Fetcher {
         if let Some(registry) = &self.options.cache_registry
             && let Ok(temp) = temp_in(dir, &dest_name)
             && let Some(hit) = registry
+                .0
                 .fetch_file(&spec.urls, &spec.checksum, temp.path(), &*self.progress)
                 .await
         {
@@ -167,6 +168,7 @@ impl Fetcher {
                     if let Some(registry) = &self.options.cache_registry {
                         let path = got.temp.path();
                         registry
+                            .0
                             .push_file(url, path, &got.sha256, got.bytes, &checksum)
                             .await;
                     }

@@ -40,6 +40,7 @@ mod http;
 mod local;
 mod mirror;
 mod resume;
+mod shared;
 mod spec;
 
 use std::path::PathBuf;
@@ -54,6 +55,7 @@ pub use cks_pinning::sources::{Checksum, Edit, Replacer};
 pub use client::ClientOptions;
 pub use error::{FetchError, FileError};
 pub use mirror::{Mirror, MirrorError, Mirrors};
+pub use shared::{PortFuture, SharedFiles, SharedHit, SharedTier};
 pub use spec::{ChecksumStatus, FetchedFile, FileSpec};
 
 use crate::progress::{NoProgress, ProgressSink};
@@ -75,7 +77,7 @@ pub struct FetchOptions {
     pub concurrency: usize,
     /// The shared cache registry, asked after the cache directory and before upstream.
     #[serde(skip)]
-    pub cache_registry: Option<crate::cache_registry::SharedCacheRegistry>,
+    pub cache_registry: Option<SharedTier>,
 }
 
 impl Default for FetchOptions {

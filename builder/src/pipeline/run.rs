@@ -56,7 +56,9 @@ pub async fn build(
         &pull_options(options)?.credentials,
     )?;
     let mut fetch = fetch_options(options)?;
-    fetch.cache_registry = cache_registry.clone();
+    fetch.cache_registry = cache_registry
+        .as_ref()
+        .map(|c| crate::fetch::SharedTier(c.0.clone()));
     let fetcher = Fetcher::new(fetch)?.with_progress(progress.clone());
     let staging = Staging::new(request.temp_dir.as_deref())?;
     let started = Instant::now();
