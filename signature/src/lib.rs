@@ -62,4 +62,6 @@ pub use rekor::{InclusionProof, LogEntry, LogEvidence};
 pub use trust_root::{
     CertificateAuthority, PUBLIC_GOOD_JSON, TransparencyLog, TrustedRoot, Validity,
 };
-pub use verify::{Verified, decode_signature, verify_blob, verify_bundle};
+pub use verify::{
+    Verified, decode_signature, verify_blob, verify_blob_sha256, verify_bundle, verify_bundle_sha256,
+};
