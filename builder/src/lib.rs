@@ -66,3 +66,4 @@ pub mod progress;
 pub mod register;
 pub mod registry;
 pub mod retry;
+pub mod signature;

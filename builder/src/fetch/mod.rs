@@ -40,6 +40,7 @@ mod http;
 mod local;
 mod mirror;
 mod resume;
+mod small;
 mod spec;
 
 use std::path::PathBuf;

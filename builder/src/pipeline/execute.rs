@@ -44,6 +44,8 @@ pub struct Execution<'a> {
     pub inputs: &'a Inputs,
     /// Where finished ISOs are kept for identical rebuilds, if anywhere.
     pub iso_cache: Option<&'a Path>,
+    /// How upstream signatures are checked.
+    pub signatures: &'a crate::signature::Verifier,
 }
 
 /// The seconds each phase took, in order.
@@ -82,12 +84,20 @@ pub async fn execute(
     let report = pull_planned_images(plan, tree, &run).await?;
     laps.lap("images");
 
+    run.observer.phase("signatures");
+    let signatures = run
+        .signatures
+        .check(plan, &fetched, &report, run.fetcher, &run.pull)
+        .await?;
+    laps.lap("signatures");
+
     run.observer.phase("record");
     let built = match run.source_date_epoch {
         Some(seconds) => BuildTime::fixed(seconds),
         None => BuildTime::from_env_value(None, SystemTime::now())?,
     };
-    let versions = record(plan, &fetched, &report, tree, built.unix_seconds)?;
+    let mut versions = record(plan, &fetched, &report, tree, built.unix_seconds)?;
+    versions.signatures = signatures.entries.clone();
     let versions_text = versions.render()?;
     write_atomically(
         &tree.join(cks_pinning::versions_txt::FILE_NAME),
@@ -102,7 +112,7 @@ pub async fn execute(
     if let Some(path) = run.write_lock {
         write_lock(path, run.inputs, plan, &fetched, &report)?;
     }
-    Ok(summarise(
+    let mut summary = summarise(
         plan,
         &fetched,
         &report,
@@ -110,7 +120,10 @@ pub async fn execute(
         versions.files.len() + 1,
         built.unix_seconds,
         laps.phases,
-    ))
+    );
+    summary.warnings.extend(signatures.warnings);
+    summary.notes.extend(signatures.notes);
+    Ok(summary)
 }
 
 /// Fetches every file of the plan the first phase did not, and sets each file's mode.
@@ -289,6 +302,7 @@ fn summarise(
         mirrored: mirrored_files(fetched),
         phases,
         warnings,
+        notes: Vec::new(),
     }
 }
 

@@ -39,6 +39,8 @@ pub struct Summary {
     pub phases: Vec<(String, f64)>,
     /// Warnings for the user.
     pub warnings: Vec<String>,
+    /// Facts said once (sources not signed upstream, images without a signature policy).
+    pub notes: Vec<String>,
 }
 
 /// A file fetched through a mirror: its path in the ISO, its canonical URL and the URL used.

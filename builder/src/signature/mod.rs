@@ -1,0 +1,119 @@
+//! Upstream signatures, checked after the downloads and pulls: the cosign keyless signature of
+//! every Kubernetes release binary (`<url>.sig` and `<url>.cert`, or `<url>.sigstore.json`,
+//! fetched through the same [`Fetcher`] as the file and verified from the file's SHA-256 taken
+//! as it streamed, so the binary is never read again) and of every image whose registry has a
+//! policy (the `sha256-<hex>.sig` tag and the OCI referrers of its digest, read with the same
+//! registry client as the pull). [`cks_signature`] does the verification; this module fetches
+//! the material, applies `--signatures require|warn|off` and returns what to record.
+//!
+//! Files: `settings` (the policies and their config), `files`, `images`, `outcome` (the verdict
+//! of each artifact under the mode).
+
+mod files;
+mod images;
+mod outcome;
+mod settings;
+
+use std::path::PathBuf;
+
+use cks_pinning::versions_txt::SignatureEntry;
+use cks_signature::{Mode, TrustedRoot};
+
+use crate::fetch::{FetchedFile, Fetcher};
+use crate::pipeline::Plan;
+use crate::registry::{PullOptions, PullReport};
+
+pub use outcome::SignatureRefusals;
+pub use settings::{
+    IncompletePolicy, KUBERNETES_REGISTRY, PolicyInput, SignatureInputs, SignatureSettings,
+};
+
+/// The trusted root cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum TrustedRootError {
+    /// The `--trusted-root` file cannot be read or is not a trusted root.
+    #[error(
+        "--trusted-root {}: {reason}; expected a Sigstore trusted_root.json (as `cosign trusted-root create` or the TUF repository gives it)",
+        path.display()
+    )]
+    File {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// The built-in public-good root does not parse (a build of this program is broken).
+    #[error("the built-in public-good trusted root is unusable: {0}")]
+    BuiltIn(String),
+}
+
+/// What the signature phase found: the lines to record, and what to tell the user.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Checked {
+    /// Every verified file and image, for `versions.txt` (and so the SBOM).
+    pub entries: Vec<SignatureEntry>,
+    /// One line per unsigned or unverifiable artifact (under `warn`).
+    pub warnings: Vec<String>,
+    /// Said once: the sources that are not signed upstream, the images without a policy.
+    pub notes: Vec<String>,
+}
+
+/// Checks signatures with one trusted root and the build's policies.
+#[derive(Debug)]
+pub struct Verifier {
+    settings: SignatureSettings,
+    root: Option<TrustedRoot>,
+}
+
+impl Verifier {
+    /// Loads the trusted root (`--trusted-root`, else the built-in one; none under `off`).
+    pub fn new(settings: &SignatureSettings) -> Result<Verifier, TrustedRootError> {
+        let root = match (&settings.mode, &settings.trusted_root) {
+            (Mode::Off, _) => None,
+            (_, Some(path)) => {
+                let text = std::fs::read_to_string(path).map_err(|e| TrustedRootError::File {
+                    path: path.clone(),
+                    reason: e.to_string(),
+                })?;
+                Some(
+                    TrustedRoot::from_json(&text).map_err(|e| TrustedRootError::File {
+                        path: path.clone(),
+                        reason: e.to_string(),
+                    })?,
+                )
+            }
+            (_, None) => Some(
+                TrustedRoot::public_good().map_err(|e| TrustedRootError::BuiltIn(e.to_string()))?,
+            ),
+        };
+        Ok(Verifier {
+            settings: settings.clone(),
+            root,
+        })
+    }
+
+    /// The mode in force.
+    pub fn mode(&self) -> Mode {
+        self.settings.mode
+    }
+
+    /// Checks every signed file of `fetched` and every pulled image with a policy. Under
+    /// `require`, anything not verified fails with every refusal named; under `off`, nothing
+    /// is fetched.
+    pub async fn check(
+        &self,
+        plan: &Plan,
+        fetched: &[FetchedFile],
+        report: &PullReport,
+        fetcher: &Fetcher,
+        pull: &PullOptions,
+    ) -> Result<Checked, SignatureRefusals> {
+        let Some(root) = &self.root else {
+            return Ok(Checked::default());
+        };
+        let mut verdicts = outcome::Verdicts::new(self.settings.mode);
+        files::check(plan, fetched, fetcher, root, &self.settings, &mut verdicts).await;
+        images::check(report, pull, root, &self.settings, &mut verdicts).await;
+        verdicts.finish()
+    }
+}
