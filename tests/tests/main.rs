@@ -9,4 +9,5 @@ mod build_cache_registry;
 mod build_faults;
 mod build_mirrors;
 mod build_real_components;
+mod build_signatures;
 mod register_iso;

@@ -17,12 +17,13 @@ mod settings;
 use std::path::PathBuf;
 
 use cks_pinning::versions_txt::SignatureEntry;
-use cks_signature::{Mode, TrustedRoot};
+use cks_signature::TrustedRoot;
 
 use crate::fetch::{FetchedFile, Fetcher};
 use crate::pipeline::Plan;
 use crate::registry::{PullOptions, PullReport};
 
+pub use cks_signature::{Mode, Policy};
 pub use outcome::SignatureRefusals;
 pub use settings::{
     IncompletePolicy, KUBERNETES_REGISTRY, PolicyInput, SignatureInputs, SignatureSettings,
