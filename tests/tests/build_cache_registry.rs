@@ -83,6 +83,9 @@ fn runner_inputs(upstream: &DemoUpstream, out: &Path, cache_dir: &Path, cache: &
     let mut inputs = demo_inputs(upstream, out, "x86_64");
     inputs.cache_dir = Some(cache_dir.to_path_buf());
     inputs.cache_registry = Some(cache.to_string());
+    // Signature material is asked of upstream by every build (image signature manifests are
+    // not in the cache registry): these builds are about the caches alone.
+    inputs.signatures.mode = Some(cks_builder::signature::Mode::Off);
     let host = cache
         .trim_start_matches("http://")
         .split('/')
@@ -137,6 +140,9 @@ fn build_process(binary: &Path, inputs: &Inputs, docker_config: &Path) -> (Strin
     flag("csi-version", &inputs.csi_version);
     flag("ccm-version", &inputs.ccm_version);
     flag("cache-registry", &inputs.cache_registry);
+    if inputs.signatures.mode == Some(cks_builder::signature::Mode::Off) {
+        command.args(["--signatures", "off"]);
+    }
     for (name, values) in [
         ("mirror", &inputs.mirrors),
         ("registry-mirror", &inputs.registry_mirrors),

@@ -40,7 +40,6 @@ mod http;
 mod local;
 mod mirror;
 mod resume;
-mod small;
 mod spec;
 
 use std::path::PathBuf;

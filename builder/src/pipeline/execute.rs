@@ -87,7 +87,14 @@ pub async fn execute(
     run.observer.phase("signatures");
     let signatures = run
         .signatures
-        .check(plan, &fetched, &report, run.fetcher, &run.pull)
+        .check(
+            plan,
+            &fetched,
+            &report,
+            run.fetcher,
+            &run.pull,
+            &staging.work().join("signatures"),
+        )
         .await?;
     laps.lap("signatures");
 

@@ -4,15 +4,15 @@
 use cks_pinning::sources::signing::{Signing, signing};
 use cks_signature::{Outcome, TrustedRoot, verify_blob_sha256, verify_bundle_sha256};
 
+use std::path::Path;
+
 use super::outcome::Verdicts;
 use super::settings::SignatureSettings;
-use crate::fetch::{FetchedFile, Fetcher};
+use crate::fetch::{FetchError, FetchedFile, Fetcher, FileSpec};
 use crate::pipeline::Plan;
 
-/// The most a `.sig` or `.cert` may hold.
-const SIGNATURE_LIMIT: usize = 64 * 1024;
-/// The most a `.sigstore.json` may hold.
-const BUNDLE_LIMIT: usize = 1 << 20;
+/// The most a `.sig`, `.cert` or `.sigstore.json` may hold.
+const MATERIAL_LIMIT: u64 = 1 << 20;
 
 /// The signature material found beside one file.
 struct Material {
@@ -21,24 +21,50 @@ struct Material {
     bundle: Option<String>,
 }
 
-async fn material(fetcher: &Fetcher, url: &str) -> Result<Material, String> {
-    let (sig_url, cert_url, bundle_url) = (
-        format!("{url}.sig"),
-        format!("{url}.cert"),
-        format!("{url}.sigstore.json"),
-    );
-    let (sig, cert, bundle) = futures_util::join!(
-        fetcher.small_text(&sig_url, SIGNATURE_LIMIT),
-        fetcher.small_text(&cert_url, SIGNATURE_LIMIT),
-        fetcher.small_text(&bundle_url, BUNDLE_LIMIT),
-    );
-    let text = |r: Result<(String, Option<String>), crate::fetch::FetchError>| {
-        r.map(|(_, text)| text).map_err(|e| e.to_string())
+/// One signature file fetched like any download (mirrors, retries, the content cache and the
+/// cache registry: the material is checked cryptographically, so a cached copy is as good as
+/// upstream's) into `dir`; `None` on 404.
+async fn side_file(
+    fetcher: &Fetcher,
+    name: &str,
+    url: String,
+    dir: &Path,
+) -> Result<Option<String>, String> {
+    let file_name = url.rsplit('/').next().unwrap_or("signature").to_string();
+    let spec = FileSpec::new(format!("{name} ({file_name})"), url, dir.join(&file_name));
+    let fetched = match fetcher.fetch(&spec).await {
+        Ok(fetched) => fetched,
+        Err(error) if matches!(error.error, FetchError::NotFound { .. }) => return Ok(None),
+        Err(error) => return Err(error.to_string()),
     };
+    if fetched.bytes > MATERIAL_LIMIT {
+        return Err(format!(
+            "{} is {} bytes, more than a signature file holds ({MATERIAL_LIMIT})",
+            fetched.url, fetched.bytes
+        ));
+    }
+    std::fs::read_to_string(&fetched.dest)
+        .map(Some)
+        .map_err(|e| format!("reading {}: {e}", fetched.dest.display()))
+}
+
+async fn material(
+    fetcher: &Fetcher,
+    file: &FetchedFile,
+    scratch: &Path,
+) -> Result<Material, String> {
+    let dir = scratch.join(file.name.replace('/', "_"));
+    std::fs::create_dir_all(&dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
+    let url = &file.url;
+    let (sig, cert, bundle) = futures_util::join!(
+        side_file(fetcher, &file.name, format!("{url}.sig"), &dir),
+        side_file(fetcher, &file.name, format!("{url}.cert"), &dir),
+        side_file(fetcher, &file.name, format!("{url}.sigstore.json"), &dir),
+    );
     Ok(Material {
-        sig: text(sig)?,
-        cert: text(cert)?,
-        bundle: text(bundle)?,
+        sig: sig?,
+        cert: cert?,
+        bundle: bundle?,
     })
 }
 
@@ -78,6 +104,7 @@ pub(super) async fn check(
     plan: &Plan,
     fetched: &[FetchedFile],
     fetcher: &Fetcher,
+    scratch: &Path,
     root: &TrustedRoot,
     settings: &SignatureSettings,
     verdicts: &mut Verdicts,
@@ -94,7 +121,8 @@ pub(super) async fn check(
             Signing::NotApplicable => {}
         }
     }
-    let found = futures_util::future::join_all(signed.iter().map(|f| material(fetcher, &f.url))).await;
+    let found = futures_util::future::join_all(signed.iter().map(|f| material(fetcher, f, scratch)))
+            .await;
     for (file, found) in signed.iter().zip(found) {
         let found = match found {
             Ok(found) => found,

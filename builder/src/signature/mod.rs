@@ -1,7 +1,8 @@
 //! Upstream signatures, checked after the downloads and pulls: the cosign keyless signature of
 //! every Kubernetes release binary (`<url>.sig` and `<url>.cert`, or `<url>.sigstore.json`,
-//! fetched through the same [`Fetcher`] as the file and verified from the file's SHA-256 taken
-//! as it streamed, so the binary is never read again) and of every image whose registry has a
+//! fetched through the same [`Fetcher`] as the file, so with its mirrors, retries and caches,
+//! and verified from the file's SHA-256 taken as it streamed, so the binary is never read
+//! again) and of every image whose registry has a
 //! policy (the `sha256-<hex>.sig` tag and the OCI referrers of its digest, read with the same
 //! registry client as the pull). [`cks_signature`] does the verification; this module fetches
 //! the material, applies `--signatures require|warn|off` and returns what to record.
@@ -14,7 +15,7 @@ mod images;
 mod outcome;
 mod settings;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use cks_pinning::versions_txt::SignatureEntry;
 use cks_signature::TrustedRoot;
@@ -98,9 +99,9 @@ impl Verifier {
         self.settings.mode
     }
 
-    /// Checks every signed file of `fetched` and every pulled image with a policy. Under
-    /// `require`, anything not verified fails with every refusal named; under `off`, nothing
-    /// is fetched.
+    /// Checks every signed file of `fetched` and every pulled image with a policy, fetching
+    /// the files' signature material into `scratch` (outside the ISO tree). Under `require`,
+    /// anything not verified fails with every refusal named; under `off`, nothing is fetched.
     pub async fn check(
         &self,
         plan: &Plan,
@@ -108,12 +109,22 @@ impl Verifier {
         report: &PullReport,
         fetcher: &Fetcher,
         pull: &PullOptions,
+        scratch: &Path,
     ) -> Result<Checked, SignatureRefusals> {
         let Some(root) = &self.root else {
             return Ok(Checked::default());
         };
         let mut verdicts = outcome::Verdicts::new(self.settings.mode);
-        files::check(plan, fetched, fetcher, root, &self.settings, &mut verdicts).await;
+        files::check(
+            plan,
+            fetched,
+            fetcher,
+            scratch,
+            root,
+            &self.settings,
+            &mut verdicts,
+        )
+        .await;
         images::check(report, pull, root, &self.settings, &mut verdicts).await;
         verdicts.finish()
     }
