@@ -143,7 +143,8 @@ impl World {
             .map(|h| format!("{h}=http://{}", self.registry.host()))
             .collect();
         inputs.insecure_registries = vec![self.registry.host()];
-        inputs.cache_dir = Some(self.dir.path().join("cache"));
+        // Each build asks upstream for the signatures (a cache would keep the verified ones).
+        inputs.cache_dir = None;
         inputs.signatures = SignatureInputs {
             mode: Some(mode),
             trusted_root: Some(self.dir.path().join("trusted_root.json")),
@@ -153,8 +154,18 @@ impl World {
     }
 
     async fn build(&self, mode: Mode) -> anyhow::Result<(Summary, VersionsTxt)> {
+        self.build_with(mode, None).await
+    }
+
+    async fn build_with(
+        &self,
+        mode: Mode,
+        cache: Option<&Path>,
+    ) -> anyhow::Result<(Summary, VersionsTxt)> {
         let out = tempfile::tempdir().expect("out dir");
-        let summary = run_build(&self.inputs(out.path(), mode), Request::default()).await?;
+        let mut inputs = self.inputs(out.path(), mode);
+        inputs.cache_dir = cache.map(Path::to_path_buf);
+        let summary = run_build(&inputs, Request::default()).await?;
         let versions =
             VersionsTxt::parse(&versions_txt_of(&summary.iso)).expect("versions.txt parses");
         Ok((summary, versions))
@@ -346,6 +357,29 @@ async fn each_bad_file_signature_is_refused_naming_the_file_and_the_reason() {
         assert_eq!(warnings.len(), 1, "{name}: {warnings:?}");
         assert!(warnings[0].contains(reason), "{name}: {}", warnings[0]);
     }
+
+    // A refused signature kept in the content cache is asked of upstream again, which has
+    // replaced it by a good one; a verified one is then taken from the cache.
+    let cache = world.dir.path().join("cache");
+    world.sign_binary("kubelet", &Signer::new("someone@example.org", ISSUER), None, false);
+    let (summary, _) = world.build_with(Mode::Warn, Some(&cache)).await.expect("warn");
+    assert_eq!(signature_warnings(&summary).len(), 1, "{:?}", summary.warnings);
+    world.sign_binary("kubelet", &Signer::new(BINARIES_IDENTITY, ISSUER), None, false);
+    let (_, versions) = world
+        .build_with(Mode::Require, Some(&cache))
+        .await
+        .expect("the fixed signature is fetched again");
+    assert!(versions.signatures.iter().any(|s| s.subject == "k8s/kubelet"));
+    world.upstream.file_server().reset_counts();
+    world
+        .build_with(Mode::Require, Some(&cache))
+        .await
+        .expect("from the cache");
+    let asked = world.upstream.file_server().requested_paths();
+    assert!(
+        asked.iter().all(|(p, _)| !p.ends_with(".sig") && !p.ends_with(".cert")),
+        "verified material comes from the cache: {asked:?}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -19,6 +19,8 @@ struct Material {
     sig: Option<String>,
     cert: Option<String>,
     bundle: Option<String>,
+    /// Whether any of it came from a cache (and may be older than upstream's).
+    cached: bool,
 }
 
 /// One signature file fetched like any download (mirrors, retries, the content cache and the
@@ -29,7 +31,7 @@ async fn side_file(
     name: &str,
     url: String,
     dir: &Path,
-) -> Result<Option<String>, String> {
+) -> Result<Option<(String, bool)>, String> {
     let file_name = url.rsplit('/').next().unwrap_or("signature").to_string();
     let spec = FileSpec::new(format!("{name} ({file_name})"), url, dir.join(&file_name));
     let fetched = match fetcher.fetch(&spec).await {
@@ -44,7 +46,7 @@ async fn side_file(
         ));
     }
     std::fs::read_to_string(&fetched.dest)
-        .map(Some)
+        .map(|text| Some((text, fetched.from_cache)))
         .map_err(|e| format!("reading {}: {e}", fetched.dest.display()))
 }
 
@@ -61,10 +63,16 @@ async fn material(
         side_file(fetcher, &file.name, format!("{url}.cert"), &dir),
         side_file(fetcher, &file.name, format!("{url}.sigstore.json"), &dir),
     );
+    let (sig, cert, bundle) = (sig?, cert?, bundle?);
+    let cached = [&sig, &cert, &bundle]
+        .iter()
+        .any(|found| found.as_ref().is_some_and(|(_, cached)| *cached));
+    let text = |found: Option<(String, bool)>| found.map(|(text, _)| text);
     Ok(Material {
-        sig: sig?,
-        cert: cert?,
-        bundle: bundle?,
+        sig: text(sig),
+        cert: text(cert),
+        bundle: text(bundle),
+        cached,
     })
 }
 
@@ -121,16 +129,13 @@ pub(super) async fn check(
             Signing::NotApplicable => {}
         }
     }
-    let found = futures_util::future::join_all(signed.iter().map(|f| material(fetcher, f, scratch)))
+    let found =
+        futures_util::future::join_all(signed.iter().map(|f| material(fetcher, f, scratch)))
             .await;
+    // Material from a cache that does not verify is fetched again from upstream (past the
+    // cache registry, into the content cache), which may have replaced it.
+    let mut uncached: Option<Fetcher> = None;
     for (file, found) in signed.iter().zip(found) {
-        let found = match found {
-            Ok(found) => found,
-            Err(error) => {
-                verdicts.unreachable(&file.name, error);
-                continue;
-            }
-        };
         let mut sha256 = [0u8; 32];
         if hex::decode_to_slice(&file.upstream_sha256, &mut sha256).is_err() {
             verdicts.unreachable(
@@ -139,7 +144,33 @@ pub(super) async fn check(
             );
             continue;
         }
-        verdicts.add(&file.name, verify(&file.url, &sha256, &found, root, settings));
+        let mut outcome = found.map(|m| {
+            let outcome = verify(&file.url, &sha256, &m, root, settings);
+            (outcome, m.cached)
+        });
+        if let Ok((ref verdict, true)) = outcome
+            && !matches!(verdict, Outcome::Verified(_))
+        {
+            for suffix in [".sig", ".cert", ".sigstore.json"] {
+                fetcher.forget_cached(&format!("{}{suffix}", file.url));
+            }
+            if uncached.is_none() {
+                let options = crate::fetch::FetchOptions {
+                    cache_registry: None,
+                    ..fetcher.options().clone()
+                };
+                uncached = Fetcher::new(options).ok();
+            }
+            if let Some(upstream) = &uncached {
+                outcome = material(upstream, file, &scratch.join("upstream")).await.map(|m| {
+                    (verify(&file.url, &sha256, &m, root, settings), false)
+                });
+            }
+        }
+        match outcome {
+            Ok((outcome, _)) => verdicts.add(&file.name, outcome),
+            Err(error) => verdicts.unreachable(&file.name, error),
+        }
     }
     if !unsigned.is_empty() {
         verdicts.note(format!(

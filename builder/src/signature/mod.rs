@@ -129,3 +129,33 @@ impl Verifier {
         verdicts.finish()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_bad_trusted_root_file_is_named_and_off_needs_none() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let missing = dir.path().join("missing.json");
+        let garbage = dir.path().join("garbage.json");
+        std::fs::write(&garbage, "{\"mediaType\": 1}").expect("writes");
+        for path in [&missing, &garbage] {
+            let settings = SignatureSettings {
+                trusted_root: Some(path.clone()),
+                ..SignatureSettings::default()
+            };
+            let err = Verifier::new(&settings).expect_err("refused");
+            let text = err.to_string();
+            assert!(text.contains(&path.display().to_string()), "{text}");
+            assert!(text.contains("expected a Sigstore trusted_root.json"), "{text}");
+        }
+        let off = SignatureSettings {
+            mode: Mode::Off,
+            trusted_root: Some(missing),
+            ..SignatureSettings::default()
+        };
+        assert!(Verifier::new(&off).is_ok());
+        assert!(Verifier::new(&SignatureSettings::default()).is_ok());
+    }
+}
