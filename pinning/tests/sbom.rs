@@ -4,9 +4,7 @@
 use std::process::Command;
 
 use cks_pinning::image::ImageRef;
-use cks_pinning::sbom::{
-    FileSource, ImageDetail, Layer, Sbom, SbomMismatch, Tool, check,
-};
+use cks_pinning::sbom::{FileSource, ImageDetail, Layer, Sbom, SbomMismatch, Tool, check};
 use cks_pinning::versions_txt::{FileEntry, SignatureEntry, VersionsTxt};
 
 fn hex(seed: u8, len: usize) -> String {

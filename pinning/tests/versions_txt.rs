@@ -191,9 +191,11 @@ fn refuses_a_malformed_signature_line() {
         .find(|l| l.starts_with("XX"))
         .expect("moved")
         .to_string();
-    let reordered = moved
-        .replace(&format!("{line}\n"), "")
-        .replacen("file: ", &format!("signature: {}\nfile: ", &line[2..]), 1);
+    let reordered = moved.replace(&format!("{line}\n"), "").replacen(
+        "file: ",
+        &format!("signature: {}\nfile: ", &line[2..]),
+        1,
+    );
     let err = VersionsTxt::parse(&reordered).expect_err("out of order");
     assert!(matches!(err, VersionsTxtError::Order { .. }), "{err}");
     // An entry with a space in a word is not rendered.

@@ -63,5 +63,6 @@ pub use trust_root::{
     CertificateAuthority, PUBLIC_GOOD_JSON, TransparencyLog, TrustedRoot, Validity,
 };
 pub use verify::{
-    Verified, decode_signature, verify_blob, verify_blob_sha256, verify_bundle, verify_bundle_sha256,
+    Verified, decode_signature, verify_blob, verify_blob_sha256, verify_bundle,
+    verify_bundle_sha256,
 };

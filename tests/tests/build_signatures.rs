@@ -45,8 +45,11 @@ impl World {
             let registry = Registry::start(Auth::None).expect("the real docker-registry");
             let sigstore = TestSigstore::generate().expect("the test trust root");
             let dir = tempfile::tempdir().expect("temp dir");
-            std::fs::write(dir.path().join("trusted_root.json"), sigstore.trusted_root_json())
-                .expect("writes the trusted root");
+            std::fs::write(
+                dir.path().join("trusted_root.json"),
+                sigstore.trusted_root_json(),
+            )
+            .expect("writes the trusted root");
             for reference in upstream.images() {
                 let image = ImageRef::parse(&reference).expect("a reference");
                 let tag = image.tag().expect("demo images are tagged").to_string();
@@ -136,7 +139,12 @@ impl World {
             .upstream
             .images()
             .iter()
-            .map(|r| ImageRef::parse(r).expect("a reference").registry().to_string())
+            .map(|r| {
+                ImageRef::parse(r)
+                    .expect("a reference")
+                    .registry()
+                    .to_string()
+            })
             .collect();
         inputs.registry_mirrors = hosts
             .iter()
@@ -194,7 +202,11 @@ async fn require_records_every_signature_warn_names_the_unsigned_and_off_asks_fo
 
     // require: everything verifies and is recorded with its identity and issuer.
     let (summary, versions) = world.build(Mode::Require).await.expect("a signed build");
-    assert!(signature_warnings(&summary).is_empty(), "{:?}", summary.warnings);
+    assert!(
+        signature_warnings(&summary).is_empty(),
+        "{:?}",
+        summary.warnings
+    );
     let line = |subject: &str| {
         versions
             .signatures
@@ -256,17 +268,33 @@ async fn require_records_every_signature_warn_names_the_unsigned_and_off_asks_fo
     assert_eq!(warnings.len(), 1, "{warnings:?}");
     assert!(warnings[0].starts_with("k8s/kubelet: "), "{}", warnings[0]);
     assert!(warnings[0].contains("it is not signed"), "{}", warnings[0]);
-    assert!(warnings[0].contains("kubelet.sig is not there"), "{}", warnings[0]);
+    assert!(
+        warnings[0].contains("kubelet.sig is not there"),
+        "{}",
+        warnings[0]
+    );
     assert_eq!(
-        summary.notes.iter().filter(|n| n.contains("not cosign-signed")).count(),
+        summary
+            .notes
+            .iter()
+            .filter(|n| n.contains("not cosign-signed"))
+            .count(),
         1
     );
-    assert!(versions.signatures.iter().all(|s| s.subject != "k8s/kubelet"));
+    assert!(
+        versions
+            .signatures
+            .iter()
+            .all(|s| s.subject != "k8s/kubelet")
+    );
 
     // require: the same missing .sig fails the build, naming the file.
     let err = world.build(Mode::Require).await.expect_err("refused");
     let text = format!("{err:#}");
-    assert!(text.contains("k8s/kubelet: signature required but it is not signed"), "{text}");
+    assert!(
+        text.contains("k8s/kubelet: signature required but it is not signed"),
+        "{text}"
+    );
     assert!(text.contains("kubelet.sig is not there"), "{text}");
 
     // off: no signature file is asked for, nothing is recorded.
@@ -299,7 +327,12 @@ async fn each_bad_file_signature_is_refused_naming_the_file_and_the_reason() {
         (
             "another identity",
             Box::new(|w: &World| {
-                w.sign_binary("kubelet", &Signer::new("someone@example.org", ISSUER), None, false)
+                w.sign_binary(
+                    "kubelet",
+                    &Signer::new("someone@example.org", ISSUER),
+                    None,
+                    false,
+                )
             }),
             "the certificate is for someone@example.org, not for the expected identity krel-staging@k8s-releng-prod.iam.gserviceaccount.com",
         ),
@@ -361,15 +394,38 @@ async fn each_bad_file_signature_is_refused_naming_the_file_and_the_reason() {
     // A refused signature kept in the content cache is asked of upstream again, which has
     // replaced it by a good one; a verified one is then taken from the cache.
     let cache = world.dir.path().join("cache");
-    world.sign_binary("kubelet", &Signer::new("someone@example.org", ISSUER), None, false);
-    let (summary, _) = world.build_with(Mode::Warn, Some(&cache)).await.expect("warn");
-    assert_eq!(signature_warnings(&summary).len(), 1, "{:?}", summary.warnings);
-    world.sign_binary("kubelet", &Signer::new(BINARIES_IDENTITY, ISSUER), None, false);
+    world.sign_binary(
+        "kubelet",
+        &Signer::new("someone@example.org", ISSUER),
+        None,
+        false,
+    );
+    let (summary, _) = world
+        .build_with(Mode::Warn, Some(&cache))
+        .await
+        .expect("warn");
+    assert_eq!(
+        signature_warnings(&summary).len(),
+        1,
+        "{:?}",
+        summary.warnings
+    );
+    world.sign_binary(
+        "kubelet",
+        &Signer::new(BINARIES_IDENTITY, ISSUER),
+        None,
+        false,
+    );
     let (_, versions) = world
         .build_with(Mode::Require, Some(&cache))
         .await
         .expect("the fixed signature is fetched again");
-    assert!(versions.signatures.iter().any(|s| s.subject == "k8s/kubelet"));
+    assert!(
+        versions
+            .signatures
+            .iter()
+            .any(|s| s.subject == "k8s/kubelet")
+    );
     world.upstream.file_server().reset_counts();
     world
         .build_with(Mode::Require, Some(&cache))
@@ -377,7 +433,9 @@ async fn each_bad_file_signature_is_refused_naming_the_file_and_the_reason() {
         .expect("from the cache");
     let asked = world.upstream.file_server().requested_paths();
     assert!(
-        asked.iter().all(|(p, _)| !p.ends_with(".sig") && !p.ends_with(".cert")),
+        asked
+            .iter()
+            .all(|(p, _)| !p.ends_with(".sig") && !p.ends_with(".cert")),
         "verified material comes from the cache: {asked:?}"
     );
 }

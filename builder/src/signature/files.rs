@@ -95,7 +95,9 @@ fn verify(
                 "{url}.sig, {url}.cert and {url}.sigstore.json are not there (HTTP 404)"
             ));
         }
-        (None, None, Some(_)) => return Outcome::Missing(format!("{url}.sig is not there (HTTP 404)")),
+        (None, None, Some(_)) => {
+            return Outcome::Missing(format!("{url}.sig is not there (HTTP 404)"));
+        }
         (None, Some(_), None) => {
             return Outcome::Missing(format!("{url}.cert is not there (HTTP 404)"));
         }
@@ -130,8 +132,7 @@ pub(super) async fn check(
         }
     }
     let found =
-        futures_util::future::join_all(signed.iter().map(|f| material(fetcher, f, scratch)))
-            .await;
+        futures_util::future::join_all(signed.iter().map(|f| material(fetcher, f, scratch))).await;
     // Material from a cache that does not verify is fetched again from upstream (past the
     // cache registry, into the content cache), which may have replaced it.
     let mut uncached: Option<Fetcher> = None;
@@ -162,9 +163,9 @@ pub(super) async fn check(
                 uncached = Fetcher::new(options).ok();
             }
             if let Some(upstream) = &uncached {
-                outcome = material(upstream, file, &scratch.join("upstream")).await.map(|m| {
-                    (verify(&file.url, &sha256, &m, root, settings), false)
-                });
+                outcome = material(upstream, file, &scratch.join("upstream"))
+                    .await
+                    .map(|m| (verify(&file.url, &sha256, &m, root, settings), false));
             }
         }
         match outcome {

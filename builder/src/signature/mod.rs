@@ -148,7 +148,10 @@ mod tests {
             let err = Verifier::new(&settings).expect_err("refused");
             let text = err.to_string();
             assert!(text.contains(&path.display().to_string()), "{text}");
-            assert!(text.contains("expected a Sigstore trusted_root.json"), "{text}");
+            assert!(
+                text.contains("expected a Sigstore trusted_root.json"),
+                "{text}"
+            );
         }
         let off = SignatureSettings {
             mode: Mode::Off,

@@ -156,7 +156,10 @@ mod tests {
         assert_eq!(settings.kubernetes.identity, "me@example.org");
         assert_eq!(settings.kubernetes.issuer, "https://accounts.google.com");
         assert_eq!(settings.registries.len(), 2);
-        assert_eq!(settings.registries["ghcr.io"].identity, "https://github.com/o/r");
+        assert_eq!(
+            settings.registries["ghcr.io"].identity,
+            "https://github.com/o/r"
+        );
     }
 
     #[test]
