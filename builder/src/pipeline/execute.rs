@@ -1,5 +1,5 @@
-//! The second phase of a build: fetch the large files, pull every image, record it all in
-//! `versions.txt`, and pack the ISO. Nothing is decided here that the plan did not say.
+//! The second phase of a build: fetch the large files, pull every image, check upstream
+//! signatures, record it all in `versions.txt`, and pack the ISO. Nothing is decided here that the plan did not say.
 
 use std::collections::BTreeMap;
 use std::path::Path;
