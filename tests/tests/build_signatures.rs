@@ -244,6 +244,7 @@ async fn require_records_every_signature_warn_names_the_unsigned_and_off_asks_fo
     for asset in ["cni/", "cri-tools/", "etcd/"] {
         assert!(github[0].contains(asset), "{}", github[0]);
     }
+    assert!(!github[0].contains(".yaml"), "{}", github[0]);
     // The SBOM is derived from the same record: each signature is its package's annotation.
     let tool = Tool {
         name: "cks-iso".into(),

@@ -3,7 +3,7 @@
 //! plugins, crictl, etcd) are not cosign-signed today; the manifests and unit files are not
 //! release artifacts at all.
 
-use super::Source;
+use super::{Checksum, Source};
 
 /// The release server's prefix of the Kubernetes binaries.
 const KUBERNETES_RELEASES: &str = "https://dl.k8s.io/release/";
@@ -15,9 +15,10 @@ const GITHUB_RELEASES: &str = "https://github.com/";
 pub enum Signing {
     /// A Kubernetes release binary: `<url>.sig`, `<url>.cert` (and maybe `<url>.sigstore.json`).
     Kubernetes,
-    /// A GitHub release asset: checked by its published checksum only.
+    /// A GitHub release asset with a published checksum (CNI plugins, crictl, etcd): checked
+    /// by that checksum only.
     UnsignedRelease,
-    /// Not a release artifact (a manifest, a unit file).
+    /// Neither: a manifest or a unit file, with no published checksum either.
     NotApplicable,
 }
 
@@ -26,7 +27,13 @@ pub fn signing(source: &Source) -> Signing {
     let url = source.url();
     if url.starts_with(KUBERNETES_RELEASES) {
         Signing::Kubernetes
-    } else if url.starts_with(GITHUB_RELEASES) && url.contains("/releases/download/") {
+    } else if url.starts_with(GITHUB_RELEASES)
+        && url.contains("/releases/download/")
+        && matches!(
+            source.published.as_ref().unwrap_or(&source.checksum),
+            Checksum::Sidecar { .. } | Checksum::List { .. }
+        )
+    {
         Signing::UnsignedRelease
     } else {
         Signing::NotApplicable
@@ -54,5 +61,16 @@ mod tests {
         );
         let manifest = Source::new("manifests/x.yaml", "/tmp/x.yaml", Default::default());
         assert_eq!(signing(&manifest), Signing::NotApplicable);
+        // A manifest published as a release asset has no checksum: not named with them.
+        let asset = Source::new(
+            "network.yaml",
+            "https://github.com/flannel-io/flannel/releases/download/v0.26.7/kube-flannel.yml",
+            Default::default(),
+        );
+        assert_eq!(signing(&asset), Signing::NotApplicable);
+        // Pinned by a lock, a file keeps the publisher's checksum kind.
+        let mut pinned = urls::cni_plugins(&cni, Arch::Amd64);
+        pinned.pin(&"0".repeat(64));
+        assert_eq!(signing(&pinned), Signing::UnsignedRelease);
     }
 }
