@@ -33,6 +33,7 @@ mod pull_docker_archive;
 mod pull_failures;
 mod pull_resume;
 mod resolve_cli;
+mod signature_referrers;
 mod verify_containerd;
 mod verify_findings;
 mod verify_tarballs;

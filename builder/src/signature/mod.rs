@@ -128,6 +128,20 @@ impl Verifier {
         images::check(report, pull, root, &self.settings, &mut verdicts).await;
         verdicts.finish()
     }
+
+    /// [`Verifier::check`] for the images of `report` alone.
+    pub async fn check_images(
+        &self,
+        report: &PullReport,
+        pull: &PullOptions,
+    ) -> Result<Checked, SignatureRefusals> {
+        let Some(root) = &self.root else {
+            return Ok(Checked::default());
+        };
+        let mut verdicts = outcome::Verdicts::new(self.settings.mode);
+        images::check(report, pull, root, &self.settings, &mut verdicts).await;
+        verdicts.finish()
+    }
 }
 
 #[cfg(test)]
