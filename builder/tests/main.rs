@@ -10,6 +10,7 @@ mod pull_common;
 
 mod build_cli;
 mod build_interrupt;
+mod build_signature_flags;
 mod demo_program;
 mod diff_isos;
 mod fetch_cache;
@@ -33,6 +34,7 @@ mod pull_failures;
 mod pull_resume;
 mod pull_tls;
 mod resolve_cli;
+mod signature_referrers;
 mod verify_containerd;
 mod verify_findings;
 mod verify_tarballs;

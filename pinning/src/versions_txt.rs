@@ -7,8 +7,10 @@
 //! `url: <url>` line per file downloaded and per checksum file its digest was checked against;
 //! one `file: <path in the ISO> sha256:<64 hex>` line per file in the ISO; one
 //! `image: <normalised reference>@sha256:<64 hex>` line per bundled image; one
-//! `skipped-image: <reference> <platform>` line per image left out for its platform; and
-//! `built: <unix seconds>`, the time every timestamp of the ISO was set to.
+//! `skipped-image: <reference> <platform>` line per image left out for its platform; one
+//! `signature: <path or image> <identity> <issuer> <log|no-log>` line per file or image whose
+//! cosign signature was verified (see [`SignatureEntry`]); and `built: <unix seconds>`, the time
+//! every timestamp of the ISO was set to.
 //!
 //! One rule for versions: every version key holds the release number without `v`
 //! (`cni-plugins: 1.6.2`, `ccm: 1.2.0`, `autoscaler: 1.33.6`), whatever the publisher's tag
@@ -17,7 +19,7 @@
 //! is in the lock file and the build report, so the same inputs give the same ISO through any
 //! mirror.
 //!
-//! The older form is still read: `v`-prefixed versions, `autoscaler: cluster-autoscaler-<release>`
+//! The older form is still read: no `signature:` lines, `v`-prefixed versions, `autoscaler: cluster-autoscaler-<release>`
 //! without `autoscaler-tag`, and `mirror: <upstream url> <url used>` lines (checked and dropped).
 //!
 //! ```
@@ -32,9 +34,13 @@
 //! assert_eq!(VersionsTxt::parse(older).expect("the older form"), parsed);
 //! ```
 
+mod signature;
+
 use thiserror::Error;
 
 use crate::image::ImageRef;
+
+pub use signature::SignatureEntry;
 
 /// The file name in the ISO.
 pub const FILE_NAME: &str = "versions.txt";
@@ -88,6 +94,8 @@ pub struct VersionsTxt {
     pub images: Vec<ImageRef>,
     /// Images left out because they have no build for the ISO's platform.
     pub skipped_images: Vec<SkippedImage>,
+    /// Every file and image whose signature was verified.
+    pub signatures: Vec<SignatureEntry>,
     /// The time of every timestamp in the ISO (`SOURCE_DATE_EPOCH`, else the build's start).
     pub built: Option<i64>,
 }
@@ -123,7 +131,7 @@ pub enum VersionsTxtError {
     },
     /// A key comes out of order or twice.
     #[error(
-        "versions.txt line {line_number}: `{key}` is out of order; expected the order kubernetes, cni-plugins, crictl, ccm, csi-driver, autoscaler, autoscaler-tag, [etcd], arch, then url, file, image, skipped-image and built lines"
+        "versions.txt line {line_number}: `{key}` is out of order; expected the order kubernetes, cni-plugins, crictl, ccm, csi-driver, autoscaler, autoscaler-tag, [etcd], arch, then url, file, image, skipped-image, signature and built lines"
     )]
     Order {
         /// The 1-based line number.
@@ -235,6 +243,9 @@ impl VersionsTxt {
                 skipped.reference, skipped.platform
             ));
         }
+        for signature in &self.signatures {
+            out.push_str(&format!("signature: {}\n", signature.render()?));
+        }
         if let Some(built) = self.built {
             out.push_str(&format!("built: {built}\n"));
         }
@@ -245,7 +256,7 @@ impl VersionsTxt {
     pub fn parse(text: &str) -> Result<VersionsTxt, VersionsTxtError> {
         let mut out = VersionsTxt::default();
         // Position in the key order: 0..9 the version keys, then url, file, image, skipped-image,
-        // mirror (older form) and built.
+        // signature, mirror (older form) and built.
         let mut position = 0usize;
         let mut seen = [false; 9];
         for (index, line) in text.lines().enumerate() {
@@ -262,6 +273,7 @@ impl VersionsTxt {
                 "file" => FILE,
                 "image" => IMAGE,
                 "skipped-image" => SKIPPED,
+                "signature" => SIGNATURE,
                 "mirror" => MIRROR,
                 "built" => BUILT,
                 _ => VERSION_KEYS.iter().position(|k| *k == key).ok_or_else(|| {
@@ -326,6 +338,7 @@ impl VersionsTxt {
                     });
                 }
                 IMAGE => out.images.push(check_image(value)?),
+                SIGNATURE => out.signatures.push(SignatureEntry::parse(value)?),
                 MIRROR => {
                     // The older form's record of the mirror used: checked, not kept.
                     value
@@ -382,8 +395,9 @@ const URL: usize = VERSION_KEYS.len();
 const FILE: usize = URL + 1;
 const IMAGE: usize = URL + 2;
 const SKIPPED: usize = URL + 3;
-const MIRROR: usize = URL + 4;
-const BUILT: usize = URL + 5;
+const SIGNATURE: usize = URL + 4;
+const MIRROR: usize = URL + 5;
+const BUILT: usize = URL + 6;
 
 /// Whether the version key at `rank` holds a release number (not a tag, not the arch).
 fn is_release_key(rank: usize) -> bool {

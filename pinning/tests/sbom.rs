@@ -4,10 +4,8 @@
 use std::process::Command;
 
 use cks_pinning::image::ImageRef;
-use cks_pinning::sbom::{
-    FileSource, ImageDetail, Layer, Sbom, SbomMismatch, SignatureNote, Tool, check,
-};
-use cks_pinning::versions_txt::{FileEntry, VersionsTxt};
+use cks_pinning::sbom::{FileSource, ImageDetail, Layer, Sbom, SbomMismatch, Tool, check};
+use cks_pinning::versions_txt::{FileEntry, SignatureEntry, VersionsTxt};
 
 fn hex(seed: u8, len: usize) -> String {
     std::iter::repeat_n(format!("{seed:02x}"), len / 2).collect()
@@ -53,6 +51,12 @@ fn record() -> VersionsTxt {
             image("docker.io/library/busybox:1.36", 10),
         ],
         skipped_images: Vec::new(),
+        signatures: vec![SignatureEntry {
+            subject: "binaries/v1.33.13/kubeadm".into(),
+            identity: "krel-staging@k8s-releng-prod.iam.gserviceaccount.com".into(),
+            issuer: "https://accounts.google.com".into(),
+            log: true,
+        }],
         built: Some(1_700_000_000),
     }
 }
@@ -113,10 +117,6 @@ fn sbom(versions: &VersionsTxt) -> Sbom<'_> {
             }],
         },
     ];
-    sbom.signatures = vec![SignatureNote {
-        subject: "binaries/v1.33.13/kubeadm".into(),
-        text: "cosign keyless signature verified: identity krel-staging@k8s-releng-prod.iam.gserviceaccount.com, issuer https://accounts.google.com".into(),
-    }];
     sbom
 }
 
@@ -185,7 +185,7 @@ fn it_names_each_file_and_image_with_its_purl_digest_and_layers() {
         kubeadm["annotations"][0]["comment"]
             .as_str()
             .expect("note")
-            .contains("krel-staging@")
+            .contains("identity krel-staging@k8s-releng-prod.iam.gserviceaccount.com, issuer https://accounts.google.com, transparency-log entry checked")
     );
     let cni = packages
         .iter()

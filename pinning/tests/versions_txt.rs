@@ -5,7 +5,9 @@ use cks_pinning::autoscaler::{RemoteTags, resolve};
 use cks_pinning::image::ImageRef;
 use cks_pinning::manifest::image_refs;
 use cks_pinning::version::KubeVersion;
-use cks_pinning::versions_txt::{FileEntry, SkippedImage, VersionsTxt, VersionsTxtError};
+use cks_pinning::versions_txt::{
+    FileEntry, SignatureEntry, SkippedImage, VersionsTxt, VersionsTxtError,
+};
 use proptest::prelude::*;
 
 fn hex(seed: &str) -> String {
@@ -58,6 +60,21 @@ fn sample(etcd: Option<&str>, autoscaler_tag: &str, images: Vec<ImageRef>) -> Ve
             reference: ImageRef::parse("ghcr.io/example/amd64-only:1.0").expect("valid"),
             platform: "linux/arm64".to_string(),
         }],
+        signatures: vec![
+            SignatureEntry {
+                subject: "binaries/v1.33.13/kubeadm".to_string(),
+                identity: "krel-staging@k8s-releng-prod.iam.gserviceaccount.com".to_string(),
+                issuer: "https://accounts.google.com".to_string(),
+                log: true,
+            },
+            SignatureEntry {
+                subject: format!("registry.k8s.io/pause:3.10@sha256:{}", hex("pause")),
+                identity: "https://github.com/org/repo/.github/workflows/release.yml@refs/tags/v1"
+                    .to_string(),
+                issuer: "https://token.actions.githubusercontent.com".to_string(),
+                log: false,
+            },
+        ],
         built: Some(1_700_000_000),
     }
 }
@@ -102,9 +119,15 @@ fn renders_keys_in_order_and_round_trips() {
             "file",
             "image",
             "skipped-image",
+            "signature",
+            "signature",
             "built"
         ]
     );
+    assert!(text.contains(
+        "signature: binaries/v1.33.13/kubeadm krel-staging@k8s-releng-prod.iam.gserviceaccount.com https://accounts.google.com log\n"
+    ));
+    assert!(text.contains(" https://token.actions.githubusercontent.com no-log\n"));
     assert!(text.contains("file: with space/a b.yaml sha256:"));
     assert!(text.contains("image: registry.k8s.io/pause:3.10@sha256:"));
     assert!(text.contains("skipped-image: ghcr.io/example/amd64-only:1.0 linux/arm64\n"));
@@ -115,7 +138,11 @@ fn renders_keys_in_order_and_round_trips() {
 
 #[test]
 fn reads_the_older_form_into_the_same_value() {
-    let value = sample(Some("3.5.21"), "cluster-autoscaler-1.33.6", Vec::new());
+    // The older form has no `signature:` lines.
+    let value = VersionsTxt {
+        signatures: Vec::new(),
+        ..sample(Some("3.5.21"), "cluster-autoscaler-1.33.6", Vec::new())
+    };
     let text = value.render().expect("renders");
     let older = text
         .replace("cni-plugins: 1.7.1", "cni-plugins: v1.7.1")
@@ -136,6 +163,45 @@ fn reads_the_older_form_into_the_same_value() {
     let parsed = VersionsTxt::parse(&older).expect("the older form parses");
     assert_eq!(parsed, value);
     assert_eq!(parsed.render().expect("renders"), text);
+}
+
+#[test]
+fn refuses_a_malformed_signature_line() {
+    let text = sample(None, "cluster-autoscaler-1.33.6", Vec::new())
+        .render()
+        .expect("renders");
+    for (bad, why) in [
+        (" log\n", " logged\n"),
+        (" log\n", " extra log\n"),
+        (" https://accounts.google.com log\n", " log\n"),
+    ] {
+        let broken = text.replacen(bad, why, 1);
+        assert_ne!(broken, text);
+        let err = VersionsTxt::parse(&broken).expect_err("refused");
+        assert!(
+            matches!(&err, VersionsTxtError::Value { key, .. } if key == "signature"),
+            "{err}"
+        );
+        assert!(err.to_string().contains("<log|no-log>"), "{err}");
+    }
+    // A signature line before the images is out of order.
+    let moved = text.replacen("signature: ", "XX", 1);
+    let line = moved
+        .lines()
+        .find(|l| l.starts_with("XX"))
+        .expect("moved")
+        .to_string();
+    let reordered = moved.replace(&format!("{line}\n"), "").replacen(
+        "file: ",
+        &format!("signature: {}\nfile: ", &line[2..]),
+        1,
+    );
+    let err = VersionsTxt::parse(&reordered).expect_err("out of order");
+    assert!(matches!(err, VersionsTxtError::Order { .. }), "{err}");
+    // An entry with a space in a word is not rendered.
+    let mut value = sample(None, "cluster-autoscaler-1.33.6", Vec::new());
+    value.signatures[0].identity = "two words".to_string();
+    assert!(value.render().is_err());
 }
 
 #[test]
@@ -162,6 +228,8 @@ fn round_trips_with_the_real_images_and_autoscaler_release() {
 fn refuses_what_render_would_not_write() {
     let mut base = sample(None, "cluster-autoscaler-1.33.6", Vec::new());
     base.skipped_images.clear();
+    // The appended lines below would come after the signature lines, out of order.
+    base.signatures.clear();
     base.built = None;
     let good = base.render().expect("renders");
     let cases: Vec<(String, &str)> = vec![
@@ -259,6 +327,7 @@ proptest! {
         files in prop::collection::vec(("[a-zA-Z0-9._:@+-][a-zA-Z0-9 /._:@+-]{0,20}[a-zA-Z0-9._-]", "[0-9a-f]{64}"), 0..5),
         images in prop::collection::vec(image(), 0..5),
         skipped in prop::collection::vec((image(), "linux/(amd64|arm64|arm/v7)"), 0..3),
+        signatures in prop::collection::vec((word(), word(), word(), any::<bool>()), 0..3),
         built in prop::option::of(0i64..4_000_000_000),
     ) {
         let value = VersionsTxt {
@@ -277,6 +346,10 @@ proptest! {
             skipped_images: skipped
                 .into_iter()
                 .map(|(reference, platform)| SkippedImage { reference, platform })
+                .collect(),
+            signatures: signatures
+                .into_iter()
+                .map(|(subject, identity, issuer, log)| SignatureEntry { subject, identity, issuer, log })
                 .collect(),
             built,
         };

@@ -13,7 +13,7 @@ use crate::error::{SignatureError, malformed};
 use crate::policy::Policy;
 use crate::rekor::LogEntry;
 use crate::trust_root::TrustedRoot;
-use crate::verify::{Material, Verified, decode_signature, verify_material};
+use crate::verify::{Material, Signed, Verified, decode_signature, verify_material};
 
 /// The media type of a simple-signing payload layer.
 pub const SIMPLE_SIGNING: &str = "application/vnd.dev.cosign.simplesigning.v1+json";
@@ -145,7 +145,7 @@ pub fn verify_layer(
         .transpose()?;
     verify_material(
         Material {
-            message: payload,
+            message: Signed::Bytes(payload),
             signature: &signature,
             certificate: Certificate::from_bytes(certificate.as_bytes())?,
             entry: entry.as_ref(),

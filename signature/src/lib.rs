@@ -1,7 +1,7 @@
 //! Sigstore (cosign keyless) signature verification for what a CKS ISO bundles, as pure
 //! functions over bytes the caller fetched: no network, no disk, no clock.
 //!
-//! - Files: [`verify_blob`] checks a file against the `.sig` and `.cert` Kubernetes publishes
+//! - Files: [`verify_blob`] (or [`verify_blob_sha256`], from the file's digest) checks a file against the `.sig` and `.cert` Kubernetes publishes
 //!   beside each release binary, as `cosign verify-blob --certificate-identity ...
 //!   --certificate-oidc-issuer ...` does: the certificate chains to a Fulcio authority of the
 //!   [`TrustedRoot`], its subject alternative name and OIDC issuer extension
@@ -28,9 +28,12 @@
 //! the tree already (both through rcgen): `x509-parser` (with its `verify` feature) parses
 //! certificates and checks each certificate's signature with its issuer's key, and `ring`
 //! verifies artifact signatures, signed entry timestamps and checkpoints (ECDSA P-256 and
-//! P-384 over SHA-256, Ed25519, RSA PKCS#1). What is written here is only the Sigstore logic:
-//! the trusted-root and bundle formats, the policy, RFC 6962 inclusion proofs and the order of
-//! the checks. No cryptographic primitive is hand-written.
+//! P-384 over SHA-256, Ed25519, RSA PKCS#1). The RustCrypto `p256` and `p384` crates check
+//! ECDSA over a SHA-256 computed elsewhere ([`verify_blob_sha256`], [`verify_bundle_sha256`]:
+//! a release binary hashed as it downloaded is never read again), which ring cannot. What is
+//! written here is only the Sigstore logic: the trusted-root and bundle formats, the policy,
+//! RFC 6962 inclusion proofs and the order of the checks. No cryptographic primitive is
+//! hand-written.
 //!
 //! ```
 //! use cks_signature::{Policy, TrustedRoot, verify_blob};
@@ -62,4 +65,7 @@ pub use rekor::{InclusionProof, LogEntry, LogEvidence};
 pub use trust_root::{
     CertificateAuthority, PUBLIC_GOOD_JSON, TransparencyLog, TrustedRoot, Validity,
 };
-pub use verify::{Verified, decode_signature, verify_blob, verify_bundle};
+pub use verify::{
+    Verified, decode_signature, verify_blob, verify_blob_sha256, verify_bundle,
+    verify_bundle_sha256,
+};

@@ -41,9 +41,25 @@ impl Verified {
     }
 }
 
+/// What was signed: the bytes, or only their SHA-256 (a large file hashed as it streamed).
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Signed<'a> {
+    Bytes(&'a [u8]),
+    Sha256(&'a [u8; 32]),
+}
+
+impl Signed<'_> {
+    fn sha256(&self) -> [u8; 32] {
+        match self {
+            Signed::Bytes(bytes) => Sha256::digest(bytes).into(),
+            Signed::Sha256(digest) => **digest,
+        }
+    }
+}
+
 /// The material of one signature.
 pub(crate) struct Material<'a> {
-    pub message: &'a [u8],
+    pub message: Signed<'a>,
     pub signature: &'a [u8],
     pub certificate: Certificate,
     pub entry: Option<&'a LogEntry>,
@@ -90,16 +106,18 @@ pub(crate) fn verify_material(
             found: issuer,
         });
     }
-    if !cert
-        .public_key()?
-        .verifies(material.message, material.signature)
-    {
+    let key = cert.public_key()?;
+    let verifies = match material.message {
+        Signed::Bytes(bytes) => key.verifies(bytes, material.signature),
+        Signed::Sha256(digest) => key.verifies_sha256(digest, material.signature)?,
+    };
+    if !verifies {
         return Err(SignatureError::BadSignature {
             detail: "it does not verify with the certificate's key".to_string(),
         });
     }
     if let Some(entry) = material.entry {
-        let digest = Sha256::digest(material.message);
+        let digest = material.message.sha256();
         entry.check_hashedrekord(&digest, material.signature, cert.der())?;
     }
     Ok(Verified {
@@ -133,12 +151,51 @@ pub fn verify_blob(
     root: &TrustedRoot,
     policy: &Policy,
 ) -> Result<Verified, SignatureError> {
+    blob(
+        Signed::Bytes(file),
+        sig_file,
+        cert_file,
+        rekor_bundle,
+        root,
+        policy,
+    )
+}
+
+/// [`verify_blob`] for a file known only by its SHA-256 (hashed as it was downloaded), so a
+/// large binary is never read into memory. The certificate's key must be ECDSA (P-256 or
+/// P-384), as Fulcio's are.
+pub fn verify_blob_sha256(
+    sha256: &[u8; 32],
+    sig_file: &[u8],
+    cert_file: &[u8],
+    rekor_bundle: Option<&str>,
+    root: &TrustedRoot,
+    policy: &Policy,
+) -> Result<Verified, SignatureError> {
+    blob(
+        Signed::Sha256(sha256),
+        sig_file,
+        cert_file,
+        rekor_bundle,
+        root,
+        policy,
+    )
+}
+
+fn blob(
+    message: Signed<'_>,
+    sig_file: &[u8],
+    cert_file: &[u8],
+    rekor_bundle: Option<&str>,
+    root: &TrustedRoot,
+    policy: &Policy,
+) -> Result<Verified, SignatureError> {
     let signature = decode_signature(sig_file)?;
     let certificate = Certificate::from_bytes(cert_file)?;
     let entry = rekor_bundle.map(LogEntry::from_cosign_bundle).transpose()?;
     verify_material(
         Material {
-            message: file,
+            message,
             signature: &signature,
             certificate,
             entry: entry.as_ref(),
@@ -156,8 +213,27 @@ pub fn verify_bundle(
     root: &TrustedRoot,
     policy: &Policy,
 ) -> Result<Verified, SignatureError> {
+    bundle(Signed::Bytes(file), bundle_json, root, policy)
+}
+
+/// [`verify_bundle`] for a file known only by its SHA-256 (ECDSA certificates only).
+pub fn verify_bundle_sha256(
+    sha256: &[u8; 32],
+    bundle_json: &str,
+    root: &TrustedRoot,
+    policy: &Policy,
+) -> Result<Verified, SignatureError> {
+    bundle(Signed::Sha256(sha256), bundle_json, root, policy)
+}
+
+fn bundle(
+    message: Signed<'_>,
+    bundle_json: &str,
+    root: &TrustedRoot,
+    policy: &Policy,
+) -> Result<Verified, SignatureError> {
     let bundle = Bundle::from_json(bundle_json)?;
-    let digest = Sha256::digest(file);
+    let digest = message.sha256();
     if bundle.digest != digest.as_slice() {
         return Err(SignatureError::BadSignature {
             detail: format!(
@@ -176,7 +252,7 @@ pub fn verify_bundle(
     for entry in &bundle.entries {
         verified = Some(verify_material(
             Material {
-                message: file,
+                message,
                 signature: &bundle.signature,
                 certificate: Certificate::from_der(bundle.certificate.clone())?,
                 entry: Some(entry),

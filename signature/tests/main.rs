@@ -2,4 +2,5 @@
 //! in `fixtures/data/sigstore`) and material signed at run time by a test trust root.
 
 mod conformance;
+mod digest;
 mod test_root;

@@ -10,4 +10,5 @@ mod build_faults;
 mod build_mirrors;
 mod build_real_components;
 mod build_sbom;
+mod build_signatures;
 mod register_iso;

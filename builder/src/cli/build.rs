@@ -155,6 +155,9 @@ pub fn render_summary(summary: &Summary) -> String {
         .map(|(name, secs)| format!("{name} {secs:.1}s"))
         .collect();
     out.push_str(&format!("phases: {}\n", phases.join(", ")));
+    for note in &summary.notes {
+        out.push_str(&format!("note: {note}\n"));
+    }
     for warning in &summary.warnings {
         out.push_str(&format!("warning: {warning}\n"));
     }

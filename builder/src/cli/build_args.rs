@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use cks_builder::pipeline::Inputs;
+use cks_builder::signature::SignatureInputs;
 
 /// Flags of `cks-iso build`: the script's positional arguments, or the same as named flags,
 /// plus the options of the downloader, the puller and the ISO writer.
@@ -108,6 +109,13 @@ pub struct BuildArgs {
     /// Fail instead of leaving out an image built only for another platform.
     #[arg(long)]
     pub strict_platforms: bool,
+    /// Upstream signatures: `require` fails the build on any Kubernetes binary or image that
+    /// is not verified, `warn` says so once per artifact, `off` fetches none [default: warn].
+    #[arg(long, value_name = "MODE", value_parser = ["require", "warn", "off"])]
+    pub signatures: Option<String>,
+    /// A Sigstore trusted_root.json replacing the built-in public-good one.
+    #[arg(long, value_name = "FILE")]
+    pub trusted_root: Option<PathBuf>,
     /// A TOML file holding any of these inputs (kebab-case keys, e.g. `kubernetes-version`).
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
@@ -176,6 +184,11 @@ impl BuildArgs {
             volume_id: self.volume_id.clone(),
             strict_platforms: self.strict_platforms.then_some(true),
             source_date_epoch: None,
+            signatures: SignatureInputs {
+                mode: self.signatures.as_deref().and_then(|m| m.parse().ok()),
+                trusted_root: self.trusted_root.clone(),
+                ..SignatureInputs::default()
+            },
         }
     }
 }

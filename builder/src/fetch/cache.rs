@@ -144,3 +144,20 @@ impl Cache {
         Ok(())
     }
 }
+
+impl Cache {
+    /// Drops the entry of `url` (its content stays for other URLs with the same digest).
+    pub fn forget(&self, url: &str) {
+        let _ = std::fs::remove_file(self.url_path(url));
+    }
+}
+
+impl super::Fetcher {
+    /// Drops the content cache's entry of `url`, so the next fetch asks upstream (material
+    /// that upstream may have replaced, such as a signature that no longer verifies).
+    pub fn forget_cached(&self, url: &str) {
+        if let Some(cache) = &self.cache {
+            cache.forget(url);
+        }
+    }
+}

@@ -1,5 +1,5 @@
-//! The second phase of a build: fetch the large files, pull every image, record it all in
-//! `versions.txt`, and pack the ISO. Nothing is decided here that the plan did not say.
+//! The second phase of a build: fetch the large files, pull every image, check upstream
+//! signatures, record it all in `versions.txt`, and pack the ISO. Nothing is decided here that the plan did not say.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -73,8 +73,23 @@ pub async fn execute(
     let report = pull_planned_images(plan, tree, &run).await?;
     laps.lap("images");
 
+    run.observer.phase("signatures");
+    let signatures = run
+        .signatures
+        .check(
+            plan,
+            &fetched,
+            &report,
+            run.fetcher,
+            &run.pull,
+            &staging.work().join("signatures"),
+        )
+        .await?;
+    laps.lap("signatures");
+
     run.observer.phase("record");
-    let versions = record(plan, &fetched, &report, tree, built.unix_seconds)?;
+    let mut versions = record(plan, &fetched, &report, tree, built.unix_seconds)?;
+    versions.signatures = signatures.entries.clone();
     let versions_text = versions.render()?;
     write_atomically(
         &tree.join(cks_pinning::versions_txt::FILE_NAME),
@@ -93,7 +108,8 @@ pub async fn execute(
         // The files versions.txt lists, then versions.txt and the SBOM.
         files: versions.files.len() + 2,
         images: report.images.len(),
-        warnings: kept_warnings(&report, &packed),
+        warnings: [kept_warnings(&report, &packed), signatures.warnings.clone()].concat(),
+        notes: signatures.notes.clone(),
         beside: [(sbom::BESIDE_SUFFIX.to_string(), sbom_text.clone())].into(),
     };
     iso_recipe::keep(plan, &fetched, &report, &packed, &run, built, record).await;
@@ -102,7 +118,7 @@ pub async fn execute(
     if let Some(path) = run.write_lock {
         write_lock(path, run.inputs, plan, &fetched, &report)?;
     }
-    Ok(summarise(
+    let mut summary = summarise(
         plan,
         &fetched,
         &report,
@@ -110,7 +126,10 @@ pub async fn execute(
         sbom_path,
         &versions,
         laps.phases,
-    ))
+    );
+    summary.warnings.extend(signatures.warnings);
+    summary.notes.extend(signatures.notes);
+    Ok(summary)
 }
 
 /// Fetches every file of the plan the first phase did not, and sets each file's mode.
@@ -283,6 +302,7 @@ fn summarise(
         phases,
         warnings,
         cache_registry: None,
+        notes: Vec::new(),
     }
 }
 

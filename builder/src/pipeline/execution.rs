@@ -32,4 +32,6 @@ pub struct Execution<'a> {
     pub inputs: &'a Inputs,
     /// Where finished ISOs are kept for identical rebuilds, if anywhere.
     pub iso_cache: Option<&'a Path>,
+    /// How upstream signatures are checked.
+    pub signatures: &'a crate::signature::Verifier,
 }

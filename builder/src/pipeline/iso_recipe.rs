@@ -37,8 +37,11 @@ pub struct IsoRecord {
     pub files: usize,
     /// Images bundled.
     pub images: usize,
-    /// Warnings of the pull and the pack.
+    /// Warnings of the pull, the signature checks and the pack.
     pub warnings: Vec<String>,
+    /// Notes of the signature checks.
+    #[serde(default)]
+    pub notes: Vec<String>,
     /// Files written beside the ISO, by the suffix added to the ISO's name, with their text.
     #[serde(default)]
     pub beside: BTreeMap<String, String>,
@@ -58,7 +61,13 @@ type FileLine = (String, String, String);
 
 /// The recipe key of `plan` built at `built` from `files` and, per planned image in plan
 /// order, the digest its reference resolved to.
-fn recipe_key(plan: &Plan, built: i64, files: &[FileLine], images: &[String]) -> Result<String> {
+fn recipe_key(
+    plan: &Plan,
+    built: i64,
+    signatures: &str,
+    files: &[FileLine],
+    images: &[String],
+) -> Result<String> {
     let mut plan_value = serde_json::to_value(plan).context("serialising the plan")?;
     if let Some(object) = plan_value.as_object_mut() {
         object.remove("iso");
@@ -86,6 +95,7 @@ fn recipe_key(plan: &Plan, built: i64, files: &[FileLine], images: &[String]) ->
         "rock-ridge+joliet",
         plan_text.as_str(),
         built.as_str(),
+        signatures,
     ];
     parts.extend(lines.iter().map(String::as_str));
     Ok(crate::digest::cache_key(&parts))
@@ -99,6 +109,7 @@ async fn claimed_key(
     fetched: &[FetchedFile],
     cache: &SharedCacheRegistry,
     built: i64,
+    signatures: &str,
 ) -> Option<String> {
     let mut files = Vec::new();
     for source in &plan.files {
@@ -115,7 +126,7 @@ async fn claimed_key(
         let name = RemoteName::parse(&planned.reference.to_string()).ok()?;
         images.push(cache.claim_manifest(&name).await?);
     }
-    recipe_key(plan, built, &files, &images).ok()
+    recipe_key(plan, built, signatures, &files, &images).ok()
 }
 
 /// The key from what this build fetched and verified; `None` with an image left out.
@@ -124,6 +135,7 @@ fn built_key(
     fetched: &[FetchedFile],
     report: &PullReport,
     built: i64,
+    signatures: &str,
 ) -> Option<String> {
     if !report.skipped.is_empty() {
         return None;
@@ -148,7 +160,7 @@ fn built_key(
                 .map(|i| i.digest.clone())
         })
         .collect::<Option<Vec<_>>>()?;
-    recipe_key(plan, built, &files, &images).ok()
+    recipe_key(plan, built, signatures, &files, &images).ok()
 }
 
 /// The ISO of this recipe from the local cache or the cache registry, in place at the plan's
@@ -166,7 +178,16 @@ pub async fn reuse(
     if run.write_lock.is_some() {
         return Ok(None);
     }
-    let Some(key) = claimed_key(plan, tree, fetched, cache, built.unix_seconds).await else {
+    let Some(key) = claimed_key(
+        plan,
+        tree,
+        fetched,
+        cache,
+        built.unix_seconds,
+        &run.signatures.recipe(),
+    )
+    .await
+    else {
         return Ok(None);
     };
     let local = run.iso_cache.map(|dir| IsoCache::for_key(dir, &key));
@@ -230,7 +251,13 @@ pub async fn keep(
     let Some(cache) = run.pull.cache_registry.as_ref() else {
         return;
     };
-    let Some(key) = built_key(plan, fetched, report, built.unix_seconds) else {
+    let Some(key) = built_key(
+        plan,
+        fetched,
+        report,
+        built.unix_seconds,
+        &run.signatures.recipe(),
+    ) else {
         return;
     };
     let Ok(text) = serde_json::to_string(&record) else {
@@ -298,6 +325,7 @@ pub fn summary(
         mirrored: mirrored_files(fetched),
         phases,
         warnings,
+        notes: reused.record.notes,
         cache_registry: None,
     }
 }
@@ -319,22 +347,30 @@ mod tests {
         .expect("a plan");
         let a = ("a".to_string(), "https://x/a".to_string(), "1".repeat(64));
         let b = ("b".to_string(), "https://x/b".to_string(), "2".repeat(64));
-        let key = recipe_key(&plan, 7, &[a.clone(), b.clone()], &[]).expect("key");
+        let key = recipe_key(&plan, 7, "", &[a.clone(), b.clone()], &[]).expect("key");
         assert_eq!(
             key,
-            recipe_key(&plan, 7, &[b.clone(), a.clone()], &[]).expect("key")
+            recipe_key(&plan, 7, "", &[b.clone(), a.clone()], &[]).expect("key")
         );
         let mut elsewhere = plan.clone();
         elsewhere.iso = "/other/b.iso".into();
         assert_eq!(
             key,
-            recipe_key(&elsewhere, 7, &[a.clone(), b.clone()], &[]).expect("key")
+            recipe_key(&elsewhere, 7, "", &[a.clone(), b.clone()], &[]).expect("key")
         );
         assert_ne!(
             key,
-            recipe_key(&plan, 8, &[a.clone(), b.clone()], &[]).expect("key")
+            recipe_key(&plan, 8, "", &[a.clone(), b.clone()], &[]).expect("key")
         );
         let changed = ("b".to_string(), "https://x/b".to_string(), "3".repeat(64));
-        assert_ne!(key, recipe_key(&plan, 7, &[a, changed], &[]).expect("key"));
+        assert_ne!(
+            key,
+            recipe_key(&plan, 7, "", &[a.clone(), changed], &[]).expect("key")
+        );
+        assert_ne!(
+            key,
+            recipe_key(&plan, 7, "signatures Off", &[a, b], &[]).expect("key"),
+            "how signatures were checked is part of the ISO"
+        );
     }
 }

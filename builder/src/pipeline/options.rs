@@ -11,6 +11,7 @@ use cks_pinning::sources::urls::AUTOSCALER_REPO;
 use cks_pinning::version::KubeVersion;
 
 use crate::fetch::{Mirror, Mirrors};
+use crate::signature::{SignatureInputs, SignatureSettings};
 
 /// Every input a build may take; each is optional here so that flags, environment and config
 /// can each supply some. The TOML config file has exactly these keys (kebab-case).
@@ -63,6 +64,8 @@ pub struct Inputs {
     pub strict_platforms: Option<bool>,
     /// Timestamps of the ISO, seconds since 1970 (else the build's start time).
     pub source_date_epoch: Option<i64>,
+    /// Signature checks: the `[signatures]` table (mode, trusted root, policies).
+    pub signatures: SignatureInputs,
 }
 
 impl Inputs {
@@ -131,6 +134,7 @@ impl Inputs {
             volume_id: self.volume_id.or(lower.volume_id),
             strict_platforms: self.strict_platforms.or(lower.strict_platforms),
             source_date_epoch: self.source_date_epoch.or(lower.source_date_epoch),
+            signatures: self.signatures.over(lower.signatures),
         }
     }
 
@@ -208,6 +212,14 @@ impl Inputs {
                 })
             })
             .collect::<Result<Mirrors, _>>()?;
+        let signatures = self
+            .signatures
+            .resolve()
+            .map_err(|e| OptionsError::Invalid {
+                input: "[signatures] in the config".into(),
+                value: e.registry.clone(),
+                expected: e.to_string(),
+            })?;
         Ok(Options {
             output_path: need(self.output_path, "OUTPUT_PATH (--output-path)", "./out")?,
             kubernetes_version,
@@ -242,6 +254,7 @@ impl Inputs {
             volume_id: self.volume_id.unwrap_or_else(|| "CDROM".to_string()),
             strict_platforms: self.strict_platforms.unwrap_or(false),
             source_date_epoch: self.source_date_epoch,
+            signatures,
         })
     }
 }
@@ -306,6 +319,9 @@ pub struct Options {
     pub strict_platforms: bool,
     /// Fixed timestamps for the ISO.
     pub source_date_epoch: Option<i64>,
+    /// How upstream signatures are checked.
+    #[serde(default)]
+    pub signatures: SignatureSettings,
 }
 
 impl Options {

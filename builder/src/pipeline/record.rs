@@ -35,6 +35,8 @@ pub fn record(
         files: file_entries(fetched, report, tree)?,
         images: pinned_images(plan, report)?,
         skipped_images: skipped_images(plan, report)?,
+        // The signature phase's entries are added by the caller.
+        signatures: Vec::new(),
         built: Some(built),
     })
 }

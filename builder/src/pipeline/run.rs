@@ -55,6 +55,7 @@ pub async fn build(
         options.ca_file.as_slice(),
         &pull_options(options)?.credentials,
     )?;
+    let signatures = crate::signature::Verifier::new(&options.signatures)?;
     let mut fetch = fetch_options(options)?;
     fetch.cache_registry = cache_registry
         .as_ref()
@@ -86,6 +87,7 @@ pub async fn build(
             write_lock: request.write_lock.as_deref(),
             inputs,
             iso_cache: iso_cache.as_deref(),
+            signatures: &signatures,
         },
         phases,
     )

@@ -44,6 +44,8 @@ pub struct Summary {
     /// What the cache registry did, per kind of entry, with `--cache-registry`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cache_registry: Option<crate::cache_registry::CacheStats>,
+    /// Facts said once (sources not signed upstream, images without a signature policy).
+    pub notes: Vec<String>,
 }
 
 /// A file fetched through a mirror: its path in the ISO, its canonical URL and the URL used.

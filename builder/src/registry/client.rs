@@ -49,7 +49,7 @@ pub struct RegistryClient {
     retry: RetryPolicy,
     /// `Authorization` values by (contacted host, repository).
     pub(super) auth_cache: Mutex<HashMap<(String, String), String>>,
-    fetched: AtomicU64,
+    pub(super) fetched: AtomicU64,
 }
 
 enum Attempt {
@@ -270,7 +270,7 @@ impl RegistryClient {
 
     /// GET with authentication (answering one 401 challenge) and retries for transport errors,
     /// 429 and 5xx (honouring `Retry-After`).
-    async fn get(
+    pub(super) async fn get(
         &self,
         name: &RemoteName,
         endpoint: &Endpoint,

@@ -32,6 +32,7 @@ mod pull;
 mod pull_image;
 mod pull_types;
 mod reference;
+mod referrers;
 mod store;
 mod tarball_cache;
 

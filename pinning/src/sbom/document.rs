@@ -8,6 +8,7 @@ use sha2::{Digest, Sha256};
 
 use super::{Sbom, SbomError, purl, time::rfc3339};
 use crate::image::ImageRef;
+use crate::versions_txt::SignatureEntry;
 
 const NOASSERTION: &str = "NOASSERTION";
 
@@ -180,6 +181,19 @@ fn manifest_url(image: &ImageRef, digest: &str) -> String {
     )
 }
 
+/// The annotation of a verified signature: one line naming the identity and issuer.
+fn signature_comment(entry: &SignatureEntry) -> String {
+    let log = if entry.log {
+        "transparency-log entry checked"
+    } else {
+        "no transparency-log entry (signing time not proved)"
+    };
+    format!(
+        "cosign keyless signature verified: identity {}, issuer {}, {log}",
+        entry.identity, entry.issuer
+    )
+}
+
 /// Builds the document.
 pub fn build(sbom: &Sbom<'_>) -> Result<Document, SbomError> {
     let v = sbom.versions;
@@ -191,14 +205,14 @@ pub fn build(sbom: &Sbom<'_>) -> Result<Document, SbomError> {
     };
     let annotator = format!("Tool: {tool}");
     let notes = |subject: &str| -> Vec<Annotation> {
-        sbom.signatures
+        v.signatures
             .iter()
             .filter(|n| n.subject == subject)
             .map(|n| Annotation {
                 annotation_date: created.clone(),
                 annotation_type: "REVIEW",
                 annotator: annotator.clone(),
-                comment: n.text.clone(),
+                comment: signature_comment(n),
             })
             .collect()
     };

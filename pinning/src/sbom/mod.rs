@@ -77,15 +77,6 @@ pub struct FileSource {
     pub url: String,
 }
 
-/// What signature verification found for one file or image.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SignatureNote {
-    /// The path in the ISO of a file, or the reference (with digest) of an image.
-    pub subject: String,
-    /// One line, e.g. `cosign keyless signature verified: identity ... issuer ...`.
-    pub text: String,
-}
-
 /// The input of the document.
 #[derive(Debug, Clone)]
 pub struct Sbom<'a> {
@@ -99,8 +90,6 @@ pub struct Sbom<'a> {
     pub sources: Vec<FileSource>,
     /// Each image's tarball and layers.
     pub images: Vec<ImageDetail>,
-    /// What was verified about signatures.
-    pub signatures: Vec<SignatureNote>,
 }
 
 /// Why a document cannot be made.
@@ -131,7 +120,8 @@ pub enum SbomError {
 }
 
 impl<'a> Sbom<'a> {
-    /// A document for `versions` with no URLs, layers or signatures yet.
+    /// A document for `versions` with no URLs or layers yet (signatures are the record's own
+    /// `signature:` entries, each an annotation of its file or image).
     pub fn new(versions: &'a VersionsTxt, iso_name: &str, tool: Tool) -> Sbom<'a> {
         Sbom {
             versions,
@@ -139,7 +129,6 @@ impl<'a> Sbom<'a> {
             tool,
             sources: Vec::new(),
             images: Vec::new(),
-            signatures: Vec::new(),
         }
     }
 

@@ -15,6 +15,7 @@
 
 mod checksum;
 mod edit;
+pub mod signing;
 pub mod urls;
 
 use serde::{Deserialize, Serialize};

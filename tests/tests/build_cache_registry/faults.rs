@@ -4,18 +4,18 @@
 use std::time::Duration;
 
 use cks_builder::pipeline::Request;
-use cks_e2e::{demo_inputs, run_build, start_upstream};
+use cks_e2e::{run_build, start_upstream};
 use cks_fixtures::demo::DemoConfig;
 use cks_fixtures::process::free_port;
 
-use super::support::{CacheServer, blob_files, runner_inputs};
+use super::support::{CacheServer, blob_files, runner_inputs, without_signatures};
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_cache_registry_down_from_the_start_is_one_warning_and_the_same_iso() {
     let upstream = start_upstream(DemoConfig::default()).await;
     let reference = {
         let out = tempfile::tempdir().expect("out");
-        let inputs = demo_inputs(&upstream, out.path(), "x86_64");
+        let inputs = without_signatures(&upstream, out.path());
         run_build(&inputs, Request::default())
             .await
             .expect("a build without the cache")
@@ -52,7 +52,7 @@ async fn a_cache_registry_stopped_mid_build_is_a_warning_and_the_build_succeeds(
     let upstream = start_upstream(DemoConfig::default()).await;
     let reference = {
         let out = tempfile::tempdir().expect("out");
-        let inputs = demo_inputs(&upstream, out.path(), "x86_64");
+        let inputs = without_signatures(&upstream, out.path());
         run_build(&inputs, Request::default())
             .await
             .expect("a build without the cache")

@@ -75,6 +75,15 @@ pub(super) fn blob_files(storage: &Path) -> Vec<(PathBuf, u64)> {
     out
 }
 
+/// The demo inputs with `--signatures off`: signature material is asked of upstream by every
+/// build that checks it (image signature manifests are not in the cache registry), and these
+/// builds are about the caches alone.
+pub(super) fn without_signatures(upstream: &DemoUpstream, out: &Path) -> Inputs {
+    let mut inputs = demo_inputs(upstream, out, "x86_64");
+    inputs.signatures.mode = Some(cks_builder::signature::Mode::Off);
+    inputs
+}
+
 /// The demo inputs of one runner: its own empty cache folder, the shared cache registry.
 pub(super) fn runner_inputs(
     upstream: &DemoUpstream,
@@ -82,7 +91,7 @@ pub(super) fn runner_inputs(
     cache_dir: &Path,
     cache: &str,
 ) -> Inputs {
-    let mut inputs = demo_inputs(upstream, out, "x86_64");
+    let mut inputs = without_signatures(upstream, out);
     inputs.cache_dir = Some(cache_dir.to_path_buf());
     inputs.cache_registry = Some(cache.to_string());
     let host = cache
@@ -143,6 +152,9 @@ pub(super) fn build_process(
     flag("csi-version", &inputs.csi_version);
     flag("ccm-version", &inputs.ccm_version);
     flag("cache-registry", &inputs.cache_registry);
+    if inputs.signatures.mode == Some(cks_builder::signature::Mode::Off) {
+        command.args(["--signatures", "off"]);
+    }
     for (name, values) in [
         ("mirror", &inputs.mirrors),
         ("registry-mirror", &inputs.registry_mirrors),

@@ -5,7 +5,9 @@
 use std::path::Path;
 
 use cks_builder::pipeline::{Inputs, Request};
-use cks_e2e::{demo_inputs, run_build, start_upstream};
+use cks_e2e::{run_build, start_upstream};
+
+use super::support::without_signatures;
 use cks_fixtures::demo::{DemoConfig, DemoUpstream};
 use cks_fixtures::registry::{Auth, Registry};
 
@@ -16,7 +18,7 @@ fn tls_runner(
     url: &str,
     ca: Option<&Path>,
 ) -> Inputs {
-    let mut inputs = demo_inputs(upstream, out, "x86_64");
+    let mut inputs = without_signatures(upstream, out);
     inputs.cache_dir = Some(dir.to_path_buf());
     inputs.cache_registry = Some(url.to_string());
     inputs.ca_file = ca.map(Path::to_path_buf);

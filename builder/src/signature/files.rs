@@ -1,0 +1,182 @@
+//! The Kubernetes release binaries: `<url>.sigstore.json` when the release server has one,
+//! else `<url>.sig` and `<url>.cert`, each verified from the SHA-256 the download computed.
+
+use cks_pinning::sources::signing::{Signing, signing};
+use cks_signature::{Outcome, TrustedRoot, verify_blob_sha256, verify_bundle_sha256};
+
+use std::path::Path;
+
+use super::outcome::Verdicts;
+use super::settings::SignatureSettings;
+use crate::fetch::{FetchError, FetchedFile, Fetcher, FileSpec};
+use crate::pipeline::Plan;
+
+/// The most a `.sig`, `.cert` or `.sigstore.json` may hold.
+const MATERIAL_LIMIT: u64 = 1 << 20;
+
+/// The signature material found beside one file.
+struct Material {
+    sig: Option<String>,
+    cert: Option<String>,
+    bundle: Option<String>,
+    /// Whether any of it came from a cache (and may be older than upstream's).
+    cached: bool,
+}
+
+/// One signature file fetched like any download (mirrors, retries, the content cache and the
+/// cache registry: the material is checked cryptographically, so a cached copy is as good as
+/// upstream's) into `dir`; `None` on 404.
+async fn side_file(
+    fetcher: &Fetcher,
+    name: &str,
+    url: String,
+    dir: &Path,
+) -> Result<Option<(String, bool)>, String> {
+    let file_name = url.rsplit('/').next().unwrap_or("signature").to_string();
+    let spec = FileSpec::new(format!("{name} ({file_name})"), url, dir.join(&file_name));
+    let fetched = match fetcher.fetch(&spec).await {
+        Ok(fetched) => fetched,
+        Err(error) if matches!(error.error, FetchError::NotFound { .. }) => return Ok(None),
+        Err(error) => return Err(error.to_string()),
+    };
+    if fetched.bytes > MATERIAL_LIMIT {
+        return Err(format!(
+            "{} is {} bytes, more than a signature file holds ({MATERIAL_LIMIT})",
+            fetched.url, fetched.bytes
+        ));
+    }
+    std::fs::read_to_string(&fetched.dest)
+        .map(|text| Some((text, fetched.from_cache)))
+        .map_err(|e| format!("reading {}: {e}", fetched.dest.display()))
+}
+
+async fn material(
+    fetcher: &Fetcher,
+    file: &FetchedFile,
+    scratch: &Path,
+) -> Result<Material, String> {
+    let dir = scratch.join(file.name.replace('/', "_"));
+    std::fs::create_dir_all(&dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
+    let url = &file.url;
+    let (sig, cert, bundle) = futures_util::join!(
+        side_file(fetcher, &file.name, format!("{url}.sig"), &dir),
+        side_file(fetcher, &file.name, format!("{url}.cert"), &dir),
+        side_file(fetcher, &file.name, format!("{url}.sigstore.json"), &dir),
+    );
+    let (sig, cert, bundle) = (sig?, cert?, bundle?);
+    let cached = [&sig, &cert, &bundle]
+        .iter()
+        .any(|found| found.as_ref().is_some_and(|(_, cached)| *cached));
+    let text = |found: Option<(String, bool)>| found.map(|(text, _)| text);
+    Ok(Material {
+        sig: text(sig),
+        cert: text(cert),
+        bundle: text(bundle),
+        cached,
+    })
+}
+
+/// The verdict for one file from its material.
+fn verify(
+    url: &str,
+    sha256: &[u8; 32],
+    found: &Material,
+    root: &TrustedRoot,
+    settings: &SignatureSettings,
+) -> Outcome {
+    let policy = &settings.kubernetes;
+    let result = match (&found.bundle, &found.sig, &found.cert) {
+        (Some(bundle), _, _) => verify_bundle_sha256(sha256, bundle, root, policy),
+        (None, Some(sig), Some(cert)) => {
+            verify_blob_sha256(sha256, sig.as_bytes(), cert.as_bytes(), None, root, policy)
+        }
+        (None, None, None) => {
+            return Outcome::Missing(format!(
+                "{url}.sig, {url}.cert and {url}.sigstore.json are not there (HTTP 404)"
+            ));
+        }
+        (None, None, Some(_)) => {
+            return Outcome::Missing(format!("{url}.sig is not there (HTTP 404)"));
+        }
+        (None, Some(_), None) => {
+            return Outcome::Missing(format!("{url}.cert is not there (HTTP 404)"));
+        }
+    };
+    match result {
+        Ok(verified) => Outcome::Verified(verified),
+        Err(error) => Outcome::Refused(error),
+    }
+}
+
+/// Checks every Kubernetes binary the build fetched; notes once the release assets that are
+/// not signed upstream.
+pub(super) async fn check(
+    plan: &Plan,
+    fetched: &[FetchedFile],
+    fetcher: &Fetcher,
+    scratch: &Path,
+    root: &TrustedRoot,
+    settings: &SignatureSettings,
+    verdicts: &mut Verdicts,
+) {
+    let mut unsigned = Vec::new();
+    let mut signed = Vec::new();
+    for source in &plan.files {
+        let Some(file) = fetched.iter().find(|f| f.name == source.iso_path) else {
+            continue;
+        };
+        match signing(source) {
+            Signing::Kubernetes => signed.push(file),
+            Signing::UnsignedRelease => unsigned.push(file.name.clone()),
+            Signing::NotApplicable => {}
+        }
+    }
+    let found =
+        futures_util::future::join_all(signed.iter().map(|f| material(fetcher, f, scratch))).await;
+    // Material from a cache that does not verify is fetched again from upstream (past the
+    // cache registry, into the content cache), which may have replaced it.
+    let mut uncached: Option<Fetcher> = None;
+    for (file, found) in signed.iter().zip(found) {
+        let mut sha256 = [0u8; 32];
+        if hex::decode_to_slice(&file.upstream_sha256, &mut sha256).is_err() {
+            verdicts.unreachable(
+                &file.name,
+                format!("its digest {:?} is not a SHA-256", file.upstream_sha256),
+            );
+            continue;
+        }
+        let mut outcome = found.map(|m| {
+            let outcome = verify(&file.url, &sha256, &m, root, settings);
+            (outcome, m.cached)
+        });
+        if let Ok((ref verdict, true)) = outcome
+            && !matches!(verdict, Outcome::Verified(_))
+        {
+            for suffix in [".sig", ".cert", ".sigstore.json"] {
+                fetcher.forget_cached(&format!("{}{suffix}", file.url));
+            }
+            if uncached.is_none() {
+                let options = crate::fetch::FetchOptions {
+                    cache_registry: None,
+                    ..fetcher.options().clone()
+                };
+                uncached = Fetcher::new(options).ok();
+            }
+            if let Some(upstream) = &uncached {
+                outcome = material(upstream, file, &scratch.join("upstream"))
+                    .await
+                    .map(|m| (verify(&file.url, &sha256, &m, root, settings), false));
+            }
+        }
+        match outcome {
+            Ok((outcome, _)) => verdicts.add(&file.name, outcome),
+            Err(error) => verdicts.unreachable(&file.name, error),
+        }
+    }
+    if !unsigned.is_empty() {
+        verdicts.note(format!(
+            "not cosign-signed upstream (GitHub release assets), checked against their published checksums only: {}",
+            unsigned.join(", ")
+        ));
+    }
+}
