@@ -6,10 +6,10 @@ use std::path::Path;
 
 use cks_builder::pipeline::{Inputs, Request};
 use cks_e2e::{run_build, start_upstream};
-
-use super::support::without_signatures;
 use cks_fixtures::demo::{DemoConfig, DemoUpstream};
 use cks_fixtures::registry::{Auth, Registry};
+
+use super::support::without_signatures;
 
 fn tls_runner(
     upstream: &DemoUpstream,
