@@ -5,21 +5,25 @@ use std::time::Duration;
 
 use cks_builder::pipeline::Request;
 use cks_e2e::{run_build, start_upstream};
-use cks_fixtures::demo::DemoConfig;
+use cks_fixtures::demo::{DemoConfig, DemoUpstream};
 use cks_fixtures::process::free_port;
 
 use super::support::{CacheServer, blob_files, runner_inputs, without_signatures};
 
+/// The sha256 of the ISO a build of the same inputs without any cache gives.
+async fn reference_sha256(upstream: &DemoUpstream) -> String {
+    let out = tempfile::tempdir().expect("out");
+    let inputs = without_signatures(upstream, out.path());
+    run_build(&inputs, Request::default())
+        .await
+        .expect("a build without the cache")
+        .sha256
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_cache_registry_down_from_the_start_is_one_warning_and_the_same_iso() {
     let upstream = start_upstream(DemoConfig::default()).await;
-    let reference = {
-        let out = tempfile::tempdir().expect("out");
-        let inputs = without_signatures(&upstream, out.path());
-        run_build(&inputs, Request::default())
-            .await
-            .expect("a build without the cache")
-    };
+    let reference = reference_sha256(&upstream).await;
     // A port nothing listens on.
     let port = free_port().expect("a free port");
     let url = format!("http://127.0.0.1:{port}/ci/cks-cache");
@@ -31,7 +35,7 @@ async fn a_cache_registry_down_from_the_start_is_one_warning_and_the_same_iso() 
     let summary = run_build(&inputs, Request::default())
         .await
         .expect("the build succeeds without its cache registry");
-    assert_eq!(summary.sha256, reference.sha256, "the same ISO");
+    assert_eq!(summary.sha256, reference, "the same ISO");
     let warnings: Vec<&String> = summary
         .warnings
         .iter()
@@ -50,14 +54,7 @@ async fn a_cache_registry_down_from_the_start_is_one_warning_and_the_same_iso() 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_cache_registry_stopped_mid_build_is_a_warning_and_the_build_succeeds() {
     let upstream = start_upstream(DemoConfig::default()).await;
-    let reference = {
-        let out = tempfile::tempdir().expect("out");
-        let inputs = without_signatures(&upstream, out.path());
-        run_build(&inputs, Request::default())
-            .await
-            .expect("a build without the cache")
-            .sha256
-    };
+    let reference = reference_sha256(&upstream).await;
     let storage = tempfile::tempdir().expect("registry storage");
     let mut cache = CacheServer::start(storage.path(), false);
     let (out, dir) = (

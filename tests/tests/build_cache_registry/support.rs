@@ -202,8 +202,8 @@ pub(super) fn blob_path(storage: &Path, digest: &str) -> PathBuf {
         .join("data")
 }
 
-/// The digest of the content (the one layer) of every artifact whose tag starts with `prefix`.
-pub(super) fn artifact_contents(storage: &Path, prefix: &str) -> Vec<String> {
+/// Every artifact whose tag starts with `prefix`: its manifest's digest and the manifest.
+fn artifacts(storage: &Path, prefix: &str) -> Vec<(String, serde_json::Value)> {
     let mut out = Vec::new();
     for tag in std::fs::read_dir(tags_dir(storage))
         .into_iter()
@@ -216,33 +216,32 @@ pub(super) fn artifact_contents(storage: &Path, prefix: &str) -> Vec<String> {
         let link = std::fs::read_to_string(tag.path().join("current/link")).expect("a tag link");
         let manifest = std::fs::read(blob_path(storage, link.trim())).expect("the manifest blob");
         let manifest: serde_json::Value = serde_json::from_slice(&manifest).expect("JSON");
-        let digest = manifest["layers"][0]["digest"]
-            .as_str()
-            .expect("a layer digest");
-        out.push(digest.to_string());
+        out.push((link.trim().to_string(), manifest));
     }
     out
+}
+
+/// The digest of the content (the one layer) of every artifact whose tag starts with `prefix`.
+pub(super) fn artifact_contents(storage: &Path, prefix: &str) -> Vec<String> {
+    artifacts(storage, prefix)
+        .into_iter()
+        .map(|(_, manifest)| {
+            manifest["layers"][0]["digest"]
+                .as_str()
+                .expect("a layer digest")
+                .to_string()
+        })
+        .collect()
 }
 
 /// Every blob (the manifest, with the record in its annotations, its config and its layers) of
 /// every artifact whose tag starts with `prefix`.
 pub(super) fn artifact_blobs(storage: &Path, prefix: &str) -> Vec<String> {
     let mut out = Vec::new();
-    for tag in std::fs::read_dir(tags_dir(storage))
-        .into_iter()
-        .flatten()
-        .flatten()
-    {
-        if !tag.file_name().to_string_lossy().starts_with(prefix) {
-            continue;
-        }
-        let link = std::fs::read_to_string(tag.path().join("current/link")).expect("a tag link");
-        let manifest = std::fs::read(blob_path(storage, link.trim())).expect("the manifest blob");
-        let manifest: serde_json::Value = serde_json::from_slice(&manifest).expect("JSON");
-        let config = manifest["config"]["digest"].as_str().map(str::to_string);
-        out.push(link.trim().to_string());
+    for (digest, manifest) in artifacts(storage, prefix) {
+        out.push(digest);
+        out.extend(manifest["config"]["digest"].as_str().map(str::to_string));
         let layers = manifest["layers"].as_array().cloned().unwrap_or_default();
-        out.extend(config);
         out.extend(
             layers
                 .iter()
