@@ -2,7 +2,8 @@
 //! xorriso) and `<iso>.spdx.json` beside it hold the same bytes, the real SPDX tools
 //! (`pyspdxtools -i`) accept it, it names every file of versions.txt and every image with its
 //! layers (their SHA-1 and SHA-256 checked with the real `sha1sum`/`sha256sum` on the blobs the
-//! tarball holds), its creation time is `SOURCE_DATE_EPOCH`, and a rebuild gives the same bytes.
+//! tarball holds), its creation time is `SOURCE_DATE_EPOCH`, and a rebuild (with the layers'
+//! SHA-1 remembered in the cache folder) gives the same bytes.
 
 use std::path::Path;
 use std::process::Command;
@@ -50,7 +51,9 @@ fn checksum<'a>(value: &'a Value, algorithm: &str) -> &'a str {
 async fn the_iso_and_its_side_carry_one_valid_sbom_of_every_file_image_and_layer() {
     let upstream = start_upstream(DemoConfig::default()).await;
     let out = tempfile::tempdir().expect("out dir");
-    let inputs = demo_inputs(&upstream, out.path(), "x86_64");
+    let cache = tempfile::tempdir().expect("cache dir");
+    let mut inputs = demo_inputs(&upstream, out.path(), "x86_64");
+    inputs.cache_dir = Some(cache.path().to_path_buf());
     let summary = run_build(&inputs, Request::default())
         .await
         .expect("the build");
@@ -194,7 +197,12 @@ async fn the_iso_and_its_side_carry_one_valid_sbom_of_every_file_image_and_layer
     let report = cks_builder::inspect::verify(&summary.iso).expect("readable");
     assert!(report.is_clean(), "{report}");
 
-    // The same inputs give the same SBOM.
+    // The same inputs give the same SBOM; the rebuild takes the layers' SHA-1 from the memo
+    // in the cache folder instead of reading them again.
+    let memo = std::fs::read_dir(cache.path().join("sha1"))
+        .expect("the SHA-1 memo")
+        .count();
+    assert!(memo >= versions.images.len(), "{memo} remembered SHA-1s");
     let again = tempfile::tempdir().expect("out dir");
     let mut inputs = inputs.clone();
     inputs.output_path = Some(again.path().to_path_buf());

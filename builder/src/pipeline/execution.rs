@@ -32,6 +32,8 @@ pub struct Execution<'a> {
     pub inputs: &'a Inputs,
     /// Where finished ISOs are kept for identical rebuilds, if anywhere.
     pub iso_cache: Option<&'a Path>,
+    /// Where the SHA-1 of each image blob (for the SBOM) is remembered, if anywhere.
+    pub sha1_memo: Option<&'a Path>,
     /// How upstream signatures are checked.
     pub signatures: &'a crate::signature::Verifier,
 }

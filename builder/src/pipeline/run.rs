@@ -72,6 +72,7 @@ pub async fn build(
     std::fs::create_dir_all(&options.output_path)
         .with_context(|| format!("creating OUTPUT_PATH {}", options.output_path.display()))?;
     let iso_cache = options.cache_dir.as_ref().map(|d| d.join("iso"));
+    let sha1_memo = options.cache_dir.as_ref().map(|d| d.join("sha1"));
     let mut pull = pull_options(options)?;
     pull.cache_registry = cache_registry.clone();
     let mut summary = execute(
@@ -87,6 +88,7 @@ pub async fn build(
             write_lock: request.write_lock.as_deref(),
             inputs,
             iso_cache: iso_cache.as_deref(),
+            sha1_memo: sha1_memo.as_deref(),
             signatures: &signatures,
         },
         phases,

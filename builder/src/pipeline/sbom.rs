@@ -4,7 +4,8 @@
 //! The document is derived from the record `versions.txt` is rendered from (one source of
 //! truth), plus what only the build knows: each downloaded file's canonical URL and each
 //! image's layers, read back from the tarball written into the tree (a digest and a SHA-1 per
-//! layer, which SPDX requires of every file). Nothing else goes in, so the same inputs and
+//! layer, which SPDX requires of every file; each blob's SHA-1 is remembered in the cache
+//! folder, so a rebuild does not read its layers again). Nothing else goes in, so the same inputs and
 //! `SOURCE_DATE_EPOCH` give the same document.
 
 use std::io::Read;
@@ -38,6 +39,7 @@ pub fn document(
     report: &PullReport,
     tree: &Path,
     iso: &Path,
+    sha1_memo: Option<&Path>,
 ) -> Result<String> {
     let iso_name = iso
         .file_name()
@@ -59,7 +61,7 @@ pub fn document(
             .unwrap_or(&pulled.tarball)
             .to_string_lossy()
             .into_owned();
-        let layers = layers(&pulled.tarball, &pulled.platform_digest)
+        let layers = layers(&pulled.tarball, &pulled.platform_digest, sha1_memo)
             .with_context(|| format!("reading the layers of {}", pulled.tarball.display()))?;
         sbom.images.push(ImageDetail {
             reference,
@@ -103,8 +105,9 @@ fn same_name(pinned: &ImageRef, reference: &str) -> bool {
 
 /// The layers of the image whose platform manifest is `platform_digest`, in manifest order,
 /// from the tarball's `blobs/sha256/` entries: one pass over the tarball, each blob hashed with
-/// SHA-1 as it streams by, nothing held but the (small) manifest.
-fn layers(tarball: &Path, platform_digest: &str) -> Result<Vec<Layer>> {
+/// SHA-1 as it streams by, nothing held but the (small) manifest. With a memo folder (in the
+/// cache folder), a blob's SHA-1 is computed once: later builds seek past the blobs they know.
+fn layers(tarball: &Path, platform_digest: &str, memo: Option<&Path>) -> Result<Vec<Layer>> {
     let manifest_entry = platform_digest
         .strip_prefix("sha256:")
         .map(|hex| format!("blobs/sha256/{hex}"));
@@ -112,7 +115,7 @@ fn layers(tarball: &Path, platform_digest: &str) -> Result<Vec<Layer>> {
     let mut archive = tar::Archive::new(std::io::BufReader::with_capacity(1 << 20, file));
     let mut sha1s = std::collections::BTreeMap::new();
     let mut manifest = None;
-    for entry in archive.entries()? {
+    for entry in archive.entries_with_seek()? {
         let mut entry = entry?;
         let name = entry.path()?.to_string_lossy().into_owned();
         let Some(hex) = name.strip_prefix("blobs/sha256/").map(str::to_string) else {
@@ -127,21 +130,19 @@ fn layers(tarball: &Path, platform_digest: &str) -> Result<Vec<Layer>> {
             manifest = Some(bytes);
             continue;
         }
-        let mut hasher = Sha1::new();
-        let mut buffer = vec![0u8; 1 << 20];
-        let mut size = 0u64;
-        loop {
-            let n = entry.read(&mut buffer)?;
-            if n == 0 {
-                break;
+        let size = entry.size();
+        let known = memo.and_then(|dir| recall(dir, &hex, size));
+        let sha1 = match known {
+            Some(sha1) => sha1,
+            None => {
+                let sha1 = sha1_of(&mut entry)?;
+                if let Some(dir) = memo {
+                    remember(dir, &hex, &sha1, size);
+                }
+                sha1
             }
-            hasher.update(&buffer[..n]);
-            size += n as u64;
-        }
-        sha1s.insert(
-            format!("sha256:{hex}"),
-            (hex::encode(hasher.finalize()), size),
-        );
+        };
+        sha1s.insert(format!("sha256:{hex}"), (sha1, size));
     }
     let manifest = manifest
         .with_context(|| format!("the tarball holds no platform manifest {platform_digest}"))?;
@@ -159,4 +160,67 @@ fn layers(tarball: &Path, platform_digest: &str) -> Result<Vec<Layer>> {
             Ok(Layer { digest, sha1, size })
         })
         .collect()
+}
+
+/// The SHA-1 of what `reader` gives until its end, 40 lower-case hex digits.
+fn sha1_of(reader: &mut impl Read) -> std::io::Result<String> {
+    let mut hasher = Sha1::new();
+    let mut buffer = vec![0u8; 1 << 20];
+    loop {
+        let n = reader.read(&mut buffer)?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buffer[..n]);
+    }
+    Ok(hex::encode(hasher.finalize()))
+}
+
+/// The remembered SHA-1 of the blob with sha256 `hex` and `size` bytes, if any: a line
+/// `<sha1> <size>` in `<memo>/<hex>`.
+fn recall(memo: &Path, hex: &str, size: u64) -> Option<String> {
+    let text = std::fs::read_to_string(memo.join(hex)).ok()?;
+    let (sha1, bytes) = text.trim().split_once(' ')?;
+    let sound = sha1.len() == 40 && sha1.bytes().all(|b| b.is_ascii_hexdigit());
+    (sound && bytes.parse::<u64>().ok() == Some(size)).then(|| sha1.to_string())
+}
+
+/// Remembers a blob's SHA-1 (best effort: a memo that cannot be written is computed again).
+fn remember(memo: &Path, hex: &str, sha1: &str, size: u64) {
+    if !crate::digest::is_sha256_hex(hex) || std::fs::create_dir_all(memo).is_err() {
+        return;
+    }
+    let _ =
+        super::staging::write_atomically(&memo.join(hex), format!("{sha1} {size}\n").as_bytes());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_remembered_sha1_is_used_only_for_the_same_size() {
+        let memo = tempfile::tempdir().expect("memo dir");
+        let hex = "a".repeat(64);
+        let sha1 = "b".repeat(40);
+        remember(memo.path(), &hex, &sha1, 7);
+        assert_eq!(recall(memo.path(), &hex, 7), Some(sha1));
+        assert_eq!(recall(memo.path(), &hex, 8), None);
+        assert_eq!(recall(memo.path(), &"c".repeat(64), 7), None);
+        std::fs::write(memo.path().join(&hex), "not-a-sha1 7\n").expect("write");
+        assert_eq!(
+            recall(memo.path(), &hex, 7),
+            None,
+            "a damaged memo is not used"
+        );
+    }
+
+    #[test]
+    fn sha1_of_matches_the_known_digest() {
+        let mut bytes: &[u8] = b"abc";
+        assert_eq!(
+            sha1_of(&mut bytes).expect("reads"),
+            "a9993e364706816aba3e25717850c26c9cd0d89d"
+        );
+    }
 }
