@@ -6,9 +6,13 @@ use std::time::Duration;
 use cks_builder::pipeline::Request;
 use cks_e2e::{run_build, start_upstream};
 use cks_fixtures::demo::{DemoConfig, DemoUpstream};
-use cks_fixtures::process::free_port;
+use cks_fixtures::http::Fault;
+use cks_fixtures::process::{free_port, wait_until};
 
 use super::support::{CacheServer, blob_files, runner_inputs, without_signatures};
+
+/// The kubelet on the demo upstream's file server.
+const KUBELET: &str = "/dl.k8s.io/release/v1.33.13/bin/linux/amd64/kubelet";
 
 /// The sha256 of the ISO a build of the same inputs without any cache gives.
 async fn reference_sha256(upstream: &DemoUpstream) -> String {
@@ -62,18 +66,32 @@ async fn a_cache_registry_stopped_mid_build_is_a_warning_and_the_build_succeeds(
         tempfile::tempdir().expect("cache"),
     );
     let inputs = runner_inputs(&upstream, out.path(), dir.path(), &cache.url());
+    // The planning phase pushes its files (kubeadm, the manifests) before the downloads start;
+    // the kubelet then stalls for 3 s mid-body, so the build is still running when the first
+    // pushed blob is seen and the registry is stopped.
+    upstream.file_server().schedule(
+        KUBELET,
+        [Fault::Stall {
+            after: 1,
+            pause: Duration::from_secs(3),
+        }],
+    );
     let done = std::sync::atomic::AtomicBool::new(false);
     let build = async {
         let result = run_build(&inputs, Request::default()).await;
         done.store(true, std::sync::atomic::Ordering::SeqCst);
         result
     };
-    // Stop the registry as soon as the build has pushed its first blob.
     let stopper = async {
-        let deadline = std::time::Instant::now() + Duration::from_secs(60);
-        while blob_files(storage.path()).is_empty() && std::time::Instant::now() < deadline {
-            tokio::time::sleep(Duration::from_millis(2)).await;
-        }
+        let blobs = storage.path().to_path_buf();
+        tokio::task::spawn_blocking(move || {
+            wait_until("the first blob pushed", Duration::from_secs(60), || {
+                !blob_files(&blobs).is_empty()
+            })
+        })
+        .await
+        .expect("the wait ends")
+        .expect("the build pushes a blob");
         let finished = done.load(std::sync::atomic::Ordering::SeqCst);
         cache.process.stop();
         finished
@@ -84,6 +102,10 @@ async fn a_cache_registry_stopped_mid_build_is_a_warning_and_the_build_succeeds(
         "the registry stopped while the build ran"
     );
     let summary = result.expect("the build succeeds");
+    assert!(
+        upstream.file_server().requests(KUBELET) >= 1,
+        "the build fetched the stalled kubelet"
+    );
     assert_eq!(summary.sha256, reference);
     assert!(
         summary
