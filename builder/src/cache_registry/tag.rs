@@ -21,20 +21,14 @@ pub fn manifest_tag(repository: &str, reference: &str) -> String {
     format!("cks-manifest-{}", sha256_hex(key.as_bytes()))
 }
 
-/// The tag of a finished image tarball: `cks-tarball-<sha256 of format, image, top digest,
-/// platform manifest digest and platform>`, everything that determines its bytes.
-pub fn tarball_tag(
-    format: &str,
-    image: &str,
-    digest: &str,
-    platform_digest: &str,
-    platform: &str,
-) -> String {
-    let key = tarball_key(format, image, digest, platform_digest, platform);
+/// The tag of a finished image tarball: `cks-tarball-<sha256 of its key>` (`tarball_key`:
+/// everything that determines its bytes).
+pub fn tarball_tag(key: &str) -> String {
     format!("cks-tarball-{}", sha256_hex(key.as_bytes()))
 }
 
-/// The key a tarball artifact records (and is checked against).
+/// The key a tarball artifact records (and is checked against): format, image, top digest,
+/// platform manifest digest and platform.
 pub(super) fn tarball_key(
     format: &str,
     image: &str,
@@ -72,23 +66,17 @@ mod tests {
         assert_eq!(a, file_tag("https://dl.k8s.io/a"));
         let m = manifest_tag("registry.k8s.io/pause", "3.10");
         assert_ne!(m, manifest_tag("registry.k8s.io/pause", "3.9"));
-        let t = tarball_tag(
-            "f/1",
-            "registry.k8s.io/pause",
-            "sha256:a",
-            "sha256:b",
-            "linux/amd64",
-        );
-        assert_ne!(
-            t,
-            tarball_tag(
-                "f/2",
+        let key = |format| {
+            tarball_key(
+                format,
                 "registry.k8s.io/pause",
                 "sha256:a",
                 "sha256:b",
-                "linux/amd64"
+                "linux/amd64",
             )
-        );
+        };
+        let t = tarball_tag(&key("f/1"));
+        assert_ne!(t, tarball_tag(&key("f/2")));
         let i = iso_tag(&"c".repeat(64));
         for tag in [a, b, m, t, i] {
             assert!(valid_tag(&tag), "{tag}");

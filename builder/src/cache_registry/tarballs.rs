@@ -34,13 +34,7 @@ impl TarballId<'_> {
     }
 
     fn tag(&self) -> String {
-        tarball_tag(
-            TARBALL_FORMAT,
-            self.image,
-            self.digest,
-            self.platform_digest,
-            self.platform,
-        )
+        tarball_tag(&self.key())
     }
 }
 

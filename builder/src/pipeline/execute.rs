@@ -95,7 +95,7 @@ pub async fn execute(
         &tree.join(cks_pinning::versions_txt::FILE_NAME),
         versions_text.as_bytes(),
     )?;
-    let sbom_text = sbom::document(&versions, &fetched, &report, tree, &plan.iso, run.sha1_memo)?;
+    let sbom_text = sbom::document(plan, &versions, &fetched, &report, tree, run.sha1_memo)?;
     write_atomically(&tree.join(sbom::FILE_NAME), sbom_text.as_bytes())?;
     laps.lap("record");
 

@@ -96,7 +96,7 @@ fn file_entries(
 }
 
 /// The plan's reference of an image the puller reports by its full name.
-fn planned<'a>(plan: &'a Plan, reference: &str) -> Result<&'a ImageRef> {
+pub(super) fn planned<'a>(plan: &'a Plan, reference: &str) -> Result<&'a ImageRef> {
     plan.images
         .iter()
         .map(|i| &i.reference)

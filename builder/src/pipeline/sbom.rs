@@ -12,13 +12,13 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use cks_pinning::image::ImageRef;
 use cks_pinning::sbom::{FileSource, ImageDetail, Layer, Sbom, Tool};
 use cks_pinning::versions_txt::VersionsTxt;
 use sha1::{Digest as _, Sha1};
 
+use super::plan::Plan;
 use crate::fetch::FetchedFile;
-use crate::registry::{PullReport, PulledImage};
+use crate::registry::PullReport;
 
 pub use cks_pinning::sbom::FILE_NAME;
 
@@ -32,15 +32,16 @@ pub fn tool() -> Tool {
     }
 }
 
-/// The SBOM of the ISO `iso`, whose tree at `tree` holds what `versions` records.
+/// The SBOM of the plan's ISO, whose tree at `tree` holds what `versions` records.
 pub fn document(
+    plan: &Plan,
     versions: &VersionsTxt,
     fetched: &[FetchedFile],
     report: &PullReport,
     tree: &Path,
-    iso: &Path,
     sha1_memo: Option<&Path>,
 ) -> Result<String> {
+    let iso = &plan.iso;
     let iso_name = iso
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -54,7 +55,10 @@ pub fn document(
         })
         .collect();
     for pulled in &report.images {
-        let reference = pinned(versions, pulled)?;
+        // Pinned as its `image:` line of versions.txt is.
+        let reference = super::record::planned(plan, &pulled.reference)?
+            .with_digest(&pulled.digest)
+            .with_context(|| format!("recording image {}", pulled.reference))?;
         let tarball = pulled
             .tarball
             .strip_prefix(tree)
@@ -80,27 +84,6 @@ pub fn beside(iso: &Path) -> PathBuf {
     let mut name = iso.as_os_str().to_os_string();
     name.push(BESIDE_SUFFIX);
     PathBuf::from(name)
-}
-
-/// The `image:` line of versions.txt for a pulled image.
-fn pinned(versions: &VersionsTxt, pulled: &PulledImage) -> Result<ImageRef> {
-    versions
-        .images
-        .iter()
-        .find(|i| i.digest() == Some(pulled.digest.as_str()) && same_name(i, &pulled.reference))
-        .cloned()
-        .with_context(|| {
-            format!(
-                "image {} ({}) was pulled but is not an image: line of versions.txt",
-                pulled.reference, pulled.digest
-            )
-        })
-}
-
-fn same_name(pinned: &ImageRef, reference: &str) -> bool {
-    let name = pinned.to_string();
-    let bare = name.split('@').next().unwrap_or(&name);
-    reference == bare || reference.split('@').next() == Some(bare)
 }
 
 /// The layers of the image whose platform manifest is `platform_digest`, in manifest order,
