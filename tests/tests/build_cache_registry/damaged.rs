@@ -7,8 +7,8 @@ use cks_e2e::{run_build, start_upstream};
 use cks_fixtures::demo::DemoConfig;
 
 use super::support::{
-    CacheServer, artifact_blobs, artifact_contents, blob_files, blob_path, damage, remove_tags,
-    runner_inputs,
+    CacheServer, artifact_blobs, artifact_contents, blob_files, blob_path, cache_warnings, damage,
+    remove_tags, runner_inputs,
 };
 
 #[tokio::test(flavor = "multi_thread")]
@@ -93,11 +93,7 @@ async fn a_damaged_iso_in_the_cache_registry_is_never_used_and_is_made_again_fro
     let (b, _b_out, _b_dir) = runner();
     let warm = run_build(&b, Request::default()).await.expect("runner B");
     assert_eq!(warm.sha256, cold.sha256, "the damaged ISO was not used");
-    let warnings: Vec<&String> = warm
-        .warnings
-        .iter()
-        .filter(|w| w.contains("cache registry"))
-        .collect();
+    let warnings = cache_warnings(&warm);
     assert_eq!(warnings.len(), 1, "{warnings:?}");
     assert!(
         warnings[0].contains("damaged") && warnings[0].contains(&iso[0]),

@@ -9,7 +9,7 @@ use cks_fixtures::demo::{DemoConfig, DemoUpstream};
 use cks_fixtures::http::Fault;
 use cks_fixtures::process::{free_port, wait_until};
 
-use super::support::{CacheServer, blob_files, runner_inputs, without_signatures};
+use super::support::{CacheServer, blob_files, cache_warnings, runner_inputs, without_signatures};
 
 /// The kubelet on the demo upstream's file server.
 const KUBELET: &str = "/dl.k8s.io/release/v1.33.13/bin/linux/amd64/kubelet";
@@ -40,11 +40,7 @@ async fn a_cache_registry_down_from_the_start_is_one_warning_and_the_same_iso() 
         .await
         .expect("the build succeeds without its cache registry");
     assert_eq!(summary.sha256, reference, "the same ISO");
-    let warnings: Vec<&String> = summary
-        .warnings
-        .iter()
-        .filter(|w| w.contains("cache registry"))
-        .collect();
+    let warnings = cache_warnings(&summary);
     assert_eq!(warnings.len(), 1, "one warning for the build: {warnings:?}");
     assert!(
         warnings[0].contains(&url) && warnings[0].contains("unavailable"),
@@ -132,11 +128,7 @@ async fn a_read_only_cache_registry_serves_and_refuses_pushes_with_a_warning() {
     let refused = run_build(&inputs, Request::default())
         .await
         .expect("build on read-only");
-    let warnings: Vec<&String> = refused
-        .warnings
-        .iter()
-        .filter(|w| w.contains("cache registry"))
-        .collect();
+    let warnings = cache_warnings(&refused);
     assert_eq!(warnings.len(), 1, "one warning for the build: {warnings:?}");
     assert!(warnings[0].contains("refused a push"), "{}", warnings[0]);
     assert!(blob_files(storage.path()).is_empty(), "nothing was written");

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use cks_builder::pipeline::Inputs;
+use cks_builder::pipeline::{Inputs, Summary};
 use cks_e2e::demo_inputs;
 use cks_fixtures::demo::DemoUpstream;
 use cks_fixtures::process::{Spawned, free_port, require_program, wait_for_port};
@@ -73,6 +73,15 @@ pub(super) fn blob_files(storage: &Path) -> Vec<(PathBuf, u64)> {
     }
     out.sort_by_key(|b| std::cmp::Reverse(b.1));
     out
+}
+
+/// The summary's warnings about the cache registry.
+pub(super) fn cache_warnings(summary: &Summary) -> Vec<&String> {
+    summary
+        .warnings
+        .iter()
+        .filter(|w| w.contains("cache registry"))
+        .collect()
 }
 
 /// The demo inputs with `--signatures off`: signature material is asked of upstream by every

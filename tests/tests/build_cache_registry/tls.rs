@@ -9,7 +9,7 @@ use cks_e2e::{run_build, start_upstream};
 use cks_fixtures::demo::{DemoConfig, DemoUpstream};
 use cks_fixtures::registry::{Auth, Registry};
 
-use super::support::without_signatures;
+use super::support::{cache_warnings, without_signatures};
 
 fn tls_runner(
     upstream: &DemoUpstream,
@@ -68,11 +68,7 @@ async fn a_cache_registry_over_https_is_used_with_ca_file_and_warned_about_witho
         .await
         .expect("a build whose cache registry's CA is unknown succeeds");
     assert_eq!(untrusted.sha256, cold.sha256);
-    let warnings: Vec<&String> = untrusted
-        .warnings
-        .iter()
-        .filter(|w| w.contains("cache registry"))
-        .collect();
+    let warnings = cache_warnings(&untrusted);
     assert_eq!(warnings.len(), 1, "{warnings:?}");
     assert!(
         warnings[0].contains("certificate") && warnings[0].contains("--ca-file"),
