@@ -8,10 +8,21 @@ turn at RATE bit/s (a chunk departs when the pipe is free and arrives one one-wa
 a new connection's first request waits one extra round trip, as a TCP handshake would. Each
 connection buffers at most BUFFER bytes per direction, so a fast sender is held back.
 
-Usage: relay.py RTT_MS RATE_MBIT MARK   (prints its port on stdout once listening)
+Because the relay ends each TCP connection locally, the kernel's own congestion control never
+sees the link's round trip, so each direction of each connection also keeps the sender's
+congestion window as Linux's defaults grow it: 10 segments at first (RFC 6928), doubling every
+round trip in slow start (no loss on this link, so it never leaves slow start) up to the
+largest send buffer (tcp_wmem's 4 MiB), and shrunk back after an idle spell longer than the
+retransmission timeout (tcp_slow_start_after_idle, RFC 5681 section 4.1: halved for every RTO
+idle, never below the initial window). A round's bytes leave once the first of the previous
+round's is acknowledged, one round trip after it left. SLOW_START=0 in the environment leaves
+the window out (the link then carries a new connection at full rate from its first byte).
+
+Usage: relay.py RTT_MS RATE_MBIT MARK [MTU]   (prints its port on stdout once listening)
 """
 
 import asyncio
+import os
 import socket
 import struct
 import sys
@@ -20,6 +31,9 @@ import time
 SO_ORIGINAL_DST = 80
 CHUNK = 65536
 BUFFER_CHUNKS = 64
+INITIAL_SEGMENTS = 10
+MAX_WINDOW = 4 << 20
+RTO_MIN_S = 0.2
 
 
 class Pipe:
@@ -36,7 +50,45 @@ class Pipe:
         return self.free_at + self.delay
 
 
-async def carry(reader, writer, pipe, first_not_before):
+class Window:
+    """One sender's congestion window: how many bytes it may send in the current round trip."""
+
+    def __init__(self, rtt_s, mss):
+        self.rtt = rtt_s
+        self.initial = INITIAL_SEGMENTS * mss
+        self.cwnd = self.initial
+        self.rto = self.rtt + RTO_MIN_S
+        self.round_acked_at = None  # when the first byte of the current round is acknowledged
+        self.round_start = 0.0
+        self.in_round = 0
+        self.last_departure = None
+
+    def next_piece(self, size, now):
+        """How many of `size` bytes ready at `now` may go next, and when at the earliest."""
+        if self.last_departure is not None and now - self.last_departure > self.rto:
+            idle_rtos = int((now - self.last_departure) / self.rto)
+            self.cwnd = max(self.initial, self.cwnd >> min(idle_rtos, 30))
+            self.round_acked_at = None
+            self.in_round = 0
+        if self.round_acked_at is not None and self.in_round >= self.cwnd:
+            # The window is full: the next round starts when the first of this one is acked.
+            self.round_start = max(now, self.round_acked_at)
+            self.cwnd = min(self.cwnd * 2, MAX_WINDOW)
+            self.in_round = 0
+            self.round_acked_at = None
+        elif self.round_acked_at is None:
+            self.round_start = now
+        return min(size, self.cwnd - self.in_round), self.round_start
+
+    def sent(self, size, departed):
+        """Records `size` bytes that leave at `departed`."""
+        if self.round_acked_at is None:
+            self.round_acked_at = departed + self.rtt
+        self.in_round += size
+        self.last_departure = departed
+
+
+async def carry(reader, writer, pipe, first_not_before, window):
     queue = asyncio.Queue(BUFFER_CHUNKS)
 
     async def read():
@@ -46,8 +98,17 @@ async def carry(reader, writer, pipe, first_not_before):
             if not data:
                 await queue.put(None)
                 return
-            await queue.put((pipe.deliver_at(len(data), not_before), data))
-            not_before = 0.0
+            while data:
+                piece = data
+                if window:
+                    size, start = window.next_piece(len(data), time.monotonic())
+                    piece, not_before = data[:size], max(not_before, start)
+                at = pipe.deliver_at(len(piece), not_before)
+                if window:
+                    window.sent(len(piece), at - pipe.delay - len(piece) * 8 / pipe.rate)
+                await queue.put((at, piece))
+                data = data[len(piece):]
+                not_before = 0.0
 
     async def write():
         while True:
@@ -71,6 +132,8 @@ async def carry(reader, writer, pipe, first_not_before):
 
 def main():
     rtt_ms, rate_mbit, mark = float(sys.argv[1]), float(sys.argv[2]), int(sys.argv[3], 0)
+    mss = (int(sys.argv[4]) if len(sys.argv) > 4 else 1500) - 40
+    slow_start = os.environ.get("SLOW_START", "1") != "0"
     one_way = rtt_ms / 2000
     up = Pipe(rate_mbit * 1e6, one_way)
     down = Pipe(rate_mbit * 1e6, one_way)
@@ -91,9 +154,10 @@ def main():
             client_writer.close()
             return
         server_reader, server_writer = await asyncio.open_connection(sock=out)
+        window = (lambda: Window(2 * one_way, mss)) if slow_start else (lambda: None)
         await asyncio.gather(
-            carry(client_reader, server_writer, up, accepted + 2 * one_way),
-            carry(server_reader, client_writer, down, 0.0),
+            carry(client_reader, server_writer, up, accepted + 2 * one_way, window()),
+            carry(server_reader, client_writer, down, 0.0, window()),
         )
         for w in (client_writer, server_writer):
             w.close()
