@@ -1,7 +1,7 @@
 //! Every sha256 the builder computes: a hasher that counts bytes ([`Sha256Count`]), a writer
 //! that hashes what passes through it ([`HashingWriter`]), a file's digest ([`sha256_file`]), a
-//! cache key over several parts ([`cache_key`]); and, re-exported from [`cks_pinning::digest`],
-//! what a sha256 looks like.
+//! cache key over several parts ([`cache_key`]), a sha256 on a thread of its own
+//! ([`HashThread`]); and, re-exported from [`cks_pinning::digest`], what a sha256 looks like.
 //!
 //! ```
 //! use cks_builder::digest::{HashingWriter, cache_key, sha256_hex};
@@ -17,6 +17,9 @@ use std::io::{self, Read, Write};
 use std::path::Path;
 
 use sha2::{Digest as _, Sha256};
+
+mod hash_thread;
+pub use hash_thread::HashThread;
 
 pub use cks_pinning::digest::{is_sha256_digest, is_sha256_hex, is_sha256_lower_hex};
 

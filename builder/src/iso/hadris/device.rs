@@ -1,9 +1,11 @@
-//! The output device: writes the image sequentially to a file and hashes it on the way.
+//! The output device: writes the image sequentially to a file (directly, around the page cache,
+//! where it can: see [`super::direct`]) while a thread of its own hashes it.
 
 use std::fs::File;
-use std::io::{self, BufWriter, Seek, SeekFrom, Write};
+use std::io;
 
-use crate::digest::Sha256Count;
+use super::direct::{AlignedBuffer, DirectFile};
+use crate::digest::HashThread;
 use hadris_io::{Error, ErrorKind, ErrorType};
 use hadris_storage::sync::BlockDevice;
 use hadris_storage::{BlockIndex, BlockSize};
@@ -20,39 +22,67 @@ const BLOCK: BlockSize = match BlockSize::new(SECTOR as u32) {
 /// Zero runs of at least this many bytes are skipped (seeked over) rather than written.
 const HOLE: usize = 64 * 1024;
 
-/// Bytes buffered before a write reaches the file.
+/// Bytes gathered before a write reaches the file and the buffer goes to the hash thread.
 const BUFFER: usize = 1 << 20;
 
 /// A write-once block device over a file. The writer emits blocks in ascending order; gaps it
 /// skips (the system area, padding) are written as zeros, so the file is the whole image and its
-/// sha256 is known when the last block is written, with no second pass over the image.
+/// sha256 is known when the last block is written, with no second pass over the image. Each
+/// full buffer is written, then hashed on the hash thread while the next one fills.
 pub struct HashingFile {
-    out: BufWriter<File>,
-    hasher: Sha256Count,
+    out: DirectFile,
+    buffer: AlignedBuffer,
+    hash: HashThread<AlignedBuffer>,
     written: u64,
     zeros: Vec<u8>,
 }
 
 impl HashingFile {
-    /// Wraps a file opened for writing, empty.
-    pub fn new(file: File) -> Self {
-        Self {
-            out: BufWriter::with_capacity(BUFFER, file),
-            hasher: Sha256Count::new(),
+    /// Wraps a file opened for writing, empty, and starts its hash thread.
+    pub fn new(file: File) -> io::Result<Self> {
+        Ok(Self {
+            out: DirectFile::new(file),
+            buffer: AlignedBuffer::new(BUFFER),
+            hash: HashThread::start()?,
             written: 0,
-            zeros: vec![0; 64 * 1024],
-        }
+            zeros: vec![0; HOLE],
+        })
     }
 
     fn put(&mut self, bytes: &[u8]) -> io::Result<()> {
         if bytes.len() >= HOLE && is_zero(bytes, &self.zeros) {
             // A hole: a sparse source stays sparse in the image (a 4 GiB test file costs no disk).
-            self.out.seek(SeekFrom::Current(bytes.len() as i64))?;
+            self.drain()?;
+            self.out.skip(bytes.len() as u64)?;
+            self.hash.zeros(bytes.len() as u64)?;
         } else {
-            self.out.write_all(bytes)?;
+            let mut rest = bytes;
+            while !rest.is_empty() {
+                let took = self.buffer.fill(rest);
+                rest = &rest[took..];
+                if self.buffer.is_full() {
+                    self.drain()?;
+                }
+            }
         }
-        self.hasher.update(bytes);
         self.written += bytes.len() as u64;
+        Ok(())
+    }
+
+    /// Writes the gathered bytes to the file and hands them to the hash thread.
+    fn drain(&mut self) -> io::Result<()> {
+        if self.buffer.is_empty() {
+            return Ok(());
+        }
+        self.out.write_all(self.buffer.as_ref())?;
+        let full = std::mem::replace(&mut self.buffer, AlignedBuffer::new(0));
+        self.buffer = match self.hash.feed(full)? {
+            Some(mut spent) => {
+                spent.clear();
+                spent
+            }
+            None => AlignedBuffer::new(BUFFER),
+        };
         Ok(())
     }
 
@@ -71,9 +101,10 @@ impl HashingFile {
     /// sha256 of everything written.
     pub fn finish(mut self, size: u64) -> io::Result<(File, String)> {
         self.zero_to(size)?;
-        let file = self.out.into_inner().map_err(|err| err.into_error())?;
-        file.set_len(size)?;
-        Ok((file, self.hasher.finish().into_hex()))
+        self.drain()?;
+        tracing::debug!(direct = self.out.is_direct(), "image file written");
+        let file = self.out.finish(size)?;
+        Ok((file, self.hash.finish()?.into_hex()))
     }
 }
 
@@ -127,8 +158,8 @@ impl BlockDevice for HashingFile {
     }
 
     fn flush(&mut self) -> Result<(), Error<io::Error>> {
-        self.out
-            .flush()
-            .map_err(|err| Error::device(err, "writing the image file failed"))
+        // Whole buffers only: a direct write takes whole sectors, and the image is finished
+        // (padded, written out) by `finish`.
+        Ok(())
     }
 }

@@ -3,6 +3,7 @@
 //! (`xorriso -as mkisofs -J -R -l -iso-level 3` is the documented fallback).
 
 mod device;
+mod direct;
 mod tree;
 
 use std::fs::File;
@@ -50,7 +51,7 @@ pub fn write(
     if options.joliet {
         iso = iso.with_joliet();
     }
-    let mut device = device::HashingFile::new(file);
+    let mut device = device::HashingFile::new(file).map_err(|err| failed(err.to_string()))?;
     let report =
         hadris_iso::sync::write(&mut device, &tree, &iso).map_err(|err| failed(describe(&err)))?;
     let (file, sha256) = device
