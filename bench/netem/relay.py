@@ -18,6 +18,10 @@ idle, never below the initial window). A round's bytes leave once the first of t
 round's is acknowledged, one round trip after it left. SLOW_START=0 in the environment leaves
 the window out (the link then carries a new connection at full rate from its first byte).
 
+With RELAY_TRACE=FILE in the environment, the relay keeps FILE up to date with how full the
+link was in each tenth of a second (wall-clock start, then 0 to 1), to see where a contender
+leaves the link idle.
+
 Usage: relay.py RTT_MS RATE_MBIT MARK [MTU]   (prints its port on stdout once listening)
 """
 
@@ -37,17 +41,35 @@ RTO_MIN_S = 0.2
 
 
 class Pipe:
-    """One direction of the link: serialises chunks at the rate, then delays them."""
+    """One direction of the link: serialises chunks at the rate, then delays them. With a
+    trace, counts the bytes that depart in each tenth of a second."""
 
-    def __init__(self, rate_bps, one_way_s):
+    def __init__(self, rate_bps, one_way_s, trace=None):
         self.rate = rate_bps
         self.delay = one_way_s
         self.free_at = 0.0
+        self.trace = trace
 
     def deliver_at(self, size, not_before):
         depart = max(time.monotonic(), self.free_at, not_before)
         self.free_at = depart + size * 8 / self.rate
+        if self.trace is not None:
+            tenth = int(depart * 10)
+            self.trace[tenth] = self.trace.get(tenth, 0) + size
         return self.free_at + self.delay
+
+
+async def write_trace(path, trace, rate_bps):
+    """Every second, rewrites `path` with one line per busy tenth of a second: its start on
+    the wall clock (seconds since the epoch) and how full the link was (0 to 1)."""
+    offset = time.time() - time.monotonic()
+    while True:
+        await asyncio.sleep(1)
+        lines = [f"{tenth / 10 + offset:.1f} {count * 8 / (rate_bps / 10):.3f}"
+                 for tenth, count in sorted(trace.items())]
+        with open(path + ".tmp", "w") as out:
+            out.write("\n".join(lines) + "\n")
+        os.replace(path + ".tmp", path)
 
 
 class Window:
@@ -135,8 +157,11 @@ def main():
     mss = (int(sys.argv[4]) if len(sys.argv) > 4 else 1500) - 40
     slow_start = os.environ.get("SLOW_START", "1") != "0"
     one_way = rtt_ms / 2000
-    up = Pipe(rate_mbit * 1e6, one_way)
-    down = Pipe(rate_mbit * 1e6, one_way)
+    trace_path = os.environ.get("RELAY_TRACE")
+    # Both directions in one count: the answers (nearly all the bytes) and the requests.
+    trace = {} if trace_path else None
+    up = Pipe(rate_mbit * 1e6, one_way, trace)
+    down = Pipe(rate_mbit * 1e6, one_way, trace)
 
     async def serve(client_reader, client_writer):
         accepted = time.monotonic()
@@ -165,6 +190,8 @@ def main():
     async def run():
         server = await asyncio.start_server(serve, "127.0.0.1", 0, backlog=1024)
         print(server.sockets[0].getsockname()[1], flush=True)
+        if trace_path:
+            asyncio.ensure_future(write_trace(trace_path, trace, rate_mbit * 1e6))
         await server.serve_forever()
 
     asyncio.run(run())
