@@ -1,5 +1,5 @@
 //! Fetching one file of a plan: the content cache first, then each candidate URL in order
-//! (the next only after a 404), each attempt retried (request, status, checksum, stream,
+//! (the next only after a 404), each attempt retried (request, status, then the stream and the checksum file at once,
 //! verify; a body that broke resumes with `Range` from the bytes already hashed), then the edit
 //! and the rename into place.
 
@@ -195,8 +195,8 @@ impl Fetcher {
     }
 
     /// One attempt on one candidate: request and status (asking only for the rest when an
-    /// earlier attempt broke mid-body), the expected digest (fetched once per candidate), the
-    /// body to a temporary file, and the check.
+    /// earlier attempt broke mid-body), then the body to a temporary file while the expected
+    /// digest is fetched (once per candidate), and the check.
     #[allow(clippy::too_many_arguments)]
     async fn attempt(
         &self,
@@ -210,20 +210,21 @@ impl Fetcher {
     ) -> Result<(Downloaded, ChecksumStatus), FetchError> {
         let stall = self.options.client.stall_timeout;
         let response = request_rest(&self.client, used, stall, resume).await?;
-        let expected = expected
-            .get_or_try_init(|| self.expected_digest(spec, url))
-            .await?;
-        let got = stream_resuming(
-            response,
-            used,
-            dir,
-            dest_name,
-            stall,
-            &*self.progress,
-            &spec.name,
-            resume,
-        )
-        .await?;
+        // The published digest is fetched while the body streams: it is needed only at the
+        // end, and asking for it first would leave the body waiting a round trip or more.
+        let (expected, got) = tokio::try_join!(
+            expected.get_or_try_init(|| self.expected_digest(spec, url)),
+            stream_resuming(
+                response,
+                used,
+                dir,
+                dest_name,
+                stall,
+                &*self.progress,
+                &spec.name,
+                resume,
+            ),
+        )?;
         match expected {
             None => Ok((got, ChecksumStatus::Computed)),
             Some((digest, _)) if *digest != got.sha256 => Err(FetchError::ChecksumMismatch {

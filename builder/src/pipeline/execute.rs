@@ -1,4 +1,4 @@
-//! The second phase of a build: fetch the large files, pull every image, check upstream
+//! The second phase of a build: fetch the large files while pulling every image, check upstream
 //! signatures, record it all in `versions.txt`, and pack the ISO. Nothing is decided here that the plan did not say.
 
 use std::collections::BTreeMap;
@@ -8,6 +8,7 @@ use std::time::{Instant, SystemTime};
 use anyhow::{Context, Result, bail};
 
 use super::execution::Execution;
+use super::head_start::HeadStart;
 use super::iso_cache::IsoCache;
 use super::iso_recipe;
 use super::lock::{LOCK_FORMAT, Lock};
@@ -36,11 +37,13 @@ impl Laps {
     }
 }
 
-/// Carries out `plan` in `staging` (where the first phase left `fetched`), writing the ISO.
+/// Carries out `plan` in `staging` (where the first phase left `fetched`, and started the
+/// downloads of `head_start`), writing the ISO.
 pub async fn execute(
     plan: &Plan,
     staging: &Staging,
     mut fetched: Vec<FetchedFile>,
+    head_start: Option<HeadStart>,
     run: Execution<'_>,
     phases: Vec<(String, f64)>,
 ) -> Result<Summary> {
@@ -66,14 +69,21 @@ pub async fn execute(
             laps.phases,
         ));
     }
-    fetched.extend(download_files(plan, tree, &fetched, run.fetcher).await?);
+    // The files and the images share the link: fetched at once, neither waits for the
+    // other's last transfer, and the first failure stops both.
+    let (files, report) = tokio::try_join!(
+        download_files(plan, tree, &fetched, head_start, run.fetcher),
+        pull_planned_images(plan, tree, &run),
+    )?;
+    fetched.extend(files);
     laps.lap("download");
 
-    run.observer.phase("images");
-    let report = pull_planned_images(plan, tree, &run).await?;
-    laps.lap("images");
-
     run.observer.phase("signatures");
+    // The SBOM's layer SHA-1s are read from the tarballs while the signatures are checked.
+    let tarball_layers = {
+        let (report, memo) = (report.clone(), run.sha1_memo.map(Path::to_path_buf));
+        tokio::task::spawn_blocking(move || sbom::image_layers(&report, memo.as_deref()))
+    };
     let signatures = run
         .signatures
         .check(
@@ -95,7 +105,10 @@ pub async fn execute(
         &tree.join(cks_pinning::versions_txt::FILE_NAME),
         versions_text.as_bytes(),
     )?;
-    let sbom_text = sbom::document(plan, &versions, &fetched, &report, tree, run.sha1_memo)?;
+    let layers = tarball_layers
+        .await
+        .context("reading the image tarballs stopped")??;
+    let sbom_text = sbom::document(plan, &versions, &fetched, &report, tree, layers)?;
     write_atomically(&tree.join(sbom::FILE_NAME), sbom_text.as_bytes())?;
     laps.lap("record");
 
@@ -132,17 +145,20 @@ pub async fn execute(
     Ok(summary)
 }
 
-/// Fetches every file of the plan the first phase did not, and sets each file's mode.
+/// Fetches every file of the plan the first phase did not (waiting for those it started), and
+/// sets each file's mode.
 async fn download_files(
     plan: &Plan,
     tree: &Path,
     have: &[FetchedFile],
+    head_start: Option<HeadStart>,
     fetcher: &Fetcher,
 ) -> Result<Vec<FetchedFile>> {
+    let started = |name: &str| head_start.as_ref().is_some_and(|h| h.covers(name));
     let specs: Vec<_> = plan
         .files
         .iter()
-        .filter(|s| !have.iter().any(|f| f.name == s.iso_path))
+        .filter(|s| !have.iter().any(|f| f.name == s.iso_path) && !started(&s.iso_path))
         .map(|s| file_spec(s, tree))
         .collect();
     for spec in &specs {
@@ -151,12 +167,25 @@ async fn download_files(
                 .with_context(|| format!("creating {}", parent.display()))?;
         }
     }
+    let begun = async {
+        match head_start {
+            Some(head_start) => head_start.finish().await,
+            None => Vec::new(),
+        }
+    };
+    let rest = async {
+        let results = fetcher.fetch_all(&specs).await;
+        results
+            .into_iter()
+            .map(|r| r.map_err(|err| err.to_string()))
+    };
+    let (begun, rest) = tokio::join!(begun, rest);
     let mut fetched = Vec::new();
     let mut errors = Vec::new();
-    for result in fetcher.fetch_all(&specs).await {
+    for result in begun.into_iter().chain(rest) {
         match result {
             Ok(file) => fetched.push(file),
-            Err(error) => errors.push(error.to_string()),
+            Err(error) => errors.push(error),
         }
     }
     if !errors.is_empty() {

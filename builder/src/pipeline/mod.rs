@@ -7,12 +7,14 @@
 //!
 //! Files: `options` (flags, environment and config → [`Options`]), `releases` (autoscaler and
 //! CCM), `resolve` (the plan), `kubeadm` (kubeadm's image list), `sources` (a planned file as a
-//! download), `execute` (the second phase) and `execution` (its settings), `record`
+//! download), `head_start` (the large files begun while planning), `execute` (the second phase) and
+//! `execution` (its settings), `record`
 //! (`versions.txt`), `sbom` (the SPDX document), `summary`, `lock`, `iso_cache` and
 //! `iso_recipe` (finished ISOs kept), `staging`, `run` (both phases).
 
 mod execute;
 mod execution;
+mod head_start;
 mod iso_cache;
 mod iso_recipe;
 mod kubeadm;
@@ -30,12 +32,13 @@ mod summary;
 
 pub use execute::execute;
 pub use execution::{Execution, Observer};
+pub use head_start::{Downloads, HeadStart, beside, head_start};
 pub use kubeadm::{KubeadmError, kubeadm_images};
 pub use lock::{LOCK_FORMAT, Lock};
 pub use options::{Inputs, Options, OptionsError};
 pub use plan::{AutoscalerPin, CcmPin, Plan};
 pub use releases::{Reach, Releases, TagSource, resolve_releases};
-pub use resolve::{Resolved, resolve};
+pub use resolve::{Resolved, head_start_specs, resolve};
 pub use run::{Outcome, Request, build, fetch_options, pull_options};
 pub use sbom::beside as sbom_beside;
 pub use sources::file_spec;

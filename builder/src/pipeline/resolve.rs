@@ -1,6 +1,7 @@
 //! The first phase of a build: resolve every version, tag, URL and image reference. Only the
 //! manifests, the kubelet units and a kubeadm for the build host (to list the images) are
-//! downloaded here; the plan that comes out says everything the second phase will fetch.
+//! downloaded here (the other large files may be coming meanwhile: [`head_start_specs`]); the
+//! plan that comes out says everything the second phase will fetch.
 
 use std::path::{Path, PathBuf};
 
@@ -17,7 +18,7 @@ use super::plan::Plan;
 use super::releases::{Reach, Releases, TagSource, resolve_releases};
 use super::sources::file_spec;
 use super::staging::{Staging, write_atomically};
-use crate::fetch::{FetchedFile, Fetcher};
+use crate::fetch::{FetchedFile, Fetcher, FileSpec};
 
 /// The plan and the files the first phase already fetched into the tree.
 #[derive(Debug)]
@@ -27,6 +28,9 @@ pub struct Resolved {
     /// Files fetched so far, in plan order.
     pub fetched: Vec<FetchedFile>,
 }
+
+/// Where the ISO keeps kubeadm.
+const KUBEADM: &str = "k8s/kubeadm";
 
 /// The manifests at the ISO root whose pull policies are set to `IfNotPresent`.
 const ROOT_MANIFESTS: [&str; 6] = [
@@ -47,6 +51,25 @@ const IMAGE_MANIFESTS: [&str; 5] = [
     "manifest.yaml",
 ];
 
+/// The large files a build can fetch before its plan is made (see [`super::head_start`]): those
+/// whose URLs the inputs alone decide, pinned to the lock's digests with one, their folders in
+/// `staging` made. The ISO's kubeadm is not among them: the plan fetches it to list the images.
+pub fn head_start_specs(
+    options: &Options,
+    staging: &Staging,
+    lock: Option<&Lock>,
+) -> Result<Vec<FileSpec>> {
+    let specs: Vec<_> = large_sources(options, lock)?
+        .iter()
+        .filter(|s| s.iso_path != KUBEADM)
+        .map(|s| file_spec(s, staging.tree()))
+        .collect();
+    for spec in &specs {
+        create_parent(&spec.dest)?;
+    }
+    Ok(specs)
+}
+
 /// Resolves the plan of a build of `options`, fetching the small files into `staging`. With a
 /// lock, every tag, commit, file digest and image digest must be what the lock recorded.
 pub async fn resolve(
@@ -55,12 +78,30 @@ pub async fn resolve(
     staging: &Staging,
     lock: Option<&Lock>,
 ) -> Result<Resolved> {
-    let releases = choose_releases(options, fetcher, lock).await?;
-    let mut files = file_sources(options, &releases, lock)?;
-    let (fetched, kubeadm) = fetch_small_files(&mut files, options, fetcher, staging).await?;
+    let mut large = large_sources(options, lock)?;
+    let kubeadm = HostKubeadm::choose(&mut large, options, staging)?;
+    // The host's kubeadm, the largest file of this phase, downloads while the releases resolve
+    // and the small files they name come (and, with a head start, the other large files).
+    let releases_and_small = async {
+        let releases = choose_releases(options, fetcher, lock).await?;
+        let small = small_sources(options, &releases, lock)?;
+        let fetched = fetch_small_files(&small, fetcher, staging).await?;
+        anyhow::Ok((releases, small, fetched))
+    };
+    let kubeadm_file = async {
+        create_parent(&kubeadm.spec.dest)?;
+        anyhow::Ok(fetcher.fetch(&kubeadm.spec).await?)
+    };
+    let ((releases, mut small, mut fetched), kubeadm_file) =
+        tokio::try_join!(releases_and_small, kubeadm_file)?;
+    if let Some(source) = kubeadm.in_tree {
+        // The ISO's own kubeadm: fetched with the small files, not later.
+        small.push(source);
+        fetched.push(kubeadm_file);
+    }
     pin_manifests(staging.tree(), &releases)?;
-    let images = image_plan(staging.tree(), &kubeadm, options, lock)?;
-    let plan = assemble(options, releases, files, images);
+    let images = image_plan(staging.tree(), &kubeadm.path, options, lock)?;
+    let plan = assemble(options, releases, small, large, images);
     Ok(Resolved { plan, fetched })
 }
 
@@ -108,19 +149,13 @@ async fn choose_releases(
     Ok(releases)
 }
 
-/// The files of the ISO, split into the small ones (fetched while planning) and the large
-/// ones; with a lock, each pinned to the digest the lock recorded.
-struct FileSources {
-    small: Vec<Source>,
-    large: Vec<Source>,
-}
-
-fn file_sources(
+/// The small files of the ISO (fetched while planning): the manifests and the kubelet units;
+/// with a lock, each pinned to the digest the lock recorded.
+fn small_sources(
     options: &Options,
     releases: &Releases,
     lock: Option<&Lock>,
-) -> Result<FileSources> {
-    let k8s = &options.kubernetes_version;
+) -> Result<Vec<Source>> {
     let mut small: Vec<Source> = vec![
         urls::network(&options.network_yaml),
         urls::dashboard(&options.dashboard_yaml),
@@ -128,73 +163,99 @@ fn file_sources(
         urls::provider(&releases.ccm.tag),
     ];
     small.extend(urls::csi(&options.csi_version));
-    small.extend(urls::kubelet_units(k8s));
-    let mut large = urls::kubernetes_binaries(k8s, options.arch);
+    small.extend(urls::kubelet_units(&options.kubernetes_version));
+    pin_to_lock(&mut small, lock)?;
+    Ok(small)
+}
+
+/// The large files of the ISO (the binaries and tarballs, fetched after planning); with a
+/// lock, each pinned to the digest the lock recorded.
+fn large_sources(options: &Options, lock: Option<&Lock>) -> Result<Vec<Source>> {
+    let mut large = urls::kubernetes_binaries(&options.kubernetes_version, options.arch);
     large.push(urls::cni_plugins(&options.cni_version, options.arch));
     large.push(urls::crictl(&options.crictl_version, options.arch));
     if let Some(etcd) = &options.etcd_version {
         large.push(urls::etcd(etcd, options.arch));
     }
-    if let Some(lock) = lock {
-        for source in small.iter_mut().chain(large.iter_mut()) {
-            let sha256 = lock.file_sha256(&source.iso_path).with_context(|| {
-                format!(
-                    "the lock has no digest for {}; write it again",
-                    source.iso_path
-                )
-            })?;
-            source.pin(sha256);
-        }
-    }
-    Ok(FileSources { small, large })
+    pin_to_lock(&mut large, lock)?;
+    Ok(large)
 }
 
-/// Fetches the small files and a kubeadm for the build host (to list the images); when the
-/// host is the target, that is the ISO's own kubeadm, moved to the small files and fetched now
-/// instead of later. Returns the files of the tree fetched and the kubeadm's path.
-async fn fetch_small_files(
-    files: &mut FileSources,
-    options: &Options,
-    fetcher: &Fetcher,
-    staging: &Staging,
-) -> Result<(Vec<FetchedFile>, PathBuf)> {
-    let host = Arch::host().context("this build host's architecture has no kubeadm release")?;
-    let mut specs: Vec<_> = files
-        .small
-        .iter()
-        .map(|s| file_spec(s, staging.tree()))
-        .collect();
-    let kubeadm_path = if host == options.arch {
-        let index = files
-            .large
-            .iter()
-            .position(|s| s.iso_path == "k8s/kubeadm")
-            .context("the plan has no kubeadm")?;
-        let kubeadm = files.large.remove(index);
-        specs.push(file_spec(&kubeadm, staging.tree()));
-        let path = staging.tree().join(&kubeadm.iso_path);
-        files.small.push(kubeadm);
-        path
-    } else {
+fn pin_to_lock(sources: &mut [Source], lock: Option<&Lock>) -> Result<()> {
+    let Some(lock) = lock else {
+        return Ok(());
+    };
+    for source in sources {
+        let sha256 = lock.file_sha256(&source.iso_path).with_context(|| {
+            format!(
+                "the lock has no digest for {}; write it again",
+                source.iso_path
+            )
+        })?;
+        source.pin(sha256);
+    }
+    Ok(())
+}
+
+/// The kubeadm that lists the images: when the build host is the target, the ISO's own
+/// (taken out of the large files, to be fetched while planning); otherwise one for the host,
+/// outside the tree.
+struct HostKubeadm {
+    spec: FileSpec,
+    path: PathBuf,
+    /// The ISO's kubeadm, when it is the one.
+    in_tree: Option<Source>,
+}
+
+impl HostKubeadm {
+    fn choose(large: &mut Vec<Source>, options: &Options, staging: &Staging) -> Result<Self> {
+        let host = Arch::host().context("this build host's architecture has no kubeadm release")?;
+        if host == options.arch {
+            let index = large
+                .iter()
+                .position(|s| s.iso_path == KUBEADM)
+                .context("the plan has no kubeadm")?;
+            let kubeadm = large.remove(index);
+            return Ok(Self {
+                spec: file_spec(&kubeadm, staging.tree()),
+                path: staging.tree().join(&kubeadm.iso_path),
+                in_tree: Some(kubeadm),
+            });
+        }
         let mut host_kubeadm =
             urls::kubernetes_binary("kubeadm", &options.kubernetes_version, host);
         host_kubeadm.iso_path = format!("kubeadm-{}", host.go_name());
-        specs.push(file_spec(&host_kubeadm, staging.work()));
-        staging.work().join(&host_kubeadm.iso_path)
-    };
-    for spec in &specs {
-        if let Some(parent) = spec.dest.parent() {
-            std::fs::create_dir_all(parent)
-                .with_context(|| format!("creating {}", parent.display()))?;
-        }
+        Ok(Self {
+            spec: file_spec(&host_kubeadm, staging.work()),
+            path: staging.work().join(&host_kubeadm.iso_path),
+            in_tree: None,
+        })
     }
+}
+
+/// Fetches the small files into the tree.
+async fn fetch_small_files(
+    small: &[Source],
+    fetcher: &Fetcher,
+    staging: &Staging,
+) -> Result<Vec<FetchedFile>> {
+    let specs: Vec<_> = small.iter().map(|s| file_spec(s, staging.tree())).collect();
     let mut fetched = Vec::new();
+    for spec in &specs {
+        create_parent(&spec.dest)?;
+    }
     for result in fetcher.fetch_all(&specs).await {
         fetched.push(result?);
     }
-    // The host kubeadm is not part of the ISO.
-    fetched.retain(|f| f.dest.starts_with(staging.tree()));
-    Ok((fetched, kubeadm_path))
+    Ok(fetched)
+}
+
+fn create_parent(dest: &Path) -> Result<()> {
+    if let Some(parent) = dest.parent() {
+        std::fs::create_dir_all(parent)
+            .with_context(|| format!("creating {}", parent.display()))?;
+    }
+    Ok(())
 }
 
 /// Pins the autoscaler and CCM manifests to their images and sets every root manifest's pull
@@ -247,11 +308,12 @@ fn image_plan(
 fn assemble(
     options: &Options,
     releases: Releases,
-    files: FileSources,
+    small: Vec<Source>,
+    large: Vec<Source>,
     images: Vec<PlannedImage>,
 ) -> Plan {
-    let mut all = files.small;
-    all.extend(files.large);
+    let mut all = small;
+    all.extend(large);
     all.sort_by(|a, b| a.iso_path.cmp(&b.iso_path));
     Plan {
         kubernetes: options.kubernetes_version,

@@ -8,10 +8,11 @@ use anyhow::{Context, Result};
 
 use super::execute::execute;
 use super::execution::{Execution, Observer};
+use super::head_start::{beside, head_start};
 use super::lock::Lock;
 use super::options::{Inputs, Options};
 use super::plan::Plan;
-use super::resolve::resolve;
+use super::resolve::{head_start_specs, resolve};
 use super::staging::Staging;
 use super::summary::Summary;
 use crate::cache_registry::CacheRegistry;
@@ -64,36 +65,53 @@ pub async fn build(
     let staging = Staging::new(request.temp_dir.as_deref())?;
     let started = Instant::now();
     observer.phase("plan");
-    let resolved = resolve(options, &fetcher, &staging, request.locked.as_ref()).await?;
-    let phases = vec![("plan".to_string(), started.elapsed().as_secs_f64())];
-    if request.dry_run {
-        return Ok(Outcome::Planned(Box::new(resolved.plan)));
-    }
-    std::fs::create_dir_all(&options.output_path)
-        .with_context(|| format!("creating OUTPUT_PATH {}", options.output_path.display()))?;
-    let iso_cache = options.cache_dir.as_ref().map(|d| d.join("iso"));
-    let sha1_memo = options.cache_dir.as_ref().map(|d| d.join("sha1"));
-    let mut pull = pull_options(options)?;
-    pull.cache_registry = cache_registry.clone();
-    let mut summary = execute(
-        &resolved.plan,
-        &staging,
-        resolved.fetched,
-        Execution {
-            fetcher: &fetcher,
-            pull,
-            progress: progress.as_ref(),
-            observer,
-            source_date_epoch: options.source_date_epoch,
-            write_lock: request.write_lock.as_deref(),
-            inputs,
-            iso_cache: iso_cache.as_deref(),
-            sha1_memo: sha1_memo.as_deref(),
-            signatures: &signatures,
-        },
-        phases,
-    )
-    .await?;
+    // The large files start with the plan unless a finished ISO may be taken from the cache
+    // registry instead (checked before anything large moves) or nothing is to be built.
+    let (downloads, head_start) = if !request.dry_run && cache_registry.is_none() {
+        let specs = head_start_specs(options, &staging, request.locked.as_ref())?;
+        let (downloads, head_start) = head_start(&fetcher, specs);
+        (Some(downloads), Some(head_start))
+    } else {
+        (None, None)
+    };
+    let work = async {
+        let resolved = resolve(options, &fetcher, &staging, request.locked.as_ref()).await?;
+        let phases = vec![("plan".to_string(), started.elapsed().as_secs_f64())];
+        if request.dry_run {
+            return anyhow::Ok(Outcome::Planned(Box::new(resolved.plan)));
+        }
+        std::fs::create_dir_all(&options.output_path)
+            .with_context(|| format!("creating OUTPUT_PATH {}", options.output_path.display()))?;
+        let iso_cache = options.cache_dir.as_ref().map(|d| d.join("iso"));
+        let sha1_memo = options.cache_dir.as_ref().map(|d| d.join("sha1"));
+        let mut pull = pull_options(options)?;
+        pull.cache_registry = cache_registry.clone();
+        let summary = execute(
+            &resolved.plan,
+            &staging,
+            resolved.fetched,
+            head_start,
+            Execution {
+                fetcher: &fetcher,
+                pull,
+                progress: progress.as_ref(),
+                observer,
+                source_date_epoch: options.source_date_epoch,
+                write_lock: request.write_lock.as_deref(),
+                inputs,
+                iso_cache: iso_cache.as_deref(),
+                sha1_memo: sha1_memo.as_deref(),
+                signatures: &signatures,
+            },
+            phases,
+        )
+        .await?;
+        Ok(Outcome::Built(Box::new(resolved.plan), Box::new(summary)))
+    };
+    let outcome = beside(downloads, work).await?;
+    let Outcome::Built(plan, mut summary) = outcome else {
+        return Ok(outcome);
+    };
     if let Some(cache) = &cache_registry {
         let warnings = cache.take_warnings();
         summary
@@ -101,7 +119,7 @@ pub async fn build(
             .extend(warnings.iter().map(ToString::to_string));
         summary.cache_registry = Some(cache.stats());
     }
-    Ok(Outcome::Built(Box::new(resolved.plan), Box::new(summary)))
+    Ok(Outcome::Built(plan, summary))
 }
 
 /// The downloader's settings from the build's options.

@@ -4,10 +4,12 @@
 //! The document is derived from the record `versions.txt` is rendered from (one source of
 //! truth), plus what only the build knows: each downloaded file's canonical URL and each
 //! image's layers, read back from the tarball written into the tree (a digest and a SHA-1 per
-//! layer, which SPDX requires of every file; each blob's SHA-1 is remembered in the cache
-//! folder, so a rebuild does not read its layers again). Nothing else goes in, so the same inputs and
+//! layer, which SPDX requires of every file; [`image_layers`] computes each blob's SHA-1 once
+//! per build, while the signatures are checked, and remembers it in the cache folder, so a
+//! rebuild does not read its layers again). Nothing else goes in, so the same inputs and
 //! `SOURCE_DATE_EPOCH` give the same document.
 
+use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
@@ -32,14 +34,35 @@ pub fn tool() -> Tool {
     }
 }
 
-/// The SBOM of the plan's ISO, whose tree at `tree` holds what `versions` records.
+/// The layers of every image of `report`, in its order, read from the tarballs: each blob's
+/// SHA-1 computed once per build (a base layer many images share, once), or not at all when
+/// the memo folder (in the cache folder) knows it.
+pub fn image_layers(report: &PullReport, sha1_memo: Option<&Path>) -> Result<Vec<Vec<Layer>>> {
+    let mut known = BTreeMap::new();
+    report
+        .images
+        .iter()
+        .map(|pulled| {
+            layers(
+                &pulled.tarball,
+                &pulled.platform_digest,
+                sha1_memo,
+                &mut known,
+            )
+            .with_context(|| format!("reading the layers of {}", pulled.tarball.display()))
+        })
+        .collect()
+}
+
+/// The SBOM of the plan's ISO, whose tree at `tree` holds what `versions` records, with the
+/// layers [`image_layers`] read for each image of `report`.
 pub fn document(
     plan: &Plan,
     versions: &VersionsTxt,
     fetched: &[FetchedFile],
     report: &PullReport,
     tree: &Path,
-    sha1_memo: Option<&Path>,
+    image_layers: Vec<Vec<Layer>>,
 ) -> Result<String> {
     let iso = &plan.iso;
     let iso_name = iso
@@ -54,7 +77,14 @@ pub fn document(
             url: f.url.clone(),
         })
         .collect();
-    for pulled in &report.images {
+    if image_layers.len() != report.images.len() {
+        anyhow::bail!(
+            "the layers of {} image(s) were read for {} image(s) pulled",
+            image_layers.len(),
+            report.images.len()
+        );
+    }
+    for (pulled, layers) in report.images.iter().zip(image_layers) {
         // Pinned as its `image:` line of versions.txt is.
         let reference = super::record::planned(plan, &pulled.reference)?
             .with_digest(&pulled.digest)
@@ -65,8 +95,6 @@ pub fn document(
             .unwrap_or(&pulled.tarball)
             .to_string_lossy()
             .into_owned();
-        let layers = layers(&pulled.tarball, &pulled.platform_digest, sha1_memo)
-            .with_context(|| format!("reading the layers of {}", pulled.tarball.display()))?;
         sbom.images.push(ImageDetail {
             reference,
             tarball,
@@ -88,9 +116,15 @@ pub fn beside(iso: &Path) -> PathBuf {
 
 /// The layers of the image whose platform manifest is `platform_digest`, in manifest order,
 /// from the tarball's `blobs/sha256/` entries: one pass over the tarball, each blob hashed with
-/// SHA-1 as it streams by, nothing held but the (small) manifest. With a memo folder (in the
-/// cache folder), a blob's SHA-1 is computed once: later builds seek past the blobs they know.
-fn layers(tarball: &Path, platform_digest: &str, memo: Option<&Path>) -> Result<Vec<Layer>> {
+/// SHA-1 as it streams by, nothing held but the (small) manifest. Blobs in `known` (hashed
+/// earlier in this build, by hex digest) are seeked past, and so are those a memo folder (in the
+/// cache folder) knows from an earlier build.
+fn layers(
+    tarball: &Path,
+    platform_digest: &str,
+    memo: Option<&Path>,
+    known: &mut BTreeMap<String, (String, u64)>,
+) -> Result<Vec<Layer>> {
     let manifest_entry = platform_digest
         .strip_prefix("sha256:")
         .map(|hex| format!("blobs/sha256/{hex}"));
@@ -114,8 +148,12 @@ fn layers(tarball: &Path, platform_digest: &str, memo: Option<&Path>) -> Result<
             continue;
         }
         let size = entry.size();
-        let known = memo.and_then(|dir| recall(dir, &hex, size));
-        let sha1 = match known {
+        let remembered = known
+            .get(&hex)
+            .filter(|(_, known_size)| *known_size == size)
+            .map(|(sha1, _)| sha1.clone())
+            .or_else(|| memo.and_then(|dir| recall(dir, &hex, size)));
+        let sha1 = match remembered {
             Some(sha1) => sha1,
             None => {
                 let sha1 = sha1_of(&mut entry)?;
@@ -125,6 +163,7 @@ fn layers(tarball: &Path, platform_digest: &str, memo: Option<&Path>) -> Result<
                 sha1
             }
         };
+        known.insert(hex.clone(), (sha1.clone(), size));
         sha1s.insert(format!("sha256:{hex}"), (sha1, size));
     }
     let manifest = manifest

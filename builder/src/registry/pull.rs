@@ -15,6 +15,9 @@ use super::reference::RemoteName;
 use super::store::BlobStore;
 use crate::progress::ProgressSink;
 
+/// Images in progress at once for each blob transfer allowed at once.
+const IMAGES_PER_TRANSFER: usize = 4;
+
 /// Pulls every request into `out_dir/<tarball_name>`. Fails on the first error, and then writes
 /// no tarball at all; on success every tarball is complete.
 pub async fn pull_images(
@@ -46,12 +49,22 @@ pub async fn pull_images(
     };
     let store = BlobStore::new(&blob_dir, options.concurrency)?
         .with_cache_registry(options.cache_registry.clone());
-    let outcomes: Vec<Outcome> = futures_util::stream::iter(requests.iter().zip(&names))
-        .map(|(request, name)| pull_one(&client, &store, name, request, out_dir, options, progress))
-        .buffered(options.concurrency.max(1))
-        .try_collect()
-        .await?;
-    let mut report = name_tarballs(outcomes)?;
+    // Images are resolved (manifests, configs: small requests, each waiting a round trip)
+    // several times `concurrency` at once, in any order, so their chains of requests overlap;
+    // the store keeps the large transfers at `concurrency`.
+    let (client, store) = (&client, &store);
+    let mut outcomes: Vec<(usize, Outcome)> =
+        futures_util::stream::iter(requests.iter().zip(&names).enumerate())
+            .map(|(index, (request, name))| async move {
+                pull_one(client, store, name, request, out_dir, options, progress)
+                    .await
+                    .map(|outcome| (index, outcome))
+            })
+            .buffer_unordered(options.concurrency.max(1) * IMAGES_PER_TRANSFER)
+            .try_collect()
+            .await?;
+    outcomes.sort_by_key(|(index, _)| *index);
+    let mut report = name_tarballs(outcomes.into_iter().map(|(_, o)| o).collect())?;
     let stats = store.stats();
     report.bytes_fetched = client.bytes_fetched();
     report.unique_bytes = stats.unique_bytes;

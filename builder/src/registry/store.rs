@@ -13,6 +13,9 @@ use super::client::RegistryClient;
 use super::reference::RemoteName;
 use crate::progress::ProgressSink;
 
+/// Blobs up to this size are fetched without waiting for a transfer slot.
+const SMALL_BLOB: u64 = 256 * 1024;
+
 /// Counts of what the store did.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct StoreStats {
@@ -38,7 +41,8 @@ pub struct BlobStore {
 }
 
 impl BlobStore {
-    /// A store in `dir` (created if missing) allowing `concurrency` transfers at once. A `dir`
+    /// A store in `dir` (created if missing) allowing `concurrency` transfers of large blobs at
+    /// once. A `dir`
     /// that persists between builds is a cache: its files are re-hashed before reuse.
     pub fn new(dir: &Path, concurrency: usize) -> Result<Self, RegistryError> {
         let blobs = dir.join("sha256");
@@ -134,14 +138,21 @@ impl BlobStore {
                 if verified_on_disk(&path, digest, size).await {
                     self.reused.fetch_add(1, Ordering::Relaxed);
                 } else {
-                    let _permit =
-                        self.transfers
-                            .acquire()
-                            .await
-                            .map_err(|_| RegistryError::Io {
-                                path: path.clone(),
-                                source: std::io::Error::other("the blob store was closed"),
-                            })?;
+                    // A small blob (an image config) is one round trip, not a transfer: it
+                    // does not wait for a large one to end.
+                    let _permit = if size > SMALL_BLOB {
+                        Some(
+                            self.transfers
+                                .acquire()
+                                .await
+                                .map_err(|_| RegistryError::Io {
+                                    path: path.clone(),
+                                    source: std::io::Error::other("the blob store was closed"),
+                                })?,
+                        )
+                    } else {
+                        None
+                    };
                     progress.on_start(digest, Some(size));
                     let tmp = self.temp_path(digest);
                     let cached = match &self.cache_registry {

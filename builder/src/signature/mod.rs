@@ -133,18 +133,23 @@ impl Verifier {
         let Some(root) = &self.root else {
             return Ok(Checked::default());
         };
+        // The files' and the images' material is fetched at once; the verdicts keep the
+        // files first, then the images, as versions.txt lists them.
         let mut verdicts = outcome::Verdicts::new(self.settings.mode);
-        files::check(
-            plan,
-            fetched,
-            fetcher,
-            scratch,
-            root,
-            &self.settings,
-            &mut verdicts,
-        )
-        .await;
-        images::check(report, pull, root, &self.settings, &mut verdicts).await;
+        let mut image_verdicts = outcome::Verdicts::new(self.settings.mode);
+        futures_util::join!(
+            files::check(
+                plan,
+                fetched,
+                fetcher,
+                scratch,
+                root,
+                &self.settings,
+                &mut verdicts,
+            ),
+            images::check(report, pull, root, &self.settings, &mut image_verdicts),
+        );
+        verdicts.append(image_verdicts);
         verdicts.finish()
     }
 

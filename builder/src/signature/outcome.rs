@@ -65,6 +65,19 @@ impl Verdicts {
         self.checked.notes.push(line);
     }
 
+    /// Adds `later`'s verdicts after these.
+    pub fn append(&mut self, later: Verdicts) {
+        let Checked {
+            entries,
+            warnings,
+            notes,
+        } = later.checked;
+        self.checked.entries.extend(entries);
+        self.checked.warnings.extend(warnings);
+        self.checked.notes.extend(notes);
+        self.refusals.extend(later.refusals);
+    }
+
     pub fn finish(self) -> Result<Checked, SignatureRefusals> {
         if self.refusals.is_empty() {
             Ok(self.checked)
