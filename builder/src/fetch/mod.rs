@@ -149,8 +149,10 @@ impl Fetcher {
 
     /// Fetches every file, `concurrency` at a time; the results are in the order of `specs`.
     pub async fn fetch_all(&self, specs: &[FileSpec]) -> Vec<Result<FetchedFile, FileError>> {
-        futures_util::stream::iter(specs)
-            .map(|spec| self.fetch(spec))
+        // Each download owns a copy of its spec: a closure over `&FileSpec` would make the
+        // future lose `Send` where it is boxed (rustc's higher-ranked lifetime limits).
+        futures_util::stream::iter(specs.iter().cloned())
+            .map(|spec| async move { self.fetch(&spec).await })
             .buffered(self.options.concurrency.max(1))
             .collect()
             .await

@@ -16,7 +16,7 @@ use super::options::Inputs;
 use super::plan::Plan;
 use super::record::record;
 use super::sbom;
-use super::sources::file_spec;
+use super::sources::{create_parents, file_spec};
 use super::staging::{Staging, write_atomically};
 use super::summary::{Summary, mirrored_files};
 use crate::fetch::{FetchedFile, Fetcher};
@@ -161,12 +161,7 @@ async fn download_files(
         .filter(|s| !have.iter().any(|f| f.name == s.iso_path) && !started(&s.iso_path))
         .map(|s| file_spec(s, tree))
         .collect();
-    for spec in &specs {
-        if let Some(parent) = spec.dest.parent() {
-            std::fs::create_dir_all(parent)
-                .with_context(|| format!("creating {}", parent.display()))?;
-        }
-    }
+    create_parents(&specs)?;
     let begun = async {
         match head_start {
             Some(head_start) => head_start.finish().await,

@@ -13,7 +13,6 @@
 use std::future::Future;
 use std::pin::Pin;
 
-use futures_util::StreamExt;
 use tokio::sync::oneshot;
 
 use crate::fetch::{FetchedFile, Fetcher, FileError, FileSpec};
@@ -37,15 +36,8 @@ pub struct HeadStart {
 pub fn head_start(fetcher: &Fetcher, specs: Vec<FileSpec>) -> (Downloads<'_>, HeadStart) {
     let names = specs.iter().map(|s| s.name.clone()).collect();
     let (send, results) = oneshot::channel();
-    let concurrency = fetcher.options().concurrency.max(1);
     let downloads = Box::pin(async move {
-        // As `Fetcher::fetch_all` does, but each download owns its spec, so the future is
-        // `Send` without borrowing from itself.
-        let fetched = futures_util::stream::iter(specs)
-            .map(|spec| async move { fetcher.fetch(&spec).await })
-            .buffered(concurrency)
-            .collect()
-            .await;
+        let fetched = fetcher.fetch_all(&specs).await;
         // The second phase may be gone (the build failed); the results are then dropped.
         let _ = send.send(fetched);
     });

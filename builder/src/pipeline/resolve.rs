@@ -16,7 +16,7 @@ use super::lock::Lock;
 use super::options::Options;
 use super::plan::Plan;
 use super::releases::{Reach, Releases, TagSource, resolve_releases};
-use super::sources::file_spec;
+use super::sources::{create_parents, file_spec};
 use super::staging::{Staging, write_atomically};
 use crate::fetch::{FetchedFile, Fetcher, FileSpec};
 
@@ -64,9 +64,7 @@ pub fn head_start_specs(
         .filter(|s| s.iso_path != KUBEADM)
         .map(|s| file_spec(s, staging.tree()))
         .collect();
-    for spec in &specs {
-        create_parent(&spec.dest)?;
-    }
+    create_parents(&specs)?;
     Ok(specs)
 }
 
@@ -89,7 +87,7 @@ pub async fn resolve(
         anyhow::Ok((releases, small, fetched))
     };
     let kubeadm_file = async {
-        create_parent(&kubeadm.spec.dest)?;
+        create_parents(std::slice::from_ref(&kubeadm.spec))?;
         anyhow::Ok(fetcher.fetch(&kubeadm.spec).await?)
     };
     let ((releases, mut small, mut fetched), kubeadm_file) =
@@ -240,22 +238,12 @@ async fn fetch_small_files(
     staging: &Staging,
 ) -> Result<Vec<FetchedFile>> {
     let specs: Vec<_> = small.iter().map(|s| file_spec(s, staging.tree())).collect();
+    create_parents(&specs)?;
     let mut fetched = Vec::new();
-    for spec in &specs {
-        create_parent(&spec.dest)?;
-    }
     for result in fetcher.fetch_all(&specs).await {
         fetched.push(result?);
     }
     Ok(fetched)
-}
-
-fn create_parent(dest: &Path) -> Result<()> {
-    if let Some(parent) = dest.parent() {
-        std::fs::create_dir_all(parent)
-            .with_context(|| format!("creating {}", parent.display()))?;
-    }
-    Ok(())
 }
 
 /// Pins the autoscaler and CCM manifests to their images and sets every root manifest's pull

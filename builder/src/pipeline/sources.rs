@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+use anyhow::{Context, Result};
 use cks_pinning::sources::Source;
 
 use crate::fetch::FileSpec;
@@ -16,6 +17,15 @@ pub fn file_spec(source: &Source, tree: &Path) -> FileSpec {
         dest: tree.join(&source.iso_path),
         edit: source.edit.clone(),
     }
+}
+
+/// Makes the folder each of `specs` lands in.
+pub fn create_parents(specs: &[FileSpec]) -> Result<()> {
+    for parent in specs.iter().filter_map(|spec| spec.dest.parent()) {
+        std::fs::create_dir_all(parent)
+            .with_context(|| format!("creating {}", parent.display()))?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

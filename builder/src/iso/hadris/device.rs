@@ -32,6 +32,8 @@ const BUFFER: usize = 1 << 20;
 pub struct HashingFile {
     out: DirectFile,
     buffer: AlignedBuffer,
+    /// Buffers the hash thread is done with, to fill next.
+    spent: Vec<AlignedBuffer>,
     hash: HashThread<AlignedBuffer>,
     written: u64,
     zeros: Vec<u8>,
@@ -43,6 +45,7 @@ impl HashingFile {
         Ok(Self {
             out: DirectFile::new(file),
             buffer: AlignedBuffer::new(BUFFER),
+            spent: Vec::new(),
             hash: HashThread::start()?,
             written: 0,
             zeros: vec![0; HOLE],
@@ -75,14 +78,13 @@ impl HashingFile {
             return Ok(());
         }
         self.out.write_all(self.buffer.as_ref())?;
-        let full = std::mem::replace(&mut self.buffer, AlignedBuffer::new(0));
-        self.buffer = match self.hash.feed(full)? {
-            Some(mut spent) => {
-                spent.clear();
-                spent
-            }
-            None => AlignedBuffer::new(BUFFER),
-        };
+        let mut next = self
+            .spent
+            .pop()
+            .unwrap_or_else(|| AlignedBuffer::new(BUFFER));
+        next.clear();
+        let full = std::mem::replace(&mut self.buffer, next);
+        self.spent.extend(self.hash.feed(full)?);
         Ok(())
     }
 
