@@ -42,8 +42,8 @@ pub struct BlobStore {
 
 impl BlobStore {
     /// A store in `dir` (created if missing) allowing `concurrency` transfers of large blobs at
-    /// once. A `dir`
-    /// that persists between builds is a cache: its files are re-hashed before reuse.
+    /// once. A `dir` that persists between builds is a cache: its files are re-hashed before
+    /// reuse.
     pub fn new(dir: &Path, concurrency: usize) -> Result<Self, RegistryError> {
         let blobs = dir.join("sha256");
         std::fs::create_dir_all(&blobs).map_err(RegistryError::io(&blobs))?;
