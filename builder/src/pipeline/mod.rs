@@ -14,6 +14,7 @@
 
 mod execute;
 mod execution;
+mod fit;
 mod head_start;
 mod iso_cache;
 mod iso_recipe;
@@ -36,7 +37,7 @@ pub use head_start::{Downloads, HeadStart, beside, head_start};
 pub use kubeadm::{KubeadmError, kubeadm_images};
 pub use lock::{LOCK_FORMAT, Lock};
 pub use options::{Inputs, Options, OptionsError};
-pub use plan::{AutoscalerPin, CcmPin, Plan};
+pub use plan::{AutoscalerPin, CcmPin, HeadlampPin, Plan};
 pub use releases::{Reach, Releases, TagSource, resolve_releases};
 pub use resolve::{Resolved, head_start_specs, resolve};
 pub use run::{Outcome, Request, build, fetch_options, pull_options};
