@@ -6,6 +6,7 @@
 mod build_arm64_and_lock;
 mod build_cache;
 mod build_cache_registry;
+mod build_dashboards;
 mod build_faults;
 mod build_mirrors;
 mod build_real_components;
