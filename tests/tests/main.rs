@@ -11,5 +11,6 @@ mod build_faults;
 mod build_mirrors;
 mod build_real_components;
 mod build_sbom;
+mod node_replay;
 mod build_signatures;
 mod register_iso;
