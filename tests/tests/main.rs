@@ -13,4 +13,5 @@ mod build_real_components;
 mod build_sbom;
 mod node_replay;
 mod build_signatures;
+mod register_fit;
 mod register_iso;

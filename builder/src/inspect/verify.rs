@@ -80,6 +80,11 @@ impl std::fmt::Display for Report {
         for reason in self.fits.reasons() {
             writeln!(f, "{reason}")?;
         }
+        for fit in &self.fits.0 {
+            for note in &fit.unverified {
+                writeln!(f, "unverified on {}: {note}", fit.line)?;
+            }
+        }
         writeln!(f, "{}", self.summary())
     }
 }
