@@ -36,7 +36,11 @@ fn build(upstream: &DemoUpstream, out: &std::path::Path, sixth: &str, extra: &[&
 }
 
 fn no_request_reached(upstream: &DemoUpstream) {
-    assert_eq!(upstream.file_server().total_requests(), 0, "no file fetched");
+    assert_eq!(
+        upstream.file_server().total_requests(),
+        0,
+        "no file fetched"
+    );
     assert_eq!(upstream.registry().log().total(), 0, "no image pulled");
     assert_eq!(upstream.git().log().total(), 0, "no tag listed");
 }
@@ -47,17 +51,42 @@ fn a_headlamp_version_or_a_manifest_in_position_6_and_both_flags_together() {
     let out = tempfile::tempdir().expect("out dir");
     for (sixth, extra, dashboard, headlamp) in [
         (upstream.dashboard_yaml(), vec![], true, false),
-        ("0.40.1".to_string(), vec!["--cloudstack", "4.23"], false, true),
-        ("v0.40.1".to_string(), vec!["--dashboard", "DASHBOARD"], true, true),
-        (upstream.dashboard_yaml(), vec!["--headlamp", "0.40.1"], true, true),
+        (
+            "0.40.1".to_string(),
+            vec!["--cloudstack", "4.23"],
+            false,
+            true,
+        ),
+        (
+            "v0.40.1".to_string(),
+            vec!["--dashboard", "DASHBOARD"],
+            true,
+            true,
+        ),
+        (
+            upstream.dashboard_yaml(),
+            vec!["--headlamp", "0.40.1"],
+            true,
+            true,
+        ),
     ] {
         let dashboard_url = upstream.dashboard_yaml();
         let extra: Vec<&str> = extra
             .iter()
-            .map(|a| if *a == "DASHBOARD" { dashboard_url.as_str() } else { a })
+            .map(|a| {
+                if *a == "DASHBOARD" {
+                    dashboard_url.as_str()
+                } else {
+                    a
+                }
+            })
             .collect();
         let output = build(&upstream, out.path(), &sixth, &extra);
-        assert!(output.status.success(), "{sixth} {extra:?}: {}", String::from_utf8_lossy(&output.stderr));
+        assert!(
+            output.status.success(),
+            "{sixth} {extra:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
         let plan: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON plan");
         let files: Vec<&str> = plan["files"]
             .as_array()
@@ -65,8 +94,16 @@ fn a_headlamp_version_or_a_manifest_in_position_6_and_both_flags_together() {
             .iter()
             .filter_map(|f| f["iso_path"].as_str())
             .collect();
-        assert_eq!(files.contains(&"dashboard.yaml"), dashboard, "{sixth} {extra:?}");
-        assert_eq!(files.contains(&"headlamp.yaml"), headlamp, "{sixth} {extra:?}");
+        assert_eq!(
+            files.contains(&"dashboard.yaml"),
+            dashboard,
+            "{sixth} {extra:?}"
+        );
+        assert_eq!(
+            files.contains(&"headlamp.yaml"),
+            headlamp,
+            "{sixth} {extra:?}"
+        );
         let images: Vec<&str> = plan["images"]
             .as_array()
             .expect("images")
@@ -109,8 +146,16 @@ fn combinations_no_line_can_take_are_refused_before_any_download() {
             vec!["--cloudstack", "4.23"],
             "no dashboard (neither DASHBOARD_YAML nor --headlamp): the ISO would not fit --cloudstack 4.23: CloudStack 4.23: no headlamp.yaml or dashboard.yaml: the node only warns, then the dashboard readiness poll times out",
         ),
-        ("0.40.1", vec!["--cloudstack", "4.21"], "bad --cloudstack `4.21`"),
-        ("0.40.1", vec!["--headlamp", "0.40"], "bad --headlamp `0.40`"),
+        (
+            "0.40.1",
+            vec!["--cloudstack", "4.21"],
+            "bad --cloudstack `4.21`",
+        ),
+        (
+            "0.40.1",
+            vec!["--headlamp", "0.40"],
+            "bad --headlamp `0.40`",
+        ),
     ] {
         let output = build(&upstream, out.path(), sixth, &extra);
         assert_eq!(output.status.code(), Some(1), "{sixth} {extra:?}");
@@ -119,5 +164,10 @@ fn combinations_no_line_can_take_are_refused_before_any_download() {
         assert!(stderr.contains(expected), "{expected}\n{stderr}");
         no_request_reached(&upstream);
     }
-    assert_eq!(std::fs::read_dir(out.path()).map(|d| d.count()).unwrap_or(0), 0);
+    assert_eq!(
+        std::fs::read_dir(out.path())
+            .map(|d| d.count())
+            .unwrap_or(0),
+        0
+    );
 }

@@ -45,9 +45,14 @@ fn the_fake_reports_the_version_set_as_cs_and_our_client_read_it() {
     for version in ["4.22.0.0", "4.23.0.0-SNAPSHOT", "4.20.2.0"] {
         s.cloud.set_cloudstack_version(version);
         let answer = cs_capabilities(&s.api.endpoint());
-        assert_eq!(answer["capability"]["cloudstackversion"], version, "{answer}");
+        assert_eq!(
+            answer["capability"]["cloudstackversion"], version,
+            "{answer}"
+        );
         assert_eq!(answer["capability"]["kubernetesserviceenabled"], true);
-        let read = client(&s.api.endpoint()).capabilities().expect("capabilities");
+        let read = client(&s.api.endpoint())
+            .capabilities()
+            .expect("capabilities");
         assert_eq!(read.cloudstack_version, version);
         assert!(read.kubernetes_service_enabled);
     }

@@ -5,6 +5,6 @@
 
 mod support;
 
+mod capabilities_cs;
 mod kubernetes_versions;
 mod kubernetes_versions_cs;
-mod capabilities_cs;

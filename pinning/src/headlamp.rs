@@ -146,7 +146,14 @@ mod tests {
 
     #[test]
     fn refuses_what_is_not_a_release_naming_it() {
-        for text in ["", "latest", "0.40", "vv0.40.1", "0.40.1+build", "https://x/y.yaml"] {
+        for text in [
+            "",
+            "latest",
+            "0.40",
+            "vv0.40.1",
+            "0.40.1+build",
+            "https://x/y.yaml",
+        ] {
             let err = HeadlampVersion::parse(text).expect_err(text);
             assert!(err.to_string().contains(&format!("{text:?}")), "{err}");
         }

@@ -17,13 +17,19 @@ fn read(path: &Path) -> String {
 fn check_pin(text: &str) {
     let version = HeadlampVersion::parse("0.40.1").expect("a release");
     let image = version.image().expect("valid image");
-    assert_eq!(images(text).expect("valid"), ["ghcr.io/headlamp-k8s/headlamp:latest"]);
+    assert_eq!(
+        images(text).expect("valid"),
+        ["ghcr.io/headlamp-k8s/headlamp:latest"]
+    );
     let pinned = pin_headlamp(text, &image).expect("pins");
     assert_eq!(
         images(&pinned).expect("valid"),
         ["ghcr.io/headlamp-k8s/headlamp:v0.40.1"]
     );
-    assert_eq!(objects(&pinned).expect("valid"), objects(text).expect("valid"));
+    assert_eq!(
+        objects(&pinned).expect("valid"),
+        objects(text).expect("valid")
+    );
     let old: Vec<&str> = text.lines().collect();
     let new: Vec<&str> = pinned.lines().collect();
     assert_eq!(new.len(), old.len() + 1, "one line added");
@@ -59,7 +65,8 @@ fn pins_our_look_alike_keeping_quotes_and_comments() {
 
 #[test]
 fn pins_the_real_v0_40_1_manifest() {
-    let Some(path) = shared::upstream("cloudstack-4.23/third_party/headlamp-v0.40.1/kubernetes-headlamp.yaml")
+    let Some(path) =
+        shared::upstream("cloudstack-4.23/third_party/headlamp-v0.40.1/kubernetes-headlamp.yaml")
     else {
         return;
     };
@@ -73,11 +80,20 @@ fn refuses_a_saved_error_page_and_a_second_image() {
         .image()
         .expect("image");
     let err = pin_headlamp("404: Not Found\n", &image).expect_err("not a manifest");
-    assert!(matches!(err, ManifestError::NotAnObject { .. } | ManifestError::ImageCount { .. }), "{err}");
+    assert!(
+        matches!(
+            err,
+            ManifestError::NotAnObject { .. } | ManifestError::ImageCount { .. }
+        ),
+        "{err}"
+    );
     let two = read(&shared::data("manifests/headlamp.yaml")).replace(
         "          args:\n",
         "        - name: sidecar\n          image: busybox:1.36\n          args:\n",
     );
     let err = pin_headlamp(&two, &image).expect_err("two images");
-    assert!(matches!(err, ManifestError::ImageCount { found: 2, .. }), "{err}");
+    assert!(
+        matches!(err, ManifestError::ImageCount { found: 2, .. }),
+        "{err}"
+    );
 }

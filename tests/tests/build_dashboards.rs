@@ -85,8 +85,16 @@ fn check(upstream: &DemoUpstream, summary: &Summary, dashboards: Dashboards) {
     let tree = dir.path();
     let headlamp = dashboards != Dashboards::Legacy;
     let legacy = dashboards != Dashboards::Headlamp;
-    assert_eq!(tree.join("dashboard.yaml").is_file(), legacy, "{dashboards:?}");
-    assert_eq!(tree.join("headlamp.yaml").is_file(), headlamp, "{dashboards:?}");
+    assert_eq!(
+        tree.join("dashboard.yaml").is_file(),
+        legacy,
+        "{dashboards:?}"
+    );
+    assert_eq!(
+        tree.join("headlamp.yaml").is_file(),
+        headlamp,
+        "{dashboards:?}"
+    );
     let tarball = tree.join("docker/headlamp:v0.40.1.tar");
     assert_eq!(tarball.is_file(), headlamp, "{dashboards:?}");
     let versions = VersionsTxt::parse(&versions_txt_of(&summary.iso)).expect("versions.txt");
@@ -125,7 +133,11 @@ fn check(upstream: &DemoUpstream, summary: &Summary, dashboards: Dashboards) {
         .expect("the upstream publishes the Headlamp image")
         .clone();
     assert_eq!(versions.headlamp.as_deref(), Some("0.40.1"));
-    assert!(versions.urls.iter().any(|u| u == HEADLAMP_URL), "{:?}", versions.urls);
+    assert!(
+        versions.urls.iter().any(|u| u == HEADLAMP_URL),
+        "{:?}",
+        versions.urls
+    );
     let pinned = format!("{HEADLAMP_IMAGE}@{digest}");
     assert!(
         versions.images.iter().any(|i| i.to_string() == pinned),
@@ -134,9 +146,7 @@ fn check(upstream: &DemoUpstream, summary: &Summary, dashboards: Dashboards) {
     );
     let file = package(&sbom, HEADLAMP_URL).expect("an SBOM package for headlamp.yaml");
     assert_eq!(file["versionInfo"], "0.40.1", "{file}");
-    let image_url = format!(
-        "https://ghcr.io/v2/headlamp-k8s/headlamp/manifests/{digest}"
-    );
+    let image_url = format!("https://ghcr.io/v2/headlamp-k8s/headlamp/manifests/{digest}");
     let image = package(&sbom, &image_url).expect("an SBOM package for the Headlamp image");
     assert_eq!(image["versionInfo"], "v0.40.1", "{image}");
     // The fit: Headlamp alone is for 4.23 only.

@@ -11,7 +11,7 @@ mod build_faults;
 mod build_mirrors;
 mod build_real_components;
 mod build_sbom;
-mod node_replay;
 mod build_signatures;
+mod node_replay;
 mod register_fit;
 mod register_iso;

@@ -188,7 +188,8 @@ async fn the_4_22_scripts_and_the_4_23_dashboard_branch_run_against_an_any_iso()
         .find(|r| matches!(r.need, Need::FirstOf(_)))
         .expect("4.23's dashboard read");
     assert_eq!(dashboard.need.chosen(&files), Some("headlamp.yaml"));
-    let manifest = std::fs::read_to_string(tree.path().join("headlamp.yaml")).expect("headlamp.yaml");
+    let manifest =
+        std::fs::read_to_string(tree.path().join("headlamp.yaml")).expect("headlamp.yaml");
     let objects = cks_pinning::manifest::objects(&manifest).expect("objects");
     // KubernetesClusterUtil's readiness check: a kube-system pod line containing `headlamp`.
     assert!(
@@ -248,7 +249,10 @@ async fn the_4_22_scripts_and_the_4_23_dashboard_branch_run_against_an_any_iso()
     let config = std::fs::read_to_string(root.join("etc/containerd/config.toml")).expect("config");
     assert_eq!(config, "sandbox_image = \"registry.k8s.io/pause:3.10\"\n");
     for copied in ["dashboard.yaml", "headlamp.yaml", "network.yaml"] {
-        assert!(root.join("tmp/k8sconfigscripts").join(copied).is_file(), "{copied}");
+        assert!(
+            root.join("tmp/k8sconfigscripts").join(copied).is_file(),
+            "{copied}"
+        );
     }
     ok("4.22 deploy-kube-system", &node.run(&deploy));
     assert_eq!(
@@ -264,7 +268,10 @@ async fn the_4_22_scripts_and_the_4_23_dashboard_branch_run_against_an_any_iso()
     ok("setup-kube-system", &node.run(&setup));
     ok("4.23 dashboard branch", &node.run(&branch_4_23));
     let applied = node.log("kubectl");
-    assert_eq!(applied, "apply headlamp.yaml\n", "4.23 takes Headlamp first");
+    assert_eq!(
+        applied, "apply headlamp.yaml\n",
+        "4.23 takes Headlamp first"
+    );
     assert_eq!(
         cks_pinning::manifest::images(&manifest).expect("valid"),
         [HEADLAMP_IMAGE],
@@ -276,7 +283,10 @@ async fn the_4_22_scripts_and_the_4_23_dashboard_branch_run_against_an_any_iso()
     let node = Node::new(tree.path());
     ok("setup-kube-system", &node.run(&setup));
     let failed = node.run(&deploy);
-    assert!(!failed.status.success(), "4.22 deploy-kube-system stops without dashboard.yaml");
+    assert!(
+        !failed.status.success(),
+        "4.22 deploy-kube-system stops without dashboard.yaml"
+    );
     assert!(
         String::from_utf8_lossy(&failed.stderr).contains("dashboard.yaml"),
         "{}",

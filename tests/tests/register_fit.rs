@@ -35,11 +35,17 @@ async fn a_headlamp_only_iso_fits_4_23_and_is_refused_for_4_22() {
             .expect("cks-iso verify runs")
     };
     let for_4_23 = verify("4.23");
-    assert!(for_4_23.status.success(), "{}", String::from_utf8_lossy(&for_4_23.stderr));
+    assert!(
+        for_4_23.status.success(),
+        "{}",
+        String::from_utf8_lossy(&for_4_23.stderr)
+    );
     let printed = stdout(&for_4_23);
     assert!(printed.lines().any(|l| l == "fits: 4.23"), "{printed}");
     assert!(
-        printed.lines().any(|l| l.starts_with("unverified on 4.23: no dashboard.yaml")),
+        printed
+            .lines()
+            .any(|l| l.starts_with("unverified on 4.23: no dashboard.yaml")),
         "{printed}"
     );
     assert!(printed.contains("not 4.22: no dashboard.yaml"), "{printed}");
@@ -50,7 +56,11 @@ async fn a_headlamp_only_iso_fits_4_23_and_is_refused_for_4_22() {
     );
 
     // register against a 4.22 server: refused before anything is added.
-    let name = iso.file_name().expect("name").to_string_lossy().into_owned();
+    let name = iso
+        .file_name()
+        .expect("name")
+        .to_string_lossy()
+        .into_owned();
     let files = FileServer::start(out.path()).expect("file server");
     let url = files.url(&format!("/{name}"));
     let old = cloud();
@@ -61,13 +71,22 @@ async fn a_headlamp_only_iso_fits_4_23_and_is_refused_for_4_22() {
             && error.contains("--force"),
         "{error}"
     );
-    assert!(old.world.calls().iter().any(|c| c.starts_with("listcapabilities")));
+    assert!(
+        old.world
+            .calls()
+            .iter()
+            .any(|c| c.starts_with("listcapabilities"))
+    );
     assert!(!added(&old), "nothing was added");
     assert!(old.world.kubernetes_versions().is_empty());
 
     // With --force it is registered, and said so.
     let forced = register(&old, &iso, &url, &["--force"]);
-    assert!(forced.status.success(), "{}", String::from_utf8_lossy(&forced.stderr));
+    assert!(
+        forced.status.success(),
+        "{}",
+        String::from_utf8_lossy(&forced.stderr)
+    );
     assert!(
         String::from_utf8_lossy(&forced.stderr).contains("registered anyway (--force)"),
         "{}",
@@ -79,7 +98,11 @@ async fn a_headlamp_only_iso_fits_4_23_and_is_refused_for_4_22() {
     let new = cloud();
     new.world.set_cloudstack_version("4.23.0.0");
     let out = register(&new, &iso, &url, &[]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("fits the 4.23 node contract"),
         "{}",

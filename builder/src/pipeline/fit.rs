@@ -14,7 +14,11 @@ pub fn planned_root_files(dashboard: bool, headlamp: bool) -> Vec<String> {
     let kube = KubeVersion::parse("1.33.0").ok();
     let mut paths: Vec<String> = Vec::new();
     if let (Some(v), Some(k)) = (any_version, kube) {
-        paths.extend(urls::kubernetes_binaries(&k, Arch::Amd64).into_iter().map(|s| s.iso_path));
+        paths.extend(
+            urls::kubernetes_binaries(&k, Arch::Amd64)
+                .into_iter()
+                .map(|s| s.iso_path),
+        );
         paths.push(urls::cni_plugins(&v, Arch::Amd64).iso_path);
         paths.push(urls::crictl(&v, Arch::Amd64).iso_path);
         paths.extend(urls::kubelet_units(&k).into_iter().map(|s| s.iso_path));

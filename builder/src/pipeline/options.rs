@@ -209,11 +209,8 @@ impl Inputs {
             self.csi_version.unwrap_or_else(|| "v3.0.0".to_string()),
             "--csi-version",
         )?;
-        let dashboards = Dashboards::resolve(
-            self.dashboard_yaml,
-            self.headlamp_version,
-            self.cloudstack,
-        )?;
+        let dashboards =
+            Dashboards::resolve(self.dashboard_yaml, self.headlamp_version, self.cloudstack)?;
         let mirrors = self
             .mirrors
             .iter()
@@ -293,13 +290,15 @@ impl Dashboards {
         };
         let headlamp = match headlamp_version.filter(|v| !v.is_empty()) {
             None => None,
-            Some(text) => Some(HeadlampVersion::parse(&text).map_err(|e| {
-                OptionsError::Invalid {
-                    input: "--headlamp".into(),
-                    value: text.clone(),
-                    expected: e.to_string(),
-                }
-            })?),
+            Some(text) => {
+                Some(
+                    HeadlampVersion::parse(&text).map_err(|e| OptionsError::Invalid {
+                        input: "--headlamp".into(),
+                        value: text.clone(),
+                        expected: e.to_string(),
+                    })?,
+                )
+            }
         };
         let dashboard_yaml = dashboard_yaml.filter(|d| !d.is_empty());
         let planned = super::fit::planned_root_files(dashboard_yaml.is_some(), headlamp.is_some());

@@ -29,7 +29,9 @@ pub fn check(
         say(&format!("CloudStack {line}, unverified: {unverified}"));
     }
     if fit.misfits.is_empty() {
-        say(&format!("CloudStack {version}: the ISO fits the {line} node contract"));
+        say(&format!(
+            "CloudStack {version}: the ISO fits the {line} node contract"
+        ));
         return Ok(());
     }
     let missing: Vec<String> = fit.misfits.iter().map(ToString::to_string).collect();

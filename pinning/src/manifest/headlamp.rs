@@ -82,11 +82,13 @@ fn add_missing_pull_policy(text: &str) -> Result<String, ManifestError> {
     for image in missing {
         let line_start = text[..image.range.start].rfind('\n').map_or(0, |i| i + 1);
         let head = &text[line_start..image.range.start];
-        let key_column = head.rfind("image").ok_or_else(|| ManifestError::ScalarStyle {
-            what: "image".to_string(),
-            line: image.line,
-            source_text: head.to_string(),
-        })?;
+        let key_column = head
+            .rfind("image")
+            .ok_or_else(|| ManifestError::ScalarStyle {
+                what: "image".to_string(),
+                line: image.line,
+                source_text: head.to_string(),
+            })?;
         if head.contains('{') {
             // A flow mapping gets no line of its own.
             return Err(ManifestError::ScalarStyle {

@@ -67,7 +67,9 @@ pub const CONTRACT: Contract = Contract {
         Read {
             need: Need::File("dashboard.yaml"),
             by: "script/upgrade-kubernetes.sh (kubectl apply, main control node)",
-            on_missing: OnMissing::Fails("upgrade-kubernetes.sh stops under `bash -e`, so the upgrade fails"),
+            on_missing: OnMissing::Fails(
+                "upgrade-kubernetes.sh stops under `bash -e`, so the upgrade fails",
+            ),
         },
         Read {
             need: Need::File("autoscaler.yaml"),

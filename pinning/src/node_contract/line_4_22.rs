@@ -68,7 +68,9 @@ pub const CONTRACT: Contract = Contract {
         Read {
             need: Need::File("dashboard.yaml"),
             by: "script/upgrade-kubernetes.sh:154 (kubectl apply, main control node)",
-            on_missing: OnMissing::Fails("upgrade-kubernetes.sh stops under `bash -e`, so the upgrade fails"),
+            on_missing: OnMissing::Fails(
+                "upgrade-kubernetes.sh stops under `bash -e`, so the upgrade fails",
+            ),
         },
         Read {
             need: Need::File("autoscaler.yaml"),
@@ -88,9 +90,7 @@ pub const CONTRACT: Contract = Contract {
         Read {
             need: Need::File("etcd/etcd-linux-amd64.tar.gz"),
             by: "conf/etcd-node.yml:101 (tar -zxf)",
-            on_missing: OnMissing::Degrades(
-                "clusters with external etcd nodes cannot set them up",
-            ),
+            on_missing: OnMissing::Degrades("clusters with external etcd nodes cannot set them up"),
         },
     ],
 };

@@ -91,9 +91,7 @@ pub const CONTRACT: Contract = Contract {
         Read {
             need: Need::File("etcd/etcd-linux-amd64.tar.gz"),
             by: "conf/etcd-node.yml:101 (tar -zxf; unchanged by #12776)",
-            on_missing: OnMissing::Degrades(
-                "clusters with external etcd nodes cannot set them up",
-            ),
+            on_missing: OnMissing::Degrades("clusters with external etcd nodes cannot set them up"),
         },
     ],
 };

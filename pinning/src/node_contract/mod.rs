@@ -296,7 +296,11 @@ impl Fits {
     pub fn reasons(&self) -> Vec<String> {
         self.0
             .iter()
-            .flat_map(|f| f.misfits.iter().map(move |m| format!("not {}: {m}", f.line)))
+            .flat_map(|f| {
+                f.misfits
+                    .iter()
+                    .map(move |m| format!("not {}: {m}", f.line))
+            })
             .collect()
     }
 }

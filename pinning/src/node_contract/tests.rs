@@ -16,7 +16,11 @@ const COMMON: [&str; 12] = [
 ];
 
 fn with(extra: &[&'static str]) -> Vec<&'static str> {
-    COMMON.iter().copied().chain(extra.iter().copied()).collect()
+    COMMON
+        .iter()
+        .copied()
+        .chain(extra.iter().copied())
+        .collect()
 }
 
 #[test]
@@ -39,7 +43,10 @@ fn headlamp_only_fits_4_23_and_says_why_not_4_22() {
     );
     assert!(reasons.contains("not 4.20: no dashboard.yaml"), "{reasons}");
     let unverified = &fits.get(Line::V4_23).expect("4.23").unverified;
-    assert!(unverified[0].by.contains("upgrade-kubernetes.sh"), "{unverified:?}");
+    assert!(
+        unverified[0].by.contains("upgrade-kubernetes.sh"),
+        "{unverified:?}"
+    );
 }
 
 #[test]
@@ -70,8 +77,14 @@ fn the_4_23_node_takes_headlamp_first() {
 
 #[test]
 fn globs_match_one_component() {
-    assert!(glob_match("cni/cni-plugins-*64.tgz", "cni/cni-plugins-arm64.tgz"));
-    assert!(!glob_match("cni/cni-plugins-*64.tgz", "cni/cni-plugins-x/amd64.tgz"));
+    assert!(glob_match(
+        "cni/cni-plugins-*64.tgz",
+        "cni/cni-plugins-arm64.tgz"
+    ));
+    assert!(!glob_match(
+        "cni/cni-plugins-*64.tgz",
+        "cni/cni-plugins-x/amd64.tgz"
+    ));
     assert!(!glob_match("docker/*.tar", "docker/pause.tar.gz"));
 }
 
@@ -82,10 +95,15 @@ fn require_fit_names_each_line_and_reason() {
     let err = require_fit(Target::Any, &files).expect_err("4.22 needs dashboard.yaml");
     let text = err.to_string();
     assert!(
-        text.starts_with("the ISO would not fit --cloudstack any: CloudStack 4.20: no dashboard.yaml"),
+        text.starts_with(
+            "the ISO would not fit --cloudstack any: CloudStack 4.20: no dashboard.yaml"
+        ),
         "{text}"
     );
-    assert!(text.contains("CloudStack 4.22: no dashboard.yaml"), "{text}");
+    assert!(
+        text.contains("CloudStack 4.22: no dashboard.yaml"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -105,7 +123,9 @@ fn every_read_cites_a_script() {
         assert_eq!(contract.line, line);
         for read in contract.reads {
             assert!(
-                read.by.contains(".yml") || read.by.contains("script/") || read.by.contains(".java"),
+                read.by.contains(".yml")
+                    || read.by.contains("script/")
+                    || read.by.contains(".java"),
                 "{line}: {read:?}"
             );
         }

@@ -200,7 +200,10 @@ fn dashboards_the_lines_cannot_take_are_refused_naming_the_line_and_why() {
         ..headlamp_only.clone()
     };
     let text = for_4_22.resolve().expect_err("4.22").to_string();
-    assert!(text.contains("--cloudstack 4.22") && !text.contains("CloudStack 4.20"), "{text}");
+    assert!(
+        text.contains("--cloudstack 4.22") && !text.contains("CloudStack 4.20"),
+        "{text}"
+    );
 
     let for_4_23 = Inputs {
         cloudstack: Some("4.23".into()),
@@ -208,7 +211,10 @@ fn dashboards_the_lines_cannot_take_are_refused_naming_the_line_and_why() {
     };
     let options = for_4_23.resolve().expect("4.23 takes Headlamp alone");
     assert_eq!(options.dashboard_yaml, None);
-    assert_eq!(options.headlamp.map(|h| h.tag()).as_deref(), Some("v0.40.1"));
+    assert_eq!(
+        options.headlamp.map(|h| h.tag()).as_deref(),
+        Some("v0.40.1")
+    );
 
     for cloudstack in [None, Some("4.23".to_string())] {
         let none = Inputs {
