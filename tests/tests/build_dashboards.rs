@@ -160,6 +160,37 @@ fn check(upstream: &DemoUpstream, summary: &Summary, dashboards: Dashboards) {
     }
 }
 
+/// Builds both dashboards writing a lock, and checks that it records the Headlamp release, its
+/// manifest's URL and digest, and the image's digest.
+async fn check_lock(upstream: &DemoUpstream) {
+    let out = tempfile::tempdir().expect("out dir");
+    let lock_path = out.path().join("cks.lock");
+    let request = Request {
+        write_lock: Some(lock_path.clone()),
+        ..Request::default()
+    };
+    run_build(&inputs(upstream, out.path(), Dashboards::Both), request)
+        .await
+        .expect("the build with a lock");
+    let lock: Value =
+        serde_json::from_str(&std::fs::read_to_string(&lock_path).expect("the lock")).expect("JSON");
+    assert_eq!(lock["plan"]["headlamp"]["version"], "0.40.1", "{lock}");
+    assert_eq!(lock["plan"]["headlamp"]["url"], HEADLAMP_URL);
+    assert_eq!(lock["plan"]["headlamp"]["image"], HEADLAMP_IMAGE);
+    assert_eq!(lock["plan"]["cloudstack"], "any");
+    assert!(
+        lock["files"]["headlamp.yaml"].as_str().is_some_and(|d| d.len() == 64),
+        "{}",
+        lock["files"]
+    );
+    assert_eq!(
+        lock["images"][HEADLAMP_IMAGE].as_str(),
+        upstream.digests().get(HEADLAMP_IMAGE).map(String::as_str),
+        "{}",
+        lock["images"]
+    );
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn each_dashboard_combination_builds_pinned_and_recorded() {
     let upstream = start_upstream(DemoConfig::default()).await;
@@ -168,6 +199,7 @@ async fn each_dashboard_combination_builds_pinned_and_recorded() {
         let summary = build(&upstream, out.path(), dashboards).await;
         check(&upstream, &summary, dashboards);
     }
+    check_lock(&upstream).await;
 }
 
 /// Where the real 4.22 node-side files are, when `../shared` is there.
