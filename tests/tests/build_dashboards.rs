@@ -172,14 +172,16 @@ async fn check_lock(upstream: &DemoUpstream) {
     run_build(&inputs(upstream, out.path(), Dashboards::Both), request)
         .await
         .expect("the build with a lock");
-    let lock: Value =
-        serde_json::from_str(&std::fs::read_to_string(&lock_path).expect("the lock")).expect("JSON");
+    let lock: Value = serde_json::from_str(&std::fs::read_to_string(&lock_path).expect("the lock"))
+        .expect("JSON");
     assert_eq!(lock["plan"]["headlamp"]["version"], "0.40.1", "{lock}");
     assert_eq!(lock["plan"]["headlamp"]["url"], HEADLAMP_URL);
     assert_eq!(lock["plan"]["headlamp"]["image"], HEADLAMP_IMAGE);
     assert_eq!(lock["plan"]["cloudstack"], "any");
     assert!(
-        lock["files"]["headlamp.yaml"].as_str().is_some_and(|d| d.len() == 64),
+        lock["files"]["headlamp.yaml"]
+            .as_str()
+            .is_some_and(|d| d.len() == 64),
         "{}",
         lock["files"]
     );
