@@ -171,3 +171,23 @@ fn combinations_no_line_can_take_are_refused_before_any_download() {
         0
     );
 }
+
+#[test]
+fn a_headlamp_release_the_upstream_does_not_have_fails_on_its_manifest_404() {
+    let upstream = DemoUpstream::start(&DemoConfig::default()).expect("demo upstream");
+    let out = tempfile::tempdir().expect("out dir");
+    let dashboard = upstream.dashboard_yaml();
+    let output = build(&upstream, out.path(), &dashboard, &["--headlamp", "0.41.0"]);
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("headlamp/v0.41.0/kubernetes-headlamp.yaml") && stderr.contains("404"),
+        "{stderr}"
+    );
+    assert_eq!(
+        std::fs::read_dir(out.path())
+            .map(|d| d.count())
+            .unwrap_or(0),
+        0
+    );
+}

@@ -97,3 +97,29 @@ fn refuses_a_saved_error_page_and_a_second_image() {
         "{err}"
     );
 }
+
+#[test]
+fn versions_txt_records_the_headlamp_release_between_etcd_and_arch() {
+    use cks_pinning::versions_txt::VersionsTxt;
+    let text = "kubernetes: 1.33.13\ncni-plugins: 1.7.1\ncrictl: 1.33.0\nccm: 1.2.0\n\
+                csi-driver: 3.0.0\nautoscaler: 1.33.6\nautoscaler-tag: cluster-autoscaler-1.33.6\n\
+                etcd: 3.5.21\nheadlamp: 0.40.1\narch: amd64\n";
+    let parsed = VersionsTxt::parse(text).expect("valid");
+    assert_eq!(parsed.headlamp.as_deref(), Some("0.40.1"));
+    assert_eq!(parsed.render().expect("renders"), text);
+    let without = text.replace("headlamp: 0.40.1\n", "");
+    assert_eq!(
+        VersionsTxt::parse(&without).expect("optional").headlamp,
+        None
+    );
+    let late = without.replace("arch: amd64\n", "arch: amd64\nheadlamp: 0.40.1\n");
+    let err = VersionsTxt::parse(&late).expect_err("out of order");
+    assert!(
+        err.to_string().contains("`headlamp` is out of order"),
+        "{err}"
+    );
+    let mut tagged = parsed;
+    tagged.headlamp = Some("v0.40.1".to_string());
+    let err = tagged.render().expect_err("a release number without v");
+    assert!(err.to_string().contains("headlamp"), "{err}");
+}
