@@ -5,7 +5,8 @@
 //! that disappears however the build ends. [`build`] does both. The rules (which files, which
 //! URLs, which images) are [`cks_pinning`]'s; this module only orders the work.
 //!
-//! Files: `options` (flags, environment and config → [`Options`]), `releases` (autoscaler and
+//! Files: `options` (flags, environment and config → [`Options`]), `fit` (the files a build
+//! will write, for the CloudStack line check before any download), `releases` (autoscaler and
 //! CCM), `resolve` (the plan), `kubeadm` (kubeadm's image list), `sources` (a planned file as a
 //! download), `head_start` (the large files begun while planning), `execute` (the second phase) and
 //! `execution` (its settings), `record`
