@@ -9,6 +9,7 @@ mod iso_support;
 mod pull_common;
 
 mod build_cli;
+mod build_dashboard_args;
 mod build_interrupt;
 mod build_signature_flags;
 mod demo_program;

@@ -40,7 +40,7 @@ fn only_finding(tree: &Tree, path: &str, problem: Problem) -> Finding {
 }
 
 #[test]
-fn a_complete_iso_verifies_clean_and_the_cli_prints_one_ok_line() {
+fn a_complete_iso_verifies_clean_and_the_cli_prints_its_fit_and_one_ok_line() {
     let tree = Tree::valid();
     let iso = tree.pack("valid");
     let report = inspect::verify(&iso).expect("readable");
@@ -53,8 +53,9 @@ fn a_complete_iso_verifies_clean_and_the_cli_prints_one_ok_line() {
     let output = cks_iso(&[OsStr::new("verify"), iso.as_os_str()]);
     assert_eq!(output.status.code(), Some(0), "{output:?}");
     let printed = stdout(&output);
-    assert_eq!(printed.lines().count(), 1, "{printed}");
-    assert!(printed.starts_with("OK"), "{printed}");
+    let lines: Vec<&str> = printed.lines().collect();
+    assert_eq!(lines, ["fits: 4.20, 4.22, 4.23", lines[1]], "{printed}");
+    assert!(lines[1].starts_with("OK"), "{printed}");
 }
 
 #[test]

@@ -15,6 +15,7 @@
 //! # Ok::<(), cks_cloudstack::CloudStackError>(())
 //! ```
 
+pub mod capabilities;
 pub mod client;
 pub mod config;
 pub mod error;
@@ -23,6 +24,7 @@ pub mod secret;
 pub mod sign;
 pub mod types;
 
+pub use capabilities::Capabilities;
 pub use client::CloudStackClient;
 pub use config::{CloudStackConfig, Secret};
 pub use error::CloudStackError;

@@ -5,5 +5,6 @@
 
 mod support;
 
+mod capabilities_cs;
 mod kubernetes_versions;
 mod kubernetes_versions_cs;

@@ -3,7 +3,8 @@
 //! `*.yaml`.)
 //!
 //! One `key: value` per line, in this order: `kubernetes`, `cni-plugins`, `crictl`, `ccm`,
-//! `csi-driver`, `autoscaler`, `autoscaler-tag`, `etcd` (only when bundled), `arch`; then one
+//! `csi-driver`, `autoscaler`, `autoscaler-tag`, `etcd` (only when bundled), `headlamp` (only
+//! when bundled), `arch`; then one
 //! `url: <url>` line per file downloaded and per checksum file its digest was checked against;
 //! one `file: <path in the ISO> sha256:<64 hex>` line per file in the ISO; one
 //! `image: <normalised reference>@sha256:<64 hex>` line per bundled image; one
@@ -46,7 +47,7 @@ pub use signature::SignatureEntry;
 pub const FILE_NAME: &str = "versions.txt";
 
 /// The version keys, in the order they are written.
-pub const VERSION_KEYS: [&str; 9] = [
+pub const VERSION_KEYS: [&str; 10] = [
     "kubernetes",
     "cni-plugins",
     "crictl",
@@ -55,11 +56,14 @@ pub const VERSION_KEYS: [&str; 9] = [
     "autoscaler",
     "autoscaler-tag",
     "etcd",
+    "headlamp",
     "arch",
 ];
 
-/// Where `etcd`, the one optional version key, is in [`VERSION_KEYS`].
+/// Where `etcd`, an optional version key, is in [`VERSION_KEYS`].
 const ETCD: usize = 7;
+/// Where `headlamp`, the other optional version key, is.
+const HEADLAMP: usize = 8;
 /// Where `autoscaler-tag` is: written always, derived from `autoscaler` in the older form.
 const AUTOSCALER_TAG: usize = 6;
 /// The prefix of the autoscaler's release tags.
@@ -84,6 +88,8 @@ pub struct VersionsTxt {
     pub autoscaler_tag: String,
     /// The etcd release, when etcd is bundled.
     pub etcd: Option<String>,
+    /// The Headlamp release, `0.40.1`, when `headlamp.yaml` is bundled.
+    pub headlamp: Option<String>,
     /// The architecture (`amd64`, `arm64`).
     pub arch: String,
     /// Every file downloaded and every checksum file checked, by canonical upstream URL.
@@ -131,7 +137,7 @@ pub enum VersionsTxtError {
     },
     /// A key comes out of order or twice.
     #[error(
-        "versions.txt line {line_number}: `{key}` is out of order; expected the order kubernetes, cni-plugins, crictl, ccm, csi-driver, autoscaler, autoscaler-tag, [etcd], arch, then url, file, image, skipped-image, signature and built lines"
+        "versions.txt line {line_number}: `{key}` is out of order; expected the order kubernetes, cni-plugins, crictl, ccm, csi-driver, autoscaler, autoscaler-tag, [etcd], [headlamp], arch, then url, file, image, skipped-image, signature and built lines"
     )]
     Order {
         /// The 1-based line number.
@@ -181,12 +187,12 @@ const WORD: &str = "a value without spaces";
 
 impl VersionsTxt {
     /// Each version key with its value (`None` for etcd when it is not bundled), in order.
-    pub fn versions(&self) -> [(&'static str, Option<&str>); 9] {
+    pub fn versions(&self) -> [(&'static str, Option<&str>); 10] {
         let values = self.version_values();
         std::array::from_fn(|i| (VERSION_KEYS[i], values[i]))
     }
 
-    fn version_values(&self) -> [Option<&str>; 9] {
+    fn version_values(&self) -> [Option<&str>; 10] {
         [
             Some(&self.kubernetes),
             Some(&self.cni_plugins),
@@ -196,6 +202,7 @@ impl VersionsTxt {
             Some(&self.autoscaler),
             Some(&self.autoscaler_tag),
             self.etcd.as_deref(),
+            self.headlamp.as_deref(),
             Some(&self.arch),
         ]
     }
@@ -255,10 +262,10 @@ impl VersionsTxt {
     /// Parses a file [`VersionsTxt::render`] wrote, refusing anything else.
     pub fn parse(text: &str) -> Result<VersionsTxt, VersionsTxtError> {
         let mut out = VersionsTxt::default();
-        // Position in the key order: 0..9 the version keys, then url, file, image, skipped-image,
+        // Position in the key order: 0..10 the version keys, then url, file, image, skipped-image,
         // signature, mirror (older form) and built.
         let mut position = 0usize;
-        let mut seen = [false; 9];
+        let mut seen = [false; VERSION_KEYS.len()];
         for (index, line) in text.lines().enumerate() {
             let line_number = index + 1;
             let (key, value) = line
@@ -312,6 +319,7 @@ impl VersionsTxt {
                         5 => out.autoscaler = value,
                         AUTOSCALER_TAG => out.autoscaler_tag = value,
                         ETCD => out.etcd = Some(value),
+                        HEADLAMP => out.headlamp = Some(value),
                         _ => out.arch = value,
                     }
                 }
@@ -383,7 +391,7 @@ impl VersionsTxt {
             seen[AUTOSCALER_TAG] = true;
         }
         for (rank, key) in VERSION_KEYS.iter().enumerate() {
-            if rank != ETCD && !seen[rank] {
+            if rank != ETCD && rank != HEADLAMP && !seen[rank] {
                 return Err(VersionsTxtError::Missing { key });
             }
         }

@@ -5,6 +5,7 @@
 //! binaries instead of one per file (each links the whole dependency tree).
 
 mod autoscaler;
+mod headlamp;
 mod image_properties;
 mod manifest;
 mod sbom;

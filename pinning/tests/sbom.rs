@@ -37,6 +37,7 @@ fn record() -> VersionsTxt {
         autoscaler: "1.33.6".into(),
         autoscaler_tag: "cluster-autoscaler-1.33.6".into(),
         etcd: None,
+        headlamp: None,
         arch: "amd64".into(),
         urls: Vec::new(),
         files: files

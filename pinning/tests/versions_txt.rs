@@ -35,6 +35,7 @@ fn sample(etcd: Option<&str>, autoscaler_tag: &str, images: Vec<ImageRef>) -> Ve
             .to_string(),
         autoscaler_tag: autoscaler_tag.to_string(),
         etcd: etcd.map(str::to_string),
+        headlamp: None,
         arch: "amd64".to_string(),
         urls: vec![
             "https://dl.k8s.io/release/v1.33.13/bin/linux/amd64/kubeadm".to_string(),
@@ -339,6 +340,7 @@ proptest! {
             autoscaler: versions[5].clone(),
             autoscaler_tag: tag,
             etcd,
+            headlamp: None,
             arch,
             urls,
             files: files.into_iter().map(|(path, sha256)| FileEntry { path, sha256 }).collect(),

@@ -6,9 +6,12 @@
 mod build_arm64_and_lock;
 mod build_cache;
 mod build_cache_registry;
+mod build_dashboards;
 mod build_faults;
 mod build_mirrors;
 mod build_real_components;
 mod build_sbom;
 mod build_signatures;
+mod node_replay;
+mod register_fit;
 mod register_iso;

@@ -21,7 +21,7 @@ const KEY: &str = "register-key";
 const SECRET: &str = "register-secret";
 
 /// The `cks-iso` binary of this build, built first if the test run did not build it.
-fn cks_iso() -> PathBuf {
+pub(crate) fn cks_iso() -> PathBuf {
     let exe = std::env::current_exe().expect("the test binary's path");
     // target/<profile>/deps/e2e-<hash> → target/<profile>
     let profile_dir = exe
@@ -76,18 +76,18 @@ async fn build_iso() -> Built {
     }
 }
 
-struct Cloud {
-    world: CloudWorld,
-    api: CloudStackFake,
+pub(crate) struct Cloud {
+    pub(crate) world: CloudWorld,
+    pub(crate) api: CloudStackFake,
 }
 
-fn cloud() -> Cloud {
+pub(crate) fn cloud() -> Cloud {
     let world = CloudWorld::new(KEY, SECRET);
     let api = CloudStackFake::start(world.clone()).expect("the CloudStack fake starts");
     Cloud { world, api }
 }
 
-fn register(cloud: &Cloud, iso: &Path, url: &str, extra: &[&str]) -> Output {
+pub(crate) fn register(cloud: &Cloud, iso: &Path, url: &str, extra: &[&str]) -> Output {
     let home = tempfile::tempdir().expect("temp home");
     Command::new(cks_iso())
         .arg("register")
@@ -105,12 +105,12 @@ fn register(cloud: &Cloud, iso: &Path, url: &str, extra: &[&str]) -> Output {
         .expect("cks-iso runs")
 }
 
-fn stdout(out: &Output) -> String {
+pub(crate) fn stdout(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 /// The one error line of a failed run (progress lines may precede it on stderr).
-fn the_error(out: &Output) -> String {
+pub(crate) fn the_error(out: &Output) -> String {
     assert!(!out.status.success(), "expected a failure: {}", stdout(out));
     assert_eq!(out.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&out.stderr);

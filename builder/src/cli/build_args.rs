@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use cks_builder::pipeline::Inputs;
 use cks_builder::signature::SignatureInputs;
+use cks_pinning::headlamp::DashboardArgument;
 
 /// Flags of `cks-iso build`: the script's positional arguments, or the same as named flags,
 /// plus the options of the downloader, the puller and the ISO writer.
@@ -25,8 +26,9 @@ pub struct BuildArgs {
     /// URL or local path of the network (CNI) manifest, e.g. a kube-flannel.yml release asset.
     #[arg(value_name = "NETWORK_YAML")]
     pub pos_network_yaml: Option<String>,
-    /// URL or local path of the dashboard manifest.
-    #[arg(value_name = "DASHBOARD_YAML")]
+    /// A Headlamp release (`0.40.1` or `v0.40.1`, the 4.23 script's form) or the URL or local
+    /// path of the legacy dashboard manifest (the 4.22 script's form).
+    #[arg(value_name = "DASHBOARD_YAML|HEADLAMP_VERSION")]
     pub pos_dashboard_yaml: Option<String>,
     /// The ISO's base name: the ISO is BUILD_NAME-x86_64.iso or BUILD_NAME-aarch64.iso.
     #[arg(value_name = "BUILD_NAME")]
@@ -53,9 +55,17 @@ pub struct BuildArgs {
     /// Same as NETWORK_YAML.
     #[arg(long, conflicts_with = "pos_network_yaml")]
     pub network_yaml: Option<String>,
-    /// Same as DASHBOARD_YAML.
-    #[arg(long, conflicts_with = "pos_dashboard_yaml")]
+    /// URL or local path of the legacy dashboard manifest, bundled as dashboard.yaml (may be
+    /// given with --headlamp).
+    #[arg(long, alias = "dashboard", value_name = "URL|PATH")]
     pub dashboard_yaml: Option<String>,
+    /// Headlamp release bundled as headlamp.yaml with its image, e.g. 0.40.1 (may be given
+    /// with --dashboard).
+    #[arg(long = "headlamp", value_name = "VERSION")]
+    pub headlamp_version: Option<String>,
+    /// The CloudStack lines the ISO must fit: 4.20, 4.22, 4.23 or any [default: any].
+    #[arg(long, value_name = "LINE")]
+    pub cloudstack: Option<String>,
     /// Same as BUILD_NAME.
     #[arg(long, conflicts_with = "pos_build_name")]
     pub build_name: Option<String>,
@@ -135,11 +145,15 @@ pub struct BuildArgs {
 
 const BUILD_EXAMPLES: &str = "\
 Examples:
-  # As the script: OUTPUT_PATH K8S CNI CRICTL NETWORK_YAML DASHBOARD_YAML BUILD_NAME [ARCH] [ETCD]
+  # As the script: OUTPUT_PATH K8S CNI CRICTL NETWORK_YAML DASHBOARD_YAML|HEADLAMP_VERSION BUILD_NAME [ARCH] [ETCD]
   cks-iso build ./out 1.33.13 1.6.2 1.33.0 \\
     https://github.com/flannel-io/flannel/releases/download/v0.26.7/kube-flannel.yml \\
     https://raw.githubusercontent.com/kubernetes/dashboard/v2.7.0/aio/deploy/recommended.yaml \\
     cks-1.33.13 x86_64 3.5.21
+
+  # One ISO for every CloudStack line: the legacy dashboard (4.20, 4.22) and Headlamp (4.23).
+  cks-iso build ./out 1.33.13 1.6.2 1.33.0 kube-flannel.yml 0.40.1 cks-1.33.13 \\
+    --dashboard https://raw.githubusercontent.com/kubernetes/dashboard/v2.7.0/aio/deploy/recommended.yaml
 
   # The same with named flags and a config file; flags beat the environment beat the config.
   cks-iso build --config cks.toml --kubernetes-version 1.33.13 --arch aarch64
@@ -151,6 +165,13 @@ Exit codes: 0 built, 1 the build failed (nothing is left in OUTPUT_PATH), 2 bad 
 impl BuildArgs {
     /// The inputs these flags give (only those that were set).
     pub fn inputs(&self) -> Inputs {
+        let (pos_dashboard, pos_headlamp) = match self.pos_dashboard_yaml.as_deref() {
+            None => (None, None),
+            Some(text) => match cks_pinning::headlamp::dashboard_argument(text) {
+                DashboardArgument::Headlamp(_) => (None, Some(text.to_string())),
+                DashboardArgument::Manifest(_) => (Some(text.to_string()), None),
+            },
+        };
         Inputs {
             output_path: self.output_path.clone().or(self.pos_output_path.clone()),
             kubernetes_version: self
@@ -163,10 +184,9 @@ impl BuildArgs {
                 .clone()
                 .or(self.pos_crictl_version.clone()),
             network_yaml: self.network_yaml.clone().or(self.pos_network_yaml.clone()),
-            dashboard_yaml: self
-                .dashboard_yaml
-                .clone()
-                .or(self.pos_dashboard_yaml.clone()),
+            dashboard_yaml: self.dashboard_yaml.clone().or(pos_dashboard),
+            headlamp_version: self.headlamp_version.clone().or(pos_headlamp),
+            cloudstack: self.cloudstack.clone(),
             build_name: self.build_name.clone().or(self.pos_build_name.clone()),
             arch: self.arch.clone().or(self.pos_arch.clone()),
             etcd_version: self.etcd_version.clone().or(self.pos_etcd_version.clone()),

@@ -8,7 +8,7 @@ use cks_builder::register::{self, Request, Status};
 use cks_cloudstack::{CloudStackClient, CloudStackConfig};
 
 /// What `--help` adds below the flags: credentials, the checks and the exit codes.
-const AFTER: &str = "Credentials come from the environment as for cks-rollout and the `cs` client: CLOUDSTACK_ENDPOINT, CLOUDSTACK_KEY and CLOUDSTACK_SECRET, or CLOUDSTACK_CONFIG naming an INI file (section [cloudstack] or CLOUDSTACK_REGION) with endpoint, key and secret. They are never taken from the command line and never printed. CLOUDSTACK_POLL_INTERVAL sets the seconds between two polls.\n\nBefore CloudStack is called: the ISO must pass `cks-iso verify`, its .sha256 sidecar (when present) must agree, and --url must serve exactly this ISO (its size, and its sha256 unless --no-check-url).\n\nThe same Kubernetes version registered with the same checksum: says so and exits 0. With another checksum: refused, naming both, unless --replace (which deletes the old version only when no cluster uses it).\n\nExit codes: 0 registered (Ready with --wait) or already registered, 1 refused or failed (the message says why; nothing stays registered except after --timeout), 2 bad command line.\n\nExample: cks-iso register out/cks-1.33.13-x86_64.iso --url http://images.example/cks-1.33.13-x86_64.iso --zone zone1";
+const AFTER: &str = "Credentials come from the environment as for cks-rollout and the `cs` client: CLOUDSTACK_ENDPOINT, CLOUDSTACK_KEY and CLOUDSTACK_SECRET, or CLOUDSTACK_CONFIG naming an INI file (section [cloudstack] or CLOUDSTACK_REGION) with endpoint, key and secret. They are never taken from the command line and never printed. CLOUDSTACK_POLL_INTERVAL sets the seconds between two polls.\n\nBefore CloudStack is called: the ISO must pass `cks-iso verify` and its .sha256 sidecar (when present) must agree. Then the ISO must fit the node contract of the server's line (its version from listCapabilities: 4.20 and 4.22 need dashboard.yaml, 4.23 headlamp.yaml or dashboard.yaml) unless --force, and --url must serve exactly this ISO (its size, and its sha256 unless --no-check-url).\n\nThe same Kubernetes version registered with the same checksum: says so and exits 0. With another checksum: refused, naming both, unless --replace (which deletes the old version only when no cluster uses it).\n\nExit codes: 0 registered (Ready with --wait) or already registered, 1 refused or failed (the message says why; nothing stays registered except after --timeout), 2 bad command line.\n\nExample: cks-iso register out/cks-1.33.13-x86_64.iso --url http://images.example/cks-1.33.13-x86_64.iso --zone zone1";
 
 /// Flags of `cks-iso register`.
 ///
@@ -54,6 +54,9 @@ pub struct Args {
     /// Delete a version registered with another checksum first (refused while a cluster uses it).
     #[arg(long)]
     pub replace: bool,
+    /// Register even an ISO that does not fit the server's CloudStack line (`listCapabilities`).
+    #[arg(long)]
+    pub force: bool,
     /// Print the outcome as JSON.
     #[arg(long)]
     pub json: bool,
@@ -93,6 +96,7 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
         poll_interval: config.poll_interval,
         check_url: !args.no_check_url,
         replace: args.replace,
+        force: args.force,
     };
     let done = tokio::task::spawn_blocking(move || {
         let client = CloudStackClient::new(config)?;

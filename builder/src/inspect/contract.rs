@@ -291,6 +291,7 @@ mod tests {
     fn etcd_must_match_versions_txt() {
         let mut versions = VersionsTxt {
             etcd: Some("v3.5.21".into()),
+            headlamp: None,
             ..VersionsTxt::default()
         };
         let missing = check(&complete(), Some(&versions));

@@ -234,6 +234,7 @@ mod tests {
             autoscaler: "1.33.0".into(),
             autoscaler_tag: "cluster-autoscaler-1.33.0".into(),
             etcd: None,
+            headlamp: None,
             arch: "amd64".into(),
             urls: vec!["https://dl.k8s.io/v1.33.12/kubeadm".into()],
             files: vec![FileEntry {

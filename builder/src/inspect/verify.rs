@@ -12,6 +12,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use cks_pinning::node_contract::{self, Fits};
 use cks_pinning::versions_txt::{FILE_NAME, VersionsTxt};
 use serde::Serialize;
 
@@ -36,6 +37,8 @@ pub struct Report {
     pub images: usize,
     /// Everything wrong, in the order checked; empty when the image is good.
     pub findings: Vec<Finding>,
+    /// Which CloudStack lines' node contracts the files fit, and why not the others.
+    pub fits: Fits,
 }
 
 impl Report {
@@ -72,6 +75,15 @@ impl std::fmt::Display for Report {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         for finding in &self.findings {
             writeln!(f, "{finding}")?;
+        }
+        writeln!(f, "{}", self.fits.summary())?;
+        for reason in self.fits.reasons() {
+            writeln!(f, "{reason}")?;
+        }
+        for fit in &self.fits.0 {
+            for note in &fit.unverified {
+                writeln!(f, "unverified on {}: {note}", fit.line)?;
+            }
         }
         writeln!(f, "{}", self.summary())
     }
@@ -174,12 +186,15 @@ pub fn verify(iso: &Path) -> Result<Report, InspectError> {
         &tarballs,
         versions.as_ref().map(|v| v.images.as_slice()),
     ));
+    let paths: Vec<&str> = read::files(&entries).map(|(path, _)| path).collect();
+    let fits = node_contract::fit(&paths);
     Ok(Report {
         iso: iso.to_path_buf(),
         volume_id: image.volume_id().to_string(),
         files: digests.len(),
         images: tarballs.iter().map(|(_, layout)| layout.len()).sum(),
         findings,
+        fits,
     })
 }
 

@@ -5,7 +5,8 @@
 //! that disappears however the build ends. [`build`] does both. The rules (which files, which
 //! URLs, which images) are [`cks_pinning`]'s; this module only orders the work.
 //!
-//! Files: `options` (flags, environment and config → [`Options`]), `releases` (autoscaler and
+//! Files: `options` (flags, environment and config → [`Options`]), `fit` (the files a build
+//! will write, for the CloudStack line check before any download), `releases` (autoscaler and
 //! CCM), `resolve` (the plan), `kubeadm` (kubeadm's image list), `sources` (a planned file as a
 //! download), `head_start` (the large files begun while planning), `execute` (the second phase) and
 //! `execution` (its settings), `record`
@@ -14,6 +15,7 @@
 
 mod execute;
 mod execution;
+mod fit;
 mod head_start;
 mod iso_cache;
 mod iso_recipe;
@@ -36,7 +38,7 @@ pub use head_start::{Downloads, HeadStart, beside, head_start};
 pub use kubeadm::{KubeadmError, kubeadm_images};
 pub use lock::{LOCK_FORMAT, Lock};
 pub use options::{Inputs, Options, OptionsError};
-pub use plan::{AutoscalerPin, CcmPin, Plan};
+pub use plan::{AutoscalerPin, CcmPin, HeadlampPin, Plan};
 pub use releases::{Reach, Releases, TagSource, resolve_releases};
 pub use resolve::{Resolved, head_start_specs, resolve};
 pub use run::{Outcome, Request, build, fetch_options, pull_options};

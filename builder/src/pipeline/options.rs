@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use cks_pinning::arch::Arch;
+use cks_pinning::headlamp::HeadlampVersion;
+use cks_pinning::node_contract::Target;
 use cks_pinning::release::ReleaseVersion;
 use cks_pinning::sources::urls::AUTOSCALER_REPO;
 use cks_pinning::version::KubeVersion;
@@ -30,6 +32,10 @@ pub struct Inputs {
     pub network_yaml: Option<String>,
     /// URL or local path of the dashboard manifest.
     pub dashboard_yaml: Option<String>,
+    /// Headlamp release whose manifest and image are bundled as `headlamp.yaml`, e.g. `0.40.1`.
+    pub headlamp_version: Option<String>,
+    /// The CloudStack lines the ISO must fit: `4.20`, `4.22`, `4.23` or `any` (the default).
+    pub cloudstack: Option<String>,
     /// The ISO's base name: the ISO is `<build-name>-x86_64.iso` or `-aarch64.iso`.
     pub build_name: Option<String>,
     /// Target architecture: `x86_64`/`amd64` or `aarch64`/`arm64` (default x86_64).
@@ -117,6 +123,8 @@ impl Inputs {
             crictl_version: self.crictl_version.or(lower.crictl_version),
             network_yaml: self.network_yaml.or(lower.network_yaml),
             dashboard_yaml: self.dashboard_yaml.or(lower.dashboard_yaml),
+            headlamp_version: self.headlamp_version.or(lower.headlamp_version),
+            cloudstack: self.cloudstack.or(lower.cloudstack),
             build_name: self.build_name.or(lower.build_name),
             arch: self.arch.or(lower.arch),
             etcd_version: self.etcd_version.or(lower.etcd_version),
@@ -201,6 +209,8 @@ impl Inputs {
             self.csi_version.unwrap_or_else(|| "v3.0.0".to_string()),
             "--csi-version",
         )?;
+        let dashboards =
+            Dashboards::resolve(self.dashboard_yaml, self.headlamp_version, self.cloudstack)?;
         let mirrors = self
             .mirrors
             .iter()
@@ -230,11 +240,9 @@ impl Inputs {
                 "NETWORK_YAML (--network-yaml)",
                 "https://github.com/flannel-io/flannel/releases/download/v0.26.7/kube-flannel.yml",
             )?,
-            dashboard_yaml: need(
-                self.dashboard_yaml,
-                "DASHBOARD_YAML (--dashboard-yaml)",
-                "https://raw.githubusercontent.com/kubernetes/dashboard/v2.7.0/aio/deploy/recommended.yaml",
-            )?,
+            dashboard_yaml: dashboards.dashboard_yaml,
+            headlamp: dashboards.headlamp,
+            cloudstack: dashboards.cloudstack,
             build_name,
             arch,
             etcd_version,
@@ -256,6 +264,66 @@ impl Inputs {
             source_date_epoch: self.source_date_epoch,
             signatures,
         })
+    }
+}
+
+/// The dashboards of a build and the lines they must fit, checked before anything is fetched.
+struct Dashboards {
+    dashboard_yaml: Option<String>,
+    headlamp: Option<HeadlampVersion>,
+    cloudstack: Target,
+}
+
+impl Dashboards {
+    fn resolve(
+        dashboard_yaml: Option<String>,
+        headlamp_version: Option<String>,
+        cloudstack: Option<String>,
+    ) -> Result<Dashboards, OptionsError> {
+        let cloudstack = match cloudstack {
+            None => Target::Any,
+            Some(text) => text.parse().map_err(|_| OptionsError::Invalid {
+                input: "--cloudstack".into(),
+                value: text,
+                expected: "expected 4.20, 4.22, 4.23 or any".into(),
+            })?,
+        };
+        let headlamp = match headlamp_version.filter(|v| !v.is_empty()) {
+            None => None,
+            Some(text) => {
+                Some(
+                    HeadlampVersion::parse(&text).map_err(|e| OptionsError::Invalid {
+                        input: "--headlamp".into(),
+                        value: text.clone(),
+                        expected: e.to_string(),
+                    })?,
+                )
+            }
+        };
+        let dashboard_yaml = dashboard_yaml.filter(|d| !d.is_empty());
+        let planned = super::fit::planned_root_files(dashboard_yaml.is_some(), headlamp.is_some());
+        let planned: Vec<&str> = planned.iter().map(String::as_str).collect();
+        cks_pinning::node_contract::require_fit(cloudstack, &planned).map_err(|e| {
+            OptionsError::Unfit {
+                given: describe(dashboard_yaml.is_some(), headlamp.as_ref()),
+                reason: e.to_string(),
+            }
+        })?;
+        Ok(Dashboards {
+            dashboard_yaml,
+            headlamp,
+            cloudstack,
+        })
+    }
+}
+
+/// The dashboards given, as the refusal names them.
+fn describe(dashboard: bool, headlamp: Option<&HeadlampVersion>) -> String {
+    match (dashboard, headlamp) {
+        (true, Some(v)) => format!("the legacy dashboard and Headlamp {v}"),
+        (true, None) => "only the legacy dashboard".to_string(),
+        (false, Some(v)) => format!("only Headlamp {v}"),
+        (false, None) => "no dashboard (neither DASHBOARD_YAML nor --headlamp)".to_string(),
     }
 }
 
@@ -282,8 +350,14 @@ pub struct Options {
     pub crictl_version: ReleaseVersion,
     /// URL or local path of the network manifest.
     pub network_yaml: String,
-    /// URL or local path of the dashboard manifest.
-    pub dashboard_yaml: String,
+    /// URL or local path of the dashboard manifest, when the legacy dashboard is bundled.
+    pub dashboard_yaml: Option<String>,
+    /// The Headlamp release, when Headlamp is bundled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub headlamp: Option<HeadlampVersion>,
+    /// The CloudStack lines the ISO must fit.
+    #[serde(default)]
+    pub cloudstack: Target,
     /// The ISO's base name.
     pub build_name: String,
     /// Target architecture.
@@ -357,6 +431,16 @@ pub enum OptionsError {
         value: String,
         /// What would be accepted.
         expected: String,
+    },
+    /// The dashboards given cannot fit the CloudStack lines asked for.
+    #[error(
+        "{given}: {reason}; give DASHBOARD_YAML (--dashboard) for 4.20/4.22, --headlamp for 4.23, or both for any"
+    )]
+    Unfit {
+        /// The dashboards given.
+        given: String,
+        /// Which line refuses them, and why.
+        reason: String,
     },
     /// The config file could not be read or parsed.
     #[error("config file {}: {message}", path.display())]

@@ -8,7 +8,9 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 use cks_pinning::arch::Arch;
+use cks_pinning::headlamp::HeadlampVersion;
 use cks_pinning::image::{ImageRef, PlannedImage};
+use cks_pinning::node_contract::Target;
 use cks_pinning::sources::Source;
 use cks_pinning::version::KubeVersion;
 
@@ -34,6 +36,17 @@ pub struct CcmPin {
     pub image: ImageRef,
 }
 
+/// The Headlamp release the build bundles as `headlamp.yaml`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HeadlampPin {
+    /// The release, `0.40.1`.
+    pub version: HeadlampVersion,
+    /// The manifest at the release tag.
+    pub url: String,
+    /// The image the manifest is pinned to, `ghcr.io/headlamp-k8s/headlamp:v0.40.1`.
+    pub image: ImageRef,
+}
+
 /// Everything a build resolved before the large downloads.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Plan {
@@ -53,6 +66,12 @@ pub struct Plan {
     pub autoscaler: AutoscalerPin,
     /// The CCM release.
     pub ccm: CcmPin,
+    /// The Headlamp release, when bundled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub headlamp: Option<HeadlampPin>,
+    /// The CloudStack lines the ISO must fit.
+    #[serde(default)]
+    pub cloudstack: Target,
     /// Every file of the ISO but `docker/` and `versions.txt`, in ISO path order.
     pub files: Vec<Source>,
     /// Every image, deduplicated, in first-seen order.
@@ -84,6 +103,15 @@ impl Plan {
             self.autoscaler.tag, self.autoscaler.commit, self.autoscaler.image
         );
         let _ = writeln!(out, "  ccm:         {} -> {}", self.ccm.tag, self.ccm.image);
+        if let Some(headlamp) = &self.headlamp {
+            let _ = writeln!(
+                out,
+                "  headlamp:    {} -> {}",
+                headlamp.version.tag(),
+                headlamp.image
+            );
+        }
+        let _ = writeln!(out, "  cloudstack:  {}", self.cloudstack);
         let _ = writeln!(out, "  volume id:   {}", self.volume_id);
         let _ = writeln!(out, "files ({}):", self.files.len());
         for file in &self.files {

@@ -30,6 +30,7 @@ pub fn record(
         autoscaler: bare(&plan.autoscaler.version).to_string(),
         autoscaler_tag: plan.autoscaler.tag.clone(),
         etcd: plan.etcd.as_deref().map(|e| bare(e).to_string()),
+        headlamp: plan.headlamp.as_ref().map(|h| h.version.bare()),
         arch: plan.arch.go_name().to_string(),
         urls: file_urls(plan, fetched),
         files: file_entries(fetched, report, tree)?,

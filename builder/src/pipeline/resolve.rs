@@ -14,7 +14,7 @@ use cks_pinning::sources::{Source, urls};
 use super::kubeadm::kubeadm_images;
 use super::lock::Lock;
 use super::options::Options;
-use super::plan::Plan;
+use super::plan::{HeadlampPin, Plan};
 use super::releases::{Reach, Releases, TagSource, resolve_releases};
 use super::sources::{create_parents, file_spec};
 use super::staging::{Staging, write_atomically};
@@ -32,20 +32,24 @@ pub struct Resolved {
 /// Where the ISO keeps kubeadm.
 const KUBEADM: &str = "k8s/kubeadm";
 
-/// The manifests at the ISO root whose pull policies are set to `IfNotPresent`.
-const ROOT_MANIFESTS: [&str; 6] = [
+/// The manifests at the ISO root whose pull policies are set to `IfNotPresent` (each that the
+/// build bundles).
+const ROOT_MANIFESTS: [&str; 7] = [
     "network.yaml",
     "dashboard.yaml",
+    "headlamp.yaml",
     "autoscaler.yaml",
     "provider.yaml",
     "manifest.yaml",
     "snapshot-crds.yaml",
 ];
 
-/// The manifests whose images go into the ISO, after kubeadm's list.
-const IMAGE_MANIFESTS: [&str; 5] = [
+/// The manifests whose images go into the ISO, after kubeadm's list (each that the build
+/// bundles).
+const IMAGE_MANIFESTS: [&str; 6] = [
     "network.yaml",
     "dashboard.yaml",
+    "headlamp.yaml",
     "autoscaler.yaml",
     "provider.yaml",
     "manifest.yaml",
@@ -97,9 +101,11 @@ pub async fn resolve(
         small.push(source);
         fetched.push(kubeadm_file);
     }
-    pin_manifests(staging.tree(), &releases)?;
+    let headlamp = headlamp_pin(options)?;
+    pin_manifests(staging.tree(), &releases, headlamp.as_ref())?;
     let images = image_plan(staging.tree(), &kubeadm.path, options, lock)?;
-    let plan = assemble(options, releases, small, large, images);
+    let mut plan = assemble(options, releases, small, large, images);
+    plan.headlamp = headlamp;
     Ok(Resolved { plan, fetched })
 }
 
@@ -154,12 +160,11 @@ fn small_sources(
     releases: &Releases,
     lock: Option<&Lock>,
 ) -> Result<Vec<Source>> {
-    let mut small: Vec<Source> = vec![
-        urls::network(&options.network_yaml),
-        urls::dashboard(&options.dashboard_yaml),
-        urls::autoscaler(&releases.autoscaler.tag),
-        urls::provider(&releases.ccm.tag),
-    ];
+    let mut small: Vec<Source> = vec![urls::network(&options.network_yaml)];
+    small.extend(options.dashboard_yaml.as_deref().map(urls::dashboard));
+    small.extend(options.headlamp.as_ref().map(urls::headlamp));
+    small.push(urls::autoscaler(&releases.autoscaler.tag));
+    small.push(urls::provider(&releases.ccm.tag));
     small.extend(urls::csi(&options.csi_version));
     small.extend(urls::kubelet_units(&options.kubernetes_version));
     pin_to_lock(&mut small, lock)?;
@@ -246,17 +251,36 @@ async fn fetch_small_files(
     Ok(fetched)
 }
 
-/// Pins the autoscaler and CCM manifests to their images and sets every root manifest's pull
-/// policies to `IfNotPresent`.
-fn pin_manifests(tree: &Path, releases: &Releases) -> Result<()> {
+/// The Headlamp release's pin: its manifest URL and its own image tag.
+fn headlamp_pin(options: &Options) -> Result<Option<HeadlampPin>> {
+    let Some(version) = &options.headlamp else {
+        return Ok(None);
+    };
+    Ok(Some(HeadlampPin {
+        url: version.manifest_url(),
+        image: version.image().context("naming the Headlamp image")?,
+        version: version.clone(),
+    }))
+}
+
+/// Pins the autoscaler, CCM and Headlamp manifests to their images and sets every root
+/// manifest's pull policies to `IfNotPresent`.
+fn pin_manifests(tree: &Path, releases: &Releases, headlamp: Option<&HeadlampPin>) -> Result<()> {
     edit(tree, "autoscaler.yaml", |text| {
         manifest::pin_autoscaler(text, &releases.autoscaler.image)
     })?;
     edit(tree, "provider.yaml", |text| {
         manifest::pin_ccm(text, &releases.ccm.image)
     })?;
+    if let Some(headlamp) = headlamp {
+        edit(tree, cks_pinning::headlamp::ISO_PATH, |text| {
+            manifest::pin_headlamp(text, &headlamp.image)
+        })?;
+    }
     for name in ROOT_MANIFESTS {
-        edit(tree, name, manifest::set_pull_policy)?;
+        if tree.join(name).exists() {
+            edit(tree, name, manifest::set_pull_policy)?;
+        }
     }
     Ok(())
 }
@@ -274,6 +298,9 @@ fn image_plan(
         kubeadm_images(kubeadm, &options.kubernetes_version)?,
     )];
     for name in IMAGE_MANIFESTS {
+        if !tree.join(name).exists() {
+            continue;
+        }
         let text = read(tree, name)?;
         let images =
             manifest::images(&text).with_context(|| format!("reading the images of {name}"))?;
@@ -312,6 +339,8 @@ fn assemble(
         arch: options.arch,
         autoscaler: releases.autoscaler,
         ccm: releases.ccm,
+        headlamp: None,
+        cloudstack: options.cloudstack,
         files: all,
         images,
         iso: options.iso_path(),

@@ -184,6 +184,21 @@ pub enum RegisterError {
         /// The last status text.
         status: String,
     },
+    /// The ISO does not fit the node contract of the server's CloudStack line.
+    #[error(
+        "{} does not fit CloudStack {version} (the {line} line): {missing}; build it with the files that line reads (`cks-iso build --cloudstack {line}`), or pass --force",
+        iso.display()
+    )]
+    Unfit {
+        /// The ISO.
+        iso: PathBuf,
+        /// The server's version.
+        version: String,
+        /// Its line.
+        line: cks_pinning::node_contract::Line,
+        /// What is missing and what the node does without it.
+        missing: String,
+    },
     /// CloudStack answered with an error.
     #[error("{0}")]
     CloudStack(#[from] CloudStackError),

@@ -28,6 +28,8 @@ pub struct IsoFacts {
     pub sha256: String,
     /// Whether a `.sha256` sidecar was found (and agreed).
     pub sidecar_checked: bool,
+    /// Which CloudStack lines' node contracts the ISO's files fit.
+    pub fits: cks_pinning::node_contract::Fits,
 }
 
 impl IsoFacts {
@@ -101,6 +103,7 @@ pub fn read(iso: &Path) -> Result<IsoFacts, RegisterError> {
         size,
         sha256,
         sidecar_checked,
+        fits: report.fits,
     })
 }
 

@@ -1,6 +1,7 @@
 //! `register`: adds a built ISO to CloudStack as a Kubernetes supported version. It reads the
 //! version and arch from the ISO's `versions.txt` and its sha256 (checked against the sidecar),
-//! refuses an ISO `verify` rejects, checks that the URL serves exactly that ISO, then calls
+//! refuses an ISO `verify` rejects or one that does not fit the server's CloudStack line
+//! (`listCapabilities`) unless forced, checks that the URL serves exactly that ISO, then calls
 //! `addKubernetesSupportedVersion` and waits until the ISO is Ready on secondary storage.
 //! The same version with the same checksum is already done; with another checksum it is
 //! refused unless replacing was asked for (and no cluster uses the old one).
@@ -19,6 +20,7 @@
 mod catalogue;
 mod error;
 mod iso_facts;
+mod line_fit;
 mod url_check;
 
 use std::path::PathBuf;
@@ -57,6 +59,8 @@ pub struct Request {
     pub check_url: bool,
     /// Delete a version registered with another checksum first.
     pub replace: bool,
+    /// Register even an ISO that does not fit the server's CloudStack line.
+    pub force: bool,
 }
 
 impl Request {
@@ -76,6 +80,7 @@ impl Request {
             poll_interval: Duration::from_secs(5),
             check_url: true,
             replace: false,
+            force: false,
         }
     }
 }
@@ -134,6 +139,7 @@ pub fn run(
             " (no sidecar)"
         }
     ));
+    line_fit::check(client, &facts, request.force, say)?;
     url_check::check(&request.url, &facts, request.check_url)?;
     say(&format!(
         "{} serves this ISO ({})",

@@ -11,6 +11,7 @@
 //! ```
 
 mod document;
+mod headlamp;
 mod images;
 mod objects;
 mod pin;
@@ -19,6 +20,7 @@ mod pull_policy;
 mod rbac;
 mod set_image;
 
+pub use headlamp::pin_headlamp;
 pub use images::{image_refs, images};
 pub use objects::{Object, objects};
 pub use pin::{pin_autoscaler, pin_ccm};

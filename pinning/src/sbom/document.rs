@@ -162,6 +162,9 @@ fn version_in(sbom: &Sbom<'_>, url: &str) -> Option<String> {
     if let Some(etcd) = &v.etcd {
         candidates.push(etcd);
     }
+    if let Some(headlamp) = &v.headlamp {
+        candidates.push(headlamp);
+    }
     candidates
         .into_iter()
         .filter(|c| !c.is_empty() && url.contains(*c))

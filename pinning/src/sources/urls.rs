@@ -149,6 +149,15 @@ pub fn dashboard(url_or_path: &str) -> Source {
     Source::new("dashboard.yaml", url_or_path, Checksum::None)
 }
 
+/// The Headlamp manifest at its release tag, as `headlamp.yaml` (the 4.23 script's file).
+pub fn headlamp(version: &crate::headlamp::HeadlampVersion) -> Source {
+    Source::new(
+        crate::headlamp::ISO_PATH,
+        version.manifest_url(),
+        Checksum::None,
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

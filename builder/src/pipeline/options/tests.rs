@@ -173,3 +173,90 @@ fn a_bad_source_date_epoch_is_named() {
         .expect_err("not a number");
     assert!(err.to_string().contains("SOURCE_DATE_EPOCH"));
 }
+
+#[test]
+fn dashboards_the_lines_cannot_take_are_refused_naming_the_line_and_why() {
+    let headlamp_only = Inputs {
+        dashboard_yaml: None,
+        headlamp_version: Some("v0.40.1".into()),
+        ..full()
+    };
+    let text = headlamp_only
+        .clone()
+        .resolve()
+        .expect_err("4.22 needs dashboard.yaml")
+        .to_string();
+    assert!(
+        text.starts_with("only Headlamp 0.40.1: the ISO would not fit --cloudstack any:"),
+        "{text}"
+    );
+    assert!(
+        text.contains("CloudStack 4.22: no dashboard.yaml: deploy-kube-system stops")
+            && text.contains("give DASHBOARD_YAML (--dashboard) for 4.20/4.22"),
+        "{text}"
+    );
+    let for_4_22 = Inputs {
+        cloudstack: Some("4.22".into()),
+        ..headlamp_only.clone()
+    };
+    let text = for_4_22.resolve().expect_err("4.22").to_string();
+    assert!(
+        text.contains("--cloudstack 4.22") && !text.contains("CloudStack 4.20"),
+        "{text}"
+    );
+
+    let for_4_23 = Inputs {
+        cloudstack: Some("4.23".into()),
+        ..headlamp_only
+    };
+    let options = for_4_23.resolve().expect("4.23 takes Headlamp alone");
+    assert_eq!(options.dashboard_yaml, None);
+    assert_eq!(
+        options.headlamp.map(|h| h.tag()).as_deref(),
+        Some("v0.40.1")
+    );
+
+    for cloudstack in [None, Some("4.23".to_string())] {
+        let none = Inputs {
+            dashboard_yaml: None,
+            cloudstack,
+            ..full()
+        };
+        let text = none.resolve().expect_err("no dashboard").to_string();
+        assert!(
+            text.starts_with("no dashboard (neither DASHBOARD_YAML nor --headlamp)")
+                && text.contains("readiness poll times out"),
+            "{text}"
+        );
+    }
+}
+
+#[test]
+fn both_dashboards_fit_any_and_bad_values_are_named() {
+    let both = Inputs {
+        headlamp_version: Some("0.40.1".into()),
+        ..full()
+    };
+    let options = both.clone().resolve().expect("both fit every line");
+    assert_eq!(options.cloudstack, Target::Any);
+    assert_eq!(options.dashboard_yaml.as_deref(), Some("dash.yaml"));
+    for (inputs, named) in [
+        (
+            Inputs {
+                cloudstack: Some("4.21".into()),
+                ..both.clone()
+            },
+            "bad --cloudstack `4.21`: expected 4.20, 4.22, 4.23 or any",
+        ),
+        (
+            Inputs {
+                headlamp_version: Some("latest".into()),
+                ..both
+            },
+            "bad --headlamp `latest`",
+        ),
+    ] {
+        let text = inputs.resolve().expect_err(named).to_string();
+        assert!(text.starts_with(named), "{text}");
+    }
+}
