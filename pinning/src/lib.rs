@@ -9,7 +9,7 @@
 //! (the bundled tools' release versions), [`sources`] (where each file of the ISO comes from and
 //! goes to), [`autoscaler`] (tag listing and release choice), [`ccm`] (the cloud controller
 //! manager pin), [`image`] (references, dedup, tarball names, the image plan and its one-pause
-//! rule), [`manifest`] (text-preserving YAML edits), [`versions_txt`] (the ISO's record) and
+//! rule), [`limits`] (how much is read of each kind of input), [`manifest`] (text-preserving YAML edits), [`versions_txt`] (the ISO's record) and
 //! [`sbom`] (its SPDX bill of materials).
 //!
 //! ```
@@ -28,6 +28,7 @@ pub mod autoscaler;
 pub mod ccm;
 pub mod digest;
 pub mod image;
+pub mod limits;
 pub mod manifest;
 pub mod release;
 pub mod sbom;
