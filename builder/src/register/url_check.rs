@@ -64,7 +64,7 @@ async fn check_async(url: &str, facts: &IsoFacts, full: bool) -> Result<(), Regi
     if !full {
         return Ok(());
     }
-    let digest = hash_body(url, body).await?;
+    let digest = hash_body(url, body, facts).await?;
     check_size(url, facts, digest.bytes)?;
     if digest.hex() != facts.sha256 {
         return Err(mismatch(
@@ -87,18 +87,41 @@ async fn declared_size(client: &reqwest::Client, url: &str) -> Result<Option<u64
     }
 }
 
-/// The sha256 and size of the body, streamed.
+/// The sha256 and size of the body, streamed; a body that runs past the ISO's size is a
+/// mismatch as soon as it does (nothing past `facts.size` bytes is read), one that stalls for
+/// [`ANSWER_TIMEOUT`] fails.
 async fn hash_body(
     url: &str,
     body: reqwest::Response,
+    facts: &IsoFacts,
 ) -> Result<crate::digest::Digested, RegisterError> {
     let mut hash = Sha256Count::new();
+    let mut read = 0u64;
     let mut stream = body.bytes_stream();
-    while let Some(chunk) = stream.next().await {
+    loop {
+        let next = tokio::time::timeout(ANSWER_TIMEOUT, stream.next())
+            .await
+            .map_err(|_| RegisterError::UrlUnreachable {
+                url: url.to_string(),
+                detail: format!(
+                    "the body stalled for {} s after {read} bytes",
+                    ANSWER_TIMEOUT.as_secs()
+                ),
+            })?;
+        let Some(chunk) = next else { break };
         let chunk = chunk.map_err(|e| RegisterError::UrlUnreachable {
             url: url.to_string(),
             detail: format!("reading the body: {e}"),
         })?;
+        read += chunk.len() as u64;
+        if read > facts.size {
+            return Err(mismatch(
+                url,
+                facts,
+                format!("more than {} bytes", facts.size),
+                format!("{} bytes", facts.size),
+            ));
+        }
         hash.update(&chunk);
     }
     Ok(hash.finish())
