@@ -1,9 +1,14 @@
 //! Parsing a multi-document manifest with source positions, and walking its mappings.
 
 use saphyr::{MarkedYaml, Scalar, YamlData, YamlLoader};
-use saphyr_parser::{BufferedInput, Parser};
+use saphyr_parser::{BufferedInput, Event, Parser, SpannedEventReceiver};
 
 use super::ManifestError;
+
+/// The deepest nesting of mappings and sequences read. The deepest upstream manifest bundled
+/// today (a CRD's schema) nests 14 levels; anything deeper than this is refused before it is
+/// built, so no walk over a document can exhaust the stack.
+pub const MAX_DEPTH: usize = 100;
 
 /// A parsed manifest: its text, its documents, and a table from character to byte offsets
 /// (saphyr's markers count characters, edits splice bytes).
@@ -27,17 +32,43 @@ pub(crate) struct Located {
 impl<'t> Parsed<'t> {
     /// Parses every document of `text`. A key repeated in a mapping keeps its last value, as
     /// Kubernetes' own YAML reader does (upstream manifests have such slips, e.g. a `---` glued
-    /// onto the end of a line merges two documents).
+    /// onto the end of a line merges two documents). Nesting deeper than [`MAX_DEPTH`] is
+    /// refused as the parser reaches it: the events are fed to the loader one by one here
+    /// (saphyr's own `load` recurses once per level).
     pub fn parse(text: &'t str) -> Result<Parsed<'t>, ManifestError> {
-        let to_error = |error: saphyr::ScanError| ManifestError::Yaml {
-            line: error.marker().line(),
-            column: error.marker().col() + 1,
-            message: error.info().to_string(),
+        // The scanner has a flow-nesting limit of its own, which may be reached first.
+        let to_error = |error: saphyr::ScanError| match error.info() {
+            "recursion limit exceeded" => ManifestError::TooDeep {
+                line: error.marker().line(),
+                limit: MAX_DEPTH,
+            },
+            message => ManifestError::Yaml {
+                line: error.marker().line(),
+                column: error.marker().col() + 1,
+                message: message.to_string(),
+            },
         };
         let mut loader: YamlLoader<'t, MarkedYaml<'t>> = YamlLoader::default();
         loader.allow_duplicate_keys(true);
         let mut parser = Parser::new(BufferedInput::new(text.chars()));
-        parser.load(&mut loader, true).map_err(to_error)?;
+        let mut depth = 0usize;
+        while let Some(next) = parser.next_event() {
+            let (event, span) = next.map_err(to_error)?;
+            match event {
+                Event::MappingStart(..) | Event::SequenceStart(..) => {
+                    depth += 1;
+                    if depth > MAX_DEPTH {
+                        return Err(ManifestError::TooDeep {
+                            line: span.start.line(),
+                            limit: MAX_DEPTH,
+                        });
+                    }
+                }
+                Event::MappingEnd | Event::SequenceEnd => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+            loader.on_event(event, span);
+        }
         if let Some(error) = loader.error() {
             return Err(to_error(error.clone()));
         }

@@ -18,7 +18,9 @@ mod placeholders;
 mod pull_policy;
 mod rbac;
 mod set_image;
+mod validate;
 
+pub use document::MAX_DEPTH;
 pub use images::{image_refs, images};
 pub use objects::{Object, objects};
 pub use pin::{pin_autoscaler, pin_ccm};
@@ -26,6 +28,7 @@ pub use placeholders::{NODES_PLACEHOLDER, count_placeholders, require_placeholde
 pub use pull_policy::{IF_NOT_PRESENT, set_pull_policy};
 pub use rbac::{EXTRA_RBAC, EXTRA_RBAC_NAME, append_extra_rbac};
 pub use set_image::set_image;
+pub use validate::{Role, validate};
 
 use thiserror::Error;
 
@@ -108,6 +111,34 @@ pub enum ManifestError {
         line: usize,
         /// The missing field.
         missing: &'static str,
+    },
+    /// Mappings and sequences nested deeper than [`MAX_DEPTH`].
+    #[error(
+        "nesting deeper than {limit} levels at line {line}; no Kubernetes manifest nests this deep"
+    )]
+    TooDeep {
+        /// The 1-based line where the limit was passed.
+        line: usize,
+        /// The limit.
+        limit: usize,
+    },
+    /// A document is not a Kubernetes object (no `apiVersion` or `kind`), or there is none.
+    #[error(
+        "it holds {held}, not Kubernetes objects (every document needs apiVersion and kind); check that the URL serves the manifest"
+    )]
+    NotManifest {
+        /// What the text holds, e.g. "a JSON document with keys name, version".
+        held: String,
+    },
+    /// A manifest that must run containers names no image.
+    #[error(
+        "its {objects} Kubernetes object(s) name no container image; a {role} manifest runs at least one, so check that the URL serves the manifest"
+    )]
+    NoImages {
+        /// The manifest's role (network).
+        role: &'static str,
+        /// How many objects it holds.
+        objects: usize,
     },
     /// An edit's result failed its own check.
     #[error("{edit} gave an unexpected result: {detail}")]
