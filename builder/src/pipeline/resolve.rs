@@ -97,6 +97,7 @@ pub async fn resolve(
         small.push(source);
         fetched.push(kubeadm_file);
     }
+    check_manifests(staging.tree(), &fetched)?;
     pin_manifests(staging.tree(), &releases)?;
     let images = image_plan(staging.tree(), &kubeadm.path, options, lock)?;
     let plan = assemble(options, releases, small, large, images);
@@ -244,6 +245,29 @@ async fn fetch_small_files(
         fetched.push(result?);
     }
     Ok(fetched)
+}
+
+/// Refuses a root manifest that is not Kubernetes objects (or a network manifest without an
+/// image), naming the URL it came from and what it held.
+fn check_manifests(tree: &Path, fetched: &[FetchedFile]) -> Result<()> {
+    for name in ROOT_MANIFESTS {
+        let Some(file) = fetched.iter().find(|f| f.name == name) else {
+            continue;
+        };
+        let role = if name == "network.yaml" {
+            manifest::Role::Network
+        } else {
+            manifest::Role::Other
+        };
+        let text = read(tree, name)?;
+        manifest::validate(&text, role).with_context(|| {
+            format!(
+                "{} (the {name} of the plan) is not a Kubernetes manifest",
+                file.url_used
+            )
+        })?;
+    }
+    Ok(())
 }
 
 /// Pins the autoscaler and CCM manifests to their images and sets every root manifest's pull
