@@ -23,6 +23,7 @@ mod iso_large;
 mod iso_reader;
 mod iso_readers;
 mod iso_reproducible;
+mod limits_attacks;
 mod ls_remote;
 mod ls_remote_resolve;
 mod pull_auth;
