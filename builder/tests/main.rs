@@ -32,6 +32,7 @@ mod pull_containerd;
 mod pull_cred_helpers;
 mod pull_docker_archive;
 mod pull_failures;
+mod pull_limits;
 mod pull_resume;
 mod pull_tls;
 mod resolve_cli;
