@@ -26,6 +26,7 @@ mod iso_reproducible;
 mod limits_attacks;
 mod ls_remote;
 mod ls_remote_resolve;
+mod manifest_attacks;
 mod pull_auth;
 mod pull_cli;
 mod pull_containerd;
