@@ -207,7 +207,7 @@ impl Fetcher {
         dest_name: &str,
     ) -> Result<(Downloaded, ChecksumStatus), FetchError> {
         let stall = self.options.client.stall_timeout;
-        let kind = LimitKind::of_file(&spec.name);
+        let kind = LimitKind::of_file(dest_name);
         let cap = (kind, self.options.client.limits.get(kind));
         let response = request_rest(&self.client, used, stall, resume).await?;
         // The published digest is fetched while the body streams: it is needed only at the

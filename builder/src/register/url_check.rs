@@ -148,3 +148,46 @@ fn mismatch(url: &str, facts: &IsoFacts, served: String, expected: String) -> Re
         expected,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cks_fixtures::http::{Fault, FileServer};
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn an_endless_body_is_read_no_further_than_the_iso_size() {
+        let dir = tempfile::tempdir().expect("dir");
+        let server = FileServer::start(dir.path()).expect("file server");
+        server.always(
+            "/cks.iso",
+            Fault::Flood {
+                status: 200,
+                length: None,
+                fill: &[0u8; 4096],
+            },
+        );
+        let facts = IsoFacts {
+            iso: "cks.iso".into(),
+            semantic_version: "1.33.13".into(),
+            arch: "x86_64".into(),
+            size: 1 << 20,
+            sha256: "0".repeat(64),
+            sidecar_checked: false,
+        };
+        let url = server.url("/cks.iso");
+        let err = check_async(&url, &facts, true)
+            .await
+            .expect_err("an endless body is not the ISO");
+        let text = err.to_string();
+        assert!(
+            text.contains(&url) && text.contains("more than 1048576 bytes"),
+            "{text}"
+        );
+        // What the server pushed into the socket buffers before the client hung up, no more.
+        assert!(
+            server.body_bytes_sent() < 64 << 20,
+            "{} bytes sent",
+            server.body_bytes_sent()
+        );
+    }
+}
