@@ -208,7 +208,7 @@ pub fn parse_size(text: &str) -> Result<u64, LimitError> {
 /// `bytes` for a person: `8 MiB`, `1536 KiB`, `12 B`.
 pub fn show_size(bytes: u64) -> String {
     for (shift, unit) in [(30, "GiB"), (20, "MiB"), (10, "KiB")] {
-        if bytes >= 1 << shift && bytes % (1 << shift) == 0 {
+        if bytes >= 1 << shift && bytes.is_multiple_of(1 << shift) {
             return format!("{} {unit}", bytes >> shift);
         }
     }
