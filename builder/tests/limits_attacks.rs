@@ -1,6 +1,6 @@
 //! The size limits played as attacks on the real `cks-iso` binary, under `/usr/bin/time -v`: a
 //! mirror sending a 256 MiB or an endless network manifest, an endless crictl, a 503 with a
-//! 512 MiB body, a git server sending 200 MB of packets. Each build fails with one error naming
+//! 512 MiB body, a git server sending 200 MB of packets or endless ones. Each build fails with one error naming
 //! the URL, the limit and the flag, under `--signatures warn` and `require`; the peak memory
 //! stays under 100 MiB and no file larger than the limit appears in the temporary folder.
 
@@ -107,6 +107,10 @@ fn attack(upstream: &DemoUpstream, extra: &[&str], named: &[&str], file_limit: u
         let out = tempfile::tempdir().expect("out dir");
         let temp = tempfile::tempdir().expect("temp dir");
         let run = run(&args(upstream, out.path(), mode, extra), temp.path());
+        eprintln!(
+            "--signatures {mode}: peak memory {} KiB, largest file {} bytes",
+            run.max_rss_kib, run.largest_file
+        );
         assert!(!run.success, "--signatures {mode}: the build fails");
         // The error, up to the report of /usr/bin/time.
         let error: String = run
@@ -268,6 +272,27 @@ fn a_git_server_sending_200_mb_of_packets_is_cut_off() {
         },
     );
     let repo = upstream.file_server().url("/hostile/autoscaler.git");
+    attack(
+        &upstream,
+        &["--autoscaler-repo", &repo],
+        &[&repo, "git limit of 32 MiB", "--limit git=SIZE"],
+        16 << 20,
+    );
+}
+
+#[test]
+fn a_git_server_sending_endless_packets_is_cut_off_at_the_git_limit() {
+    let upstream = DemoUpstream::start(&DemoConfig::default()).expect("demo upstream");
+    let path = "/endless/autoscaler.git/info/refs";
+    upstream.file_server().always(
+        path,
+        Fault::Flood {
+            status: 200,
+            length: None,
+            fill: b"003f0123456789012345678901234567890123456789 refs/tags/v1.0.0\n",
+        },
+    );
+    let repo = upstream.file_server().url("/endless/autoscaler.git");
     attack(
         &upstream,
         &["--autoscaler-repo", &repo],
