@@ -1,8 +1,9 @@
 //! The size limits played as attacks on the real `cks-iso` binary, under `/usr/bin/time -v`: a
-//! mirror sending a 256 MiB or an endless network manifest, an endless crictl, a 503 with a
-//! 512 MiB body, a git server sending 200 MB of packets or endless ones. Each build fails with one error naming
-//! the URL, the limit and the flag, under `--signatures warn` and `require`; the peak memory
-//! stays under 100 MiB and no file larger than the limit appears in the temporary folder.
+//! mirror sending a 256 MiB or an endless network manifest, an endless crictl, a 1 GiB kubelet,
+//! a 503 with a 512 MiB body, a git server sending 200 MB of packets or endless ones. Each build
+//! fails with one error naming the URL, the limit and the flag, under `--signatures warn` and
+//! `require`; the peak memory stays under 100 MiB and no file larger than the limit appears in
+//! the temporary folder.
 
 use std::path::Path;
 use std::process::{Command, Stdio};
