@@ -1,14 +1,10 @@
 //! Parsing a multi-document manifest with source positions, and walking its mappings.
 
 use saphyr::{MarkedYaml, Scalar, YamlData, YamlLoader};
-use saphyr_parser::{BufferedInput, Event, Parser, SpannedEventReceiver};
+use saphyr_parser::{BufferedInput, Parser, SpannedEventReceiver};
 
 use super::ManifestError;
-
-/// The deepest nesting of mappings and sequences read. The deepest upstream manifest bundled
-/// today (a CRD's schema) nests 14 levels; anything deeper than this is refused before it is
-/// built, so no walk over a document can exhaust the stack.
-pub const MAX_DEPTH: usize = 100;
+use super::guard::{Guard, MAX_DEPTH};
 
 /// A parsed manifest: its text, its documents, and a table from character to byte offsets
 /// (saphyr's markers count characters, edits splice bytes).
@@ -32,9 +28,10 @@ pub(crate) struct Located {
 impl<'t> Parsed<'t> {
     /// Parses every document of `text`. A key repeated in a mapping keeps its last value, as
     /// Kubernetes' own YAML reader does (upstream manifests have such slips, e.g. a `---` glued
-    /// onto the end of a line merges two documents). Nesting deeper than [`MAX_DEPTH`] is
-    /// refused as the parser reaches it: the events are fed to the loader one by one here
-    /// (saphyr's own `load` recurses once per level).
+    /// onto the end of a line merges two documents). Nesting deeper than [`MAX_DEPTH`] and
+    /// aliases copying too many nodes are refused as the parser reaches them ([`Guard`]): the
+    /// events are fed to the loader one by one here (saphyr's own `load` recurses once per
+    /// level).
     pub fn parse(text: &'t str) -> Result<Parsed<'t>, ManifestError> {
         // The scanner has a flow-nesting limit of its own, which may be reached first.
         let to_error = |error: saphyr::ScanError| match error.info() {
@@ -51,22 +48,10 @@ impl<'t> Parsed<'t> {
         let mut loader: YamlLoader<'t, MarkedYaml<'t>> = YamlLoader::default();
         loader.allow_duplicate_keys(true);
         let mut parser = Parser::new(BufferedInput::new(text.chars()));
-        let mut depth = 0usize;
+        let mut guard = Guard::default();
         while let Some(next) = parser.next_event() {
             let (event, span) = next.map_err(to_error)?;
-            match event {
-                Event::MappingStart(..) | Event::SequenceStart(..) => {
-                    depth += 1;
-                    if depth > MAX_DEPTH {
-                        return Err(ManifestError::TooDeep {
-                            line: span.start.line(),
-                            limit: MAX_DEPTH,
-                        });
-                    }
-                }
-                Event::MappingEnd | Event::SequenceEnd => depth = depth.saturating_sub(1),
-                _ => {}
-            }
+            guard.see(&event, &span)?;
             loader.on_event(event, span);
         }
         if let Some(error) = loader.error() {

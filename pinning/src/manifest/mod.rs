@@ -11,6 +11,7 @@
 //! ```
 
 mod document;
+mod guard;
 mod images;
 mod objects;
 mod pin;
@@ -20,7 +21,7 @@ mod rbac;
 mod set_image;
 mod validate;
 
-pub use document::MAX_DEPTH;
+pub use guard::{MAX_ALIAS_NODES, MAX_DEPTH};
 pub use images::{image_refs, images};
 pub use objects::{Object, objects};
 pub use pin::{pin_autoscaler, pin_ccm};
@@ -121,6 +122,16 @@ pub enum ManifestError {
         line: usize,
         /// The limit.
         limit: usize,
+    },
+    /// Aliases that copy more than [`MAX_ALIAS_NODES`] nodes (an alias bomb).
+    #[error(
+        "aliases copying more than {limit} nodes by line {line}; no Kubernetes manifest expands like this"
+    )]
+    AliasBomb {
+        /// The 1-based line where the limit was passed.
+        line: usize,
+        /// The limit.
+        limit: u64,
     },
     /// A document is not a Kubernetes object (no `apiVersion` or `kind`), or there is none.
     #[error(

@@ -184,4 +184,18 @@ mod tests {
             Err(ManifestError::NotManifest { .. })
         ));
     }
+
+    #[test]
+    fn refuses_an_alias_bomb_and_keeps_small_anchors() {
+        let mut bomb = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+        for level in 1..10 {
+            let previous = format!("*a{}", level - 1);
+            let row = vec![previous.as_str(); 10].join(", ");
+            bomb.push_str(&format!("a{level}: &a{level} [{row}]\n"));
+        }
+        let err = validate(&bomb, Role::Other).expect_err("an alias bomb");
+        assert!(matches!(err, ManifestError::AliasBomb { .. }), "{err}");
+        let anchors = "apiVersion: v1\nkind: List\nitems:\n  - &pod {apiVersion: v1, kind: Pod}\n  - *pod\n  - *pod\n";
+        assert_eq!(validate(anchors, Role::Other), Ok(()));
+    }
 }

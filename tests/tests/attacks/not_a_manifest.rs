@@ -101,3 +101,25 @@ async fn a_checksum_file_listing_etcd_twice_with_different_digests_is_refused() 
         );
     }
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_alias_bomb_served_as_the_network_manifest_is_refused() {
+    let upstream = start_upstream(DemoConfig::default()).await;
+    // Ten levels of ten aliases each: 10^10 nodes once expanded, from 600 bytes.
+    let mut bomb =
+        String::from("apiVersion: v1\nkind: ConfigMap\na0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+    for level in 1..10 {
+        let previous = format!("*a{}", level - 1);
+        let row = vec![previous.as_str(); 10].join(", ");
+        bomb.push_str(&format!("a{level}: &a{level} [{row}]\n"));
+    }
+    let url = serve_network(&upstream, &bomb);
+    for mode in ["warn", "require"] {
+        let text = failed_build(&upstream, mode).await;
+        assert!(text.contains(&url), "{mode}: {text}");
+        assert!(
+            text.contains("aliases copying more than 100000 nodes"),
+            "{mode}: {text}"
+        );
+    }
+}
