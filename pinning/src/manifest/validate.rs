@@ -190,7 +190,7 @@ mod tests {
         let mut bomb = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
         for level in 1..10 {
             let previous = format!("*a{}", level - 1);
-            let row = vec![previous.as_str(); 10].join(", ");
+            let row = [previous.as_str(); 10].join(", ");
             bomb.push_str(&format!("a{level}: &a{level} [{row}]\n"));
         }
         let err = validate(&bomb, Role::Other).expect_err("an alias bomb");

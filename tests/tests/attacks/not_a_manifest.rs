@@ -1,7 +1,7 @@
 //! A hostile mirror answering the network manifest with something else (a JSON document, 20 KB
-//! of deeply nested YAML, objects without a single image) and a checksum file listing one file
-//! twice with different digests: each build fails naming the URL and what was wrong, leaving
-//! nothing in OUTPUT_PATH or the temporary folder, under both signature modes.
+//! of deeply nested YAML, an alias bomb, objects without a single image) and a checksum file
+//! listing one file twice with different digests: each build fails naming the URL and what was
+//! wrong, leaving nothing in OUTPUT_PATH or the temporary folder, under both signature modes.
 
 use cks_builder::pipeline::{Inputs, Request};
 use cks_e2e::{demo_inputs, entries, run_build, start_upstream};
@@ -110,7 +110,7 @@ async fn an_alias_bomb_served_as_the_network_manifest_is_refused() {
         String::from("apiVersion: v1\nkind: ConfigMap\na0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
     for level in 1..10 {
         let previous = format!("*a{}", level - 1);
-        let row = vec![previous.as_str(); 10].join(", ");
+        let row = [previous.as_str(); 10].join(", ");
         bomb.push_str(&format!("a{level}: &a{level} [{row}]\n"));
     }
     let url = serve_network(&upstream, &bomb);
