@@ -1,6 +1,7 @@
 //! A hostile registry (the fixture file server laid out as `/v2/...`): an image of 25,000
-//! layers, a config announced at 512 MiB, an endless manifest and a 503 with a 512 MiB body are
-//! refused naming the image or URL, the limit and the flag, and nothing large is read or written.
+//! layers, a config announced at 512 MiB, an endless manifest or token answer and a 503 with a
+//! 512 MiB body are refused naming the image or URL, the limit and the flag, and nothing large
+//! is read or written.
 
 use std::path::Path;
 
@@ -185,6 +186,42 @@ async fn a_503_with_a_512_mib_body_is_reported_without_reading_it() {
     assert!(
         server.body_bytes_sent() < attempts * (32 << 20),
         "{} bytes sent in {attempts} answers",
+        server.body_bytes_sent()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_endless_token_answer_is_cut_off_at_the_answer_limit() {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = registry(dir.path(), "private", "{}");
+    let realm = server.url("/token");
+    server.always(
+        "/v2/test/private/manifests/1.0",
+        Fault::Challenge {
+            realm: realm.clone(),
+        },
+    );
+    server.always(
+        "/token",
+        Fault::Flood {
+            status: 200,
+            length: None,
+            fill: b"{\"token\":\"",
+        },
+    );
+    let out = dir.path().join("out");
+    let err = pull("private", &out, &options(&server)).await;
+    let text = err.to_string();
+    for part in [
+        realm.as_str(),
+        "answer limit of 1 MiB",
+        "--limit answer=SIZE",
+    ] {
+        assert!(text.contains(part), "{part}: {text}");
+    }
+    assert!(
+        server.body_bytes_sent() < 64 << 20,
+        "{} bytes sent",
         server.body_bytes_sent()
     );
 }
