@@ -269,7 +269,7 @@ fn a_git_server_sending_200_mb_of_packets_is_cut_off() {
         Fault::Flood {
             status: 200,
             length: Some(200_000_000),
-            fill: b"003f0123456789012345678901234567890123456789 refs/tags/v1.0.0\n",
+            fill: b"003e0123456789012345678901234567890123456789 refs/tags/v1.0.0\n",
         },
     );
     let repo = upstream.file_server().url("/hostile/autoscaler.git");
@@ -290,7 +290,7 @@ fn a_git_server_sending_endless_packets_is_cut_off_at_the_git_limit() {
         Fault::Flood {
             status: 200,
             length: None,
-            fill: b"003f0123456789012345678901234567890123456789 refs/tags/v1.0.0\n",
+            fill: b"003e0123456789012345678901234567890123456789 refs/tags/v1.0.0\n",
         },
     );
     let repo = upstream.file_server().url("/endless/autoscaler.git");

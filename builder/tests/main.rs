@@ -25,6 +25,7 @@ mod iso_readers;
 mod iso_reproducible;
 mod limits_attacks;
 mod ls_remote;
+mod ls_remote_limits;
 mod ls_remote_resolve;
 mod manifest_attacks;
 mod pull_auth;
