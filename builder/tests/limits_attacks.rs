@@ -301,3 +301,27 @@ fn a_git_server_sending_endless_packets_is_cut_off_at_the_git_limit() {
         16 << 20,
     );
 }
+
+#[test]
+fn an_unknown_limit_kind_is_a_one_line_error_naming_the_kinds() {
+    let upstream = DemoUpstream::start(&DemoConfig::default()).expect("demo upstream");
+    let out = tempfile::tempdir().expect("out dir");
+    let output = Command::new(env!("CARGO_BIN_EXE_cks-iso"))
+        .args(args(&upstream, out.path(), "warn", &["--limit", "blobs=1GiB"]))
+        .output()
+        .expect("cks-iso runs");
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let errors: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("cks-iso: error"))
+        .collect();
+    assert_eq!(errors.len(), 1, "{stderr}");
+    assert!(
+        errors[0].contains("--limit")
+            && errors[0].contains("blobs")
+            && errors[0].contains("manifest, checksum, answer, oci, git, layers, file"),
+        "{stderr}"
+    );
+    assert_eq!(upstream.file_server().total_requests(), 0, "nothing fetched");
+}
