@@ -307,7 +307,12 @@ fn an_unknown_limit_kind_is_a_one_line_error_naming_the_kinds() {
     let upstream = DemoUpstream::start(&DemoConfig::default()).expect("demo upstream");
     let out = tempfile::tempdir().expect("out dir");
     let output = Command::new(env!("CARGO_BIN_EXE_cks-iso"))
-        .args(args(&upstream, out.path(), "warn", &["--limit", "blobs=1GiB"]))
+        .args(args(
+            &upstream,
+            out.path(),
+            "warn",
+            &["--limit", "blobs=1GiB"],
+        ))
         .output()
         .expect("cks-iso runs");
     assert!(!output.status.success());
@@ -323,5 +328,9 @@ fn an_unknown_limit_kind_is_a_one_line_error_naming_the_kinds() {
             && errors[0].contains("manifest, checksum, answer, oci, git, layers, file"),
         "{stderr}"
     );
-    assert_eq!(upstream.file_server().total_requests(), 0, "nothing fetched");
+    assert_eq!(
+        upstream.file_server().total_requests(),
+        0,
+        "nothing fetched"
+    );
 }
