@@ -3,6 +3,8 @@
 //! the answer with [`classify`] and [`retry_after`]), so a request is retried on the same
 //! statuses everywhere (5xx, 408, 429; 4xx fails fast) and `Retry-After` is read in both its
 //! forms (delay-seconds and HTTP-date) by one parser, [`crate::retry::parse_retry_after`].
+//! Every body read into memory goes through [`read_bounded`] (or [`read_prefix`] for error
+//! bodies, of which only the start matters), so no answer grows memory past its kind's limit.
 //!
 //! ```
 //! use cks_builder::http::{StatusClass, classify};
@@ -14,6 +16,7 @@
 
 use std::time::{Duration, SystemTime};
 
+use cks_pinning::limits::{LimitKind, show_size};
 use reqwest::header::{HeaderMap, RETRY_AFTER};
 
 use crate::retry::{Classify, Verdict, parse_retry_after};
@@ -100,6 +103,20 @@ pub enum HttpError {
         /// The timeout.
         timeout: Duration,
     },
+    /// The answer is larger than its kind's limit (said by `Content-Length` or found reading).
+    #[error(
+        "{url} sent more than the {kind} limit of {}; {}",
+        show_size(*limit),
+        kind.advice()
+    )]
+    TooLarge {
+        /// The URL requested.
+        url: String,
+        /// The kind of input, whose limit applies.
+        kind: LimitKind,
+        /// The limit in bytes.
+        limit: u64,
+    },
 }
 
 impl HttpError {
@@ -135,9 +152,10 @@ impl Classify for HttpError {
             HttpError::Transport { .. } | HttpError::Stalled { .. } => {
                 Verdict::Transient { retry_after: None }
             }
-            HttpError::Status { .. } | HttpError::NotFound { .. } | HttpError::Tls { .. } => {
-                Verdict::Permanent
-            }
+            HttpError::Status { .. }
+            | HttpError::NotFound { .. }
+            | HttpError::Tls { .. }
+            | HttpError::TooLarge { .. } => Verdict::Permanent,
         }
     }
 }
@@ -172,6 +190,92 @@ pub async fn send(
         StatusClass::Fail => Err(HttpError::Status { url, status }),
     }
 }
+
+/// Refuses `response` when its `Content-Length` already says it is larger than `limit`.
+pub fn check_length(
+    response: &reqwest::Response,
+    url: &str,
+    kind: LimitKind,
+    limit: u64,
+) -> Result<(), HttpError> {
+    match response.content_length() {
+        Some(length) if length > limit => Err(HttpError::TooLarge {
+            url: url.to_string(),
+            kind,
+            limit,
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// The whole body of `response` (from `url`), at most `limit` bytes of input kind `kind`: a
+/// `Content-Length` above the limit fails before a byte is read, a body that runs past it is cut
+/// off there, and a body that stalls for `stall` fails. A body shorter than its
+/// `Content-Length` is a transport error (retried by the callers).
+pub async fn read_bounded(
+    mut response: reqwest::Response,
+    url: &str,
+    kind: LimitKind,
+    limit: u64,
+    stall: Duration,
+) -> Result<Vec<u8>, HttpError> {
+    check_length(&response, url, kind, limit)?;
+    let expected = response.content_length();
+    let mut body = Vec::with_capacity(expected.unwrap_or(0).min(limit) as usize);
+    loop {
+        let chunk = match tokio::time::timeout(stall, response.chunk()).await {
+            Err(_) => {
+                return Err(HttpError::Stalled {
+                    url: url.to_string(),
+                    timeout: stall,
+                });
+            }
+            Ok(Err(e)) => return Err(HttpError::from_reqwest(url, &e)),
+            Ok(Ok(None)) => break,
+            Ok(Ok(Some(chunk))) => chunk,
+        };
+        if body.len() as u64 + chunk.len() as u64 > limit {
+            return Err(HttpError::TooLarge {
+                url: url.to_string(),
+                kind,
+                limit,
+            });
+        }
+        body.extend_from_slice(&chunk);
+    }
+    if expected.is_some_and(|n| n != body.len() as u64) {
+        return Err(HttpError::Transport {
+            url: url.to_string(),
+            reason: format!(
+                "the body ended after {} of {} bytes",
+                body.len(),
+                expected.unwrap_or_default()
+            ),
+        });
+    }
+    Ok(body)
+}
+
+/// At most the first `max` bytes of the body of `response` (an error answer, of which only the
+/// start is shown); the rest is never read. Empty when the body breaks or stalls.
+pub async fn read_prefix(mut response: reqwest::Response, max: usize, stall: Duration) -> Vec<u8> {
+    let mut body = Vec::new();
+    while body.len() < max {
+        match tokio::time::timeout(stall, response.chunk()).await {
+            Ok(Ok(Some(chunk))) => {
+                let take = chunk.len().min(max - body.len());
+                body.extend_from_slice(&chunk[..take]);
+            }
+            Ok(Ok(None)) => break,
+            Err(_) | Ok(Err(_)) => return Vec::new(),
+        }
+    }
+    body
+}
+
+/// How much of an error answer's body is read: enough for a registry's JSON error or an HTML
+/// page's first lines.
+pub const ERROR_BODY_PREFIX: usize = 64 * 1024;
 
 #[cfg(test)]
 mod tests {

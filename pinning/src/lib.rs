@@ -9,8 +9,9 @@
 //! (the bundled tools' release versions), [`sources`] (where each file of the ISO comes from and
 //! goes to), [`autoscaler`] (tag listing and release choice), [`ccm`] (the cloud controller
 //! manager pin), [`image`] (references, dedup, tarball names, the image plan and its one-pause
-//! rule), [`manifest`] (text-preserving YAML edits), [`versions_txt`] (the ISO's record) and
-//! [`sbom`] (its SPDX bill of materials).
+//! rule), [`limits`] (how much is read of each kind of input), [`manifest`] (text-preserving YAML
+//! edits and what a manifest must hold), [`versions_txt`] (the ISO's record) and [`sbom`] (its
+//! SPDX bill of materials).
 //!
 //! ```
 //! use cks_pinning::{autoscaler, ccm, version::KubeVersion};
@@ -29,6 +30,7 @@ pub mod ccm;
 pub mod digest;
 pub mod headlamp;
 pub mod image;
+pub mod limits;
 pub mod manifest;
 pub mod node_contract;
 pub mod release;

@@ -152,7 +152,9 @@ impl CacheRegistry {
 /// A refusal naming the step, the status and the registry's first error message.
 async fn refusal(step: &str, response: reqwest::Response) -> PushFailure {
     let status = response.status();
-    let body = response.text().await.unwrap_or_default();
+    let stall = std::time::Duration::from_secs(120);
+    let body = crate::http::read_prefix(response, crate::http::ERROR_BODY_PREFIX, stall).await;
+    let body = String::from_utf8_lossy(&body);
     let message = serde_json::from_str::<serde_json::Value>(&body)
         .ok()
         .and_then(|v| {

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use cks_builder::pipeline::Inputs;
+use cks_builder::pipeline::{Inputs, LimitInput};
 use cks_builder::signature::SignatureInputs;
 use cks_pinning::headlamp::DashboardArgument;
 
@@ -126,6 +126,10 @@ pub struct BuildArgs {
     /// A Sigstore trusted_root.json replacing the built-in public-good one.
     #[arg(long, value_name = "FILE")]
     pub trusted_root: Option<PathBuf>,
+    /// Raise (or lower) how much is read of one kind of input, e.g. `manifest=16MiB` or
+    /// `layers=2000` (repeatable; kinds: manifest, checksum, answer, oci, git, layers, file).
+    #[arg(long = "limit", value_name = "KIND=SIZE")]
+    pub limits: Vec<String>,
     /// A TOML file holding any of these inputs (kebab-case keys, e.g. `kubernetes-version`).
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
@@ -209,6 +213,14 @@ impl BuildArgs {
                 trusted_root: self.trusted_root.clone(),
                 ..SignatureInputs::default()
             },
+            limits: self
+                .limits
+                .iter()
+                .map(|l| match l.split_once('=') {
+                    Some((kind, size)) => (kind.trim().to_string(), LimitInput::Text(size.into())),
+                    None => (l.clone(), LimitInput::Text(String::new())),
+                })
+                .collect(),
         }
     }
 }

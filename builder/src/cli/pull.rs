@@ -41,6 +41,10 @@ pub struct Args {
     /// Directory for the tarballs.
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
+    /// Raise how much is read of one kind of input, e.g. `oci=16MiB` or `layers=2000`
+    /// (repeatable; as `cks-iso build --limit`).
+    #[arg(long = "limit", value_name = "KIND=SIZE")]
+    pub limits: Vec<String>,
     /// Images to pull, e.g. `registry.k8s.io/pause:3.10`.
     #[arg(value_name = "REF", required = true)]
     pub refs: Vec<String>,
@@ -63,6 +67,12 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
     options.retry = RetryPolicy::default();
     options.blob_dir = args.blob_cache;
     options.credentials = credentials(args.docker_config)?;
+    for limit in &args.limits {
+        options
+            .limits
+            .set_text(limit)
+            .with_context(|| format!("--limit {limit}"))?;
+    }
     let report = pull_images(&requests, &args.out, &options, &NoProgress)
         .await
         .with_context(|| {

@@ -6,8 +6,9 @@ pub use crate::digest::is_sha256_hex;
 /// The sha256 that `text` publishes for `file_name`, in lower-case hex.
 ///
 /// A file holding one bare digest applies to any name; otherwise the line whose name (after an
-/// optional `*` binary marker and leading directories) equals `file_name` is used. The error says
-/// what was expected.
+/// optional `*` binary marker and leading directories) equals `file_name` is used; the same
+/// line twice is accepted, two lines with different digests are refused. The error says what
+/// was expected.
 pub fn published_digest(text: &str, file_name: &str) -> Result<String, String> {
     let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
     let first = lines.next().ok_or("it is empty")?;
@@ -22,6 +23,7 @@ pub fn published_digest(text: &str, file_name: &str) -> Result<String, String> {
         };
     }
     let mut names = Vec::new();
+    let mut found: Option<String> = None;
     for line in std::iter::once(first).chain(lines) {
         let mut fields = line.split_whitespace();
         let (Some(digest), Some(name)) = (fields.next(), fields.next()) else {
@@ -29,19 +31,29 @@ pub fn published_digest(text: &str, file_name: &str) -> Result<String, String> {
         };
         let name = name.trim_start_matches('*');
         let base = name.rsplit('/').next().unwrap_or(name);
-        if base == file_name {
-            return if is_sha256_hex(digest) {
-                Ok(digest.to_ascii_lowercase())
-            } else {
-                Err(format!("`{digest}` for {file_name} is not a sha256"))
-            };
+        if base != file_name {
+            names.push(base.to_string());
+            continue;
         }
-        names.push(base.to_string());
+        if !is_sha256_hex(digest) {
+            return Err(format!("`{digest}` for {file_name} is not a sha256"));
+        }
+        let digest = digest.to_ascii_lowercase();
+        match &found {
+            Some(earlier) if *earlier != digest => {
+                return Err(format!(
+                    "it lists {file_name} twice with different digests ({earlier} and {digest}); the checksum file is not trustworthy"
+                ));
+            }
+            _ => found = Some(digest),
+        }
     }
-    Err(format!(
-        "it has no line for {file_name} (it lists {})",
-        names.join(", ")
-    ))
+    found.ok_or_else(|| {
+        format!(
+            "it has no line for {file_name} (it lists {})",
+            names.join(", ")
+        )
+    })
 }
 
 #[cfg(test)]
@@ -85,5 +97,20 @@ mod tests {
         );
         assert!(published_digest("<html>", "x").is_err());
         assert!(published_digest("", "x").is_err());
+    }
+
+    #[test]
+    fn refuses_one_file_listed_twice_with_different_digests() {
+        let sums = format!("{A}  etcd.tar.gz\n{B}  other.tgz\n{B} *dir/etcd.tar.gz\n");
+        let err = published_digest(&sums, "etcd.tar.gz").expect_err("two digests for one file");
+        assert!(
+            err.contains("twice") && err.contains(A) && err.contains(B),
+            "{err}"
+        );
+        let repeated = format!("{A}  etcd.tar.gz\n{A}  etcd.tar.gz\n");
+        assert_eq!(
+            published_digest(&repeated, "etcd.tar.gz"),
+            Ok(A.to_string())
+        );
     }
 }

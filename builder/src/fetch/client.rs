@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use cks_pinning::limits::Limits;
 use serde::{Deserialize, Serialize};
 
 use super::FetchError;
@@ -17,6 +18,9 @@ pub struct ClientOptions {
     pub stall_timeout: Duration,
     /// PEM files whose certificates are trusted in addition to the system roots.
     pub ca_files: Vec<PathBuf>,
+    /// How much is read of each kind of answer (`--limit`).
+    #[serde(skip)]
+    pub limits: Limits,
 }
 
 impl Default for ClientOptions {
@@ -25,6 +29,7 @@ impl Default for ClientOptions {
             connect_timeout: Duration::from_secs(15),
             stall_timeout: Duration::from_secs(30),
             ca_files: Vec::new(),
+            limits: Limits::default(),
         }
     }
 }

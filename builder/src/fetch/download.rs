@@ -15,13 +15,11 @@ use super::local::{copy_hashing, local_path};
 use super::resume::{Resume, request_rest, stream_resuming};
 use super::spec::{ChecksumStatus, FetchedFile, FileSpec};
 use super::{FetchError, Fetcher, FileError};
+use cks_pinning::limits::LimitKind;
 use cks_pinning::sources::Checksum;
 use cks_pinning::sources::Edit;
 
 use crate::http::HttpError;
-
-/// The largest published checksum file read.
-const CHECKSUM_FILE_LIMIT: usize = 1 << 20;
 
 /// The expected digest of a candidate and where it came from.
 type Expected = Option<(String, String)>;
@@ -209,6 +207,8 @@ impl Fetcher {
         dest_name: &str,
     ) -> Result<(Downloaded, ChecksumStatus), FetchError> {
         let stall = self.options.client.stall_timeout;
+        let kind = LimitKind::of_file(dest_name);
+        let cap = (kind, self.options.client.limits.get(kind));
         let response = request_rest(&self.client, used, stall, resume).await?;
         // The published digest is fetched while the body streams: it is needed only at the
         // end, and asking for it first would leave the body waiting a round trip or more.
@@ -223,6 +223,7 @@ impl Fetcher {
                 &*self.progress,
                 &spec.name,
                 resume,
+                cap,
             ),
         )?;
         match expected {
@@ -254,7 +255,8 @@ impl Fetcher {
         };
         let used = self.options.mirrors.rewrite(&list_url);
         let stall = self.options.client.stall_timeout;
-        let text = get_text(&self.client, &used, stall, CHECKSUM_FILE_LIMIT)
+        let limit = self.options.client.limits.get(LimitKind::Checksum);
+        let text = get_text(&self.client, &used, stall, limit)
             .await
             .map_err(|e| match e {
                 FetchError::NotFound { .. } => FetchError::ChecksumFile {

@@ -2,6 +2,8 @@
 //! Streaming a file's body (and resuming it) is in `resume`; retrying is the caller's business.
 
 use std::path::Path;
+
+use cks_pinning::limits::LimitKind;
 use std::time::Duration;
 
 use super::FetchError;
@@ -39,37 +41,15 @@ pub async fn request(
         .map_err(FetchError::from)
 }
 
-/// The body of a small text file (a published checksum), at most `limit` bytes.
+/// The body of a small text file (a published checksum or signature), at most `limit` bytes.
 pub async fn get_text(
     client: &reqwest::Client,
     url: &str,
     stall: Duration,
-    limit: usize,
+    limit: u64,
 ) -> Result<String, FetchError> {
-    let mut response = request(client, url, stall).await?;
-    let mut body = Vec::new();
-    loop {
-        match tokio::time::timeout(stall, response.chunk()).await {
-            Err(_) => {
-                return Err(FetchError::Stalled {
-                    url: url.to_string(),
-                    timeout: stall,
-                    received: body.len() as u64,
-                });
-            }
-            Ok(Err(e)) => return Err(FetchError::transport(url, &e)),
-            Ok(Ok(None)) => break,
-            Ok(Ok(Some(chunk))) => {
-                body.extend_from_slice(&chunk);
-                if body.len() > limit {
-                    return Err(FetchError::ChecksumFile {
-                        url: url.to_string(),
-                        reason: format!("it is larger than {limit} bytes"),
-                    });
-                }
-            }
-        }
-    }
+    let response = request(client, url, stall).await?;
+    let body = crate::http::read_bounded(response, url, LimitKind::Checksum, limit, stall).await?;
     String::from_utf8(body).map_err(|_| FetchError::ChecksumFile {
         url: url.to_string(),
         reason: "it is not UTF-8 text".to_string(),

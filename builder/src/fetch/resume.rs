@@ -9,6 +9,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use crate::digest::Sha256Count;
+use cks_pinning::limits::LimitKind;
 use tokio::io::AsyncWriteExt;
 
 use super::FetchError;
@@ -82,7 +83,8 @@ fn content_range(response: &reqwest::Response) -> Option<(u64, Option<u64>)> {
 
 /// Streams the body of `response` onto the partial file `resume` holds when the server answered
 /// the range asked for, or into a new temporary file otherwise, hashing as it goes. A body that
-/// breaks leaves what was received in `resume` for the next attempt.
+/// breaks leaves what was received in `resume` for the next attempt. A body larger than `limit`
+/// (by its `Content-Length`, or as it arrives) fails before the excess is written.
 #[allow(clippy::too_many_arguments)]
 pub async fn stream_resuming(
     mut response: reqwest::Response,
@@ -93,7 +95,15 @@ pub async fn stream_resuming(
     progress: &dyn ProgressSink,
     name: &str,
     resume: &Resume,
+    (kind, limit): (LimitKind, u64),
 ) -> Result<Downloaded, FetchError> {
+    let too_large = || {
+        FetchError::Http(crate::http::HttpError::TooLarge {
+            url: url.to_string(),
+            kind,
+            limit,
+        })
+    };
     let previous = resume.take();
     let continued = match previous {
         Some(partial)
@@ -122,6 +132,9 @@ pub async fn stream_resuming(
     };
     let start = partial.received;
     let expected = response.content_length().map(|rest| start + rest);
+    if expected.is_some_and(|n| n > limit) {
+        return Err(too_large());
+    }
     let std_file = partial
         .temp
         .as_file()
@@ -177,6 +190,9 @@ pub async fn stream_resuming(
             }
             Ok(Ok(Some(chunk))) => chunk,
         };
+        if partial.received + chunk.len() as u64 > limit {
+            return Err(too_large());
+        }
         file.write_all(&chunk)
             .await
             .map_err(|e| FetchError::io("writing", partial.temp.path(), e))?;

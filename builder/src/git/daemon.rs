@@ -46,6 +46,9 @@ struct Reader {
     buf: Vec<u8>,
     url: String,
     stall: Duration,
+    /// Bytes read so far, and the most that may be.
+    read: u64,
+    limit: u64,
 }
 
 impl Reader {
@@ -80,6 +83,14 @@ impl Reader {
             if n == 0 {
                 return Ok(packets);
             }
+            self.read += n as u64;
+            if self.read > self.limit {
+                return Err(GitError::Http(crate::http::HttpError::TooLarge {
+                    url: self.url.clone(),
+                    kind: cks_pinning::limits::LimitKind::Git,
+                    limit: self.limit,
+                }));
+            }
             self.buf.extend_from_slice(&chunk[..n]);
         }
     }
@@ -98,6 +109,7 @@ pub async fn list(
     url: &str,
     connect_timeout: Duration,
     stall: Duration,
+    limit: u64,
 ) -> Result<Vec<RemoteRef>, GitError> {
     let address = (remote.host.as_str(), remote.port);
     let stream = match tokio::time::timeout(connect_timeout, TcpStream::connect(address)).await {
@@ -115,6 +127,8 @@ pub async fn list(
         buf: Vec::new(),
         url: url.to_string(),
         stall,
+        read: 0,
+        limit,
     };
     let host = if remote.port == 9418 {
         remote.host.clone()

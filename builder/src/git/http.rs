@@ -3,15 +3,14 @@
 
 use std::time::Duration;
 
+use cks_pinning::limits::LimitKind;
+
 use super::GitError;
 use super::pktline::decode_all;
 use super::refs::{
     Advertisement, ReadError, RemoteRef, ls_refs_request, parse_advertisement, parse_dumb,
     parse_ls_refs, tags_only,
 };
-
-/// The largest answer read (a v0 advertisement of a very big repository fits easily).
-const BODY_LIMIT: usize = 256 << 20;
 
 /// Maps a read error of the answer from `url`.
 pub fn read_error(url: &str, error: ReadError) -> GitError {
@@ -52,46 +51,14 @@ async fn send(
 }
 
 async fn body(
-    mut response: reqwest::Response,
+    response: reqwest::Response,
     url: &str,
     stall: Duration,
+    limit: u64,
 ) -> Result<Vec<u8>, GitError> {
-    let expected = response.content_length();
-    let mut body = Vec::new();
-    loop {
-        match tokio::time::timeout(stall, response.chunk()).await {
-            Err(_) => {
-                return Err(GitError::Stalled {
-                    url: url.to_string(),
-                    timeout: stall,
-                });
-            }
-            Ok(Err(e)) => {
-                return Err(match expected {
-                    Some(n) if (body.len() as u64) < n => GitError::Truncated {
-                        url: url.to_string(),
-                    },
-                    _ => GitError::reqwest(url, &e),
-                });
-            }
-            Ok(Ok(None)) => break,
-            Ok(Ok(Some(chunk))) => {
-                body.extend_from_slice(&chunk);
-                if body.len() > BODY_LIMIT {
-                    return Err(GitError::Protocol {
-                        url: url.to_string(),
-                        reason: format!("the answer is larger than {BODY_LIMIT} bytes"),
-                    });
-                }
-            }
-        }
-    }
-    if expected.is_some_and(|n| n != body.len() as u64) {
-        return Err(GitError::Truncated {
-            url: url.to_string(),
-        });
-    }
-    Ok(body)
+    crate::http::read_bounded(response, url, LimitKind::Git, limit, stall)
+        .await
+        .map_err(GitError::from)
 }
 
 /// Lists the tags of the repository at the http(s) `url`.
@@ -99,6 +66,7 @@ pub async fn list(
     client: &reqwest::Client,
     url: &str,
     stall: Duration,
+    limit: u64,
 ) -> Result<Vec<RemoteRef>, GitError> {
     let base = url.trim_end_matches('/');
     let info = format!("{base}/info/refs?service=git-upload-pack");
@@ -113,7 +81,7 @@ pub async fn list(
         .get(reqwest::header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.starts_with("application/x-git-upload-pack-advertisement"));
-    let advertised = body(response, &info, stall).await?;
+    let advertised = body(response, &info, stall, limit).await?;
     if !smart {
         let text = String::from_utf8(advertised).map_err(|_| GitError::Protocol {
             url: info.clone(),
@@ -143,7 +111,7 @@ pub async fn list(
         )
         .body(ls_refs_request(&capabilities));
     let response = send(request, &post, stall).await?;
-    let answer = body(response, &post, stall).await?;
+    let answer = body(response, &post, stall, limit).await?;
     parse_ls_refs(&packets(&post, &answer)?)
         .map(tags_only)
         .map_err(|e| read_error(&post, e))

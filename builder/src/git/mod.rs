@@ -93,13 +93,24 @@ pub async fn list_tags_using(
         (_, client) => client,
     };
     let stall = options.client.stall_timeout;
+    let git_limit = options
+        .client
+        .limits
+        .get(cks_pinning::limits::LimitKind::Git);
     let outcome = options
         .retry
         .run(|_| async {
             match (&remote, client) {
-                (Remote::Http, Some(client)) => http::list(client, url, stall).await,
+                (Remote::Http, Some(client)) => http::list(client, url, stall, git_limit).await,
                 (Remote::Daemon(daemon), _) => {
-                    daemon::list(daemon, url, options.client.connect_timeout, stall).await
+                    daemon::list(
+                        daemon,
+                        url,
+                        options.client.connect_timeout,
+                        stall,
+                        git_limit,
+                    )
+                    .await
                 }
                 (Remote::Local(path), _) => local::list(path, url).await,
                 (Remote::Http, None) => Err(GitError::UnsupportedUrl {

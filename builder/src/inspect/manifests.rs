@@ -39,6 +39,15 @@ pub fn check(name: &str, text: &str, versions: Option<&VersionsTxt>) -> Vec<Find
             ),
         ));
     }
+    let role = if name == "network.yaml" {
+        manifest::Role::Network
+    } else {
+        manifest::Role::Other
+    };
+    if let Err(err) = manifest::validate(text, role) {
+        out.push(Finding::new(name, Problem::Manifest, err.to_string()));
+        return out;
+    }
     match manifest::image_refs(text) {
         Err(err) => out.push(Finding::new(name, Problem::Manifest, err.to_string())),
         Ok(refs) => {
@@ -79,7 +88,7 @@ mod tests {
 
     #[test]
     fn an_autoscaler_without_placeholders_is_a_finding() {
-        let text = "kind: Deployment\nspec:\n  template:\n    spec:\n      containers:\n        - name: a\n          image: registry.k8s.io/autoscaling/cluster-autoscaler:v1.33.0\n          command:\n            - --nodes=1:3:abc\n";
+        let text = "apiVersion: v1\nkind: Deployment\nspec:\n  template:\n    spec:\n      containers:\n        - name: a\n          image: registry.k8s.io/autoscaling/cluster-autoscaler:v1.33.0\n          command:\n            - --nodes=1:3:abc\n";
         let found = check(AUTOSCALER, text, None);
         assert_eq!(found.len(), 1, "{found:?}");
         assert_eq!(found[0].problem, Problem::Placeholders);
@@ -89,7 +98,7 @@ mod tests {
 
     #[test]
     fn an_image_neither_bundled_nor_skipped_is_named() {
-        let text = "kind: Pod\nspec:\n  containers:\n    - image: busybox:1.36\n";
+        let text = "apiVersion: v1\nkind: Pod\nspec:\n  containers:\n    - image: busybox:1.36\n";
         let mut versions = VersionsTxt::default();
         let found = check("network.yaml", text, Some(&versions));
         assert_eq!(found.len(), 1);

@@ -37,7 +37,7 @@ pub use execution::{Execution, Observer};
 pub use head_start::{Downloads, HeadStart, beside, head_start};
 pub use kubeadm::{KubeadmError, kubeadm_images};
 pub use lock::{LOCK_FORMAT, Lock};
-pub use options::{Inputs, Options, OptionsError};
+pub use options::{Inputs, LimitInput, Options, OptionsError};
 pub use plan::{AutoscalerPin, CcmPin, HeadlampPin, Plan};
 pub use releases::{Reach, Releases, TagSource, resolve_releases};
 pub use resolve::{Resolved, head_start_specs, resolve};

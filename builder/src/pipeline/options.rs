@@ -1,12 +1,14 @@
 //! The inputs of a build, gathered from flags, the environment and a TOML config file (flags
 //! beat environment beats config), and checked for completeness before anything runs.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
 use cks_pinning::arch::Arch;
 use cks_pinning::headlamp::HeadlampVersion;
+use cks_pinning::limits::Limits;
 use cks_pinning::node_contract::Target;
 use cks_pinning::release::ReleaseVersion;
 use cks_pinning::sources::urls::AUTOSCALER_REPO;
@@ -72,6 +74,18 @@ pub struct Inputs {
     pub source_date_epoch: Option<i64>,
     /// Signature checks: the `[signatures]` table (mode, trusted root, policies).
     pub signatures: SignatureInputs,
+    /// Size limits: the `[limits]` table, `KIND = "SIZE"` (or a number), as `--limit KIND=SIZE`.
+    pub limits: BTreeMap<String, LimitInput>,
+}
+
+/// One limit as the config or a flag gives it: a number, or a size with its unit (`"16MiB"`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum LimitInput {
+    /// A bare number (bytes, or layers).
+    Number(u64),
+    /// A size such as `16MiB`.
+    Text(String),
 }
 
 impl Inputs {
@@ -143,6 +157,11 @@ impl Inputs {
             strict_platforms: self.strict_platforms.or(lower.strict_platforms),
             source_date_epoch: self.source_date_epoch.or(lower.source_date_epoch),
             signatures: self.signatures.over(lower.signatures),
+            limits: {
+                let mut limits = lower.limits;
+                limits.extend(self.limits);
+                limits
+            },
         }
     }
 
@@ -230,6 +249,18 @@ impl Inputs {
                 value: e.registry.clone(),
                 expected: e.to_string(),
             })?;
+        let mut limits = Limits::default();
+        for (kind, value) in &self.limits {
+            let text = match value {
+                LimitInput::Number(n) => format!("{kind}={n}"),
+                LimitInput::Text(t) => format!("{kind}={t}"),
+            };
+            limits.set_text(&text).map_err(|e| OptionsError::Invalid {
+                input: "--limit (or [limits] in the config)".into(),
+                value: text.clone(),
+                expected: e.to_string(),
+            })?;
+        }
         Ok(Options {
             output_path: need(self.output_path, "OUTPUT_PATH (--output-path)", "./out")?,
             kubernetes_version,
@@ -263,6 +294,7 @@ impl Inputs {
             strict_platforms: self.strict_platforms.unwrap_or(false),
             source_date_epoch: self.source_date_epoch,
             signatures,
+            limits,
         })
     }
 }
@@ -396,6 +428,9 @@ pub struct Options {
     /// How upstream signatures are checked.
     #[serde(default)]
     pub signatures: SignatureSettings,
+    /// How much is read of each kind of input (`--limit`, `[limits]`).
+    #[serde(skip)]
+    pub limits: Limits,
 }
 
 impl Options {

@@ -101,6 +101,7 @@ pub async fn resolve(
         small.push(source);
         fetched.push(kubeadm_file);
     }
+    check_manifests(staging.tree(), &fetched)?;
     let headlamp = headlamp_pin(options)?;
     pin_manifests(staging.tree(), &releases, headlamp.as_ref())?;
     let images = image_plan(staging.tree(), &kubeadm.path, options, lock)?;
@@ -261,6 +262,29 @@ fn headlamp_pin(options: &Options) -> Result<Option<HeadlampPin>> {
         image: version.image().context("naming the Headlamp image")?,
         version: version.clone(),
     }))
+}
+
+/// Refuses a root manifest that is not Kubernetes objects (or a network manifest without an
+/// image), naming the URL it came from and what it held.
+fn check_manifests(tree: &Path, fetched: &[FetchedFile]) -> Result<()> {
+    for name in ROOT_MANIFESTS {
+        let Some(file) = fetched.iter().find(|f| f.name == name) else {
+            continue;
+        };
+        let role = if name == "network.yaml" {
+            manifest::Role::Network
+        } else {
+            manifest::Role::Other
+        };
+        let text = read(tree, name)?;
+        manifest::validate(&text, role).with_context(|| {
+            format!(
+                "{} (the {name} of the plan) is not a Kubernetes manifest",
+                file.url_used
+            )
+        })?;
+    }
+    Ok(())
 }
 
 /// Pins the autoscaler, CCM and Headlamp manifests to their images and sets every root

@@ -64,7 +64,7 @@ async fn check_async(url: &str, facts: &IsoFacts, full: bool) -> Result<(), Regi
     if !full {
         return Ok(());
     }
-    let digest = hash_body(url, body).await?;
+    let digest = hash_body(url, body, facts).await?;
     check_size(url, facts, digest.bytes)?;
     if digest.hex() != facts.sha256 {
         return Err(mismatch(
@@ -87,18 +87,41 @@ async fn declared_size(client: &reqwest::Client, url: &str) -> Result<Option<u64
     }
 }
 
-/// The sha256 and size of the body, streamed.
+/// The sha256 and size of the body, streamed; a body that runs past the ISO's size is a
+/// mismatch as soon as it does (nothing past `facts.size` bytes is read), one that stalls for
+/// [`ANSWER_TIMEOUT`] fails.
 async fn hash_body(
     url: &str,
     body: reqwest::Response,
+    facts: &IsoFacts,
 ) -> Result<crate::digest::Digested, RegisterError> {
     let mut hash = Sha256Count::new();
+    let mut read = 0u64;
     let mut stream = body.bytes_stream();
-    while let Some(chunk) = stream.next().await {
+    loop {
+        let next = tokio::time::timeout(ANSWER_TIMEOUT, stream.next())
+            .await
+            .map_err(|_| RegisterError::UrlUnreachable {
+                url: url.to_string(),
+                detail: format!(
+                    "the body stalled for {} s after {read} bytes",
+                    ANSWER_TIMEOUT.as_secs()
+                ),
+            })?;
+        let Some(chunk) = next else { break };
         let chunk = chunk.map_err(|e| RegisterError::UrlUnreachable {
             url: url.to_string(),
             detail: format!("reading the body: {e}"),
         })?;
+        read += chunk.len() as u64;
+        if read > facts.size {
+            return Err(mismatch(
+                url,
+                facts,
+                format!("more than {} bytes", facts.size),
+                format!("{} bytes", facts.size),
+            ));
+        }
         hash.update(&chunk);
     }
     Ok(hash.finish())
@@ -123,5 +146,49 @@ fn mismatch(url: &str, facts: &IsoFacts, served: String, expected: String) -> Re
         iso: facts.iso.clone(),
         served,
         expected,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cks_fixtures::http::{Fault, FileServer};
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn an_endless_body_is_read_no_further_than_the_iso_size() {
+        let dir = tempfile::tempdir().expect("dir");
+        let server = FileServer::start(dir.path()).expect("file server");
+        server.always(
+            "/cks.iso",
+            Fault::Flood {
+                status: 200,
+                length: None,
+                fill: &[0u8; 4096],
+            },
+        );
+        let facts = IsoFacts {
+            iso: "cks.iso".into(),
+            semantic_version: "1.33.13".into(),
+            arch: "x86_64".into(),
+            size: 1 << 20,
+            sha256: "0".repeat(64),
+            sidecar_checked: false,
+            fits: cks_pinning::node_contract::Fits(Vec::new()),
+        };
+        let url = server.url("/cks.iso");
+        let err = check_async(&url, &facts, true)
+            .await
+            .expect_err("an endless body is not the ISO");
+        let text = err.to_string();
+        assert!(
+            text.contains(&url) && text.contains("more than 1048576 bytes"),
+            "{text}"
+        );
+        // What the server pushed into the socket buffers before the client hung up, no more.
+        assert!(
+            server.body_bytes_sent() < 64 << 20,
+            "{} bytes sent",
+            server.body_bytes_sent()
+        );
     }
 }

@@ -24,10 +24,11 @@ use tokio::sync::Mutex;
 use super::RegistryError;
 use super::auth::{Challenge, CredentialStore, basic_value, parse_challenge};
 use super::endpoint::{Endpoint, Endpoints};
-use super::manifest::{MANIFEST_ACCEPT, MAX_MANIFEST_BYTES};
+use super::manifest::MANIFEST_ACCEPT;
 use super::reference::RemoteName;
 use crate::progress::ProgressSink;
 use crate::retry::RetryPolicy;
+use cks_pinning::limits::{LimitKind, Limits};
 
 /// A manifest as served: its exact bytes, digest and content type.
 #[derive(Debug, Clone)]
@@ -50,7 +51,14 @@ pub struct RegistryClient {
     /// `Authorization` values by (contacted host, repository).
     pub(super) auth_cache: Mutex<HashMap<(String, String), String>>,
     pub(super) fetched: AtomicU64,
+    /// How much is read of manifests, configs and error answers, and how many layers an image
+    /// may have.
+    pub(super) limits: Limits,
 }
+
+/// The longest wait for the next bytes of a manifest or an error answer (the client's read
+/// timeout bounds blob bodies).
+const STALL: Duration = Duration::from_secs(120);
 
 enum Attempt {
     Done(Response),
@@ -97,7 +105,19 @@ impl RegistryClient {
             retry,
             auth_cache: Mutex::new(HashMap::new()),
             fetched: AtomicU64::new(0),
+            limits: Limits::default(),
         })
+    }
+
+    /// The client with `limits` (`--limit`) instead of the defaults.
+    pub fn with_limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// The limits in force.
+    pub fn limits(&self) -> &Limits {
+        &self.limits
     }
 
     /// Bytes received from registries so far (manifests and blobs, including failed attempts).
@@ -118,24 +138,15 @@ impl RegistryClient {
             .await?;
         let header_digest = header(response.headers(), "docker-content-digest");
         let content_type = header(response.headers(), CONTENT_TYPE.as_str());
-        let mut bytes = Vec::new();
-        let mut stream = response.bytes_stream();
-        while let Some(chunk) = stream.next().await {
-            let chunk = chunk.map_err(|source| RegistryError::Http {
+        let limit = self.limits.get(LimitKind::Oci);
+        let bytes = crate::http::read_bounded(response, &url, LimitKind::Oci, limit, STALL)
+            .await
+            .map_err(|source| RegistryError::Http {
                 image: name.full.clone(),
-                source: HttpError::from_reqwest(&url, &source),
+                source,
             })?;
-            self.fetched
-                .fetch_add(chunk.len() as u64, Ordering::Relaxed);
-            bytes.extend_from_slice(&chunk);
-            if bytes.len() as u64 > MAX_MANIFEST_BYTES {
-                return Err(RegistryError::BadManifest {
-                    image: name.full.clone(),
-                    digest: reference.to_string(),
-                    reason: format!("larger than {MAX_MANIFEST_BYTES} bytes"),
-                });
-            }
-        }
+        self.fetched
+            .fetch_add(bytes.len() as u64, Ordering::Relaxed);
         let digest = format!("sha256:{}", sha256_hex(&bytes));
         let expected = if reference.starts_with("sha256:") {
             Some(reference.to_string())
@@ -399,7 +410,8 @@ pub(super) fn header(headers: &HeaderMap, name: &str) -> Option<String> {
         .map(str::to_string)
 }
 
-/// The first registry error message of a failed answer, as `": CODE message"`.
+/// The first registry error message of a failed answer, as `": CODE message"`, read from the
+/// body's first 64 KiB only.
 pub(super) async fn error_detail(response: Response) -> String {
     #[derive(serde::Deserialize)]
     struct Errors {
@@ -412,11 +424,8 @@ pub(super) async fn error_detail(response: Response) -> String {
         #[serde(default)]
         message: String,
     }
-    let Ok(body) = response.bytes().await else {
-        return String::new();
-    };
-    let body = &body[..body.len().min(64 * 1024)];
-    match serde_json::from_slice::<Errors>(body) {
+    let body = crate::http::read_prefix(response, crate::http::ERROR_BODY_PREFIX, STALL).await;
+    match serde_json::from_slice::<Errors>(&body) {
         Ok(errors) => errors
             .errors
             .first()

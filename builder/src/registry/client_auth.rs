@@ -129,10 +129,12 @@ impl RegistryClient {
             #[serde(default)]
             access_token: Option<String>,
         }
-        let body = response
-            .bytes()
+        let kind = cks_pinning::limits::LimitKind::Answer;
+        let limit = self.limits.get(kind);
+        let stall = std::time::Duration::from_secs(120);
+        let body = crate::http::read_bounded(response, realm, kind, limit, stall)
             .await
-            .map_err(|e| token_error(e.without_url().to_string()))?;
+            .map_err(|e| token_error(e.to_string()))?;
         let answer: TokenAnswer = serde_json::from_slice(&body)
             .map_err(|e| token_error(format!("the answer is not token JSON: {e}")))?;
         let token = answer

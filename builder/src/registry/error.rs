@@ -130,6 +130,18 @@ pub enum RegistryError {
         /// The digest of the bytes received.
         actual: String,
     },
+    /// An image larger than a limit: too many layers, or a config too large.
+    #[error("{image}: {what} is over the {kind} limit of {limit}; {}", kind.advice())]
+    OverLimit {
+        /// The image being pulled.
+        image: String,
+        /// What is too large, with its size.
+        what: String,
+        /// The limit's kind.
+        kind: cks_pinning::limits::LimitKind,
+        /// The limit, as a person reads it.
+        limit: String,
+    },
     /// A manifest that is not JSON of the expected shape, or too large.
     #[error("{image}: manifest {digest} is not valid: {reason}")]
     BadManifest {

@@ -18,9 +18,6 @@ pub const DOCKER_MANIFEST: &str = "application/vnd.docker.distribution.manifest.
 /// for a stored OCI object unless its exact type is accepted.
 pub const MANIFEST_ACCEPT: &str = "application/vnd.oci.image.index.v1+json, application/vnd.oci.image.manifest.v1+json, application/vnd.docker.distribution.manifest.list.v2+json, application/vnd.docker.distribution.manifest.v2+json";
 
-/// The largest manifest accepted (manifests are read into memory; blobs never are).
-pub const MAX_MANIFEST_BYTES: u64 = 4 * 1024 * 1024;
-
 /// A content descriptor: what a manifest says about a blob.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

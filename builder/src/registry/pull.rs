@@ -35,7 +35,8 @@ pub async fn pull_images(
         credentials,
         options.retry.clone(),
         &options.ca_files,
-    )?;
+    )?
+    .with_limits(options.limits);
     let temp;
     let blob_dir = match &options.blob_dir {
         Some(dir) => dir.clone(),

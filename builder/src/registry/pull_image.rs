@@ -16,6 +16,7 @@ use super::reference::RemoteName;
 use super::store::BlobStore;
 use super::tarball_cache::{CachedTarball, TarballCache};
 use crate::progress::ProgressSink;
+use cks_pinning::limits::{LimitKind, Limits, show_size};
 
 /// The image's platform chosen: the manifest to bundle, its config and layers, and the blobs
 /// already in the store (the top object, the platform manifest, a config read to choose).
@@ -172,6 +173,7 @@ impl Job<'_> {
                 reason: "an index entry for the target platform is itself an index".into(),
             });
         };
+        within_limits(name, &config, &layers, self.client.limits())?;
         let stored = self.store.put_bytes(&child.digest, &child.bytes).await?;
         let platform = entry
             .platform
@@ -196,6 +198,7 @@ impl Job<'_> {
         layers: Vec<Descriptor>,
     ) -> Result<Result<Chosen, Outcome>, RegistryError> {
         let (name, arch) = (self.name, self.options.arch);
+        within_limits(name, &config, &layers, self.client.limits())?;
         let path = self
             .store
             .blob(
@@ -206,7 +209,7 @@ impl Job<'_> {
                 self.progress,
             )
             .await?;
-        let bytes = read_small(&path, super::manifest::MAX_MANIFEST_BYTES).await?;
+        let bytes = read_small(&path, self.client.limits().get(LimitKind::Oci)).await?;
         let found = config_platform(&name.full, &config.digest, &bytes)?;
         if !super::platform::runs_on(arch, &found) {
             if self.options.strict_platforms {
@@ -356,6 +359,35 @@ fn check_size(
             blob: entry.digest.clone(),
             expected: entry.size,
             actual: m.bytes.len() as u64,
+        });
+    }
+    Ok(())
+}
+
+/// Refuses an image with more layers than the `layers` limit, or whose config the manifest says
+/// is larger than the `oci` limit, before a byte of either is fetched.
+fn within_limits(
+    name: &RemoteName,
+    config: &Descriptor,
+    layers: &[Descriptor],
+    limits: &Limits,
+) -> Result<(), RegistryError> {
+    let most = limits.get(LimitKind::Layers);
+    if layers.len() as u64 > most {
+        return Err(RegistryError::OverLimit {
+            image: name.full.clone(),
+            what: format!("its {} layers", layers.len()),
+            kind: LimitKind::Layers,
+            limit: format!("{most} layers"),
+        });
+    }
+    let largest = limits.get(LimitKind::Oci);
+    if config.size > largest {
+        return Err(RegistryError::OverLimit {
+            image: name.full.clone(),
+            what: format!("its config {} of {} bytes", config.digest, config.size),
+            kind: LimitKind::Oci,
+            limit: show_size(largest),
         });
     }
     Ok(())

@@ -36,6 +36,8 @@ pub struct PullOptions {
     pub tarball_cache: Option<PathBuf>,
     /// The shared cache registry for manifests and blobs, if any.
     pub cache_registry: Option<crate::cache_registry::SharedCacheRegistry>,
+    /// How much is read of manifests, configs and error answers; layers per image (`--limit`).
+    pub limits: cks_pinning::limits::Limits,
 }
 
 impl PullOptions {
@@ -53,6 +55,7 @@ impl PullOptions {
             blob_dir: None,
             tarball_cache: None,
             cache_registry: None,
+            limits: cks_pinning::limits::Limits::default(),
         }
     }
 }

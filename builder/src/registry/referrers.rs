@@ -4,13 +4,12 @@
 
 use std::sync::atomic::Ordering;
 
-use futures_util::StreamExt;
+use cks_pinning::limits::LimitKind;
 
 use super::RegistryError;
 use super::client::RegistryClient;
 use super::reference::RemoteName;
 use crate::digest::sha256_hex;
-use crate::http::HttpError;
 
 /// The media type of an image index, which the referrers API answers with.
 const INDEX: &str = "application/vnd.oci.image.index.v1+json";
@@ -27,7 +26,10 @@ impl RegistryClient {
         let endpoint = self.endpoints.resolve(&name.registry)?;
         let url = endpoint.url(&name.repository, "referrers", digest);
         match self.get(name, &endpoint, &url, Some(INDEX)).await {
-            Ok(response) => self.read(name, &url, response, limit).await.map(Some),
+            Ok(response) => self
+                .read(name, &url, response, LimitKind::Oci, limit)
+                .await
+                .map(Some),
             Err(RegistryError::NotFound { .. }) => Ok(None),
             Err(other) => Err(other),
         }
@@ -43,7 +45,9 @@ impl RegistryClient {
         let endpoint = self.endpoints.resolve(&name.registry)?;
         let url = endpoint.url(&name.repository, "blobs", digest);
         let response = self.get(name, &endpoint, &url, None).await?;
-        let bytes = self.read(name, &url, response, limit).await?;
+        let bytes = self
+            .read(name, &url, response, LimitKind::Checksum, limit)
+            .await?;
         let actual = format!("sha256:{}", sha256_hex(&bytes));
         if actual != digest {
             return Err(RegistryError::BlobDigest {
@@ -55,32 +59,26 @@ impl RegistryClient {
         Ok(bytes)
     }
 
+    /// The body of `response` through the one bounded reader, at most `limit` bytes and at most
+    /// the `kind` limit in force.
     async fn read(
         &self,
         name: &RemoteName,
         url: &str,
         response: reqwest::Response,
+        kind: LimitKind,
         limit: usize,
     ) -> Result<Vec<u8>, RegistryError> {
-        let mut bytes = Vec::new();
-        let mut stream = response.bytes_stream();
-        while let Some(chunk) = stream.next().await {
-            let chunk = chunk.map_err(|source| RegistryError::Http {
+        let limit = (limit as u64).min(self.limits.get(kind));
+        let stall = std::time::Duration::from_secs(120);
+        let bytes = crate::http::read_bounded(response, url, kind, limit, stall)
+            .await
+            .map_err(|source| RegistryError::Http {
                 image: name.full.clone(),
-                source: HttpError::from_reqwest(url, &source),
+                source,
             })?;
-            self.fetched
-                .fetch_add(chunk.len() as u64, Ordering::Relaxed);
-            bytes.extend_from_slice(&chunk);
-            if bytes.len() > limit {
-                return Err(RegistryError::BlobSize {
-                    image: name.full.clone(),
-                    blob: url.to_string(),
-                    expected: limit as u64,
-                    actual: bytes.len() as u64,
-                });
-            }
-        }
+        self.fetched
+            .fetch_add(bytes.len() as u64, Ordering::Relaxed);
         Ok(bytes)
     }
 }

@@ -131,7 +131,8 @@ pub(super) async fn check(
     }
     if !to_check.is_empty() {
         let client = Endpoints::new(&pull.mirrors, &pull.insecure)
-            .and_then(|e| RegistryClient::new(e, pull.credentials.clone(), pull.retry.clone()));
+            .and_then(|e| RegistryClient::new(e, pull.credentials.clone(), pull.retry.clone()))
+            .map(|c| c.with_limits(pull.limits));
         match client {
             Err(error) => {
                 for (_, subject, _) in &to_check {

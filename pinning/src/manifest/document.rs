@@ -1,9 +1,10 @@
 //! Parsing a multi-document manifest with source positions, and walking its mappings.
 
 use saphyr::{MarkedYaml, Scalar, YamlData, YamlLoader};
-use saphyr_parser::{BufferedInput, Parser};
+use saphyr_parser::{BufferedInput, Parser, SpannedEventReceiver};
 
 use super::ManifestError;
+use super::guard::{Guard, MAX_DEPTH};
 
 /// A parsed manifest: its text, its documents, and a table from character to byte offsets
 /// (saphyr's markers count characters, edits splice bytes).
@@ -27,17 +28,32 @@ pub(crate) struct Located {
 impl<'t> Parsed<'t> {
     /// Parses every document of `text`. A key repeated in a mapping keeps its last value, as
     /// Kubernetes' own YAML reader does (upstream manifests have such slips, e.g. a `---` glued
-    /// onto the end of a line merges two documents).
+    /// onto the end of a line merges two documents). Nesting deeper than [`MAX_DEPTH`] and
+    /// aliases copying too many nodes are refused as the parser reaches them ([`Guard`]): the
+    /// events are fed to the loader one by one here (saphyr's own `load` recurses once per
+    /// level).
     pub fn parse(text: &'t str) -> Result<Parsed<'t>, ManifestError> {
-        let to_error = |error: saphyr::ScanError| ManifestError::Yaml {
-            line: error.marker().line(),
-            column: error.marker().col() + 1,
-            message: error.info().to_string(),
+        // The scanner has a flow-nesting limit of its own, which may be reached first.
+        let to_error = |error: saphyr::ScanError| match error.info() {
+            "recursion limit exceeded" => ManifestError::TooDeep {
+                line: error.marker().line(),
+                limit: MAX_DEPTH,
+            },
+            message => ManifestError::Yaml {
+                line: error.marker().line(),
+                column: error.marker().col() + 1,
+                message: message.to_string(),
+            },
         };
         let mut loader: YamlLoader<'t, MarkedYaml<'t>> = YamlLoader::default();
         loader.allow_duplicate_keys(true);
         let mut parser = Parser::new(BufferedInput::new(text.chars()));
-        parser.load(&mut loader, true).map_err(to_error)?;
+        let mut guard = Guard::default();
+        while let Some(next) = parser.next_event() {
+            let (event, span) = next.map_err(to_error)?;
+            guard.see(&event, &span)?;
+            loader.on_event(event, span);
+        }
         if let Some(error) = loader.error() {
             return Err(to_error(error.clone()));
         }

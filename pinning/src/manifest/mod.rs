@@ -11,6 +11,7 @@
 //! ```
 
 mod document;
+mod guard;
 mod headlamp;
 mod images;
 mod objects;
@@ -19,7 +20,9 @@ mod placeholders;
 mod pull_policy;
 mod rbac;
 mod set_image;
+mod validate;
 
+pub use guard::{MAX_ALIAS_NODES, MAX_DEPTH};
 pub use headlamp::pin_headlamp;
 pub use images::{image_refs, images};
 pub use objects::{Object, objects};
@@ -28,6 +31,7 @@ pub use placeholders::{NODES_PLACEHOLDER, count_placeholders, require_placeholde
 pub use pull_policy::{IF_NOT_PRESENT, set_pull_policy};
 pub use rbac::{EXTRA_RBAC, EXTRA_RBAC_NAME, append_extra_rbac};
 pub use set_image::set_image;
+pub use validate::{Role, validate};
 
 use thiserror::Error;
 
@@ -110,6 +114,44 @@ pub enum ManifestError {
         line: usize,
         /// The missing field.
         missing: &'static str,
+    },
+    /// Mappings and sequences nested deeper than [`MAX_DEPTH`].
+    #[error(
+        "nesting deeper than {limit} levels at line {line}; no Kubernetes manifest nests this deep"
+    )]
+    TooDeep {
+        /// The 1-based line where the limit was passed.
+        line: usize,
+        /// The limit.
+        limit: usize,
+    },
+    /// Aliases that copy more than [`MAX_ALIAS_NODES`] nodes (an alias bomb).
+    #[error(
+        "aliases copying more than {limit} nodes by line {line}; no Kubernetes manifest expands like this"
+    )]
+    AliasBomb {
+        /// The 1-based line where the limit was passed.
+        line: usize,
+        /// The limit.
+        limit: u64,
+    },
+    /// A document is not a Kubernetes object (no `apiVersion` or `kind`), or there is none.
+    #[error(
+        "it holds {held}, not Kubernetes objects (every document needs apiVersion and kind); check that the URL serves the manifest"
+    )]
+    NotManifest {
+        /// What the text holds, e.g. "a JSON document with keys name, version".
+        held: String,
+    },
+    /// A manifest that must run containers names no image.
+    #[error(
+        "its {objects} Kubernetes object(s) name no container image; a {role} manifest runs at least one, so check that the URL serves the manifest"
+    )]
+    NoImages {
+        /// The manifest's role (network).
+        role: &'static str,
+        /// How many objects it holds.
+        objects: usize,
     },
     /// An edit's result failed its own check.
     #[error("{edit} gave an unexpected result: {detail}")]

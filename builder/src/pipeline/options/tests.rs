@@ -260,3 +260,41 @@ fn both_dashboards_fit_any_and_bad_values_are_named() {
         assert!(text.starts_with(named), "{text}");
     }
 }
+
+#[test]
+fn limits_come_from_the_config_table_and_flags_beat_it_per_kind() {
+    use cks_pinning::limits::LimitKind;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("cks.toml");
+    std::fs::write(
+        &path,
+        "[limits]\nmanifest = \"16MiB\"\nlayers = 2000\noci = \"8MiB\"\n",
+    )
+    .expect("write config");
+    let config = Inputs::from_config_file(&path).expect("valid config");
+    let flags = Inputs {
+        limits: [("oci".to_string(), LimitInput::Text("12MiB".into()))].into(),
+        ..Inputs::default()
+    };
+    let options = flags.over(config.over(full())).resolve().expect("complete");
+    assert_eq!(options.limits.get(LimitKind::Manifest), 16 << 20);
+    assert_eq!(options.limits.get(LimitKind::Layers), 2000);
+    assert_eq!(options.limits.get(LimitKind::Oci), 12 << 20);
+    assert_eq!(options.limits.get(LimitKind::Git), 32 << 20, "a default");
+}
+
+#[test]
+fn a_bad_limit_is_named_with_the_kinds_or_the_size_form() {
+    let with = |kind: &str, size: &str| Inputs {
+        limits: [(kind.to_string(), LimitInput::Text(size.into()))].into(),
+        ..full()
+    };
+    let err = with("blobs", "1MiB").resolve().expect_err("unknown kind");
+    let text = err.to_string();
+    assert!(
+        text.contains("--limit") && text.contains("blobs") && text.contains("manifest, checksum"),
+        "{text}"
+    );
+    let err = with("manifest", "lots").resolve().expect_err("bad size");
+    assert!(err.to_string().contains("16MiB"), "{err}");
+}
