@@ -60,6 +60,15 @@ impl Shown for () {
     }
 }
 
+impl Shown for Option<u64> {
+    fn shown(&self) -> String {
+        match self {
+            Some(beat) => format!("held, heartbeat {beat}"),
+            None => "lost".to_string(),
+        }
+    }
+}
+
 impl Shown for bool {
     fn shown(&self) -> String {
         self.to_string()
