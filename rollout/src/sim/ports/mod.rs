@@ -38,6 +38,8 @@ impl SimHandle {
             Ok(v) => v.shown(),
             Err(e) => format!("error: {e}"),
         };
+        let step = w.step;
+        w.engines.note(&what, step, r.is_ok(), shown == "true");
         let line = format!("#{} t={}s {what} -> {shown}", w.step, w.now.as_secs());
         w.trace.push(line);
         if let Some(v) = crate::sim::invariants::check(&mut w)
@@ -45,6 +47,8 @@ impl SimHandle {
         {
             w.violation = Some(v);
         }
+        drop(w);
+        crate::sim::engines::run_due(self);
         r
     }
 }
@@ -65,6 +69,16 @@ impl Shown for Option<u64> {
         match self {
             Some(beat) => format!("held, heartbeat {beat}"),
             None => "lost".to_string(),
+        }
+    }
+}
+
+impl Shown for crate::ports::JobStatus {
+    fn shown(&self) -> String {
+        match self {
+            crate::ports::JobStatus::Pending => "pending".to_string(),
+            crate::ports::JobStatus::Done => "done".to_string(),
+            crate::ports::JobStatus::Failed(e) => format!("failed: {e}"),
         }
     }
 }
