@@ -96,7 +96,17 @@ impl<'r, 'a> Runner<'r, 'a> {
     }
 
     pub(super) fn observe(&mut self) -> Result<Snapshot, EngineError> {
-        observe(self.ports, &self.cluster)
+        let snap = observe(self.ports, &self.cluster)?;
+        // The heartbeat the store stamped when the rollout began, learnt from the first read
+        // of the record: every renewal compares against it.
+        if self.lease.heartbeat_ms == 0
+            && snap.record.state == crate::model::ClusterState::Updating
+            && let Some(held) = &snap.record.lease
+            && held.owner == self.lease.owner
+        {
+            self.lease = held.clone();
+        }
+        Ok(snap)
     }
 
     /// Sleep one poll interval and renew the lease; an error if the lease was lost.
@@ -125,32 +135,32 @@ impl<'r, 'a> Runner<'r, 'a> {
 
     /// Before every act on the cluster (cordon, drain, stop, change, start, uncordon): the
     /// store confirms, now, that this engine holds a fresh lease, and renews it. A store that
-    /// does not answer is asked again after a poll interval while the last confirmation is
-    /// younger than the lease timeout; after that the engine stops without acting.
+    /// does not answer leaves the lease as it last confirmed it: still this engine's while that
+    /// confirmation is younger than the lease timeout less a poll interval (no other process
+    /// can take it before it expires, so a node this engine stopped is still started again);
+    /// after that the engine stops without acting.
     pub(super) fn hold(&mut self) -> Result<(), EngineError> {
-        loop {
-            match self.ports.store.hold_lease(
-                &self.cluster,
-                &mut self.lease,
-                self.cfg.lease_timeout,
-            ) {
-                Ok(true) => {
-                    self.confirmed = self.ports.clock.now();
+        match self
+            .ports
+            .store
+            .hold_lease(&self.cluster, &mut self.lease, self.cfg.lease_timeout)
+        {
+            Ok(true) => {
+                self.confirmed = self.ports.clock.now();
+                Ok(())
+            }
+            Ok(false) => Err(self.lost()),
+            Err(source) => {
+                let since = self.ports.clock.now().saturating_sub(self.confirmed);
+                if since + self.cfg.poll_interval < self.cfg.lease_timeout {
                     return Ok(());
                 }
-                Ok(false) => return Err(self.lost()),
-                Err(source) => {
-                    let since = self.ports.clock.now().saturating_sub(self.confirmed);
-                    if since + self.cfg.poll_interval >= self.cfg.lease_timeout {
-                        self.lost_lease = true;
-                        return Err(EngineError::LeaseUnconfirmed {
-                            cluster: self.cluster.clone(),
-                            seconds: since.as_secs(),
-                            source,
-                        });
-                    }
-                    self.ports.clock.sleep(self.cfg.poll_interval);
-                }
+                self.lost_lease = true;
+                Err(EngineError::LeaseUnconfirmed {
+                    cluster: self.cluster.clone(),
+                    seconds: since.as_secs(),
+                    source,
+                })
             }
         }
     }

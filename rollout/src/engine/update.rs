@@ -166,8 +166,9 @@ pub fn update(
         });
     }
     cfg.check_lease()?;
-    // The store stamps the heartbeat with its own clock; the engine learns it below.
-    let mut lease = Lease {
+    // The store stamps the heartbeat with its own clock; the runner learns it from the record
+    // it reads first.
+    let lease = Lease {
         owner: cfg.owner.clone(),
         heartbeat_ms: 0,
     };
@@ -178,12 +179,6 @@ pub fn update(
         .begin_rollout(cluster_id, state, &lease, &valid.settings)
     {
         Ok(true) => {
-            // The lease as the store wrote it: the heartbeat every renewal compares against.
-            if let Ok(record) = ports.store.load(cluster_id)
-                && let Some(held) = record.lease.filter(|l| l.owner == lease.owner)
-            {
-                lease = held;
-            }
             // lasterror now speaks of this rollout only (the scanner keeps what it records).
             let _ = ports.store.set_last_error(cluster_id, None);
         }

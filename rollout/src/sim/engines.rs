@@ -20,6 +20,9 @@ pub struct Engines {
     pub second: Option<(UpdateRequest, EngineConfig)>,
     /// A `second_engine` fault fired: it runs once the current step is over.
     pub due: bool,
+    /// The virtual time the store last confirmed a lease (a confirmation at that same instant
+    /// is not a step of its own).
+    pub held_at: Option<std::time::Duration>,
 }
 
 /// The calls that act on the cluster (when they succeed).

@@ -53,6 +53,29 @@ impl SimHandle {
     }
 }
 
+impl SimHandle {
+    /// A call traced under the current step without being a step of its own (no fault fires,
+    /// nothing acts).
+    fn quiet<T: Shown>(
+        &self,
+        what: String,
+        f: impl FnOnce(&mut World) -> PortResult<T>,
+    ) -> PortResult<T> {
+        let mut w = self.0.borrow_mut();
+        if w.crashed {
+            return Err(PortError::unavailable("the engine process is gone"));
+        }
+        let r = f(&mut w);
+        let shown = match &r {
+            Ok(v) => v.shown(),
+            Err(e) => format!("error: {e}"),
+        };
+        let line = format!("#{} t={}s {what} -> {shown}", w.step, w.now.as_secs());
+        w.trace.push(line);
+        r
+    }
+}
+
 /// A short text for a call's result in the trace.
 trait Shown {
     fn shown(&self) -> String;
