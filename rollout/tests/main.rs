@@ -38,6 +38,7 @@ mod discovery_end_to_end;
 mod discovery_errors;
 mod examples;
 mod invariant_breakage;
+mod lease;
 mod lifecycle;
 mod property;
 mod rollout_order;

@@ -61,6 +61,10 @@ pub fn check(w: &mut World) -> Option<Violation> {
         w.unhealthy_at = step;
     }
     let mut found: Vec<(&'static str, Vec<String>, String)> = Vec::new();
+    // Named first: every other rule assumes one engine.
+    if let Some(detail) = w.engines.check(step) {
+        found.push(("one-engine-at-a-time", vec![], detail));
+    }
     for act in std::mem::take(&mut w.acts) {
         match act {
             Act::Touch { node, node_type } => {
@@ -155,9 +159,6 @@ pub fn check(w: &mut World) -> Option<Violation> {
                 }
             }
         }
-    }
-    if let Some(detail) = w.engines.check(step) {
-        found.push(("one-engine-at-a-time", vec![], detail));
     }
     let d = disrupted(w);
     let names = |t: Option<NodeType>| -> Vec<String> {
