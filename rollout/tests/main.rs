@@ -22,6 +22,7 @@ mod adapter_etcd_identity;
 mod adapter_failed_stop;
 mod adapter_kube_client;
 mod adapter_kube_kubectl;
+mod adapter_lease_postgres;
 mod adapter_many_clusters_postgres;
 mod adapter_release_kube;
 mod adapter_state_guard;
