@@ -45,4 +45,5 @@ mod property;
 mod rollout_order;
 mod rollout_steps;
 mod rollout_verify;
+mod store_lease;
 mod update_call;
