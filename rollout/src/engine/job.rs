@@ -11,7 +11,8 @@ use std::time::Duration;
 /// job timeout).
 pub const JOB_TIMEOUT: Duration = Duration::from_secs(1800);
 
-/// The longest wait between two looks at a running job.
+/// The longest wait between two looks at a running job, when the port names no poll interval
+/// of its own.
 pub const JOB_POLL: Duration = Duration::from_secs(2);
 
 impl Runner<'_, '_> {
@@ -28,10 +29,12 @@ impl Runner<'_, '_> {
         }
         let started = self.ports.clock.now();
         let limit = job.timeout.unwrap_or(JOB_TIMEOUT);
+        // The port's own poll interval (CLOUDSTACK_POLL_INTERVAL), never longer than the
+        // engine's, so a renewal is never more than one poll interval away.
         let poll = self
             .cfg
             .poll_interval
-            .min(JOB_POLL)
+            .min(job.poll.unwrap_or(JOB_POLL))
             .max(Duration::from_millis(1));
         loop {
             self.ports.clock.sleep(poll);

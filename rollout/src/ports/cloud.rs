@@ -40,6 +40,8 @@ pub struct Job {
     pub finished: bool,
     /// How long the port lets the job run (its configured job timeout), if it says.
     pub timeout: Option<std::time::Duration>,
+    /// How often the port would look at the job (its configured poll interval), if it says.
+    pub poll: Option<std::time::Duration>,
 }
 
 impl Job {
@@ -50,6 +52,7 @@ impl Job {
             command: command.into(),
             finished: true,
             timeout: None,
+            poll: None,
         }
     }
 }

@@ -101,6 +101,7 @@ impl Jobs {
             command: command.to_string(),
             finished: false,
             timeout: None,
+            poll: None,
         }
     }
 }

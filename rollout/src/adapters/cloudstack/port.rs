@@ -335,6 +335,7 @@ impl Cloud for CloudStackCloud {
             command: command.to_string(),
             finished: false,
             timeout: Some(self.client.config().job_timeout),
+            poll: Some(self.client.config().poll_interval),
         })
     }
 
