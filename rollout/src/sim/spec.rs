@@ -337,7 +337,8 @@ pub enum Fault {
     },
     /// A second engine process runs `scan`, then the same update (with an owner of its own),
     /// against the same cluster record once step `at_step` is over, while the first is still
-    /// in its call.
+    /// in its call (with `simulate --store`, the second engine's store calls reach the
+    /// simulated record only).
     SecondEngine {
         /// Step.
         at_step: u64,
