@@ -13,11 +13,11 @@ use cks_rollout::adapters::store::{PostgresStore, PostgresUrl};
 use cks_rollout::model::{ClusterState, ROLLOUT_ANNOTATION};
 use cks_rollout::ports::Store;
 
-fn bin() -> Command {
+pub(crate) fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_cks-rollout"))
 }
 
-fn text(out: &Output) -> String {
+pub(crate) fn text(out: &Output) -> String {
     format!(
         "{}{}",
         String::from_utf8_lossy(&out.stdout),
@@ -25,13 +25,13 @@ fn text(out: &Output) -> String {
     )
 }
 
-fn open(url: &str) -> PostgresStore {
+pub(crate) fn open(url: &str) -> PostgresStore {
     let url: PostgresUrl = url.parse().expect("a PostgreSQL URL");
     PostgresStore::open(&url).expect("store opens")
 }
 
 /// The adapter cluster with its record copied into a PostgreSQL database.
-fn cluster_in(pg: &Postgres) -> (Cluster, String) {
+pub(crate) fn cluster_in(pg: &Postgres) -> (Cluster, String) {
     let c = cluster();
     let url = pg.create_database("rollout").expect("database");
     let record = c.store.get(&c.cluster_id).expect("record");
@@ -39,7 +39,7 @@ fn cluster_in(pg: &Postgres) -> (Cluster, String) {
     (c, url)
 }
 
-fn live(c: &Cluster, command: &str, store: &str) -> Command {
+pub(crate) fn live(c: &Cluster, command: &str, store: &str) -> Command {
     let mut cmd = bin();
     cmd.arg(command)
         .args(["--cluster-id", &c.cluster_id, "--store", store])
@@ -61,7 +61,7 @@ fn live(c: &Cluster, command: &str, store: &str) -> Command {
     cmd
 }
 
-fn stops(c: &Cluster) -> usize {
+pub(crate) fn stops(c: &Cluster) -> usize {
     c.cloud
         .calls()
         .iter()

@@ -3,11 +3,14 @@
 //! the broken rule (and the nodes, where there are some).
 
 use crate::common::{cfg, cluster, offerings, run_ok};
-use cks_rollout::engine::{Event, Progress, StepKind, UpdateRequest};
-use cks_rollout::model::{ClusterState, Endpoint};
+use cks_rollout::engine::{Event, NoProgress, Progress, StepKind, UpdateRequest};
+use cks_rollout::model::{ClusterRecord, ClusterState, Endpoint, Lease, TypeSettings};
+use cks_rollout::ports::{PortResult, Store};
 use cks_rollout::sim::{
-    ClusterSpec, Fault, PdbSpec, PodSpec, SimPorts, Simulation, check_cancels, check_end,
+    ClusterSpec, Fault, JobSpan, PdbSpec, PodSpec, SimPorts, SimStore, Simulation, check_cancels,
+    check_end,
 };
+use std::time::Duration;
 
 fn worker_update() -> UpdateRequest {
     offerings(&[("worker", "medium")])
@@ -122,4 +125,131 @@ fn a_release_that_left_the_cluster_updating_is_named_by_the_checker() {
     w.record.state = ClusterState::Updating;
     let v = check_end(&w, true, false).expect("the checker fires");
     assert_eq!(v.invariant, "release-leaves-updating", "{v}");
+}
+
+/// A broken store port: the lease check answers "held" without asking the store (and so never
+/// renews the heartbeat either); every other call goes to the simulation's store.
+struct NoLeaseCheck(SimStore);
+
+impl Store for NoLeaseCheck {
+    fn load(&mut self, id: &str) -> PortResult<ClusterRecord> {
+        self.0.load(id)
+    }
+    fn compare_and_set_state(
+        &mut self,
+        id: &str,
+        expected: ClusterState,
+        new: ClusterState,
+        lease: Option<&Lease>,
+    ) -> PortResult<bool> {
+        self.0.compare_and_set_state(id, expected, new, lease)
+    }
+    fn save_settings(
+        &mut self,
+        id: &str,
+        expected: ClusterState,
+        settings: &TypeSettings,
+    ) -> PortResult<bool> {
+        self.0.save_settings(id, expected, settings)
+    }
+    fn renew_lease(&mut self, id: &str, lease: &Lease) -> PortResult<bool> {
+        self.0.renew_lease(id, lease)
+    }
+    fn hold_lease(&mut self, _: &str, _: &mut Lease, _: Duration) -> PortResult<bool> {
+        Ok(true)
+    }
+    fn end_rollout(
+        &mut self,
+        id: &str,
+        lease: &Lease,
+        timeout: Duration,
+        new: ClusterState,
+    ) -> PortResult<bool> {
+        self.0.end_rollout(id, lease, timeout, new)
+    }
+    fn expire_lease(
+        &mut self,
+        id: &str,
+        seen: Option<&Lease>,
+        timeout: Duration,
+    ) -> PortResult<bool> {
+        self.0.expire_lease(id, seen, timeout)
+    }
+    fn begin_rollout(
+        &mut self,
+        id: &str,
+        expected: ClusterState,
+        lease: &Lease,
+        settings: &TypeSettings,
+    ) -> PortResult<bool> {
+        self.0.begin_rollout(id, expected, lease, settings)
+    }
+    fn request_cancel(&mut self, id: &str) -> PortResult<bool> {
+        self.0.request_cancel(id)
+    }
+    fn set_cancel(&mut self, id: &str, cancel: bool) -> PortResult<()> {
+        self.0.set_cancel(id, cancel)
+    }
+    fn set_last_error(&mut self, id: &str, error: Option<&str>) -> PortResult<()> {
+        self.0.set_last_error(id, error)
+    }
+    fn set_capacity(&mut self, id: &str, cores: u64, memory_mb: u64) -> PortResult<()> {
+        self.0.set_capacity(id, cores, memory_mb)
+    }
+}
+
+/// The update call of `sim` with the lease check disabled.
+fn without_lease_check(sim: &Simulation, req: &UpdateRequest) {
+    sim.prepare(req, &cfg());
+    let mut ports = sim.ports();
+    let mut broken = NoLeaseCheck(ports.store());
+    let outcome = cks_rollout::engine::update(
+        &mut ports.ports_with_store(&mut broken),
+        &sim.cluster_id(),
+        req,
+        &cfg(),
+        &mut NoProgress,
+    );
+    sim.finish(&outcome);
+}
+
+#[test]
+fn an_engine_acting_without_its_lease_checked_is_named_by_the_checker() {
+    // A 20-minute stop: with no lease check there is no renewal either, so the scanner of a
+    // second engine finds the lease expired, takes the cluster and rolls it out.
+    let mut spec = cluster(3, 0, 3);
+    spec.jobs.stop = Some(JobSpan {
+        min_s: 1200,
+        max_s: 1200,
+    });
+    let req = worker_update();
+    let probe = Simulation::new(&spec, 6).expect("simulable");
+    without_lease_check(&probe, &req);
+    let at_step = probe
+        .world()
+        .trace
+        .iter()
+        .filter(|l| l.contains("cloud.job_status"))
+        .nth(300)
+        .and_then(|l| l.trim_start_matches('#').split(' ').next()?.parse().ok())
+        .expect("the first stop is polled for ten minutes");
+    spec.faults.push(Fault::SecondEngine { at_step });
+    let sim = Simulation::new(&spec, 6).expect("simulable");
+    without_lease_check(&sim, &req);
+    let w = sim.world();
+    let v = w.violation.clone().expect("the checker fires");
+    assert_eq!(v.invariant, "one-engine-at-a-time", "{v}");
+    assert!(
+        w.trace
+            .iter()
+            .any(|l| l.contains("second engine done: scan Ok(MovedToAlert")),
+        "{}",
+        w.trace.join("\n")
+    );
+    drop(w);
+    // The same schedule with the lease checked keeps the rule: the second engine finds the
+    // owner alive and takes nothing.
+    let clean = Simulation::new(&spec, 6).expect("simulable");
+    let run = clean.run(&req, &cfg());
+    assert!(run.violation.is_none(), "{}", run.failure_report());
 }

@@ -140,7 +140,9 @@ pub struct LiveArgs {
     /// Time between two polls, in milliseconds.
     #[arg(long = "poll-interval", default_value_t = 10_000, value_name = "MS")]
     pub poll_interval_ms: u64,
-    /// Seconds after which a lease not renewed means its owner is gone (used by `scan`).
+    /// Seconds after which a lease not renewed means its owner is gone: `scan` takes the
+    /// cluster over, and a rollout that finds its own lease so old stops. At least twice the
+    /// poll interval.
     #[arg(long = "lease-timeout", default_value_t = 300, value_name = "SECONDS")]
     pub lease_timeout: u64,
     /// SSH to the nodes, and overrides of what is found through CloudStack.

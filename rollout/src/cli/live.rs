@@ -33,7 +33,8 @@ pub struct LivePorts {
     pub discovery: Discovery,
 }
 
-fn owner() -> String {
+/// The lease owner of this process: host, process id and start time.
+pub(super) fn owner() -> String {
     let host = std::fs::read_to_string("/etc/hostname")
         .map(|h| h.trim().to_string())
         .ok()

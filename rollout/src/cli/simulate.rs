@@ -7,7 +7,7 @@ use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
 use serde_json::json;
 
-use cks_rollout::adapters::store::{AnyStore, StoreUrl};
+use cks_rollout::adapters::store::{AnyStore, RecordStore, StoreUrl};
 use cks_rollout::engine::{EngineConfig, UpdateOutcome, plan_update, view};
 use cks_rollout::model::ClusterState;
 use cks_rollout::sim::{ClusterSpec, Simulation};
@@ -58,24 +58,38 @@ fn load(path: &PathBuf) -> Result<ClusterSpec> {
 }
 
 /// `sim` with its store calls also made on the store `url` names, after writing the
-/// simulated cluster's record there (refusing to replace a rollout in progress).
+/// simulated cluster's record there: in one transaction, and never over a record that is
+/// `Updating` (a rollout in progress, perhaps another `simulate --store` process's).
 fn backed(sim: Simulation, url: &str) -> Result<Simulation> {
     let url: StoreUrl = url.parse()?;
     let mut store =
         AnyStore::open(&url).with_context(|| format!("opening the cluster store {url}"))?;
     let record = sim.world().record.clone();
-    if let Ok(held) = store.get(&record.id)
-        && held.state == ClusterState::Updating
-    {
+    let written = |e| anyhow::anyhow!("writing the simulated cluster {} to {url}: {e}", record.id);
+    let replaced = store.insert_new(&record).map_err(written)?
+        || store
+            .change(&record.id, &mut |held, _| {
+                if held.state == ClusterState::Updating {
+                    return false;
+                }
+                *held = record.clone();
+                true
+            })
+            .map_err(written)?;
+    if !replaced {
         anyhow::bail!(
             "cluster {} is Updating in the store {url}; the simulator does not replace a rollout in progress: give the description another id",
             record.id
         );
     }
-    store
-        .put(&record)
-        .with_context(|| format!("writing the simulated cluster {} to {url}", record.id))?;
     Ok(sim.backed_by(Box::new(store)))
+}
+
+/// The lease owner of this `simulate` process: host, process id and a random part, so that
+/// two processes on one store never pass for each other.
+fn owner() -> String {
+    let random: u32 = rand::random();
+    format!("simulator@{}:{random:08x}", super::live::owner())
 }
 
 /// Runs `simulate`.
@@ -102,7 +116,7 @@ pub fn run(args: &SimulateArgs, as_json: bool) -> Result<Exit> {
         SimAction::Run(run_args) => {
             let req = run_args.request()?;
             let cfg = EngineConfig {
-                owner: "simulator".to_string(),
+                owner: owner(),
                 ..EngineConfig::default()
             };
             let types = sim

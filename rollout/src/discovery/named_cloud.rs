@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use crate::model::{
     AffinityGroup, CksCluster, DiskOffering, KubernetesVersion, ServiceOffering, Vm, Volume,
 };
-use crate::ports::{Cloud, PortResult};
+use crate::ports::{Cloud, Job, JobCall, JobStatus, PortResult};
 
 /// A [`Cloud`] whose `list_vms` reports the discovered node names.
 pub struct NamedCloud {
@@ -48,6 +48,12 @@ impl Cloud for NamedCloud {
     }
     fn update_affinity_groups(&mut self, vm_id: &str, group_ids: &[String]) -> PortResult<()> {
         self.inner.update_affinity_groups(vm_id, group_ids)
+    }
+    fn begin_job(&mut self, call: JobCall<'_>) -> PortResult<Job> {
+        self.inner.begin_job(call)
+    }
+    fn job_status(&mut self, job: &Job) -> PortResult<JobStatus> {
+        self.inner.job_status(job)
     }
     fn list_service_offerings(&mut self) -> PortResult<Vec<ServiceOffering>> {
         self.inner.list_service_offerings()

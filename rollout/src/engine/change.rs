@@ -9,6 +9,7 @@ use super::outdated::{Change, changes_for, dedication_ids};
 use super::progress::StepKind;
 use super::run::Runner;
 use crate::model::VmState;
+use crate::ports::JobCall;
 use std::time::Duration;
 
 impl Runner<'_, '_> {
@@ -27,7 +28,7 @@ impl Runner<'_, '_> {
         let name = w.node.clone();
         let vm_id = w.vm_id.clone();
         if !w.went_down {
-            match self.ports.cloud.stop_vm(&vm_id) {
+            match self.job(JobCall::StopVm(&vm_id))? {
                 Ok(()) => {
                     w.went_down = true;
                     self.emit(Some(n), Some(&name), StepKind::Stop, "stopped");
@@ -66,9 +67,9 @@ impl Runner<'_, '_> {
                 }
             }
         }
-        if let Err(cause) = self.apply_changes(n, &name) {
+        if let Err(cause) = self.apply_changes(n, &name)? {
             // Bring the node back as it was; the next run finds it still out of date.
-            let restarted = self.ports.cloud.start_vm(&vm_id).is_ok();
+            let restarted = self.job(JobCall::StartVm(&vm_id))?.is_ok();
             return Err(EngineError::ChangeFailed {
                 batch: n,
                 node: name,
@@ -76,9 +77,7 @@ impl Runner<'_, '_> {
                 restarted,
             });
         }
-        self.ports
-            .cloud
-            .start_vm(&vm_id)
+        self.job(JobCall::StartVm(&vm_id))?
             .map_err(|source| EngineError::StartFailed {
                 batch: n,
                 node: name.clone(),
@@ -114,44 +113,57 @@ impl Runner<'_, '_> {
         }
     }
 
-    fn apply_changes(&mut self, n: usize, name: &str) -> Result<(), ChangeError> {
-        let snap =
-            observe_cloud(self.ports, &self.cluster).map_err(|e| ChangeError::Read(Box::new(e)))?;
-        let vm = snap.vm_by_node(name).ok_or_else(|| ChangeError::VmGone {
-            node: name.to_string(),
-        })?;
+    /// Every change the stopped VM still needs, each under a lease the store confirms. The
+    /// outer error stops the rollout (the lease is lost); the inner one is a failed change.
+    fn apply_changes(
+        &mut self,
+        n: usize,
+        name: &str,
+    ) -> Result<Result<(), ChangeError>, EngineError> {
+        let snap = match observe_cloud(self.ports, &self.cluster) {
+            Ok(snap) => snap,
+            Err(e) => return Ok(Err(ChangeError::Read(Box::new(e)))),
+        };
+        let Some(vm) = snap.vm_by_node(name) else {
+            return Ok(Err(ChangeError::VmGone {
+                node: name.to_string(),
+            }));
+        };
         if vm.state != VmState::Stopped {
-            return Err(ChangeError::NotStopped {
+            return Ok(Err(ChangeError::NotStopped {
                 node: name.to_string(),
                 state: vm.state.clone(),
-            });
+            }));
         }
         let vm_id = vm.id.clone();
         let dedication = dedication_ids(&snap.groups);
         for c in changes_for(&snap.record, vm, &snap.volumes, &dedication) {
             match c {
                 Change::Offering { to, .. } => {
-                    self.ports
-                        .cloud
-                        .change_offering(&vm_id, &to)
-                        .map_err(|source| ChangeError::Offering {
+                    self.hold()?;
+                    if let Err(source) = self.ports.cloud.change_offering(&vm_id, &to) {
+                        return Ok(Err(ChangeError::Offering {
                             node: name.to_string(),
                             to: to.clone(),
                             source,
-                        })?;
+                        }));
+                    }
                     self.emit(Some(n), Some(name), StepKind::ChangeOffering, to);
                 }
                 Change::RootDisk {
                     volume_id, to_gb, ..
                 } => {
-                    self.ports
-                        .cloud
-                        .resize_volume(&volume_id, to_gb)
-                        .map_err(|source| ChangeError::RootDisk {
+                    let call = JobCall::ResizeVolume {
+                        volume_id: &volume_id,
+                        size_gb: to_gb,
+                    };
+                    if let Err(source) = self.job(call)? {
+                        return Ok(Err(ChangeError::RootDisk {
                             node: name.to_string(),
                             to_gb,
                             source,
-                        })?;
+                        }));
+                    }
                     self.emit(
                         Some(n),
                         Some(name),
@@ -160,17 +172,20 @@ impl Runner<'_, '_> {
                     );
                 }
                 Change::AffinityGroups { to, .. } => {
-                    self.ports
-                        .cloud
-                        .update_affinity_groups(&vm_id, &to)
-                        .map_err(|source| ChangeError::AffinityGroups {
+                    let call = JobCall::UpdateAffinityGroups {
+                        vm_id: &vm_id,
+                        group_ids: &to,
+                    };
+                    if let Err(source) = self.job(call)? {
+                        return Ok(Err(ChangeError::AffinityGroups {
                             node: name.to_string(),
                             source,
-                        })?;
+                        }));
+                    }
                     self.emit(Some(n), Some(name), StepKind::UpdateAffinity, to.join(","));
                 }
             }
         }
-        Ok(())
+        Ok(Ok(()))
     }
 }

@@ -32,3 +32,19 @@ impl Default for EngineConfig {
         }
     }
 }
+
+impl EngineConfig {
+    /// Refuses a lease timeout not longer than twice the engine's longest wait between two
+    /// renewals of the lease (the poll interval: every wait — a job poll, a drain round, a
+    /// readiness poll — is at most one, and a renewal follows each), so that one late renewal
+    /// never lets another process take the cluster.
+    pub fn check_lease(&self) -> Result<(), super::UpdateError> {
+        if self.lease_timeout < 2 * self.poll_interval || self.lease_timeout.is_zero() {
+            return Err(super::UpdateError::LeaseTooShort {
+                lease_ms: self.lease_timeout.as_millis() as u64,
+                poll_ms: self.poll_interval.as_millis() as u64,
+            });
+        }
+        Ok(())
+    }
+}

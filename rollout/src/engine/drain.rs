@@ -21,6 +21,8 @@ impl Runner<'_, '_> {
         let mut last_block: Option<String> = None;
         let mut last_error: Option<String> = None;
         loop {
+            // Each round of evictions only under a lease the store confirms (and renews).
+            self.hold()?;
             // Someone may have uncordoned the node meanwhile: cordon it again, or pods come back.
             match self.ports.kube.get_node(ep, node) {
                 Ok(Some(n)) if !n.unschedulable => {
@@ -71,7 +73,6 @@ impl Runner<'_, '_> {
             self.ports
                 .clock
                 .sleep(DRAIN_ROUND.min(self.cfg.poll_interval));
-            self.renew()?;
         }
     }
 }

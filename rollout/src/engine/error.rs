@@ -26,6 +26,18 @@ pub enum EngineError {
         /// The lease owner this engine was.
         owner: String,
     },
+    /// The store did not confirm the lease before an act, for longer than the lease timeout.
+    #[error(
+        "the cluster store did not confirm the rollout lease of cluster {cluster} for {seconds} s ({source}); nothing more was done, as another process may own it now: run the rollout again once the store answers"
+    )]
+    LeaseUnconfirmed {
+        /// Cluster id.
+        cluster: String,
+        /// Seconds since the store last confirmed it.
+        seconds: u64,
+        /// The store's last error.
+        source: PortError,
+    },
     /// The cluster record could not be read between batches.
     #[error("reading cluster {cluster}: {source}")]
     ReadCluster {
@@ -224,7 +236,10 @@ impl EngineError {
 
     /// True when the engine lost its lease (it then neither acts nor releases).
     pub fn is_lease_lost(&self) -> bool {
-        matches!(self, EngineError::LeaseLost { .. })
+        matches!(
+            self,
+            EngineError::LeaseLost { .. } | EngineError::LeaseUnconfirmed { .. }
+        )
     }
 }
 

@@ -120,6 +120,7 @@ impl Runner<'_, '_> {
                     return Ok(w);
                 } else {
                     // Rebooted since it was annotated but not yet changed: record this boot.
+                    self.hold()?;
                     self.ports
                         .kube
                         .set_annotation(ep, name, ROLLOUT_ANNOTATION, Some(&node.boot_id))
@@ -144,6 +145,7 @@ impl Runner<'_, '_> {
                 return Ok(w);
             }
             None => {
+                self.hold()?;
                 self.ports
                     .kube
                     .set_annotation(ep, name, ROLLOUT_ANNOTATION, Some(&node.boot_id))
@@ -158,6 +160,7 @@ impl Runner<'_, '_> {
                 );
             }
         }
+        self.hold()?;
         self.ports
             .kube
             .set_unschedulable(ep, name, true)

@@ -5,7 +5,7 @@ use super::observe::{Snapshot, observe, observe_cloud};
 use super::outdated::{changes_for, dedication_ids};
 use super::plan::came_back;
 use super::safety::{cannot_lose_a_node, cannot_lose_reason, quorum};
-use crate::model::{ClusterState, MemberHealth, NodeType, ROLLOUT_ANNOTATION, VmState};
+use crate::model::{ClusterState, Lease, MemberHealth, NodeType, ROLLOUT_ANNOTATION, VmState};
 use crate::ports::Ports;
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
@@ -113,6 +113,19 @@ pub fn release_with(
     error: Option<&str>,
     notes: Option<&str>,
 ) -> Result<ReleaseOutcome, EngineError> {
+    release_held(ports, cluster_id, None, error, notes)
+}
+
+/// [`release_with`] by the rollout that holds `held` (its lease and the lease timeout): the
+/// state leaves `Updating` only while the store, in the same transaction, finds that lease
+/// still held; a lost lease is an error and the state is left to its new owner.
+pub fn release_held(
+    ports: &mut Ports<'_>,
+    cluster_id: &str,
+    held: Option<(&Lease, Duration)>,
+    error: Option<&str>,
+    notes: Option<&str>,
+) -> Result<ReleaseOutcome, EngineError> {
     let mut failed: Vec<String> = Vec::new();
     let (record, snap) = match observe(ports, cluster_id) {
         Ok(snap) => (snap.record.clone(), Some(snap)),
@@ -185,7 +198,18 @@ pub fn release_with(
         .set_cancel(cluster_id, false)
         .map_err(EngineError::store);
     let current = record.state;
-    if current != state
+    if let Some((lease, timeout)) = held {
+        if !ports
+            .store
+            .end_rollout(cluster_id, lease, timeout, state)
+            .map_err(EngineError::store)?
+        {
+            return Err(EngineError::LeaseLost {
+                cluster: cluster_id.to_string(),
+                owner: lease.owner.clone(),
+            });
+        }
+    } else if current != state
         && matches!(
             current,
             ClusterState::Updating | ClusterState::Running | ClusterState::Alert
@@ -238,26 +262,19 @@ pub fn scan(
     if snap.record.state != ClusterState::Updating {
         return Ok(ScanOutcome::NotUpdating);
     }
-    let now = ports.clock.now().as_millis() as u64;
-    if let Some(lease) = &snap.record.lease
-        && now.saturating_sub(lease.heartbeat_ms) < lease_timeout.as_millis() as u64
-    {
-        return Ok(ScanOutcome::OwnerAlive {
-            owner: lease.owner.clone(),
-        });
-    }
+    // One compare-and-set on the state, the owner and the heartbeat seen, judged by the store's
+    // own clock: a lease renewed since, or still fresh, is left to its owner.
     let (cores, memory_mb) = capacity(&snap);
     if !ports
         .store
-        .compare_and_set_state(
-            cluster_id,
-            ClusterState::Updating,
-            ClusterState::Alert,
-            None,
-        )
+        .expire_lease(cluster_id, snap.record.lease.as_ref(), lease_timeout)
         .map_err(EngineError::store)?
     {
-        return Ok(ScanOutcome::NotUpdating);
+        let now = ports.store.load(cluster_id).map_err(EngineError::store)?;
+        return Ok(match (now.state, now.lease) {
+            (ClusterState::Updating, Some(lease)) => ScanOutcome::OwnerAlive { owner: lease.owner },
+            _ => ScanOutcome::NotUpdating,
+        });
     }
     ports
         .store

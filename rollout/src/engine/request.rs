@@ -75,6 +75,17 @@ pub enum UpdateError {
         /// The state it went back to.
         restored: ClusterState,
     },
+    /// The lease timeout is too short for the engine's longest wait between two renewals.
+    #[error(
+        "the lease timeout ({lease_ms} ms) must be at least twice the poll interval ({poll_ms} ms), the longest wait between two renewals of the lease: with a shorter one, another process's scan takes the cluster while this one waits; set --lease-timeout to at least {} s or a shorter --poll-interval",
+        (2 * poll_ms).div_ceil(1000)
+    )]
+    LeaseTooShort {
+        /// The lease timeout asked.
+        lease_ms: u64,
+        /// The poll interval.
+        poll_ms: u64,
+    },
     /// The engine stopped on an error of its own before anything was changed.
     #[error(transparent)]
     Engine(super::EngineError),

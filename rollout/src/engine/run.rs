@@ -46,6 +46,8 @@ pub struct Runner<'r, 'a> {
     pub(super) events: Vec<Event>,
     /// Set when a renewal found another owner.
     pub(super) lost_lease: bool,
+    /// When the store last confirmed the lease (this engine's clock).
+    pub(super) confirmed: std::time::Duration,
 }
 
 impl<'r, 'a> Runner<'r, 'a> {
@@ -57,6 +59,7 @@ impl<'r, 'a> Runner<'r, 'a> {
         lease: Lease,
         progress: &'r mut dyn Progress,
     ) -> Self {
+        let confirmed = ports.clock.now();
         Runner {
             ports,
             cfg,
@@ -65,6 +68,7 @@ impl<'r, 'a> Runner<'r, 'a> {
             progress,
             events: Vec::new(),
             lost_lease: false,
+            confirmed,
         }
     }
 
@@ -92,7 +96,17 @@ impl<'r, 'a> Runner<'r, 'a> {
     }
 
     pub(super) fn observe(&mut self) -> Result<Snapshot, EngineError> {
-        observe(self.ports, &self.cluster)
+        let snap = observe(self.ports, &self.cluster)?;
+        // The heartbeat the store stamped when the rollout began, learnt from the first read
+        // of the record: every renewal compares against it.
+        if self.lease.heartbeat_ms == 0
+            && snap.record.state == crate::model::ClusterState::Updating
+            && let Some(held) = &snap.record.lease
+            && held.owner == self.lease.owner
+        {
+            self.lease = held.clone();
+        }
+        Ok(snap)
     }
 
     /// Sleep one poll interval and renew the lease; an error if the lease was lost.
@@ -101,19 +115,67 @@ impl<'r, 'a> Runner<'r, 'a> {
         self.renew()
     }
 
+    /// Renew the lease in the store (a compare-and-set on owner and heartbeat, stamped with the
+    /// store's clock); an error if it was lost. A store that does not answer is retried at the
+    /// next renewal (and [`Runner::hold`] before the next act).
     pub(super) fn renew(&mut self) -> Result<(), EngineError> {
-        self.lease.heartbeat_ms = self.ports.clock.now().as_millis() as u64;
-        match self.ports.store.renew_lease(&self.cluster, &self.lease) {
-            Ok(false) => {
+        match self
+            .ports
+            .store
+            .hold_lease(&self.cluster, &mut self.lease, self.cfg.lease_timeout)
+        {
+            Ok(true) => {
+                self.confirmed = self.ports.clock.now();
+                Ok(())
+            }
+            Ok(false) => Err(self.lost()),
+            Err(_) => Ok(()),
+        }
+    }
+
+    /// Before every act on the cluster (cordon, drain, stop, change, start, uncordon): the
+    /// store confirms, now, that this engine holds a fresh lease, and renews it. A store that
+    /// does not answer leaves the lease as it last confirmed it: still this engine's while that
+    /// confirmation is younger than the lease timeout less a poll interval (no other process
+    /// can take it before it expires, so a node this engine stopped is still started again);
+    /// after that the engine stops without acting.
+    pub(super) fn hold(&mut self) -> Result<(), EngineError> {
+        match self
+            .ports
+            .store
+            .hold_lease(&self.cluster, &mut self.lease, self.cfg.lease_timeout)
+        {
+            Ok(true) => {
+                self.confirmed = self.ports.clock.now();
+                Ok(())
+            }
+            Ok(false) => Err(self.lost()),
+            Err(source) => {
+                let since = self.ports.clock.now().saturating_sub(self.confirmed);
+                if since + self.cfg.poll_interval < self.cfg.lease_timeout {
+                    return Ok(());
+                }
                 self.lost_lease = true;
-                Err(EngineError::LeaseLost {
+                Err(EngineError::LeaseUnconfirmed {
                     cluster: self.cluster.clone(),
-                    owner: self.lease.owner.clone(),
+                    seconds: since.as_secs(),
+                    source,
                 })
             }
-            // A store that does not answer is retried at the next renewal.
-            Ok(true) | Err(_) => Ok(()),
         }
+    }
+
+    fn lost(&mut self) -> EngineError {
+        self.lost_lease = true;
+        EngineError::LeaseLost {
+            cluster: self.cluster.clone(),
+            owner: self.lease.owner.clone(),
+        }
+    }
+
+    /// The lease as this engine holds it now.
+    pub(super) fn lease(&self) -> &Lease {
+        &self.lease
     }
 
     /// Uncordon annotated nodes that came back: Ready with a boot ID other than the annotated
@@ -154,6 +216,7 @@ impl<'r, 'a> Runner<'r, 'a> {
                 source,
             }
         };
+        self.hold()?;
         self.ports
             .kube
             .set_unschedulable(ep, node, false)

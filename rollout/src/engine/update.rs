@@ -3,7 +3,7 @@
 use super::observe::{observe, observe_cloud};
 use super::plan::{Plan, plan};
 use super::progress::{Progress, StepKind};
-use super::release::{ReleaseOutcome, release_with};
+use super::release::{ReleaseOutcome, release_held};
 use super::run::{RunOutcome, Runner};
 use super::validate::validate;
 use super::view::{ClusterView, cluster_view};
@@ -165,9 +165,12 @@ pub fn update(
             view: cluster_view(&after),
         });
     }
+    cfg.check_lease()?;
+    // The store stamps the heartbeat with its own clock; the runner learns it from the record
+    // it reads first.
     let lease = Lease {
         owner: cfg.owner.clone(),
-        heartbeat_ms: ports.clock.now().as_millis() as u64,
+        heartbeat_ms: 0,
     };
     // The move into Updating, the cleared cancel flag and the settings are one transaction: a
     // cancel asked once the cluster is Updating is never erased.
@@ -196,22 +199,38 @@ pub fn update(
         }
     }
     let mut runner = Runner::new(ports, cfg, cluster_id, lease, progress);
-    let run = runner.execute(valid.max_unavailable);
-    let (release, release_error) = if run.lost_lease {
-        (
-            None,
-            Some("another engine owns the cluster now; it releases it".to_string()),
-        )
+    let mut run = runner.execute(valid.max_unavailable);
+    // Release acts on the cluster too: only under a lease the store confirms now, and its
+    // state change checks it again in the same transaction.
+    let held = if run.lost_lease {
+        Err(None)
     } else {
-        let error = run.error.as_ref().map(ToString::to_string);
-        match release_with(
-            runner.ports,
-            cluster_id,
-            error.as_deref(),
-            run.notes.as_deref(),
-        ) {
-            Ok(r) => (Some(r), None),
-            Err(e) => (None, Some(e.to_string())),
+        runner.hold().map_err(|e| {
+            run.lost_lease = true;
+            Some(e)
+        })
+    };
+    let (release, release_error) = match held {
+        Err(lost) => (
+            None,
+            Some(match lost {
+                Some(e) => format!("{e}; release is left to the cluster's owner or the scanner"),
+                None => "another engine owns the cluster now; it releases it".to_string(),
+            }),
+        ),
+        Ok(()) => {
+            let error = run.error.as_ref().map(ToString::to_string);
+            let lease = runner.lease().clone();
+            match release_held(
+                runner.ports,
+                cluster_id,
+                Some((&lease, cfg.lease_timeout)),
+                error.as_deref(),
+                run.notes.as_deref(),
+            ) {
+                Ok(r) => (Some(r), None),
+                Err(e) => (None, Some(e.to_string())),
+            }
         }
     };
     runner.emit(

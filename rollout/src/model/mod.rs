@@ -5,6 +5,7 @@ mod cloud;
 mod cluster;
 mod etcd;
 mod kube;
+mod lease;
 mod node_type;
 
 pub use cloud::{

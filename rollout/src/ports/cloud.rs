@@ -1,12 +1,76 @@
 //! CloudStack: the cluster's VMs and volumes, and the calls that change them.
 
-use super::PortResult;
+use super::{PortError, PortResult};
 use crate::model::{
     AffinityGroup, CksCluster, DiskOffering, KubernetesVersion, ServiceOffering, Vm, Volume,
 };
 
-/// The CloudStack calls the engine needs. Asynchronous jobs (stop, start, resize, ...) return
-/// once the job has finished (the adapter polls `queryAsyncJobResult` with its own timeout).
+/// A CloudStack call that runs as an asynchronous job.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JobCall<'a> {
+    /// `stopVirtualMachine` of a VM id.
+    StopVm(&'a str),
+    /// `startVirtualMachine` of a VM id.
+    StartVm(&'a str),
+    /// `resizeVolume` of a volume id to `size_gb` (grow only).
+    ResizeVolume {
+        /// Volume id.
+        volume_id: &'a str,
+        /// New size in GB.
+        size_gb: u64,
+    },
+    /// `updateVMAffinityGroup` of a VM id with the full list of group ids.
+    UpdateAffinityGroups {
+        /// VM id.
+        vm_id: &'a str,
+        /// Every group the VM keeps.
+        group_ids: &'a [String],
+    },
+}
+
+/// A job a [`Cloud`] started: the engine polls it with [`Cloud::job_status`], renewing its
+/// lease between polls, so no wait on CloudStack outlasts the lease.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Job {
+    /// The job id (`jobid`).
+    pub id: String,
+    /// The command that made it, for messages.
+    pub command: String,
+    /// True when the job had already finished when it was started (nothing to poll).
+    pub finished: bool,
+    /// How long the port lets the job run (its configured job timeout), if it says.
+    pub timeout: Option<std::time::Duration>,
+    /// How often the port would look at the job (its configured poll interval), if it says.
+    pub poll: Option<std::time::Duration>,
+}
+
+impl Job {
+    /// A job that finished as it was started.
+    pub fn finished(command: impl Into<String>) -> Self {
+        Job {
+            id: String::new(),
+            command: command.into(),
+            finished: true,
+            timeout: None,
+            poll: None,
+        }
+    }
+}
+
+/// Where a job is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum JobStatus {
+    /// Still running.
+    Pending,
+    /// Finished successfully.
+    Done,
+    /// Finished with an error.
+    Failed(PortError),
+}
+
+/// The CloudStack calls the engine needs. The engine starts asynchronous jobs (stop, start,
+/// resize, affinity groups) with [`Cloud::begin_job`] and polls them with [`Cloud::job_status`];
+/// the blocking forms (`stop_vm`, ...) wait for the job inside the port.
 pub trait Cloud {
     /// The cluster's VMs (`listKubernetesClusters` + `listVirtualMachines`), with node types.
     fn list_vms(&mut self, cluster_id: &str) -> PortResult<Vec<Vm>>;
@@ -44,4 +108,26 @@ pub trait Cloud {
 
     /// A supported Kubernetes version and its node minimums (`listKubernetesSupportedVersions`).
     fn kubernetes_version(&mut self, version_id: &str) -> PortResult<KubernetesVersion>;
+
+    /// Start `call` as a job and return at once. By default the blocking form runs and the job
+    /// is returned finished (a port with nothing to poll).
+    fn begin_job(&mut self, call: JobCall<'_>) -> PortResult<Job> {
+        let command = match call {
+            JobCall::StopVm(vm) => self.stop_vm(vm).map(|()| "stopVirtualMachine"),
+            JobCall::StartVm(vm) => self.start_vm(vm).map(|()| "startVirtualMachine"),
+            JobCall::ResizeVolume { volume_id, size_gb } => self
+                .resize_volume(volume_id, size_gb)
+                .map(|()| "resizeVolume"),
+            JobCall::UpdateAffinityGroups { vm_id, group_ids } => self
+                .update_affinity_groups(vm_id, group_ids)
+                .map(|()| "updateVMAffinityGroup"),
+        }?;
+        Ok(Job::finished(command))
+    }
+
+    /// One look at `job` (`queryAsyncJobResult`). By default every job is done.
+    fn job_status(&mut self, job: &Job) -> PortResult<JobStatus> {
+        let _ = job;
+        Ok(JobStatus::Done)
+    }
 }

@@ -8,7 +8,7 @@ mod kube;
 mod store;
 
 pub use clock::Clock;
-pub use cloud::Cloud;
+pub use cloud::{Cloud, Job, JobCall, JobStatus};
 pub use etcd::Etcd;
 pub use kube::Kube;
 pub use store::Store;

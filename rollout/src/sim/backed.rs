@@ -9,6 +9,7 @@ use std::rc::Rc;
 use super::SimHandle;
 use crate::model::{ClusterRecord, ClusterState, Lease, TypeSettings};
 use crate::ports::{PortResult, Store};
+use std::time::Duration;
 
 /// A real store shared by the port handles of one simulation.
 #[derive(Clone)]
@@ -98,6 +99,52 @@ impl Store for SimStore {
             cluster_id,
             |m| m.renew_lease(cluster_id, lease),
             |r| r.renew_lease(cluster_id, lease),
+        )
+    }
+
+    fn hold_lease(
+        &mut self,
+        cluster_id: &str,
+        lease: &mut Lease,
+        timeout: Duration,
+    ) -> PortResult<bool> {
+        // The world judges a copy; the real store (with its own clock) decides.
+        let mut modelled = lease.clone();
+        let held = self.call(
+            cluster_id,
+            |m| m.hold_lease(cluster_id, &mut modelled, timeout),
+            |r| r.hold_lease(cluster_id, lease, timeout),
+        )?;
+        if self.backing.is_none() {
+            *lease = modelled;
+        }
+        Ok(held)
+    }
+
+    fn end_rollout(
+        &mut self,
+        cluster_id: &str,
+        lease: &Lease,
+        timeout: Duration,
+        new: ClusterState,
+    ) -> PortResult<bool> {
+        self.call(
+            cluster_id,
+            |m| m.end_rollout(cluster_id, lease, timeout, new),
+            |r| r.end_rollout(cluster_id, lease, timeout, new),
+        )
+    }
+
+    fn expire_lease(
+        &mut self,
+        cluster_id: &str,
+        seen: Option<&Lease>,
+        timeout: Duration,
+    ) -> PortResult<bool> {
+        self.call(
+            cluster_id,
+            |m| m.expire_lease(cluster_id, seen, timeout),
+            |r| r.expire_lease(cluster_id, seen, timeout),
         )
     }
 

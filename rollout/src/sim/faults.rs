@@ -55,6 +55,7 @@ impl World {
                     });
                 }
                 Fault::Crash { at_step } if at_step == step => self.crashed = true,
+                Fault::SecondEngine { at_step } if at_step == step => self.engines.due = true,
                 Fault::Cancel { at_step } if at_step == step => {
                     // As the real `cancel`: recorded only while a rollout runs.
                     let line = if self.record.state == crate::model::ClusterState::Updating {
@@ -117,6 +118,7 @@ fn is_scheduled(f: &Fault) -> bool {
             | Fault::StealLease { .. }
             | Fault::SetState { .. }
             | Fault::Crash { .. }
+            | Fault::SecondEngine { .. }
     )
 }
 

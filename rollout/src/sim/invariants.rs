@@ -41,6 +41,8 @@ pub fn disrupted(w: &World) -> Vec<(NodeType, String)> {
 /// - `change-only-while-stopped`: offerings, disks and groups change only on stopped VMs;
 /// - `never-annotate-foreign-cordon`, `uncordon-only-annotated`: only nodes the engine
 ///   annotated are uncordoned by it;
+/// - `one-engine-at-a-time`: no engine acts on the cluster (cordon, drain, stop, change,
+///   start, uncordon, state change) once another engine acted on it since its rollout began;
 /// - `no-uncordon-without-new-boot-id`: a node that went down (stopped by the engine, found
 ///   stopped, or started again by an earlier run) is uncordoned or released only Ready with a
 ///   boot ID other than the one before it went down.
@@ -59,6 +61,10 @@ pub fn check(w: &mut World) -> Option<Violation> {
         w.unhealthy_at = step;
     }
     let mut found: Vec<(&'static str, Vec<String>, String)> = Vec::new();
+    // Named first: every other rule assumes one engine.
+    if let Some(detail) = w.engines.check(step) {
+        found.push(("one-engine-at-a-time", vec![], detail));
+    }
     for act in std::mem::take(&mut w.acts) {
         match act {
             Act::Touch { node, node_type } => {

@@ -25,8 +25,10 @@
 
 mod act;
 mod backed;
+mod engines;
 mod faults;
 mod invariants;
+mod jobs;
 mod pods;
 mod ports;
 pub mod random;
@@ -37,7 +39,9 @@ mod violation;
 mod world;
 
 pub use backed::{Backing, SimStore};
+pub use engines::Engines;
 pub use invariants::{check_cancels, check_end};
+pub use jobs::{JobDurations, JobSpan, Jobs};
 pub use ports::SimHandle;
 pub use signature::{Signature, VmSignature};
 pub use spec::{
@@ -69,6 +73,23 @@ pub struct SimPorts {
 }
 
 impl SimPorts {
+    /// The engine's [`Ports`] with `store` in place of the simulation's own store port (a
+    /// wrapper over it, say, to break a rule on purpose).
+    pub fn ports_with_store<'a>(&'a mut self, store: &'a mut dyn crate::ports::Store) -> Ports<'a> {
+        Ports {
+            cloud: &mut self.cloud,
+            kube: &mut self.kube,
+            etcd: &mut self.etcd,
+            store,
+            clock: &mut self.clock,
+        }
+    }
+
+    /// The simulation's store port.
+    pub fn store(&self) -> SimStore {
+        self.store.clone()
+    }
+
     /// Borrow them as the engine's [`Ports`].
     pub fn ports(&mut self) -> Ports<'_> {
         Ports {
@@ -176,6 +197,23 @@ impl Simulation {
         cfg: &EngineConfig,
         progress: &mut dyn Progress,
     ) -> Result<UpdateOutcome, UpdateError> {
+        self.prepare(req, cfg);
+        let id = self.cluster_id();
+        let mut p = self.ports();
+        let outcome = crate::engine::update(&mut p.ports(), &id, req, cfg, progress);
+        self.finish(&outcome);
+        outcome
+    }
+
+    /// Before an update call made on this world's ports: the invariants' worker budget taken
+    /// from `req`, and the call a `second_engine` fault runs (the same, with an owner of its
+    /// own).
+    pub fn prepare(&self, req: &UpdateRequest, cfg: &EngineConfig) {
+        {
+            let mut second = cfg.clone();
+            second.owner = format!("{}-second", cfg.owner);
+            self.world_mut().engines.second = Some((req.clone(), second));
+        }
         {
             let mut w = self.world_mut();
             let workers = w
@@ -191,19 +229,18 @@ impl Simulation {
             w.worker_budget = m.min(workers.saturating_sub(1)).max(1);
             w.max_unavailable = m;
         }
-        let id = self.cluster_id();
-        let mut p = self.ports();
-        let outcome = crate::engine::update(&mut p.ports(), &id, req, cfg, progress);
+    }
+
+    /// After an update call made on this world's ports: the end-of-call invariants.
+    pub fn finish(&self, outcome: &Result<UpdateOutcome, UpdateError>) {
         let mut w = self.world_mut();
         if !w.crashed && w.violation.is_none() {
-            let (rolled_out, lost) = match &outcome {
+            let (rolled_out, lost) = match outcome {
                 Ok(UpdateOutcome::RolledOut(r)) => (true, r.run.lost_lease),
                 _ => (false, false),
             };
             w.violation = invariants::check_end(&w, rolled_out, lost);
         }
-        drop(w);
-        outcome
     }
 
     /// Nodes restarted by the engine so far (stops it made).

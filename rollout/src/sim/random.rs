@@ -62,6 +62,7 @@ pub fn scenario(seed: u64) -> (ClusterSpec, UpdateRequest) {
         pods: vec![],
         pdbs: vec![],
         faults: vec![],
+        jobs: Default::default(),
         state: crate::model::ClusterState::Running,
         kubernetes_version: None,
     };

@@ -63,6 +63,9 @@ pub struct ClusterSpec {
     /// Faults to inject.
     #[serde(default)]
     pub faults: Vec<Fault>,
+    /// How long CloudStack's jobs take (absent: they finish as they are started).
+    #[serde(default)]
+    pub jobs: super::jobs::JobDurations,
     /// The cluster's state before the call.
     #[serde(default = "default_state")]
     pub state: ClusterState,
@@ -329,6 +332,14 @@ pub enum Fault {
     },
     /// Another engine instance takes the rollout lease at `at_step`.
     StealLease {
+        /// Step.
+        at_step: u64,
+    },
+    /// A second engine process runs `scan`, then the same update (with an owner of its own),
+    /// against the same cluster record once step `at_step` is over, while the first is still
+    /// in its call (with `simulate --store`, the second engine's store calls reach the
+    /// simulated record only).
+    SecondEngine {
         /// Step.
         at_step: u64,
     },

@@ -165,6 +165,10 @@ pub struct World {
     /// The cluster's Kubernetes version, when CloudStack lists one.
     pub kubernetes_version: Option<super::spec::KubernetesVersionSpec>,
     pub(super) boots: u64,
+    /// CloudStack's jobs and how long they take.
+    pub jobs: super::jobs::Jobs,
+    /// The engine processes (a second one started by a fault) and their acts.
+    pub engines: super::engines::Engines,
 }
 
 /// A description that cannot be simulated.
@@ -179,6 +183,7 @@ fn names(prefix: &str, n: u32) -> Vec<String> {
 impl World {
     /// Build the world of `spec`, with every random choice drawn from `seed`.
     pub fn new(spec: &ClusterSpec, seed: u64) -> Result<World, SpecError> {
+        spec.jobs.check()?;
         let etcd_count = spec.etcd.as_ref().map_or(0, |e| e.count);
         let offering =
             |id: &Option<String>| id.clone().unwrap_or_else(|| spec.service_offering.clone());
@@ -346,6 +351,8 @@ impl World {
             cks_state: "Running".to_string(),
             kubernetes_version: spec.kubernetes_version.clone(),
             boots: 0,
+            jobs: super::jobs::Jobs::new(spec.jobs.clone()),
+            engines: Default::default(),
         };
         let (cores, mem) = world.capacity();
         world.record.cores = cores;

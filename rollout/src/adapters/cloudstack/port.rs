@@ -8,7 +8,7 @@ use crate::model::{
     AffinityGroup, CksCluster, DiskOffering, KubernetesVersion, NodeType, ServiceOffering, Vm,
     VmState, Volume, VolumeKind,
 };
-use crate::ports::{Cloud, PortError, PortErrorKind, PortResult};
+use crate::ports::{Cloud, Job, JobCall, JobStatus, PortError, PortErrorKind, PortResult};
 use serde_json::Value;
 
 /// The [`Cloud`] port over CloudStack.
@@ -285,6 +285,84 @@ impl Cloud for CloudStackCloud {
             state: c["state"].as_str().unwrap_or("Unknown").to_string(),
             vm_ids,
             kubernetes_version_id: c["kubernetesversionid"].as_str().map(str::to_string),
+        })
+    }
+
+    fn begin_job(&mut self, call: JobCall<'_>) -> PortResult<Job> {
+        let (command, params): (&str, Vec<(&str, String)>) = match call {
+            JobCall::StopVm(vm) => ("stopVirtualMachine", vec![("id", vm.to_string())]),
+            JobCall::StartVm(vm) => ("startVirtualMachine", vec![("id", vm.to_string())]),
+            JobCall::ResizeVolume { volume_id, size_gb } => (
+                "resizeVolume",
+                vec![
+                    ("id", volume_id.to_string()),
+                    ("size", size_gb.to_string()),
+                    ("shrinkok", "false".into()),
+                ],
+            ),
+            JobCall::UpdateAffinityGroups { vm_id, group_ids } => {
+                // An empty `affinitygroupids` would strip every group from the VM: never sent.
+                if group_ids.is_empty() {
+                    return Err(PortError::new(
+                        PortErrorKind::Refused,
+                        format!(
+                            "updateVMAffinityGroup {vm_id}: refusing to send an empty affinitygroupids, which would remove every affinity group"
+                        ),
+                    ));
+                }
+                (
+                    "updateVMAffinityGroup",
+                    vec![
+                        ("id", vm_id.to_string()),
+                        ("affinitygroupids", group_ids.join(",")),
+                    ],
+                )
+            }
+        };
+        let started = self.client.call(command, &params).map_err(port_error)?;
+        let id = started
+            .get("jobid")
+            .and_then(Value::as_str)
+            .ok_or_else(|| {
+                port_error(CloudStackError::BadResponse {
+                    command: command.to_string(),
+                    detail: "an async command answered without a jobid".to_string(),
+                })
+            })?
+            .to_string();
+        Ok(Job {
+            id,
+            command: command.to_string(),
+            finished: false,
+            timeout: Some(self.client.config().job_timeout),
+            poll: Some(self.client.config().poll_interval),
+        })
+    }
+
+    fn job_status(&mut self, job: &Job) -> PortResult<JobStatus> {
+        let status = self
+            .client
+            .call("queryAsyncJobResult", &[("jobid", job.id.clone())])
+            .map_err(port_error)?;
+        Ok(match status.get("jobstatus").and_then(Value::as_u64) {
+            Some(0) | None => JobStatus::Pending,
+            Some(1) => JobStatus::Done,
+            Some(_) => {
+                let result = status.get("jobresult").cloned().unwrap_or(Value::Null);
+                JobStatus::Failed(port_error(CloudStackError::Job {
+                    command: job.command.clone(),
+                    job: job.id.clone(),
+                    code: result
+                        .get("errorcode")
+                        .and_then(Value::as_u64)
+                        .unwrap_or(530),
+                    text: result
+                        .get("errortext")
+                        .and_then(Value::as_str)
+                        .unwrap_or("the job failed without an error text")
+                        .to_string(),
+                }))
+            }
         })
     }
 

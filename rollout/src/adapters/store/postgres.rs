@@ -342,19 +342,22 @@ impl PostgresStore {
         Ok(rows.iter().map(|row| row.get(0)).collect())
     }
 
-    /// In one serialisable transaction: reads the record (locking its row), lets `change` edit
-    /// it (returning whether to write it), writes it back. Returns what `change` returned.
+    /// In one serialisable transaction: reads the record (locking its row) and the server's
+    /// clock (`now()`, milliseconds since the Unix epoch), lets `change` edit the record
+    /// (returning whether to write it), writes it back. Returns what `change` returned.
     /// `change` runs again when the transaction is retried, on the record as it is then.
     pub fn update(
         &mut self,
         id: &str,
-        mut change: impl FnMut(&mut ClusterRecord) -> bool,
+        mut change: impl FnMut(&mut ClusterRecord, u64) -> bool,
     ) -> Result<bool, StoreError> {
         let url = self.url.to_string();
         self.serialisable(|tx| {
+            // Heartbeats of every host are stamped with the server's clock, not their own.
             let row = tx
                 .query_opt(
-                    "SELECT record::text FROM clusters WHERE id = $1 FOR UPDATE",
+                    "SELECT record::text, (extract(epoch FROM now()) * 1000)::bigint
+                     FROM clusters WHERE id = $1 FOR UPDATE",
                     &[&id],
                 )?
                 .ok_or_else(|| StoreError::NoSuchCluster {
@@ -362,7 +365,8 @@ impl PostgresStore {
                     store: url.clone(),
                 })?;
             let mut record = from_json(id, row.get(0))?;
-            if !change(&mut record) {
+            let now_ms: i64 = row.get(1);
+            if !change(&mut record, u64::try_from(now_ms).unwrap_or(0)) {
                 return Ok(false);
             }
             let json = to_json(&record)?;

@@ -13,7 +13,7 @@ impl RecordStore for PostgresStore {
     fn change(
         &mut self,
         id: &str,
-        change: &mut dyn FnMut(&mut ClusterRecord) -> bool,
+        change: &mut dyn FnMut(&mut ClusterRecord, u64) -> bool,
     ) -> Result<bool, StoreError> {
         self.update(id, change)
     }

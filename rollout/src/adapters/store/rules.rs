@@ -7,19 +7,21 @@ use ::postgres::error::SqlState;
 use super::StoreError;
 use crate::model::{ClusterRecord, ClusterState, Lease, TypeSettings};
 use crate::ports::{PortError, PortErrorKind, PortResult, Store};
+use std::time::Duration;
 
 /// A database of cluster records that can change one record in one transaction.
 pub trait RecordStore {
     /// Reads one record.
     fn record(&mut self, id: &str) -> Result<ClusterRecord, StoreError>;
 
-    /// In one transaction: reads the record, lets `change` edit it (returning whether to write
-    /// it), writes it back; returns what `change` returned. `change` may run again when the
+    /// In one transaction: reads the record and the database's clock (milliseconds since the
+    /// Unix epoch), lets `change` edit the record (returning whether to write it), writes it
+    /// back; returns what `change` returned. `change` may run again when the
     /// backend retries the transaction, on the record as it is then.
     fn change(
         &mut self,
         id: &str,
-        change: &mut dyn FnMut(&mut ClusterRecord) -> bool,
+        change: &mut dyn FnMut(&mut ClusterRecord, u64) -> bool,
     ) -> Result<bool, StoreError>;
 }
 
@@ -80,7 +82,7 @@ impl<T: RecordStore> Store for T {
         new: ClusterState,
         lease: Option<&Lease>,
     ) -> PortResult<bool> {
-        self.change(cluster_id, &mut |r| {
+        self.change(cluster_id, &mut |r, _| {
             if r.state != expected {
                 return false;
             }
@@ -97,7 +99,7 @@ impl<T: RecordStore> Store for T {
         expected: ClusterState,
         settings: &TypeSettings,
     ) -> PortResult<bool> {
-        self.change(cluster_id, &mut |r| {
+        self.change(cluster_id, &mut |r, _| {
             if r.state != expected {
                 return false;
             }
@@ -108,12 +110,56 @@ impl<T: RecordStore> Store for T {
     }
 
     fn renew_lease(&mut self, cluster_id: &str, lease: &Lease) -> PortResult<bool> {
-        self.change(cluster_id, &mut |r| match &mut r.lease {
+        self.change(cluster_id, &mut |r, _| match &mut r.lease {
             Some(held) if held.owner == lease.owner => {
                 held.heartbeat_ms = lease.heartbeat_ms;
                 true
             }
             _ => false,
+        })
+        .map_err(port)
+    }
+
+    fn hold_lease(
+        &mut self,
+        cluster_id: &str,
+        lease: &mut Lease,
+        timeout: Duration,
+    ) -> PortResult<bool> {
+        let mut renewed = None;
+        let held = self
+            .change(cluster_id, &mut |r, now_ms| {
+                renewed = r.renew_held(lease, timeout, now_ms);
+                renewed.is_some()
+            })
+            .map_err(port)?;
+        if let (true, Some(beat)) = (held, renewed) {
+            lease.heartbeat_ms = beat;
+        }
+        Ok(held)
+    }
+
+    fn end_rollout(
+        &mut self,
+        cluster_id: &str,
+        lease: &Lease,
+        timeout: Duration,
+        new: ClusterState,
+    ) -> PortResult<bool> {
+        self.change(cluster_id, &mut |r, now_ms| {
+            r.end_held(lease, timeout, now_ms, new)
+        })
+        .map_err(port)
+    }
+
+    fn expire_lease(
+        &mut self,
+        cluster_id: &str,
+        seen: Option<&Lease>,
+        timeout: Duration,
+    ) -> PortResult<bool> {
+        self.change(cluster_id, &mut |r, now_ms| {
+            r.expire_lease(seen, timeout, now_ms)
         })
         .map_err(port)
     }
@@ -125,12 +171,15 @@ impl<T: RecordStore> Store for T {
         lease: &Lease,
         settings: &TypeSettings,
     ) -> PortResult<bool> {
-        self.change(cluster_id, &mut |r| {
+        self.change(cluster_id, &mut |r, now_ms| {
             if r.state != expected {
                 return false;
             }
             r.state = ClusterState::Updating;
-            r.lease = Some(lease.clone());
+            r.lease = Some(Lease {
+                owner: lease.owner.clone(),
+                heartbeat_ms: now_ms,
+            });
             r.cancel = false;
             r.settings = settings.clone();
             true
@@ -139,7 +188,7 @@ impl<T: RecordStore> Store for T {
     }
 
     fn request_cancel(&mut self, cluster_id: &str) -> PortResult<bool> {
-        self.change(cluster_id, &mut |r| {
+        self.change(cluster_id, &mut |r, _| {
             if r.state != ClusterState::Updating {
                 return false;
             }
@@ -150,7 +199,7 @@ impl<T: RecordStore> Store for T {
     }
 
     fn set_cancel(&mut self, cluster_id: &str, cancel: bool) -> PortResult<()> {
-        self.change(cluster_id, &mut |r| {
+        self.change(cluster_id, &mut |r, _| {
             r.cancel = cancel;
             true
         })
@@ -159,7 +208,7 @@ impl<T: RecordStore> Store for T {
     }
 
     fn set_last_error(&mut self, cluster_id: &str, error: Option<&str>) -> PortResult<()> {
-        self.change(cluster_id, &mut |r| {
+        self.change(cluster_id, &mut |r, _| {
             r.last_error = error.map(str::to_string);
             true
         })
@@ -168,7 +217,7 @@ impl<T: RecordStore> Store for T {
     }
 
     fn set_capacity(&mut self, cluster_id: &str, cores: u64, memory_mb: u64) -> PortResult<()> {
-        self.change(cluster_id, &mut |r| {
+        self.change(cluster_id, &mut |r, _| {
             r.cores = cores;
             r.memory_mb = memory_mb;
             true

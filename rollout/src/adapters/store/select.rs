@@ -129,7 +129,7 @@ impl RecordStore for AnyStore {
     fn change(
         &mut self,
         id: &str,
-        change: &mut dyn FnMut(&mut ClusterRecord) -> bool,
+        change: &mut dyn FnMut(&mut ClusterRecord, u64) -> bool,
     ) -> Result<bool, StoreError> {
         match self {
             AnyStore::Sqlite(s) => s.change(id, change),

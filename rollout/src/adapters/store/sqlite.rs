@@ -129,12 +129,13 @@ impl SqliteStore {
         rows.collect::<Result<Vec<String>, _>>().map_err(db)
     }
 
-    /// In one immediate transaction: reads the record, lets `change` edit it (returning whether
-    /// to write it), writes it back. Returns what `change` returned.
+    /// In one immediate transaction: reads the record and SQLite's clock (milliseconds since
+    /// the Unix epoch), lets `change` edit the record (returning whether to write it), writes it
+    /// back. Returns what `change` returned.
     pub fn update(
         &mut self,
         id: &str,
-        change: impl FnOnce(&mut ClusterRecord) -> bool,
+        change: impl FnOnce(&mut ClusterRecord, u64) -> bool,
     ) -> Result<bool, StoreError> {
         let path = self.path.clone();
         let db = |source| StoreError::Sqlite {
@@ -145,15 +146,17 @@ impl SqliteStore {
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(db)?;
-        let json: Option<String> = tx
+        // The heartbeat is stamped with the database's clock, read in the transaction.
+        let row: Option<(String, i64)> = tx
             .query_row(
-                "SELECT record FROM clusters WHERE id = ?1",
+                "SELECT record, CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER)
+                 FROM clusters WHERE id = ?1",
                 params![id],
-                |row| row.get(0),
+                |row| Ok((row.get(0)?, row.get(1)?)),
             )
             .optional()
             .map_err(db)?;
-        let json = json.ok_or_else(|| StoreError::NoSuchCluster {
+        let (json, now_ms) = row.ok_or_else(|| StoreError::NoSuchCluster {
             id: id.to_string(),
             store: path.display().to_string(),
         })?;
@@ -162,7 +165,7 @@ impl SqliteStore {
                 id: id.to_string(),
                 detail: e.to_string(),
             })?;
-        if !change(&mut record) {
+        if !change(&mut record, u64::try_from(now_ms).unwrap_or(0)) {
             return Ok(false);
         }
         let json = serde_json::to_string(&record).map_err(|e| StoreError::Corrupt {
@@ -187,7 +190,7 @@ impl RecordStore for SqliteStore {
     fn change(
         &mut self,
         id: &str,
-        change: &mut dyn FnMut(&mut ClusterRecord) -> bool,
+        change: &mut dyn FnMut(&mut ClusterRecord, u64) -> bool,
     ) -> Result<bool, StoreError> {
         self.update(id, change)
     }

@@ -5,7 +5,7 @@ use crate::model::{
     AffinityGroup, CksCluster, DiskOffering, KubernetesVersion, ServiceOffering, Vm, VmState,
     Volume, VolumeKind,
 };
-use crate::ports::{Cloud, PortError, PortErrorKind, PortResult};
+use crate::ports::{Cloud, Job, JobCall, JobStatus, PortError, PortErrorKind, PortResult};
 use crate::sim::spec::Fault;
 use crate::sim::world::{SimVm, World};
 use std::time::Duration;
@@ -239,6 +239,50 @@ impl Cloud for SimHandle {
                 vm_ids: w.vms.values().map(|v| v.id.clone()).collect(),
                 kubernetes_version_id: w.kubernetes_version.as_ref().map(|_| "kv-1".into()),
             })
+        })
+    }
+
+    fn begin_job(&mut self, call: JobCall<'_>) -> PortResult<Job> {
+        // The call itself is the step it always was; its job then runs as long as the
+        // description says.
+        let (command, span) = {
+            let w = self.0.borrow();
+            let d = &w.jobs.durations;
+            match call {
+                JobCall::StopVm(_) => ("stopVirtualMachine", d.stop),
+                JobCall::StartVm(_) => ("startVirtualMachine", d.start),
+                JobCall::ResizeVolume { .. } => ("resizeVolume", d.resize_volume),
+                JobCall::UpdateAffinityGroups { .. } => {
+                    ("updateVMAffinityGroup", d.update_affinity_groups)
+                }
+            }
+        };
+        match call {
+            JobCall::StopVm(vm) => self.stop_vm(vm)?,
+            JobCall::StartVm(vm) => self.start_vm(vm)?,
+            JobCall::ResizeVolume { volume_id, size_gb } => {
+                self.resize_volume(volume_id, size_gb)?
+            }
+            JobCall::UpdateAffinityGroups { vm_id, group_ids } => {
+                self.update_affinity_groups(vm_id, group_ids)?
+            }
+        }
+        let mut w = self.0.borrow_mut();
+        let w = &mut *w;
+        let now = w.now;
+        Ok(w.jobs.start(command, span, &mut w.rng, now))
+    }
+
+    fn job_status(&mut self, job: &Job) -> PortResult<JobStatus> {
+        self.call(format!("cloud.job_status({})", job.id), |w| {
+            match w.jobs.running.get(&job.id) {
+                Some(done_at) if w.now >= *done_at => {
+                    w.jobs.running.remove(&job.id);
+                    Ok(JobStatus::Done)
+                }
+                Some(_) => Ok(JobStatus::Pending),
+                None => Err(PortError::not_found(format!("no job {}", job.id))),
+            }
         })
     }
 

@@ -38,6 +38,8 @@ impl SimHandle {
             Ok(v) => v.shown(),
             Err(e) => format!("error: {e}"),
         };
+        let step = w.step;
+        w.engines.note(&what, step, r.is_ok(), shown == "true");
         let line = format!("#{} t={}s {what} -> {shown}", w.step, w.now.as_secs());
         w.trace.push(line);
         if let Some(v) = crate::sim::invariants::check(&mut w)
@@ -45,6 +47,31 @@ impl SimHandle {
         {
             w.violation = Some(v);
         }
+        drop(w);
+        crate::sim::engines::run_due(self);
+        r
+    }
+}
+
+impl SimHandle {
+    /// A call traced under the current step without being a step of its own (no fault fires,
+    /// nothing acts).
+    fn quiet<T: Shown>(
+        &self,
+        what: String,
+        f: impl FnOnce(&mut World) -> PortResult<T>,
+    ) -> PortResult<T> {
+        let mut w = self.0.borrow_mut();
+        if w.crashed {
+            return Err(PortError::unavailable("the engine process is gone"));
+        }
+        let r = f(&mut w);
+        let shown = match &r {
+            Ok(v) => v.shown(),
+            Err(e) => format!("error: {e}"),
+        };
+        let line = format!("#{} t={}s {what} -> {shown}", w.step, w.now.as_secs());
+        w.trace.push(line);
         r
     }
 }
@@ -57,6 +84,25 @@ trait Shown {
 impl Shown for () {
     fn shown(&self) -> String {
         "ok".to_string()
+    }
+}
+
+impl Shown for Option<u64> {
+    fn shown(&self) -> String {
+        match self {
+            Some(beat) => format!("held, heartbeat {beat}"),
+            None => "lost".to_string(),
+        }
+    }
+}
+
+impl Shown for crate::ports::JobStatus {
+    fn shown(&self) -> String {
+        match self {
+            crate::ports::JobStatus::Pending => "pending".to_string(),
+            crate::ports::JobStatus::Done => "done".to_string(),
+            crate::ports::JobStatus::Failed(e) => format!("failed: {e}"),
+        }
     }
 }
 

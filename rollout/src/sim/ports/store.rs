@@ -5,6 +5,7 @@ use crate::model::{ClusterRecord, ClusterState, Lease, TypeSettings};
 use crate::ports::{PortError, PortResult, Store};
 use crate::sim::spec::Fault;
 use crate::sim::world::World;
+use std::time::Duration;
 
 fn cluster<'a>(w: &'a mut World, id: &str) -> PortResult<&'a mut ClusterRecord> {
     if w.record.id == id {
@@ -75,6 +76,59 @@ impl Store for SimHandle {
         })
     }
 
+    fn hold_lease(
+        &mut self,
+        cluster_id: &str,
+        lease: &mut Lease,
+        timeout: Duration,
+    ) -> PortResult<bool> {
+        let hold = |w: &mut World| {
+            let now_ms = w.now.as_millis() as u64;
+            w.engines.held_at = Some(w.now);
+            Ok(cluster(w, cluster_id)?.renew_held(lease, timeout, now_ms))
+        };
+        // A confirmation at the same virtual instant as the last one is traced but is not a
+        // step of its own, so the steps that faults are scheduled at stay where they were.
+        let same_instant = {
+            let w = self.0.borrow();
+            w.engines.held_at == Some(w.now)
+        };
+        let beat = if same_instant {
+            self.quiet("store.hold_lease".into(), hold)?
+        } else {
+            self.call("store.hold_lease".into(), hold)?
+        };
+        if let Some(beat) = beat {
+            lease.heartbeat_ms = beat;
+        }
+        Ok(beat.is_some())
+    }
+
+    fn end_rollout(
+        &mut self,
+        cluster_id: &str,
+        lease: &Lease,
+        timeout: Duration,
+        new: ClusterState,
+    ) -> PortResult<bool> {
+        self.call(format!("store.end_rollout(Updating -> {new:?})"), |w| {
+            let now_ms = w.now.as_millis() as u64;
+            Ok(cluster(w, cluster_id)?.end_held(lease, timeout, now_ms, new))
+        })
+    }
+
+    fn expire_lease(
+        &mut self,
+        cluster_id: &str,
+        seen: Option<&Lease>,
+        timeout: Duration,
+    ) -> PortResult<bool> {
+        self.call("store.expire_lease(Updating -> Alert)".into(), |w| {
+            let now_ms = w.now.as_millis() as u64;
+            Ok(cluster(w, cluster_id)?.expire_lease(seen, timeout, now_ms))
+        })
+    }
+
     fn begin_rollout(
         &mut self,
         cluster_id: &str,
@@ -88,14 +142,19 @@ impl Store for SimHandle {
                 if w.take_fault(|f| matches!(f, Fault::SaveSettingsFails)) {
                     return Err(PortError::unavailable("database is locked"));
                 }
+                let now_ms = w.now.as_millis() as u64;
                 let r = cluster(w, cluster_id)?;
                 if r.state != expected {
                     return Ok(false);
                 }
                 r.state = ClusterState::Updating;
-                r.lease = Some(lease.clone());
+                r.lease = Some(Lease {
+                    owner: lease.owner.clone(),
+                    heartbeat_ms: now_ms,
+                });
                 r.cancel = false;
                 r.settings = settings.clone();
+                w.engines.held_at = Some(w.now);
                 w.phase = None;
                 Ok(true)
             },
