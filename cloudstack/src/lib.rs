@@ -24,7 +24,7 @@ pub mod sign;
 pub mod types;
 
 pub use client::CloudStackClient;
-pub use config::{CloudStackConfig, Secret};
+pub use config::{CloudStackConfig, ConfigWarning, Secret};
 pub use error::CloudStackError;
 pub use kubernetes::{Iso, KubernetesCluster, KubernetesVersion, NewKubernetesVersion};
 pub use types::{AffinityGroup, DiskOffering, ServiceOffering, VirtualMachine, Volume};

@@ -7,3 +7,4 @@ mod support;
 
 mod kubernetes_versions;
 mod kubernetes_versions_cs;
+mod redirect;
