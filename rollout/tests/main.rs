@@ -36,6 +36,7 @@ mod description;
 mod discovery_cs;
 mod discovery_end_to_end;
 mod discovery_errors;
+mod discovery_fetched;
 mod examples;
 mod invariant_breakage;
 mod lifecycle;

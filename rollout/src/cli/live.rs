@@ -103,6 +103,9 @@ impl LivePorts {
     pub fn connect(args: &LiveArgs) -> Result<Self> {
         let cloud_client = match CloudStackConfig::from_env() {
             Ok(config) => {
+                for warning in config.warnings() {
+                    eprintln!("cks-rollout: warning: {warning}");
+                }
                 Some(CloudStackClient::new(config).context("setting up the CloudStack client")?)
             }
             Err(e) => {

@@ -12,6 +12,7 @@ macro_rules! outln {
 }
 
 mod args;
+mod cleanup;
 mod discover;
 mod live;
 mod render;
@@ -129,7 +130,10 @@ pub fn command() -> clap::Command {
 /// Parses the command line and runs it.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
-    match run(&cli) {
+    cleanup::install();
+    let result = run(&cli);
+    cleanup::remove_all();
+    match result {
         Ok(Exit::Ok) => ExitCode::SUCCESS,
         Ok(Exit::RolloutFailed) => ExitCode::from(3),
         Ok(Exit::InvariantBroken) => ExitCode::from(4),
