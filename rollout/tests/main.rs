@@ -27,6 +27,7 @@ mod adapter_release_kube;
 mod adapter_state_guard;
 mod adapter_store;
 mod adapter_store_postgres;
+mod adapter_store_postgres_tls;
 mod cancel;
 mod cases;
 mod cli_live;
