@@ -85,7 +85,12 @@ impl CloudStackClient {
             let location = response
                 .headers()
                 .get(reqwest::header::LOCATION)
-                .map(|v| String::from_utf8_lossy(v.as_bytes()).chars().take(200).collect())
+                .map(|v| {
+                    String::from_utf8_lossy(v.as_bytes())
+                        .chars()
+                        .take(200)
+                        .collect()
+                })
                 .unwrap_or_else(|| "(no Location header)".to_string());
             return Err(CloudStackError::Redirect {
                 command: command.to_string(),

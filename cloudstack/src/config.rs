@@ -243,7 +243,10 @@ mod tests {
             CloudStackConfig::from_ini_file(&path, "other").expect_err("no endpoint in [other]");
         assert!(err.to_string().contains("endpoint"), "{err}");
         assert!(
-            matches!(config.warnings().as_slice(), [ConfigWarning::PlainHttp { .. }]),
+            matches!(
+                config.warnings().as_slice(),
+                [ConfigWarning::PlainHttp { .. }]
+            ),
             "an http:// endpoint is warned about"
         );
         let none = CloudStackConfig::from_lookup(|_| None).expect_err("nothing set");

@@ -81,12 +81,18 @@ fn a_redirect_to_another_host_is_refused_naming_the_location_and_never_followed(
     );
     let line = e.to_string();
     assert!(
-        line.contains(&target) && line.contains("not followed") && !line.contains("redirect-secret"),
+        line.contains(&target)
+            && line.contains("not followed")
+            && !line.contains("redirect-secret"),
         "{line}"
     );
     assert_eq!(redirecting.hits.load(Ordering::SeqCst), 1);
     assert!(
-        redirecting.body.lock().expect("lock").contains("signature="),
+        redirecting
+            .body
+            .lock()
+            .expect("lock")
+            .contains("signature="),
         "the first host got the signed request"
     );
     assert_eq!(

@@ -52,7 +52,10 @@ fn verify_full_connects_with_the_servers_ca_and_is_refused_with_another() {
     let full = url(&pg, &format!("sslmode=verify-full&sslrootcert={good}"));
     assert_eq!(full.tls().mode, SslMode::VerifyFull);
     let store = PostgresStore::open(&full).expect("verify-full with the right CA");
-    assert!(store_connection_is_tls(&pg), "the store's connection is TLS");
+    assert!(
+        store_connection_is_tls(&pg),
+        "the store's connection is TLS"
+    );
     drop(store);
 
     for mode in ["verify-full", "verify-ca"] {
@@ -67,19 +70,27 @@ fn verify_full_connects_with_the_servers_ca_and_is_refused_with_another() {
     // The server refuses plain connections: sslmode=disable cannot reach it.
     let plain = url(&pg, "sslmode=disable");
     let e = PostgresStore::open(&plain).expect_err("plain is refused");
-    assert!(e.to_string().contains("no encryption") || e.to_string().contains("pg_hba.conf"), "{e}");
+    assert!(
+        e.to_string().contains("no encryption") || e.to_string().contains("pg_hba.conf"),
+        "{e}"
+    );
 }
 
 #[test]
 fn verify_ca_accepts_a_certificate_for_another_name_that_verify_full_refuses() {
     let ca = TestCa::new().expect("CA");
-    let pair = ca.server_named("db.example").expect("certificate for db.example");
+    let pair = ca
+        .server_named("db.example")
+        .expect("certificate for db.example");
     let pg = tls_server(&pair.cert, &pair.key);
     let dir = tempfile::tempdir().expect("temp dir");
     let good = write_ca(dir.path(), "ca.pem", &ca);
 
-    let e = PostgresStore::open(&url(&pg, &format!("sslmode=verify-full&sslrootcert={good}")))
-        .expect_err("the name 127.0.0.1 is not on the certificate");
+    let e = PostgresStore::open(&url(
+        &pg,
+        &format!("sslmode=verify-full&sslrootcert={good}"),
+    ))
+    .expect_err("the name 127.0.0.1 is not on the certificate");
     assert!(e.to_string().contains("certificate"), "{e}");
     let _store = PostgresStore::open(&url(&pg, &format!("sslmode=verify-ca&sslrootcert={good}")))
         .expect("verify-ca checks the chain only");

@@ -139,7 +139,11 @@ fn kubectl_follows_a_token_file_that_a_fetched_kubeconfig_may_not_name() {
         "{stderr}"
     );
     assert!(!stderr.contains(secret), "{stderr}");
-    assert_eq!(world.requests().len(), seen_by_kubectl, "no request reached the server");
+    assert_eq!(
+        world.requests().len(),
+        seen_by_kubectl,
+        "no request reached the server"
+    );
     assert!(c.kept().is_empty(), "{:?}", c.kept());
 }
 
@@ -223,7 +227,11 @@ fn removed_on(signal: &str) {
     let ended = child.wait().expect("ends");
     assert!(!ended.success(), "{ended:?}");
     for path in kept {
-        assert!(!path.exists(), "{} left behind after SIG{signal}", path.display());
+        assert!(
+            !path.exists(),
+            "{} left behind after SIG{signal}",
+            path.display()
+        );
     }
 }
 

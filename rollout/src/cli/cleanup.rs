@@ -14,8 +14,8 @@ static HANDLER: Once = Once::new();
 /// Installs the signal handler (once): a thread that, on SIGINT, SIGTERM or SIGHUP, removes the
 /// registered files and then ends the process as the signal's default action would.
 pub fn install() {
-    HANDLER.call_once(|| {
-        match signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) {
+    HANDLER.call_once(
+        || match signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) {
             Ok(mut signals) => {
                 std::thread::spawn(move || {
                     if let Some(signal) = signals.forever().next() {
@@ -26,8 +26,8 @@ pub fn install() {
                 });
             }
             Err(e) => tracing::debug!("no signal handler for the temporary files: {e}"),
-        }
-    });
+        },
+    );
 }
 
 /// Removes `path` on any exit, signals included (its owner still removes it on drop).

@@ -130,6 +130,9 @@ pub fn view_text(view: &ClusterView) -> String {
     if let Some(e) = &view.lasterror {
         out.push_str(&format!("  lasterror: {e}\n"));
     }
+    for w in &view.warnings {
+        out.push_str(&format!("  warning: {w}\n"));
+    }
     out
 }
 

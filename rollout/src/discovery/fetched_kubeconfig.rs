@@ -31,7 +31,11 @@ pub enum FetchedKubeconfigRefusal {
 }
 
 /// The fields a fetched cluster entry may have.
-const CLUSTER_FIELDS: [&str; 3] = ["server", "certificate-authority-data", "insecure-skip-tls-verify"];
+const CLUSTER_FIELDS: [&str; 3] = [
+    "server",
+    "certificate-authority-data",
+    "insecure-skip-tls-verify",
+];
 /// The fields a fetched user entry may have.
 const USER_FIELDS: [&str; 3] = ["token", "client-certificate-data", "client-key-data"];
 
@@ -202,7 +206,10 @@ mod tests {
                 "exec",
             ),
             ("    auth-provider:\n      name: oidc\n", "auth-provider"),
-            ("    client-certificate: /etc/cert.pem\n", "client-certificate"),
+            (
+                "    client-certificate: /etc/cert.pem\n",
+                "client-certificate",
+            ),
             ("    client-key: /etc/key.pem\n", "client-key"),
             ("    username: a\n", "username"),
         ];
@@ -219,7 +226,9 @@ mod tests {
                 "insecure-skip-tls-verify",
             ),
             (
-                &format!("    server: http://10.1.1.10:8080\n    certificate-authority-data: {CA}\n"),
+                &format!(
+                    "    server: http://10.1.1.10:8080\n    certificate-authority-data: {CA}\n"
+                ),
                 "server",
             ),
             (
@@ -232,7 +241,11 @@ mod tests {
             ),
         ];
         for (cluster, field) in cluster_cases {
-            assert_eq!(refused_field(&config(cluster, "    {}\n")), field, "{cluster}");
+            assert_eq!(
+                refused_field(&config(cluster, "    {}\n")),
+                field,
+                "{cluster}"
+            );
         }
     }
 

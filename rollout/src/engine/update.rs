@@ -196,7 +196,16 @@ pub fn update(
         }
     }
     let mut runner = Runner::new(ports, cfg, cluster_id, lease, progress);
-    let run = runner.execute(valid.max_unavailable);
+    let mut run = runner.execute(valid.max_unavailable);
+    if run.cancelled && run.error.is_none() && !run.lost_lease {
+        // A cancel is no error, but lasterror says the rollout stopped on request and what is
+        // left, before any skipped nodes.
+        let cancelled = cancelled_message(runner.ports, cluster_id);
+        run.notes = Some(match run.notes.take() {
+            Some(skipped) => format!("{cancelled}; {skipped}"),
+            None => cancelled,
+        });
+    }
     let (release, release_error) = if run.lost_lease {
         (
             None,
@@ -232,6 +241,21 @@ pub fn update(
     })))
 }
 
+/// `lasterror` of a rollout a cancel stopped: said so, with what is left per type.
+fn cancelled_message(ports: &mut Ports<'_>, cluster_id: &str) -> String {
+    let said = "rollout cancelled on request";
+    match observe_cloud(ports, cluster_id) {
+        Ok(snap) => {
+            let v = cluster_view(&snap);
+            format!(
+                "{said}; still out of date: control {}, worker {}, etcd {}",
+                v.controlnodesoutofdate, v.workernodesoutofdate, v.etcdnodesoutofdate
+            )
+        }
+        Err(e) => format!("{said}; the nodes still out of date could not be counted: {e}"),
+    }
+}
+
 /// What `update(req)` with `rollout=true` would do, without acting.
 pub fn plan_update(
     ports: &mut Ports<'_>,
@@ -248,8 +272,12 @@ pub fn plan_update(
     Ok(plan(&snap, valid.max_unavailable))
 }
 
-/// The cluster view now.
+/// The cluster view now (with the capacity warnings when the Kubernetes nodes can be read).
 pub fn view(ports: &mut Ports<'_>, cluster_id: &str) -> Result<ClusterView, UpdateError> {
-    let snap = observe_cloud(ports, cluster_id).map_err(engine_err)?;
+    let mut snap = observe_cloud(ports, cluster_id).map_err(engine_err)?;
+    if let Ok(nodes) = ports.kube.list_nodes(&snap.endpoint_avoiding(&[])) {
+        snap.nodes = nodes;
+        snap.nodes_known = true;
+    }
     Ok(cluster_view(&snap))
 }

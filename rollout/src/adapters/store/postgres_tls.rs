@@ -15,7 +15,9 @@ use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, Server
 use rustls::crypto::{CryptoProvider, WebPkiSupportedAlgorithms};
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
-use rustls::{CertificateError, ClientConfig, DigitallySignedStruct, RootCertStore, SignatureScheme};
+use rustls::{
+    CertificateError, ClientConfig, DigitallySignedStruct, RootCertStore, SignatureScheme,
+};
 
 /// libpq's `sslmode` values this store takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -70,9 +72,7 @@ pub struct TlsSettings {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum TlsSettingsError {
     /// An `sslmode` libpq does not know.
-    #[error(
-        "sslmode={0:?} is not a mode: use disable, prefer, require, verify-ca or verify-full"
-    )]
+    #[error("sslmode={0:?} is not a mode: use disable, prefer, require, verify-ca or verify-full")]
     UnknownMode(String),
     /// A verifying mode without a CA.
     #[error(
@@ -203,9 +203,7 @@ impl TlsSettings {
         let verifier: Arc<dyn ServerCertVerifier> = match (self.mode, roots) {
             (SslMode::VerifyFull, Some(roots)) => webpki(roots, &provider)?,
             // libpq: `require` with a CA file checks the chain as `verify-ca` does.
-            (_, Some(roots)) => {
-                Arc::new(ChainOnly(webpki(roots, &provider)?))
-            }
+            (_, Some(roots)) => Arc::new(ChainOnly(webpki(roots, &provider)?)),
             (_, None) => Arc::new(Unchecked(provider.signature_verification_algorithms)),
         };
         let builder = ClientConfig::builder_with_provider(provider)
@@ -272,13 +270,10 @@ impl ServerCertVerifier for ChainOnly {
         ocsp_response: &[u8],
         now: UnixTime,
     ) -> Result<ServerCertVerified, rustls::Error> {
-        match self.0.verify_server_cert(
-            end_entity,
-            intermediates,
-            server_name,
-            ocsp_response,
-            now,
-        ) {
+        match self
+            .0
+            .verify_server_cert(end_entity, intermediates, server_name, ocsp_response, now)
+        {
             Err(rustls::Error::InvalidCertificate(
                 CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. },
             )) => Ok(ServerCertVerified::assertion()),
@@ -381,9 +376,12 @@ mod tests {
             let s = TlsSettings::decide(&config(local), None, None).expect("decides");
             assert_eq!(s.mode, SslMode::Prefer, "{local}");
         }
-        let given =
-            TlsSettings::decide(&config("postgres://u@db.example/cks"), Some(SslMode::Disable), None)
-                .expect("decides");
+        let given = TlsSettings::decide(
+            &config("postgres://u@db.example/cks"),
+            Some(SslMode::Disable),
+            None,
+        )
+        .expect("decides");
         assert_eq!(given.mode, SslMode::Disable);
         let e = TlsSettings::decide(
             &config("postgres://u@db.example/cks"),
