@@ -28,6 +28,7 @@ mod adapter_state_guard;
 mod adapter_store;
 mod adapter_store_postgres;
 mod adapter_store_postgres_tls;
+mod autoscaler_risk;
 mod cancel;
 mod cases;
 mod cli_live;

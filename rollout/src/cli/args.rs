@@ -34,6 +34,11 @@ pub struct UpdateArgs {
     /// Workers restarted at a time (default 1).
     #[arg(long = "maxunavailable", value_name = "N")]
     pub max_unavailable: Option<i64>,
+    /// Move the workers off the cluster's default offering even with autoscaling enabled on
+    /// CloudStack 4.21 or later, where the autoscaler's scale calls then fail on KVM
+    /// (apache/cloudstack#11994).
+    #[arg(long = "accept-autoscaler-risk")]
+    pub accept_autoscaler_risk: bool,
 }
 
 impl UpdateArgs {

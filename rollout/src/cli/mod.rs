@@ -152,6 +152,11 @@ fn run(cli: &Cli) -> Result<Exit> {
             // The options are checked before anything is reached.
             let req = update.request(true)?;
             let mut ports = LivePorts::connect(live)?;
+            if let Some(note) =
+                ports.autoscaler_risk(&live.cluster_id, &req, update.accept_autoscaler_risk)?
+            {
+                eprintln!("note: {note}");
+            }
             let notes = ports.discovery.check_for(live, &req)?;
             notes.iter().for_each(|note| eprintln!("note: {note}"));
             let plan = plan_update(&mut ports.ports(), &live.cluster_id, &req)
@@ -166,6 +171,11 @@ fn run(cli: &Cli) -> Result<Exit> {
         Command::Run { live, run: args } => {
             let req = args.request()?;
             let mut ports = LivePorts::connect(live)?;
+            if let Some(note) =
+                ports.autoscaler_risk(&live.cluster_id, &req, args.update.accept_autoscaler_risk)?
+            {
+                eprintln!("note: {note}");
+            }
             let notes = ports.discovery.check_for(live, &req)?;
             notes.iter().for_each(|note| eprintln!("note: {note}"));
             let cfg = engine_config(live);
