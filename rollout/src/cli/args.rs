@@ -84,8 +84,11 @@ pub struct RunArgs {
     /// Settings.
     #[command(flatten)]
     pub update: UpdateArgs,
-    /// Only store the settings (`rollout=false`): nodes created later get them, no node is
-    /// touched; the out-of-date counts are reported.
+    /// Only store the settings (`rollout=false`), in this tool's store: no node is touched and
+    /// CloudStack is not told (no CloudStack release can store them without changing the
+    /// nodes), so nodes it creates later (a scale, the autoscaler) get CloudStack's own
+    /// settings; the next plan or run finds them out of date and rolls them. The out-of-date
+    /// counts are reported.
     #[arg(long = "no-rollout")]
     pub no_rollout: bool,
 }

@@ -75,8 +75,9 @@ pub enum Command {
         #[command(flatten)]
         update: UpdateArgs,
     },
-    /// Store the settings and restart the nodes that differ (with --no-rollout: only store
-    /// them, for nodes created later).
+    /// Store the settings and restart the nodes that differ (with --no-rollout: only keep them
+    /// in this tool's store; nodes CloudStack creates later get CloudStack's own settings, and
+    /// the next plan or run finds them out of date and rolls them).
     #[command(visible_alias = "apply")]
     Run {
         /// Connection.
@@ -165,6 +166,9 @@ fn run(cli: &Cli) -> Result<Exit> {
                 render::json(&plan)?;
             } else {
                 out!("{}", render::plan_text(&plan));
+                if let Ok(cluster) = view(&mut ports.ports(), &live.cluster_id) {
+                    out!("{}", render::created_since_text(&cluster));
+                }
             }
             Ok(Exit::Ok)
         }

@@ -148,7 +148,8 @@ pub fn update(
             ),
         });
     }
-    let valid = validate(req, &snap, version.as_ref())?;
+    let mut valid = validate(req, &snap, version.as_ref())?;
+    stamp_vms(&mut valid.settings, &snap);
     if !req.rollout {
         if !ports
             .store
@@ -239,6 +240,13 @@ pub fn update(
         release_error,
         events,
     })))
+}
+
+/// Records with each type's settings the VMs it has now, so the nodes created later are named.
+fn stamp_vms(settings: &mut crate::model::TypeSettings, snap: &super::observe::Snapshot) {
+    for (t, s) in settings.iter_mut() {
+        s.vms_when_stored = Some(snap.vms_of(*t).map(|vm| vm.id.clone()).collect());
+    }
 }
 
 /// `lasterror` of a rollout a cancel stopped: said so, with what is left per type.

@@ -22,6 +22,10 @@ pub struct TypeView {
     pub affinity_group_ids: Option<Vec<String>>,
     /// Nodes that differ.
     pub out_of_date: usize,
+    /// Nodes whose VM was created since the settings were stored (a scale, the autoscaler):
+    /// CloudStack gave them its own settings; the next rollout finds them out of date.
+    #[serde(default)]
+    pub created_since_settings: Vec<String>,
 }
 
 /// The cluster as the update API shows it.
@@ -94,6 +98,14 @@ pub fn cluster_view(snap: &Snapshot) -> ClusterView {
                     .vms_of(t)
                     .filter(|vm| !changes_for(r, vm, &snap.volumes, &dedication).is_empty())
                     .count(),
+                created_since_settings: match &s.vms_when_stored {
+                    Some(known) => snap
+                        .vms_of(t)
+                        .filter(|vm| !known.contains(&vm.id))
+                        .map(|vm| vm.node_name.clone())
+                        .collect(),
+                    None => Vec::new(),
+                },
             }
         })
         .collect();
