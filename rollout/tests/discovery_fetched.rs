@@ -190,10 +190,13 @@ fn removed_on(signal: &str) {
     // An https server that accepts and never answers: the command waits on it, kubeconfig kept.
     let silent = TcpListener::bind("127.0.0.1:0").expect("binds");
     let port = silent.local_addr().expect("address").port();
+    let (reached, waiting) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
-        let held: Vec<_> = silent.incoming().take(4).flatten().collect();
-        std::thread::sleep(Duration::from_secs(60));
-        drop(held);
+        let mut held = Vec::new();
+        for stream in silent.incoming().flatten() {
+            held.push(stream);
+            let _ = reached.send(());
+        }
     });
     let ca = TestCa::new().expect("CA");
     let ca_data = {
@@ -212,13 +215,17 @@ fn removed_on(signal: &str) {
         .stderr(Stdio::null())
         .spawn()
         .expect("starts");
-    cks_fixtures::process::wait_until(
-        "the kubeconfig kept in TMPDIR",
-        Duration::from_secs(60),
-        || !c.kept().is_empty(),
-    )
-    .expect("kept");
+    // The command reaches the API server only after it kept the kubeconfig (and registered it
+    // for removal).
+    waiting
+        .recv_timeout(Duration::from_secs(60))
+        .expect("the command reached the API server");
     let kept = c.kept();
+    assert_eq!(
+        kept.len(),
+        1,
+        "the kubeconfig is kept while the command runs"
+    );
     let status = Command::new("kill")
         .args([&format!("-{signal}"), &child.id().to_string()])
         .status()
