@@ -135,8 +135,8 @@ fn a_node_that_never_becomes_ready_fails_after_the_batch_timeout_and_stays_cordo
 
 #[test]
 fn a_node_reporting_another_capacity_than_its_offering_is_a_warning_not_a_wait() {
-    // Issue 25 reverses the earlier rule (a node was not done until it reported its offering's
-    // capacity): the design's two conditions decide, a capacity mismatch is only shown.
+    // The design's two conditions decide (Ready with a new boot ID, the VM no longer differing);
+    // a capacity unlike the offering's is only shown.
     let mut spec = cluster(3, 0, 2);
     spec.faults
         .push(Fault::StaleCapacity { node: "w-1".into() });
