@@ -7,7 +7,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::CloudStackError;
-use crate::config::CloudStackConfig;
+use crate::config::{CloudStackConfig, ConfigWarning};
 use crate::sign;
 use crate::types::{AffinityGroup, DiskOffering, ServiceOffering, VirtualMachine, Volume};
 
@@ -23,8 +23,11 @@ pub struct CloudStackClient {
 impl CloudStackClient {
     /// A client for `config`.
     pub fn new(config: CloudStackConfig) -> Result<Self, CloudStackError> {
+        // A redirect would carry the signed request, valid for the signature's lifetime, to
+        // whatever host the answer names: none is followed (see [`CloudStackError::Redirect`]).
         let http = reqwest::blocking::Client::builder()
             .timeout(config.request_timeout)
+            .redirect(reqwest::redirect::Policy::none())
             .build()
             .map_err(|e| CloudStackError::Client(e.without_url()))?;
         Ok(CloudStackClient { config, http })
@@ -33,6 +36,12 @@ impl CloudStackClient {
     /// The configuration in use.
     pub fn config(&self) -> &CloudStackConfig {
         &self.config
+    }
+
+    /// What the caller should tell the user about this client's configuration (see
+    /// [`CloudStackConfig::warnings`]).
+    pub fn warnings(&self) -> Vec<ConfigWarning> {
+        self.config.warnings()
     }
 
     fn signed_body(&self, command: &str, params: &[(&str, String)]) -> String {
@@ -72,6 +81,23 @@ impl CloudStackClient {
                 source: e.without_url(),
             })?;
         let status = response.status().as_u16();
+        if response.status().is_redirection() {
+            let location = response
+                .headers()
+                .get(reqwest::header::LOCATION)
+                .map(|v| {
+                    String::from_utf8_lossy(v.as_bytes())
+                        .chars()
+                        .take(200)
+                        .collect()
+                })
+                .unwrap_or_else(|| "(no Location header)".to_string());
+            return Err(CloudStackError::Redirect {
+                command: command.to_string(),
+                status,
+                location,
+            });
+        }
         let text = response.text().map_err(|e| CloudStackError::Http {
             command: command.to_string(),
             source: e.without_url(),

@@ -29,6 +29,27 @@ pub struct CloudStackConfig {
     pub signature_lifetime: Duration,
 }
 
+/// Something about a configuration the user should know; the caller decides how to show it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ConfigWarning {
+    /// The endpoint is plain HTTP.
+    PlainHttp {
+        /// The endpoint.
+        endpoint: String,
+    },
+}
+
+impl std::fmt::Display for ConfigWarning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ConfigWarning::PlainHttp { endpoint } => write!(
+                f,
+                "the CloudStack endpoint {endpoint} is plain http://: the API key, the signed requests and every answer (the cluster's kubeconfig among them) travel unencrypted and can be read or changed on the way; use https://"
+            ),
+        }
+    }
+}
+
 /// The environment variable naming the endpoint.
 pub const ENV_ENDPOINT: &str = "CLOUDSTACK_ENDPOINT";
 /// The environment variable holding the API key.
@@ -56,6 +77,23 @@ impl CloudStackConfig {
             job_timeout: Duration::from_secs(1800),
             poll_interval: Duration::from_secs(2),
             signature_lifetime: Duration::from_secs(600),
+        }
+    }
+
+    /// What the user should know about this configuration: a plain `http://` endpoint on a host
+    /// other than this one (loopback traffic never leaves the host).
+    pub fn warnings(&self) -> Vec<ConfigWarning> {
+        let endpoint = self.endpoint.trim();
+        let rest = endpoint
+            .get(..7)
+            .filter(|s| s.eq_ignore_ascii_case("http://"))
+            .map(|_| &endpoint[7..]);
+        if rest.is_some_and(|rest| !is_loopback_authority(rest)) {
+            vec![ConfigWarning::PlainHttp {
+                endpoint: self.endpoint.clone(),
+            }]
+        } else {
+            Vec::new()
         }
     }
 
@@ -157,6 +195,20 @@ impl CloudStackConfig {
     }
 }
 
+/// True when the authority at the start of `rest` (`[user@]host[:port]/...`) is this host.
+fn is_loopback_authority(rest: &str) -> bool {
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    let host = match host.strip_prefix('[') {
+        Some(v6) => v6.split(']').next().unwrap_or_default(),
+        None => host.split(':').next().unwrap_or_default(),
+    };
+    host.eq_ignore_ascii_case("localhost")
+        || host
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -190,7 +242,39 @@ mod tests {
         let err =
             CloudStackConfig::from_ini_file(&path, "other").expect_err("no endpoint in [other]");
         assert!(err.to_string().contains("endpoint"), "{err}");
+        assert!(
+            matches!(
+                config.warnings().as_slice(),
+                [ConfigWarning::PlainHttp { .. }]
+            ),
+            "an http:// endpoint is warned about"
+        );
         let none = CloudStackConfig::from_lookup(|_| None).expect_err("nothing set");
         assert!(none.to_string().contains(ENV_ENDPOINT), "{none}");
+    }
+
+    #[test]
+    fn a_plain_http_endpoint_off_this_host_gets_one_warning_naming_the_risk() {
+        let with = |endpoint: &str| {
+            CloudStackConfig::new(endpoint, Secret::new("k"), Secret::new("s")).warnings()
+        };
+        let warned = with("http://cloud.example:8080/client/api");
+        assert_eq!(warned.len(), 1, "{warned:?}");
+        let text = warned[0].to_string();
+        assert!(
+            text.contains("http://cloud.example:8080/client/api")
+                && text.contains("unencrypted")
+                && text.contains("https://"),
+            "{text}"
+        );
+        assert_eq!(with("HTTP://203.0.113.5/client/api").len(), 1);
+        for quiet in [
+            "https://cloud.example/client/api",
+            "http://127.0.0.1:8080/client/api",
+            "http://localhost/client/api",
+            "http://[::1]:8080/client/api",
+        ] {
+            assert!(with(quiet).is_empty(), "{quiet}");
+        }
     }
 }

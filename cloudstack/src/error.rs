@@ -84,6 +84,19 @@ pub enum CloudStackError {
         /// How long the client waited.
         waited: Duration,
     },
+    /// The server answered with a redirect, which is never followed: the signed request would
+    /// go to the host it names, which could replay it while the signature is valid.
+    #[error(
+        "CloudStack {command}: the endpoint answered HTTP {status}, a redirect to {location}, which is not followed (it would re-send the signed request there); set CLOUDSTACK_ENDPOINT to the API's final URL"
+    )]
+    Redirect {
+        /// The API command.
+        command: String,
+        /// The HTTP status.
+        status: u16,
+        /// Where it pointed (its `Location`, cut to 200 characters).
+        location: String,
+    },
     /// The answer was not what CloudStack sends.
     #[error("CloudStack {command}: unexpected answer: {detail}")]
     BadResponse {

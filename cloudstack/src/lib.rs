@@ -26,7 +26,7 @@ pub mod types;
 
 pub use capabilities::Capabilities;
 pub use client::CloudStackClient;
-pub use config::{CloudStackConfig, Secret};
+pub use config::{CloudStackConfig, ConfigWarning, Secret};
 pub use error::CloudStackError;
 pub use kubernetes::{Iso, KubernetesCluster, KubernetesVersion, NewKubernetesVersion};
 pub use types::{AffinityGroup, DiskOffering, ServiceOffering, VirtualMachine, Volume};

@@ -8,3 +8,4 @@ mod support;
 mod capabilities_cs;
 mod kubernetes_versions;
 mod kubernetes_versions_cs;
+mod redirect;

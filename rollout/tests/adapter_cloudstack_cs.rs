@@ -220,3 +220,24 @@ fn cs_reads_the_cluster_state_cloudstack_reports_and_a_vm_added_to_the_cluster()
         .collect();
     assert_eq!(vms, vec![s.vm.clone(), added]);
 }
+
+#[test]
+fn cs_reads_the_version_list_capabilities_reports_and_a_clusters_autoscaling() {
+    let s = setup();
+    let caps = ok(&cs(&s, "test-secret", &["listCapabilities"]));
+    assert_eq!(
+        caps["capability"]["cloudstackversion"],
+        cks_fixtures::cloudstack_api::capabilities::DEFAULT_VERSION
+    );
+    s.cloud.set_cloudstack_version("4.21.0.0");
+    let caps = ok(&cs(&s, "test-secret", &["listCapabilities"]));
+    assert_eq!(caps["capability"]["cloudstackversion"], "4.21.0.0");
+
+    let cluster = s.cloud.add_cluster("k1", std::slice::from_ref(&s.vm));
+    let id = format!("id={cluster}");
+    let listed = ok(&cs(&s, "test-secret", &["listKubernetesClusters", &id]));
+    assert_eq!(listed["kubernetescluster"][0]["autoscalingenabled"], false);
+    s.cloud.set_autoscaling(&cluster, true);
+    let listed = ok(&cs(&s, "test-secret", &["listKubernetesClusters", &id]));
+    assert_eq!(listed["kubernetescluster"][0]["autoscalingenabled"], true);
+}

@@ -109,3 +109,25 @@ fn the_cancel_command_on_a_cluster_not_updating_is_refused_with_the_same_reason_
     );
     assert!(!sim.world().record.cancel);
 }
+
+#[test]
+fn a_cancelled_rollout_says_so_in_lasterror_with_what_is_left_per_type() {
+    let mut spec = crate::common::cluster(3, 0, 4);
+    spec.faults
+        .push(cks_rollout::sim::Fault::Cancel { at_step: 60 });
+    let sim = cks_rollout::sim::Simulation::new(&spec, 1).expect("simulable");
+    let run = crate::common::run_ok(&sim, &crate::common::offerings(&[("worker", "medium")]));
+    assert!(crate::common::report(&run).run.cancelled);
+    let e = sim.world().record.last_error.clone().unwrap_or_default();
+    assert!(
+        e.starts_with("rollout cancelled on request; still out of date: control 0, worker ")
+            && e.ends_with(", etcd 0"),
+        "{e}"
+    );
+    let view = crate::common::status(&sim);
+    let left = view.workernodesoutofdate;
+    assert!(
+        left > 0 && e.contains(&format!("worker {left},")),
+        "{e} / {left}"
+    );
+}

@@ -160,3 +160,54 @@ fn an_etcd_node_that_times_out_is_not_said_to_be_left_cordoned() {
     assert!(!e.contains("cordoned"), "{e}");
     assert!(e.contains("run the rollout again once it is back"), "{e}");
 }
+
+#[test]
+fn status_and_plan_name_the_nodes_created_since_the_settings_were_stored() {
+    let mut req = offerings(&[("worker", "medium")]);
+    req.rollout = false;
+    // The same run twice (deterministic): the first counts the steps the call takes, the second
+    // has CloudStack add a worker right after it.
+    let dry = Simulation::new(&cluster(3, 0, 3), 1).expect("simulable");
+    dry.update(&req, &cfg(), &mut NoProgress).expect("stored");
+    let stored_at = dry.world().step;
+    let before = crate::common::status(&dry);
+    assert!(
+        before
+            .types
+            .iter()
+            .all(|t| t.created_since_settings.is_empty()),
+        "{before:?}"
+    );
+    let mut spec = cluster(3, 0, 3);
+    spec.faults.push(cks_rollout::sim::Fault::AddWorker {
+        at_step: stored_at + 1,
+    });
+    let sim = Simulation::new(&spec, 1).expect("simulable");
+    sim.update(&req, &cfg(), &mut NoProgress).expect("stored");
+    // CloudStack scales the cluster up: the new worker has CloudStack's own (default) offering.
+    let after = crate::common::status(&sim);
+    let workers = after
+        .types
+        .iter()
+        .find(|t| t.node_type == NodeType::Worker)
+        .expect("workers");
+    assert_eq!(workers.created_since_settings, vec!["w-4"], "{after:?}");
+    assert_eq!(
+        after.workernodesoutofdate, 4,
+        "the new worker is out of date too"
+    );
+    // The next plan rolls it with the others.
+    let mut ports = sim.ports();
+    let plan = cks_rollout::engine::plan_update(&mut ports.ports(), &sim.cluster_id(), &req)
+        .expect("plan");
+    let planned: Vec<String> = plan
+        .phases
+        .iter()
+        .flat_map(|p| {
+            p.batches
+                .iter()
+                .flat_map(|b| b.nodes.iter().map(|n| n.node.clone()))
+        })
+        .collect();
+    assert!(planned.contains(&"w-4".to_string()), "{planned:?}");
+}

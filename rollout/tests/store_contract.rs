@@ -71,6 +71,7 @@ pub fn the_contract_holds(url: &str) {
             offering_id: Some("so-big".into()),
             root_disk_size_gb: Some(40),
             affinity_group_ids: None,
+            ..Default::default()
         },
     );
     assert!(

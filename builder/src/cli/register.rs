@@ -83,6 +83,9 @@ fn parse_duration(text: &str) -> Result<Duration, String> {
 /// Runs `cks-iso register`.
 pub async fn run(args: Args) -> anyhow::Result<()> {
     let config = CloudStackConfig::from_env().context("reading the CloudStack credentials")?;
+    for warning in config.warnings() {
+        eprintln!("cks-iso: warning: {warning}");
+    }
     let request = Request {
         iso: args.iso.clone(),
         url: args.url.clone(),

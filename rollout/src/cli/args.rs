@@ -34,6 +34,11 @@ pub struct UpdateArgs {
     /// Workers restarted at a time (default 1).
     #[arg(long = "maxunavailable", value_name = "N")]
     pub max_unavailable: Option<i64>,
+    /// Move the workers off the cluster's default offering even with autoscaling enabled on
+    /// CloudStack 4.21 or later, where the autoscaler's scale calls then fail on KVM
+    /// (apache/cloudstack#11994).
+    #[arg(long = "accept-autoscaler-risk")]
+    pub accept_autoscaler_risk: bool,
 }
 
 impl UpdateArgs {
@@ -79,8 +84,11 @@ pub struct RunArgs {
     /// Settings.
     #[command(flatten)]
     pub update: UpdateArgs,
-    /// Only store the settings (`rollout=false`): nodes created later get them, no node is
-    /// touched; the out-of-date counts are reported.
+    /// Only store the settings (`rollout=false`), in this tool's store: no node is touched and
+    /// CloudStack is not told (no CloudStack release can store them without changing the
+    /// nodes), so nodes it creates later (a scale, the autoscaler) get CloudStack's own
+    /// settings; the next plan or run finds them out of date and rolls them. The out-of-date
+    /// counts are reported.
     #[arg(long = "no-rollout")]
     pub no_rollout: bool,
 }

@@ -12,7 +12,7 @@ use cks_rollout::adapters::cloudstack::CloudStackClient;
 use cks_rollout::adapters::etcd_ssh::{EtcdNode, EtcdOverSsh, EtcdctlCommand};
 use cks_rollout::adapters::kube::{KubeAccess, KubeApi, KubeClient};
 use cks_rollout::discovery::{
-    FetchedKubeconfig, NamedCloud, NodeMap, SshRoute, cluster_api, nodes,
+    FetchedKubeconfig, NamedCloud, NodeMap, SshRoute, cluster_api, fetched_kubeconfig, nodes,
 };
 use cks_rollout::engine::UpdateRequest;
 use cks_rollout::model::NodeType;
@@ -104,8 +104,10 @@ impl Discovery {
             None => {
                 let data =
                     cluster_api::kubeconfig_data(client, &args.cluster_id).map_err(step(both))?;
+                fetched_kubeconfig::check_fetched_kubeconfig(&data).map_err(step(both))?;
                 let kept = FetchedKubeconfig::keep(&data).map_err(step(both))?;
                 let path = kept.path().to_path_buf();
+                super::cleanup::remove_on_exit(&path);
                 self._kubeconfig = Some(kept);
                 path
             }

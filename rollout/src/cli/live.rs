@@ -14,7 +14,10 @@ use cks_rollout::adapters::etcd::{EtcdHealth, KnownMember};
 use cks_rollout::adapters::kube::{KubeAccess, KubeApi, KubeClient};
 use cks_rollout::adapters::store::{AnyStore, StoreError};
 use cks_rollout::adapters::tls::TlsMaterial;
-use cks_rollout::engine::EngineConfig;
+use cks_rollout::engine::autoscaler_risk::{
+    AutoscalerRiskInput, CloudStackVersion, check_autoscaler_risk,
+};
+use cks_rollout::engine::{EngineConfig, UpdateRequest};
 use cks_rollout::model::{ClusterRecord, ClusterState};
 use cks_rollout::ports::{Cloud, Etcd, Kube, Ports};
 
@@ -31,6 +34,8 @@ pub struct LivePorts {
     clock: SystemClock,
     /// What was found from the cluster id, and what was not.
     pub discovery: Discovery,
+    /// The CloudStack client, when configured (for the version checks).
+    client: Option<CloudStackClient>,
 }
 
 /// The lease owner of this process: host, process id and start time.
@@ -104,6 +109,9 @@ impl LivePorts {
     pub fn connect(args: &LiveArgs) -> Result<Self> {
         let cloud_client = match CloudStackConfig::from_env() {
             Ok(config) => {
+                for warning in config.warnings() {
+                    eprintln!("cks-rollout: warning: {warning}");
+                }
                 Some(CloudStackClient::new(config).context("setting up the CloudStack client")?)
             }
             Err(e) => {
@@ -142,6 +150,7 @@ impl LivePorts {
                 .context("storing the imported cluster record")?;
         }
         let mut discovery = Discovery::run(args, cloud_client.as_ref());
+        let client = cloud_client.clone();
         let cloud: Box<dyn Cloud> = match cloud_client {
             Some(client) => Box::new(CloudStackCloud::new(client)),
             None => Box::new(Unconfigured(
@@ -199,7 +208,44 @@ impl LivePorts {
             store,
             clock: SystemClock,
             discovery,
+            client,
         })
+    }
+
+    /// Refuses moving the workers off the cluster's default offering when CloudStack (4.21 and
+    /// later, `listCapabilities`) and the cluster's autoscaling make the autoscaler fail
+    /// (apache/cloudstack#11994), unless `accepted`; the note to show when it was accepted.
+    pub fn autoscaler_risk(
+        &self,
+        cluster_id: &str,
+        req: &UpdateRequest,
+        accepted: bool,
+    ) -> Result<Option<String>> {
+        let (Some(client), Some(worker)) = (&self.client, req.node_offerings.get("worker")) else {
+            return Ok(None);
+        };
+        let version = client
+            .capabilities()
+            .ok()
+            .and_then(|c| CloudStackVersion::parse(&c.cloudstack_version));
+        let clusters: Vec<Value> = client
+            .list(
+                "listKubernetesClusters",
+                "kubernetescluster",
+                &[("id", cluster_id.to_string())],
+            )
+            .with_context(|| format!("reading cluster {cluster_id} from CloudStack"))?;
+        let Some(cluster) = clusters.first() else {
+            return Ok(None);
+        };
+        let input = AutoscalerRiskInput {
+            version,
+            autoscaling: cluster["autoscalingenabled"].as_bool().unwrap_or(false),
+            default_offering: cluster["serviceofferingid"].as_str().unwrap_or_default(),
+            worker_offering: Some(worker),
+            accepted,
+        };
+        Ok(check_autoscaler_risk(cluster_id, &input)?)
     }
 
     /// The ports, as the engine takes them.

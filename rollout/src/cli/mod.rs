@@ -12,6 +12,7 @@ macro_rules! outln {
 }
 
 mod args;
+mod cleanup;
 mod discover;
 mod live;
 mod render;
@@ -74,8 +75,9 @@ pub enum Command {
         #[command(flatten)]
         update: UpdateArgs,
     },
-    /// Store the settings and restart the nodes that differ (with --no-rollout: only store
-    /// them, for nodes created later).
+    /// Store the settings and restart the nodes that differ (with --no-rollout: only keep them
+    /// in this tool's store; nodes CloudStack creates later get CloudStack's own settings, and
+    /// the next plan or run finds them out of date and rolls them).
     #[command(visible_alias = "apply")]
     Run {
         /// Connection.
@@ -129,7 +131,10 @@ pub fn command() -> clap::Command {
 /// Parses the command line and runs it.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
-    match run(&cli) {
+    cleanup::install();
+    let result = run(&cli);
+    cleanup::remove_all();
+    match result {
         Ok(Exit::Ok) => ExitCode::SUCCESS,
         Ok(Exit::RolloutFailed) => ExitCode::from(3),
         Ok(Exit::InvariantBroken) => ExitCode::from(4),
@@ -148,6 +153,11 @@ fn run(cli: &Cli) -> Result<Exit> {
             // The options are checked before anything is reached.
             let req = update.request(true)?;
             let mut ports = LivePorts::connect(live)?;
+            if let Some(note) =
+                ports.autoscaler_risk(&live.cluster_id, &req, update.accept_autoscaler_risk)?
+            {
+                eprintln!("note: {note}");
+            }
             let notes = ports.discovery.check_for(live, &req)?;
             notes.iter().for_each(|note| eprintln!("note: {note}"));
             let plan = plan_update(&mut ports.ports(), &live.cluster_id, &req)
@@ -156,12 +166,20 @@ fn run(cli: &Cli) -> Result<Exit> {
                 render::json(&plan)?;
             } else {
                 out!("{}", render::plan_text(&plan));
+                if let Ok(cluster) = view(&mut ports.ports(), &live.cluster_id) {
+                    out!("{}", render::created_since_text(&cluster));
+                }
             }
             Ok(Exit::Ok)
         }
         Command::Run { live, run: args } => {
             let req = args.request()?;
             let mut ports = LivePorts::connect(live)?;
+            if let Some(note) =
+                ports.autoscaler_risk(&live.cluster_id, &req, args.update.accept_autoscaler_risk)?
+            {
+                eprintln!("note: {note}");
+            }
             let notes = ports.discovery.check_for(live, &req)?;
             notes.iter().for_each(|note| eprintln!("note: {note}"));
             let cfg = engine_config(live);

@@ -16,6 +16,7 @@ use cks_rollout::model::NodeType;
 pub fn write_out(text: std::fmt::Arguments<'_>) {
     let mut stdout = std::io::stdout().lock();
     if let Err(e) = stdout.write_fmt(text).and_then(|()| stdout.flush()) {
+        super::cleanup::remove_all();
         if e.kind() == std::io::ErrorKind::BrokenPipe {
             std::process::exit(0);
         }
@@ -129,13 +130,38 @@ pub fn view_text(view: &ClusterView) -> String {
     if let Some(e) = &view.lasterror {
         out.push_str(&format!("  lasterror: {e}\n"));
     }
+    out.push_str(&created_since_text(view));
+    for w in &view.warnings {
+        out.push_str(&format!("  warning: {w}\n"));
+    }
     out
 }
 
-/// The settings stored with no rollout: what nodes created later get, and what is out of date.
+/// The nodes created since the settings were stored, named (empty when there are none).
+pub fn created_since_text(view: &ClusterView) -> String {
+    let named: Vec<String> = view
+        .types
+        .iter()
+        .flat_map(|t| {
+            t.created_since_settings
+                .iter()
+                .map(move |n| format!("{n} ({})", t.node_type))
+        })
+        .collect();
+    if named.is_empty() {
+        return String::new();
+    }
+    format!(
+        "  created since the settings were stored: {}; CloudStack gave them its own settings, so plan and run find them out of date and roll them\n",
+        named.join(", ")
+    )
+}
+
+/// The settings stored with no rollout: kept in this tool's store only, what CloudStack will do
+/// with the nodes it creates later, and what is out of date.
 pub fn stored_text(view: &ClusterView) -> String {
     format!(
-        "stored the settings for nodes created from now on; no node was touched (out of date: control {}, worker {}, etcd {}; run again without --no-rollout to restart them)\n",
+        "stored the settings in the cks-rollout store; no node was touched (out of date: control {}, worker {}, etcd {}; run again without --no-rollout to restart them). CloudStack does not know these settings: nodes it creates later (a scale, the autoscaler) get CloudStack's own offering, disk size and groups, and the next plan or run finds them out of date and rolls them\n",
         view.controlnodesoutofdate, view.workernodesoutofdate, view.etcdnodesoutofdate
     )
 }

@@ -8,6 +8,7 @@
 //! tested without a cloud; the command line puts them together and lets flags override them.
 
 pub mod cluster_api;
+pub mod fetched_kubeconfig;
 pub mod kubeconfig;
 pub mod named_cloud;
 pub mod nodes;

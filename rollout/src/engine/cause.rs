@@ -157,30 +157,4 @@ pub enum NotBack {
         /// The boot ID recorded before the stop.
         boot_id: String,
     },
-    /// The VM's offering is not listed.
-    #[error("offering {offering} of {node} not listed")]
-    OfferingUnlisted {
-        /// Node.
-        node: String,
-        /// Offering id.
-        offering: String,
-    },
-    /// The node's capacity does not match its offering yet.
-    #[error(
-        "node {node} reports {cpu} CPU / {memory_kib} KiB, offering {offering} has {cores} CPU / {memory_mb} MiB"
-    )]
-    Capacity {
-        /// Node.
-        node: String,
-        /// CPUs the node reports.
-        cpu: u32,
-        /// Memory the node reports (KiB).
-        memory_kib: u64,
-        /// Offering name.
-        offering: String,
-        /// Offering cores.
-        cores: u32,
-        /// Offering memory (MiB).
-        memory_mb: u64,
-    },
 }

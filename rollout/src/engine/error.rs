@@ -196,19 +196,16 @@ pub enum EngineError {
     },
     /// Nodes were not back within the batch timeout.
     #[error(
-        "batch {batch}: not verified within {seconds} s: {}; {}",
-        why.join("; "),
-        if *cordoned { "left cordoned for inspection, run the rollout again once it is back" } else { "run the rollout again once it is back" }
+        "batch {batch}: not verified within {seconds} s: {}; run the rollout again once it is back",
+        why.join("; ")
     )]
     NotVerified {
         /// Batch number.
         batch: usize,
         /// The batch timeout.
         seconds: u64,
-        /// What was still wrong.
+        /// What was still wrong (what release then did with the nodes is said by release).
         why: Vec<String>,
-        /// True when Kubernetes nodes were left cordoned (not for etcd nodes).
-        cordoned: bool,
     },
 }
 

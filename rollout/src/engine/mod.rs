@@ -1,6 +1,7 @@
 //! The rollout engine: the update call, the plan, the batch state machine, release and the
 //! state scanner, all driven through [`crate::ports`].
 
+pub mod autoscaler_risk;
 mod batch;
 mod cause;
 mod change;

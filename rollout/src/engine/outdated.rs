@@ -125,6 +125,25 @@ pub fn capacity_matches(offering: &ServiceOffering, node: &NodeStatus) -> bool {
         && node.capacity_memory_kib * 100 >= want_kib * MEMORY_CAPACITY_MIN_PERCENT
 }
 
+/// The warning for a node whose reported CPU or memory does not match its VM's offering (the
+/// hypervisor, the guest or the kubelet may count differently): shown, never waited on.
+pub fn capacity_warning(
+    node_name: &str,
+    offering: &ServiceOffering,
+    node: &NodeStatus,
+) -> Option<String> {
+    (!capacity_matches(offering, node)).then(|| {
+        format!(
+            "{node_name} reports {} CPU / {} MiB, its offering {} has {} CPU / {} MiB",
+            node.capacity_cpu,
+            node.capacity_memory_kib / 1024,
+            offering.name,
+            offering.cpu_cores,
+            offering.memory_mb
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

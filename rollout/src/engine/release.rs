@@ -2,9 +2,8 @@
 
 use super::EngineError;
 use super::observe::{Snapshot, observe, observe_cloud};
-use super::outdated::{changes_for, dedication_ids};
 use super::plan::came_back;
-use super::safety::{cannot_lose_a_node, cannot_lose_reason, quorum};
+use super::safety::quorum;
 use crate::model::{ClusterState, Lease, MemberHealth, NodeType, ROLLOUT_ANNOTATION, VmState};
 use crate::ports::Ports;
 use serde::{Deserialize, Serialize};
@@ -35,9 +34,10 @@ pub fn capacity(snap: &Snapshot) -> (u64, u64) {
     })
 }
 
-/// Why the cluster is not healthy, if it is not: a VM not Running, a node not Ready, a node out
-/// of date on a type that cannot lose a node, etcd without a quorum of healthy members, or no
-/// API server answering. A healthy cluster ends a rollout Running, whatever stopped it.
+/// Why the cluster is not healthy, if it is not (the design's health): a VM not Running, a node
+/// not Ready, etcd without a quorum of healthy members, or no API server answering. A node left
+/// out of date (a type that cannot lose a node is skipped) is reported in `lasterror`, not made
+/// unhealthy. A healthy cluster ends a rollout Running, whatever stopped it.
 pub fn unhealthy(snap: &Snapshot) -> Vec<String> {
     let mut out = unhealthy_vms(snap);
     for vm in &snap.vms {
@@ -68,27 +68,13 @@ pub fn unhealthy(snap: &Snapshot) -> Vec<String> {
     out
 }
 
-/// The part of [`unhealthy`] CloudStack alone shows: a VM not Running, or out of date on a
-/// type that cannot lose a node.
+/// The part of [`unhealthy`] CloudStack alone shows: a VM not Running.
 pub fn unhealthy_vms(snap: &Snapshot) -> Vec<String> {
-    let mut out = Vec::new();
-    let dedication = dedication_ids(&snap.groups);
-    for vm in &snap.vms {
-        if vm.state != VmState::Running {
-            out.push(format!("VM of {} is {:?}", vm.node_name, vm.state));
-            continue;
-        }
-        if cannot_lose_a_node(&snap.record, vm.node_type)
-            && !changes_for(&snap.record, vm, &snap.volumes, &dedication).is_empty()
-        {
-            out.push(format!(
-                "{} is out of date and its type cannot lose a node ({})",
-                vm.node_name,
-                cannot_lose_reason(&snap.record, vm.node_type)
-            ));
-        }
-    }
-    out
+    snap.vms
+        .iter()
+        .filter(|vm| vm.state != VmState::Running)
+        .map(|vm| format!("VM of {} is {:?}", vm.node_name, vm.state))
+        .collect()
 }
 
 /// End a rollout that failed with `error` (or succeeded, with `None`); see [`release_with`].
@@ -180,6 +166,15 @@ pub fn release_held(
     let mut parts: Vec<String> = Vec::new();
     if let Some(e) = error {
         parts.push(e.to_string());
+    }
+    // What release really did with the rollout's nodes after the error that stopped it: the
+    // nodes it leaves cordoned, named (the same on every run of release, so it stays
+    // idempotent; the batch's own error claims nothing about cordons).
+    if error.is_some() && !left_cordoned.is_empty() {
+        parts.push(format!(
+            "release left {} cordoned (not back Ready with a new boot ID)",
+            left_cordoned.join(", ")
+        ));
     }
     parts.append(&mut failed);
     if !problems.is_empty() {

@@ -148,7 +148,8 @@ pub fn update(
             ),
         });
     }
-    let valid = validate(req, &snap, version.as_ref())?;
+    let mut valid = validate(req, &snap, version.as_ref())?;
+    stamp_vms(&mut valid.settings, &snap);
     if !req.rollout {
         if !ports
             .store
@@ -200,6 +201,15 @@ pub fn update(
     }
     let mut runner = Runner::new(ports, cfg, cluster_id, lease, progress);
     let mut run = runner.execute(valid.max_unavailable);
+    if run.cancelled && run.error.is_none() && !run.lost_lease {
+        // A cancel is no error, but lasterror says the rollout stopped on request and what is
+        // left, before any skipped nodes.
+        let cancelled = cancelled_message(runner.ports, cluster_id);
+        run.notes = Some(match run.notes.take() {
+            Some(skipped) => format!("{cancelled}; {skipped}"),
+            None => cancelled,
+        });
+    }
     // Release acts on the cluster too: only under a lease the store confirms now, and its
     // state change checks it again in the same transaction.
     let held = if run.lost_lease {
@@ -251,6 +261,28 @@ pub fn update(
     })))
 }
 
+/// Records with each type's settings the VMs it has now, so the nodes created later are named.
+fn stamp_vms(settings: &mut crate::model::TypeSettings, snap: &super::observe::Snapshot) {
+    for (t, s) in settings.iter_mut() {
+        s.vms_when_stored = Some(snap.vms_of(*t).map(|vm| vm.id.clone()).collect());
+    }
+}
+
+/// `lasterror` of a rollout a cancel stopped: said so, with what is left per type.
+fn cancelled_message(ports: &mut Ports<'_>, cluster_id: &str) -> String {
+    let said = "rollout cancelled on request";
+    match observe_cloud(ports, cluster_id) {
+        Ok(snap) => {
+            let v = cluster_view(&snap);
+            format!(
+                "{said}; still out of date: control {}, worker {}, etcd {}",
+                v.controlnodesoutofdate, v.workernodesoutofdate, v.etcdnodesoutofdate
+            )
+        }
+        Err(e) => format!("{said}; the nodes still out of date could not be counted: {e}"),
+    }
+}
+
 /// What `update(req)` with `rollout=true` would do, without acting.
 pub fn plan_update(
     ports: &mut Ports<'_>,
@@ -267,8 +299,12 @@ pub fn plan_update(
     Ok(plan(&snap, valid.max_unavailable))
 }
 
-/// The cluster view now.
+/// The cluster view now (with the capacity warnings when the Kubernetes nodes can be read).
 pub fn view(ports: &mut Ports<'_>, cluster_id: &str) -> Result<ClusterView, UpdateError> {
-    let snap = observe_cloud(ports, cluster_id).map_err(engine_err)?;
+    let mut snap = observe_cloud(ports, cluster_id).map_err(engine_err)?;
+    if let Ok(nodes) = ports.kube.list_nodes(&snap.endpoint_avoiding(&[])) {
+        snap.nodes = nodes;
+        snap.nodes_known = true;
+    }
     Ok(cluster_view(&snap))
 }

@@ -1,11 +1,12 @@
-//! The last step of a batch: wait until each node is back, up to date, with a new boot ID.
+//! The last step of a batch: wait until each node is back, up to date, with a new boot ID (the
+//! design's two conditions); a reported capacity unlike the offering's is a warning, not a wait.
 
 use super::EngineError;
 use super::batch::Work;
 use super::cause::NotBack;
 use super::members::member_of;
 use super::observe::{Snapshot, observe_cloud_or, observe_live};
-use super::outdated::{capacity_matches, changes_for, dedication_ids};
+use super::outdated::{capacity_warning, changes_for, dedication_ids};
 use super::preflight::is_member_type;
 use super::progress::StepKind;
 use super::run::Runner;
@@ -13,8 +14,9 @@ use crate::model::{ClusterRecord, Endpoint, MemberHealth, NodeType, VmState};
 use std::time::Duration;
 
 impl Runner<'_, '_> {
-    /// Wait until every node is Running, up to date, Ready with a new boot ID and the capacity
-    /// of its offering (etcd nodes: member healthy). `known` (the batch's record) judges "up to
+    /// Wait until every node is Running, up to date and Ready with a new boot ID (etcd nodes:
+    /// member healthy); a node reporting another capacity than its offering's is named in the
+    /// step's detail as a warning. `known` (the batch's record) judges "up to
     /// date" while the store does not answer, so nodes that are down are still seen coming back.
     pub(super) fn verify(
         &mut self,
@@ -48,13 +50,14 @@ impl Runner<'_, '_> {
                     let mut still = Vec::new();
                     for &i in &pending {
                         match node_verdict(&snap, t, &work[i]) {
-                            Ok(()) => {
-                                self.emit(
-                                    Some(n),
-                                    Some(&work[i].node),
-                                    StepKind::Verify,
-                                    "up to date, Ready with a new boot ID",
-                                );
+                            Ok(warning) => {
+                                let detail = match warning {
+                                    Some(w) => format!(
+                                        "up to date, Ready with a new boot ID; warning: {w}"
+                                    ),
+                                    None => "up to date, Ready with a new boot ID".to_string(),
+                                };
+                                self.emit(Some(n), Some(&work[i].node), StepKind::Verify, detail);
                             }
                             Err(e) => {
                                 why.push(e.to_string());
@@ -73,7 +76,6 @@ impl Runner<'_, '_> {
                     batch: n,
                     seconds: self.cfg.batch_timeout.as_secs(),
                     why,
-                    cordoned: t != NodeType::Etcd,
                 });
             }
             self.pause()?;
@@ -81,7 +83,8 @@ impl Runner<'_, '_> {
     }
 }
 
-fn node_verdict(snap: &Snapshot, t: NodeType, w: &Work) -> Result<(), NotBack> {
+/// `Ok` once the node meets the design's conditions, with the capacity warning if any.
+fn node_verdict(snap: &Snapshot, t: NodeType, w: &Work) -> Result<Option<String>, NotBack> {
     let name = &w.node;
     let node_name = || name.clone();
     let vm = snap
@@ -111,7 +114,7 @@ fn node_verdict(snap: &Snapshot, t: NodeType, w: &Work) -> Result<(), NotBack> {
         }
     }
     if t == NodeType::Etcd {
-        return Ok(());
+        return Ok(None);
     }
     let node = snap
         .node(name)
@@ -125,21 +128,7 @@ fn node_verdict(snap: &Snapshot, t: NodeType, w: &Work) -> Result<(), NotBack> {
             boot_id: node.boot_id.clone(),
         });
     }
-    let offering =
-        snap.offering(&vm.service_offering_id)
-            .ok_or_else(|| NotBack::OfferingUnlisted {
-                node: node_name(),
-                offering: vm.service_offering_id.clone(),
-            })?;
-    if !capacity_matches(offering, node) {
-        return Err(NotBack::Capacity {
-            node: node_name(),
-            cpu: node.capacity_cpu,
-            memory_kib: node.capacity_memory_kib,
-            offering: offering.name.clone(),
-            cores: offering.cpu_cores,
-            memory_mb: offering.memory_mb,
-        });
-    }
-    Ok(())
+    Ok(snap
+        .offering(&vm.service_offering_id)
+        .and_then(|offering| capacity_warning(name, offering, node)))
 }

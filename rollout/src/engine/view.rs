@@ -1,10 +1,10 @@
 //! The cluster view: per-type settings, out-of-date counts and the last error.
 
 use super::observe::Snapshot;
-use super::outdated::{changes_for, dedication_ids};
+use super::outdated::{capacity_warning, changes_for, dedication_ids};
 use super::release::unhealthy_vms;
 use super::validate::types_of;
-use crate::model::{ClusterState, NodeType};
+use crate::model::{ClusterState, NodeType, VmState};
 use serde::{Deserialize, Serialize};
 
 /// One node type in the view.
@@ -22,6 +22,10 @@ pub struct TypeView {
     pub affinity_group_ids: Option<Vec<String>>,
     /// Nodes that differ.
     pub out_of_date: usize,
+    /// Nodes whose VM was created since the settings were stored (a scale, the autoscaler):
+    /// CloudStack gave them its own settings; the next rollout finds them out of date.
+    #[serde(default)]
+    pub created_since_settings: Vec<String>,
 }
 
 /// The cluster as the update API shows it.
@@ -48,6 +52,10 @@ pub struct ClusterView {
     /// The state and why: "Alert: VM of w-2 is Stopped", "Running; last error: ... (no node
     /// was left down)".
     pub condition: String,
+    /// Nodes whose reported CPU or memory differs from their offering's (when the nodes could
+    /// be read): shown, never a reason to wait or fail.
+    #[serde(default)]
+    pub warnings: Vec<String>,
 }
 
 /// The state in words with its reason: an Alert names what CloudStack shows unhealthy (else
@@ -90,6 +98,14 @@ pub fn cluster_view(snap: &Snapshot) -> ClusterView {
                     .vms_of(t)
                     .filter(|vm| !changes_for(r, vm, &snap.volumes, &dedication).is_empty())
                     .count(),
+                created_since_settings: match &s.vms_when_stored {
+                    Some(known) => snap
+                        .vms_of(t)
+                        .filter(|vm| !known.contains(&vm.id))
+                        .map(|vm| vm.node_name.clone())
+                        .collect(),
+                    None => Vec::new(),
+                },
             }
         })
         .collect();
@@ -110,5 +126,22 @@ pub fn cluster_view(snap: &Snapshot) -> ClusterView {
         memory_mb: r.memory_mb,
         lasterror: r.last_error.clone(),
         condition: condition(r, &unhealthy_vms(snap)),
+        warnings: capacity_warnings(snap),
     }
+}
+
+/// A warning per Running, Ready node whose reported capacity differs from its VM's offering.
+pub fn capacity_warnings(snap: &Snapshot) -> Vec<String> {
+    if !snap.nodes_known {
+        return Vec::new();
+    }
+    snap.vms
+        .iter()
+        .filter(|vm| vm.state == VmState::Running && vm.node_type != NodeType::Etcd)
+        .filter_map(|vm| {
+            let node = snap.node(&vm.node_name).filter(|n| n.is_ready())?;
+            let offering = snap.offering(&vm.service_offering_id)?;
+            capacity_warning(&vm.node_name, offering, node)
+        })
+        .collect()
 }

@@ -66,6 +66,10 @@ pub struct NodeTypeSettings {
     pub root_disk_size_gb: Option<u64>,
     /// Affinity group ids recorded for this type (never dedication groups), sorted.
     pub affinity_group_ids: Option<Vec<String>>,
+    /// The ids of this type's VMs when these settings were stored: a VM not among them was
+    /// created since (by a scale or the autoscaler), with CloudStack's own settings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vms_when_stored: Option<Vec<String>>,
 }
 
 /// Settings of every node type.

@@ -71,3 +71,10 @@ pub fn run_ok(sim: &Simulation, req: &UpdateRequest) -> SimRun {
     assert!(run.violation.is_none(), "{}", run.failure_report());
     run
 }
+
+/// `status` of the simulated cluster (the view the CLI prints).
+pub fn status(sim: &cks_rollout::sim::Simulation) -> cks_rollout::engine::ClusterView {
+    let id = sim.cluster_id();
+    let mut ports = sim.ports();
+    cks_rollout::engine::view(&mut ports.ports(), &id).expect("the cluster view")
+}

@@ -3,6 +3,7 @@
 
 pub mod postgres;
 mod postgres_port;
+pub mod postgres_tls;
 pub mod rules;
 pub mod select;
 pub mod sqlite;

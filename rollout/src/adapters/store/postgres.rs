@@ -10,10 +10,11 @@ use std::time::Duration;
 
 use postgres::config::Host;
 use postgres::error::SqlState;
-use postgres::{Client, Config, IsolationLevel, NoTls, Transaction};
+use postgres::{Client, Config, IsolationLevel, Transaction};
 use rand::Rng;
 
 use super::StoreError;
+use super::postgres_tls::{ConnectError, TlsSettings, split_tls_params};
 use crate::model::{ClusterRecord, ClusterState};
 
 /// The schema version this build knows; a database with a newer one is refused.
@@ -39,6 +40,7 @@ const SERIALISATION_ATTEMPTS: u32 = 40;
 #[derive(Clone)]
 pub struct PostgresUrl {
     config: Config,
+    tls: TlsSettings,
     shown: String,
 }
 
@@ -46,6 +48,25 @@ impl PostgresUrl {
     /// The connection settings.
     pub fn config(&self) -> &Config {
         &self.config
+    }
+
+    /// The TLS settings (`sslmode`, `sslrootcert`).
+    pub fn tls(&self) -> &TlsSettings {
+        &self.tls
+    }
+
+    /// A new connection, over TLS as [`PostgresUrl::tls`] says.
+    fn connect(&self) -> Result<Client, StoreError> {
+        self.tls.connect(&self.config).map_err(|e| match e {
+            ConnectError::Postgres(source) => StoreError::Postgres {
+                url: self.to_string(),
+                source,
+            },
+            ConnectError::Settings(e) => StoreError::BadUrl {
+                url: self.to_string(),
+                detail: e.to_string(),
+            },
+        })
     }
 }
 
@@ -65,14 +86,17 @@ impl FromStr for PostgresUrl {
     type Err = StoreError;
 
     /// Parses `postgres://USER[:PASSWORD]@HOST[:PORT]/DB[?key=value...]`; without a password in
-    /// the URL, `PGPASSWORD` gives it.
+    /// the URL, `PGPASSWORD` gives it. `sslmode` and `sslrootcert` set TLS (see
+    /// [`super::postgres_tls`]).
     fn from_str(text: &str) -> Result<Self, StoreError> {
         let bad = |detail: String| StoreError::BadUrl {
             url: redact(text),
             detail,
         };
+        let (rest, mode, root_cert) = split_tls_params(text).map_err(|e| bad(e.to_string()))?;
         let mut config =
-            Config::from_str(text).map_err(|e| bad(format!("not a PostgreSQL URL: {e}")))?;
+            Config::from_str(&rest).map_err(|e| bad(format!("not a PostgreSQL URL: {e}")))?;
+        let tls = TlsSettings::decide(&config, mode, root_cert).map_err(|e| bad(e.to_string()))?;
         let user = config
             .get_user()
             .filter(|u| !u.is_empty())
@@ -107,6 +131,7 @@ impl FromStr for PostgresUrl {
         }
         Ok(PostgresUrl {
             config,
+            tls,
             shown: format!("postgres://{user}@{host}:{port}/{db}"),
         })
     }
@@ -159,13 +184,7 @@ impl PostgresStore {
     /// Connects to `url`, creating the schema or migrating it to [`SCHEMA_VERSION`]; refuses a
     /// database whose schema is newer than this build knows.
     pub fn open(url: &PostgresUrl) -> Result<Self, StoreError> {
-        let client = url
-            .config
-            .connect(NoTls)
-            .map_err(|source| StoreError::Postgres {
-                url: url.to_string(),
-                source,
-            })?;
+        let client = url.connect()?;
         let mut store = PostgresStore {
             url: url.clone(),
             client,
@@ -242,7 +261,7 @@ impl PostgresStore {
     /// terminated); the call that saw it close has already failed as unavailable.
     fn reconnect_if_closed(&mut self) -> Result<(), StoreError> {
         if self.client.is_closed() {
-            self.client = self.url.config.connect(NoTls).map_err(self.db())?;
+            self.client = self.url.connect()?;
         }
         Ok(())
     }
