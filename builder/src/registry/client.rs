@@ -337,7 +337,7 @@ impl RegistryClient {
             };
             let status = response.status();
             if status == StatusCode::UNAUTHORIZED {
-                let credentials = self.credentials_for(name, endpoint);
+                let credentials = self.credentials_for(endpoint);
                 if answered_challenge {
                     return Err(self.unauthorized(name, endpoint, credentials.is_some()));
                 }
@@ -349,7 +349,7 @@ impl RegistryClient {
                         None => return Err(self.unauthorized(name, endpoint, false)),
                     },
                     Some(Challenge::Bearer { realm, service, .. }) => {
-                        self.token(name, &realm, service.as_deref(), credentials, "pull")
+                        self.token(name, endpoint, &realm, service.as_deref(), credentials, "pull")
                             .await?
                     }
                     None => return Err(self.unauthorized(name, endpoint, credentials.is_some())),
