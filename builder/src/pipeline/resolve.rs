@@ -97,8 +97,17 @@ pub async fn resolve(
         small.push(source);
         fetched.push(kubeadm_file);
     }
-    pin_manifests(staging.tree(), &releases)?;
-    let images = image_plan(staging.tree(), &kubeadm.path, options, lock)?;
+    // Editing the manifests and running kubeadm block: off the async path, so nothing (Ctrl-C
+    // included) waits on them.
+    let (tree, kubeadm_path) = (staging.tree().to_path_buf(), kubeadm.path.clone());
+    let (planning, owned_lock) = (options.clone(), lock.cloned());
+    let (releases, images) = tokio::task::spawn_blocking(move || {
+        pin_manifests(&tree, &releases)?;
+        let images = image_plan(&tree, &kubeadm_path, &planning, owned_lock.as_ref())?;
+        anyhow::Ok((releases, images))
+    })
+    .await
+    .context("the planning task stopped")??;
     let plan = assemble(options, releases, small, large, images);
     Ok(Resolved { plan, fetched })
 }

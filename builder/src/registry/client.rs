@@ -420,7 +420,8 @@ pub(super) async fn error_detail(response: Response) -> String {
         Ok(errors) => errors
             .errors
             .first()
-            .map(|e| format!(": {} {}", e.code, e.message))
+            // The server's words, escaped before they can reach a terminal.
+            .map(|e| crate::redact::controls(&format!(": {} {}", e.code, e.message)).into_owned())
             .unwrap_or_default(),
         Err(_) => String::new(),
     }

@@ -111,8 +111,8 @@ fn credentials_for(
     let mut credentials = options.credentials.clone();
     let mut hosts = Vec::new();
     for name in names {
+        // Only the host contacted: credentials go nowhere else (see `credentials_for`).
         hosts.push(endpoints.resolve(&name.registry)?.host);
-        hosts.push(name.registry.clone());
     }
     let hosts: Vec<&str> = hosts.iter().map(String::as_str).collect();
     credentials.ask_helpers(&hosts)?;
