@@ -6,23 +6,35 @@ use clap::Parser;
 
 use cks_builder::cli;
 
-#[tokio::main]
-async fn main() {
-    // First of all, so that no moment of a command dies of Ctrl-C before it can clean up.
-    let interrupt = match cli::Interrupt::listen() {
-        Ok(interrupt) => interrupt,
-        Err(error) => {
-            eprintln!("cks-iso: error: listening for Ctrl-C: {error}");
-            std::process::exit(1);
+fn main() {
+    // First of all, before the runtime exists: from here on Ctrl-C is the program's to handle,
+    // so no moment of a command dies of it before it can clean up.
+    let early =
+        cli::Early::catch().unwrap_or_else(|error| fail(&format!("catching Ctrl-C: {error}")));
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap_or_else(|error| fail(&format!("starting the async runtime: {error}")));
+    runtime.block_on(async {
+        let interrupt = early
+            .listen()
+            .unwrap_or_else(|error| fail(&format!("listening for Ctrl-C: {error}")));
+        let args = cli::Cli::parse();
+        cli::init_logging(args.verbose);
+        if let Err(error) = cli::run(args, interrupt).await {
+            // Errors may quote a server's words or a URL the user gave: shown safe.
+            fail(&format!("{error:#}"));
         }
-    };
-    let args = cli::Cli::parse();
-    cli::init_logging(args.verbose);
-    if let Err(error) = cli::run(args, interrupt).await {
-        // Errors may quote a server's words or a URL the user gave: shown safe.
-        let text = format!("{error:#}");
-        let text = cks_builder::redact::passwords(&text);
-        eprintln!("cks-iso: error: {}", cks_builder::redact::controls(&text));
-        std::process::exit(1);
-    }
+    });
+}
+
+/// Prints `message` as `cks-iso: error: …` (passwords left out, control characters escaped)
+/// and exits 1.
+fn fail(message: &str) -> ! {
+    let message = cks_builder::redact::passwords(message);
+    eprintln!(
+        "cks-iso: error: {}",
+        cks_builder::redact::controls(&message)
+    );
+    std::process::exit(1);
 }

@@ -21,6 +21,11 @@ const MAX_OFFSET: Duration = Duration::from_millis(3);
 /// The longest one interrupted build may take to stop (it never comes near this).
 const STOP_LIMIT: Duration = Duration::from_secs(120);
 
+/// Bytes added to each Kubernetes binary of the upstream the `pack` phase is interrupted on, so
+/// that packing lasts longer than the offset (the demo's own ISO packs in a few milliseconds,
+/// and a signal that lands after the build finished finds nothing left to interrupt).
+const PACK_PADDING: usize = 24 << 20;
+
 /// Where to interrupt: `None` as soon as the process handles SIGINT (its first milliseconds),
 /// otherwise when stderr shows the line.
 const PHASES: [Option<&str>; 7] = [
@@ -83,14 +88,24 @@ fn wait_bounded(child: &mut Child) -> std::process::ExitStatus {
 
 #[test]
 fn ctrl_c_at_a_random_moment_of_every_phase_exits_1_and_leaves_nothing() {
-    let upstream = DemoUpstream::start(&DemoConfig::default()).expect("demo upstream");
+    let small = DemoUpstream::start(&DemoConfig::default()).expect("demo upstream");
+    let padded = DemoUpstream::start(&DemoConfig {
+        binary_padding: PACK_PADDING,
+        ..DemoConfig::default()
+    })
+    .expect("padded demo upstream");
     for phase in PHASES {
         let name = phase.unwrap_or("the first milliseconds");
+        let upstream = if phase == Some("== pack") {
+            &padded
+        } else {
+            &small
+        };
         for run in 0..RUNS {
             let out = tempfile::tempdir().expect("out dir");
             let temp = tempfile::tempdir().expect("temp dir");
             let mut child = Command::new(env!("CARGO_BIN_EXE_cks-iso"))
-                .args(build_args(&upstream, out.path(), Arch::Amd64))
+                .args(build_args(upstream, out.path(), Arch::Amd64))
                 .env("TMPDIR", temp.path())
                 .env("CI", "true")
                 .stdout(Stdio::null())

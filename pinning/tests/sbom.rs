@@ -174,7 +174,8 @@ fn it_names_each_file_and_image_with_its_purl_digest_and_layers() {
     let tarball = packages
         .iter()
         .find(|p| {
-            p["packageFileName"] == "docker/busybox:1.36.tar" && p["primaryPackagePurpose"] == "ARCHIVE"
+            p["packageFileName"] == "docker/busybox:1.36.tar"
+                && p["primaryPackagePurpose"] == "ARCHIVE"
         })
         .expect("the busybox tarball has a package of its own");
     assert_eq!(tarball["checksums"][0]["algorithm"], "SHA256");

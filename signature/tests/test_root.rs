@@ -79,14 +79,20 @@ fn without_a_log_entry_it_is_refused_unless_the_policy_allows_it() {
         &Policy::kubernetes_binaries(),
     )
     .expect_err("no log entry");
-    assert!(err.to_string().contains("allow-missing-log = true"), "{err}");
+    assert!(
+        err.to_string().contains("allow-missing-log = true"),
+        "{err}"
+    );
     let refusal = judge(
         Mode::Require,
         "kubeadm",
         &cks_signature::Outcome::Refused(err),
     )
     .expect_err("require refuses it");
-    assert!(refusal.to_string().contains("allow-missing-log"), "{refusal}");
+    assert!(
+        refusal.to_string().contains("allow-missing-log"),
+        "{refusal}"
+    );
     let lenient = Policy {
         allow_missing_log: true,
         ..Policy::kubernetes_binaries()

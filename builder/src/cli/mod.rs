@@ -45,7 +45,7 @@ enum Command {
     Register(register::Args),
 }
 
-pub use interrupt::Interrupt;
+pub use interrupt::{Early, Interrupt};
 
 /// The clap command, for man pages and completions.
 pub fn command() -> clap::Command {

@@ -30,7 +30,7 @@ pub fn temp_in(dir: &Path, dest_name: &str) -> Result<tempfile::NamedTempFile, F
 /// other 4xx except 408 and 429 give [`FetchError::Status`], 5xx, 408 and 429 give
 /// [`FetchError::Unavailable`] with the server's `Retry-After`.
 pub async fn request(
-    client: &reqwest::Client,
+    client: &super::client::MirrorClient,
     url: &str,
     stall: Duration,
 ) -> Result<reqwest::Response, FetchError> {
@@ -41,7 +41,7 @@ pub async fn request(
 
 /// The body of a small text file (a published checksum), at most `limit` bytes.
 pub async fn get_text(
-    client: &reqwest::Client,
+    client: &super::client::MirrorClient,
     url: &str,
     stall: Duration,
     limit: usize,

@@ -235,7 +235,10 @@ impl fmt::Display for Diff {
         }
         for (side, findings) in [("A", &self.record_a), ("B", &self.record_b)] {
             for finding in findings {
-                writeln!(f, "! versions.txt of {side} disagrees with its content: {finding}")?;
+                writeln!(
+                    f,
+                    "! versions.txt of {side} disagrees with its content: {finding}"
+                )?;
             }
         }
         Ok(())
@@ -355,7 +358,9 @@ mod tests {
         assert_eq!(d.record_b[0].path, "k8s/kubeadm");
         let text = d.to_string();
         assert!(
-            text.contains("! versions.txt of B disagrees with its content: k8s/kubeadm: [checksum]"),
+            text.contains(
+                "! versions.txt of B disagrees with its content: k8s/kubeadm: [checksum]"
+            ),
             "{text}"
         );
     }

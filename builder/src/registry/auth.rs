@@ -7,8 +7,8 @@ use std::path::Path;
 use base64::Engine as _;
 
 use super::RegistryError;
-use super::endpoint::Endpoint;
 pub use super::credentials::Credentials;
+use super::endpoint::Endpoint;
 
 /// Credentials by registry host (`registry.example.com`, `127.0.0.1:5000`, `docker.io`), and the
 /// docker credential helpers to ask for hosts (see [`CredentialStore::ask_helpers`]).

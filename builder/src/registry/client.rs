@@ -349,8 +349,15 @@ impl RegistryClient {
                         None => return Err(self.unauthorized(name, endpoint, false)),
                     },
                     Some(Challenge::Bearer { realm, service, .. }) => {
-                        self.token(name, endpoint, &realm, service.as_deref(), credentials, "pull")
-                            .await?
+                        self.token(
+                            name,
+                            endpoint,
+                            &realm,
+                            service.as_deref(),
+                            credentials,
+                            "pull",
+                        )
+                        .await?
                     }
                     None => return Err(self.unauthorized(name, endpoint, credentials.is_some())),
                 };

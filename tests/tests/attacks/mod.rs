@@ -1,4 +1,5 @@
 //! Attacks played against a whole build: a hostile mirror, a poisoned cache, oversized or
 //! malformed input. Each ends in the correct ISO or an error naming the input.
 
+mod registry_credentials;
 mod withheld_bundle;
