@@ -15,18 +15,25 @@ fn main() {
         .enable_all()
         .build()
         .unwrap_or_else(|error| fail(&format!("starting the async runtime: {error}")));
-    runtime.block_on(async {
+    let result = runtime.block_on(async {
         let interrupt = early
             .listen()
-            .unwrap_or_else(|error| fail(&format!("listening for Ctrl-C: {error}")));
+            .map_err(|error| anyhow::anyhow!("listening for Ctrl-C: {error}"))?;
         let args = cli::Cli::parse();
         cli::init_logging(args.verbose);
-        if let Err(error) = cli::run(args, interrupt).await {
-            // Errors may quote a server's words or a URL the user gave: shown safe.
-            fail(&format!("{error:#}"));
-        }
+        cli::run(args, interrupt).await
     });
+    // Work on blocking threads that a stopped command could not cancel ends before the process
+    // does, and with it the temporary directories it kept.
+    runtime.shutdown_timeout(SHUTDOWN_WAIT);
+    if let Err(error) = result {
+        // Errors may quote a server's words or a URL the user gave: shown safe.
+        fail(&format!("{error:#}"));
+    }
 }
+
+/// The longest wait at exit for blocking work (a kubeadm run, a file being hashed) to end.
+const SHUTDOWN_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// Prints `message` as `cks-iso: error: …` (passwords left out, control characters escaped)
 /// and exits 1.

@@ -101,7 +101,9 @@ pub async fn resolve(
     // included) waits on them.
     let (tree, kubeadm_path) = (staging.tree().to_path_buf(), kubeadm.path.clone());
     let (planning, owned_lock) = (options.clone(), lock.cloned());
+    let hold = staging.hold();
     let (releases, images) = tokio::task::spawn_blocking(move || {
+        let _hold = hold;
         pin_manifests(&tree, &releases)?;
         let images = image_plan(&tree, &kubeadm_path, &planning, owned_lock.as_ref())?;
         anyhow::Ok((releases, images))
