@@ -34,14 +34,14 @@ async fn ask(
     credentials: CredentialStore,
 ) -> Result<(), RegistryError> {
     let endpoints = Endpoints::new(mirrors, insecure).expect("valid endpoints");
-    let client = RegistryClient::new(endpoints, credentials, RetryPolicy::immediate(0))
-        .expect("a client");
-    let name = RemoteName::parse(image).expect("a reference");
+    let client =
+        RegistryClient::new(endpoints, credentials, RetryPolicy::immediate(0)).expect("a client");
+    let name = RemoteName::parse(&format!("{image}:3.10")).expect("a reference");
     client.manifest(&name, "3.10").await.map(|_| ())
 }
 
 /// A registry that answers every request with `status`, `headers` and `body`.
-fn hostile_registry(status: &str, headers: String, body: &'static str) -> String {
+fn hostile_registry(status: &'static str, headers: String, body: &'static str) -> String {
     let listener = TcpListener::bind("127.0.0.1:0").expect("binds");
     let host = listener.local_addr().expect("address").to_string();
     std::thread::spawn(move || {
