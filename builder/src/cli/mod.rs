@@ -68,11 +68,12 @@ pub fn init_logging(verbose: u8) {
 }
 
 /// Runs the chosen subcommand. `build` and `pack` stop on `interrupt` removing what they
-/// wrote; the others simply stop.
+/// wrote, `diff` exits 2 as for any trouble; the others simply stop.
 pub async fn run(cli: Cli, interrupt: Interrupt) -> anyhow::Result<()> {
     let other = match cli.command {
         Command::Build(args) => return build::run(*args, &interrupt).await,
         Command::Pack(args) => return pack::run(args, &interrupt).await,
+        Command::Diff(args) => return diff::run(args, &interrupt).await,
         other => other,
     };
     let work = async move {
@@ -80,9 +81,8 @@ pub async fn run(cli: Cli, interrupt: Interrupt) -> anyhow::Result<()> {
             Command::Resolve(args) => resolve::run(args).await,
             Command::Pull(args) => pull::run(args).await,
             Command::Verify(args) => verify::run(args).await,
-            Command::Diff(args) => diff::run(args).await,
             Command::Register(args) => register::run(args).await,
-            Command::Build(_) | Command::Pack(_) => Ok(()),
+            Command::Build(_) | Command::Pack(_) | Command::Diff(_) => Ok(()),
         }
     };
     tokio::select! {
