@@ -41,7 +41,9 @@ impl Staging {
     /// which a cancelled build (Ctrl-C) cannot stop, so that the directory is removed only once
     /// that work no longer writes in it.
     pub fn hold(&self) -> Hold {
-        Hold(self.dir.clone())
+        Hold {
+            _dir: self.dir.clone(),
+        }
     }
 
     /// The ISO tree.
@@ -62,7 +64,9 @@ impl Staging {
 
 /// A share of a [`Staging`] directory: it is not removed while this lives.
 #[derive(Debug)]
-pub struct Hold(#[allow(dead_code)] Arc<tempfile::TempDir>);
+pub struct Hold {
+    _dir: Arc<tempfile::TempDir>,
+}
 
 /// Writes `text` to `path` (mode 0644) through a temporary file in the same folder, renamed into
 /// place.

@@ -63,7 +63,11 @@ async fn a_mirror_password_is_in_no_report_lock_file_or_error() {
     assert!(written.iter().any(|f| f == &summary.iso), "{written:?}");
     for file in written {
         let bytes = std::fs::read(&file).expect("reads");
-        assert!(!holds_password(&bytes), "the password is in {}", file.display());
+        assert!(
+            !holds_password(&bytes),
+            "the password is in {}",
+            file.display()
+        );
     }
 
     // A mirror that refuses connections: the error names it, without the password.
