@@ -17,6 +17,7 @@
 //! | [`http`] | the one HTTP transport: `send`, retry classification, `Retry-After`, [`http::HttpError`] |
 //! | [`digest`] | every sha256: hashing writer, file and reader digests, cache keys |
 //! | [`retry`], [`progress`] | the retry policy and the progress sink the transfers share |
+//! | [`redact`] | what never reaches a terminal or file as it came: URL passwords, servers' control characters |
 //!
 //! A build, planned and carried out (what `cks-iso build` does):
 //!
@@ -64,6 +65,7 @@ pub mod inspect;
 pub mod iso;
 pub mod pipeline;
 pub mod progress;
+pub mod redact;
 pub mod register;
 pub mod registry;
 pub mod retry;

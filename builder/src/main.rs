@@ -6,12 +6,42 @@ use clap::Parser;
 
 use cks_builder::cli;
 
-#[tokio::main]
-async fn main() {
-    let args = cli::Cli::parse();
-    cli::init_logging(args.verbose);
-    if let Err(error) = cli::run(args).await {
-        eprintln!("cks-iso: error: {error:#}");
-        std::process::exit(1);
+fn main() {
+    // First of all, before the runtime exists: from here on Ctrl-C is the program's to handle,
+    // so no moment of a command dies of it before it can clean up.
+    let early =
+        cli::Early::catch().unwrap_or_else(|error| fail(&format!("catching Ctrl-C: {error}")));
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap_or_else(|error| fail(&format!("starting the async runtime: {error}")));
+    let result = runtime.block_on(async {
+        let interrupt = early
+            .listen()
+            .map_err(|error| anyhow::anyhow!("listening for Ctrl-C: {error}"))?;
+        let args = cli::Cli::parse();
+        cli::init_logging(args.verbose);
+        cli::run(args, interrupt).await
+    });
+    // Work on blocking threads that a stopped command could not cancel ends before the process
+    // does, and with it the temporary directories it kept.
+    runtime.shutdown_timeout(SHUTDOWN_WAIT);
+    if let Err(error) = result {
+        // Errors may quote a server's words or a URL the user gave: shown safe.
+        fail(&format!("{error:#}"));
     }
+}
+
+/// The longest wait at exit for blocking work (a kubeadm run, a file being hashed) to end.
+const SHUTDOWN_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// Prints `message` as `cks-iso: error: …` (passwords left out, control characters escaped)
+/// and exits 1.
+fn fail(message: &str) -> ! {
+    let message = cks_builder::redact::passwords(message);
+    eprintln!(
+        "cks-iso: error: {}",
+        cks_builder::redact::controls(&message)
+    );
+    std::process::exit(1);
 }

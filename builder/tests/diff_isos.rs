@@ -227,3 +227,41 @@ fn isos_without_versions_txt_are_compared_by_hashing_their_files() {
         }
     );
 }
+
+#[test]
+fn a_copy_with_one_byte_of_a_binary_changed_is_reported_though_versions_txt_agrees() {
+    let tree = Tree::valid();
+    let iso = tree.pack("original");
+    // Flip one byte of kubeadm inside a copy of the ISO: versions.txt is untouched.
+    let kubeadm = std::fs::read(tree.root().join("k8s/kubeadm")).expect("the tree's kubeadm");
+    let mut bytes = std::fs::read(&iso).expect("the ISO");
+    let at = bytes
+        .windows(kubeadm.len())
+        .position(|w| w == kubeadm.as_slice())
+        .expect("kubeadm is stored whole in the ISO")
+        + kubeadm.len() / 2;
+    bytes[at] ^= 0x01;
+    let tampered = tree.scratch().join("tampered.iso");
+    std::fs::write(&tampered, &bytes).expect("writes the copy");
+
+    let diff = inspect::diff(&iso, &tampered).expect("both readable");
+    assert_eq!(diff.versions, [], "{diff}");
+    assert_eq!(diff.files_changed.len(), 1, "{diff}");
+    assert_eq!(diff.files_changed[0].key, "k8s/kubeadm");
+    assert_eq!(
+        diff.files_changed[0].a.as_deref(),
+        Some(sha_of(&tree, "k8s/kubeadm").as_str())
+    );
+    assert!(diff.record_a.is_empty(), "{diff}");
+    assert_eq!(diff.record_b.len(), 1, "{diff}");
+    assert_eq!(diff.record_b[0].path, "k8s/kubeadm");
+
+    let output = cks_iso(&[OsStr::new("diff"), iso.as_os_str(), tampered.as_os_str()]);
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let text = stdout(&output);
+    assert!(text.contains("~ file k8s/kubeadm: "), "{text}");
+    assert!(
+        text.contains("! versions.txt of B disagrees with its content: k8s/kubeadm: [checksum]"),
+        "{text}"
+    );
+}

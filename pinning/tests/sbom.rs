@@ -170,8 +170,17 @@ fn it_names_each_file_and_image_with_its_purl_digest_and_layers() {
     let text = sbom(&versions).render().expect("renders");
     let doc: serde_json::Value = serde_json::from_str(&text).expect("json");
     let packages = doc["packages"].as_array().expect("packages");
-    // The ISO, six files (the two tarballs are images) and two images.
-    assert_eq!(packages.len(), 1 + 6 + 2, "{text}");
+    // The ISO, eight files (the two image tarballs among them) and two images.
+    assert_eq!(packages.len(), 1 + 8 + 2, "{text}");
+    let tarball = packages
+        .iter()
+        .find(|p| {
+            p["packageFileName"] == "docker/busybox:1.36.tar"
+                && p["primaryPackagePurpose"] == "ARCHIVE"
+        })
+        .expect("the busybox tarball has a package of its own");
+    assert_eq!(tarball["checksums"][0]["algorithm"], "SHA256");
+    assert_eq!(tarball["checksums"][0]["checksumValue"], hex(6, 64));
     let kubeadm = packages
         .iter()
         .find(|p| p["packageFileName"] == "binaries/v1.33.13/kubeadm")
@@ -236,6 +245,10 @@ fn it_names_each_file_and_image_with_its_purl_digest_and_layers() {
         );
     }
     let busybox_id = busybox["SPDXID"].as_str().expect("id");
+    assert!(contains(
+        tarball["SPDXID"].as_str().expect("id"),
+        busybox_id
+    ));
     assert!(
         files
             .iter()
@@ -253,6 +266,18 @@ fn check_agrees_with_its_own_record_and_names_each_disagreement() {
     let versions = record();
     let text = sbom(&versions).render().expect("renders");
     assert_eq!(check(&text, &versions), Vec::<SbomMismatch>::new());
+
+    // A tarball whose SHA-256 in the SBOM is not the one versions.txt records is named.
+    let mut tampered = versions.clone();
+    tampered.files[5].sha256 = hex(30, 64);
+    assert_eq!(
+        check(&text, &tampered),
+        vec![SbomMismatch::FileDigest {
+            path: "docker/busybox:1.36.tar".into(),
+            versions_txt: hex(30, 64),
+            sbom: hex(6, 64),
+        }]
+    );
 
     let mut more = versions.clone();
     more.files.push(FileEntry {

@@ -66,6 +66,11 @@ pub enum SignatureError {
         /// What failed.
         detail: String,
     },
+    /// No transparency-log entry vouches for the signature and the policy does not allow that.
+    #[error(
+        "no transparency-log entry proves when it was signed (no Sigstore bundle with a log entry, no Rekor bundle), as cosign requires; set `allow-missing-log = true` in its [signatures] policy to accept such a signature"
+    )]
+    NoLogEntry,
     /// A key or algorithm this verifier does not implement.
     #[error("unsupported {what}")]
     Unsupported {

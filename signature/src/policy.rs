@@ -18,6 +18,15 @@ pub struct Policy {
     pub identity: String,
     /// The OIDC issuer, matched exactly.
     pub issuer: String,
+    /// Accept a signature no transparency-log entry vouches for (cosign's
+    /// `--insecure-ignore-tlog`): without one nothing proves the signature was made while the
+    /// short-lived certificate was valid. Off unless the policy says `allow-missing-log = true`.
+    #[serde(
+        default,
+        rename = "allow-missing-log",
+        skip_serializing_if = "std::ops::Not::not"
+    )]
+    pub allow_missing_log: bool,
 }
 
 impl Policy {
@@ -26,6 +35,7 @@ impl Policy {
         Policy {
             identity: KUBERNETES_BINARIES_IDENTITY.to_string(),
             issuer: GOOGLE_ISSUER.to_string(),
+            allow_missing_log: false,
         }
     }
 
@@ -34,6 +44,7 @@ impl Policy {
         Policy {
             identity: KUBERNETES_IMAGES_IDENTITY.to_string(),
             issuer: GOOGLE_ISSUER.to_string(),
+            allow_missing_log: false,
         }
     }
 }

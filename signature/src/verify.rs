@@ -116,9 +116,13 @@ pub(crate) fn verify_material(
             detail: "it does not verify with the certificate's key".to_string(),
         });
     }
-    if let Some(entry) = material.entry {
-        let digest = material.message.sha256();
-        entry.check_hashedrekord(&digest, material.signature, cert.der())?;
+    match material.entry {
+        Some(entry) => {
+            let digest = material.message.sha256();
+            entry.check_hashedrekord(&digest, material.signature, cert.der())?;
+        }
+        None if !policy.allow_missing_log => return Err(SignatureError::NoLogEntry),
+        None => {}
     }
     Ok(Verified {
         identity: policy.identity.clone(),

@@ -20,6 +20,7 @@ fn policy() -> Policy {
     Policy {
         identity: IDENTITY.to_string(),
         issuer: ISSUER.to_string(),
+        allow_missing_log: false,
     }
 }
 
@@ -99,13 +100,27 @@ fn the_bundle_is_refused_under_another_identity() {
 
 #[test]
 fn the_detached_sig_and_cert_verify_over_the_file() {
-    let verified = verify_blob(
+    let refused = verify_blob(
         &asset("a.txt"),
         &asset("a.txt.good.sig"),
         &asset("a.txt.good.crt"),
         None,
         &root(),
         &policy(),
+    )
+    .expect_err("no log entry, and the policy does not allow that");
+    assert!(matches!(refused, SignatureError::NoLogEntry), "{refused}");
+    let lenient = Policy {
+        allow_missing_log: true,
+        ..policy()
+    };
+    let verified = verify_blob(
+        &asset("a.txt"),
+        &asset("a.txt.good.sig"),
+        &asset("a.txt.good.crt"),
+        None,
+        &root(),
+        &lenient,
     )
     .expect("upstream's good signature and certificate verify");
     assert_eq!(verified.identity, IDENTITY);

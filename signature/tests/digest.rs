@@ -67,6 +67,7 @@ fn the_public_good_conformance_bundle_verifies_from_its_digest() {
     let policy = Policy {
         identity: "https://github.com/sigstore-conformance/extremely-dangerous-public-oidc-beacon/.github/workflows/extremely-dangerous-oidc-beacon.yml@refs/heads/main".to_string(),
         issuer: "https://token.actions.githubusercontent.com".to_string(),
+        allow_missing_log: false,
     };
     let root = TrustedRoot::public_good().expect("built in");
     let verified = verify_bundle_sha256(&sha256(&read("a.txt")), &bundle, &root, &policy)

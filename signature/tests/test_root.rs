@@ -63,20 +63,47 @@ fn a_file_signed_by_the_expected_identity_verifies_with_its_log_entry() {
 }
 
 #[test]
-fn without_a_log_entry_it_verifies_but_says_the_time_is_not_proved() {
+fn without_a_log_entry_it_is_refused_unless_the_policy_allows_it() {
     let world = world();
     let signed = world
         .sigstore
         .sign_blob(KUBEADM, &Signer::new(IDENTITY, ISSUER))
         .expect("signs");
     // The PEM form is accepted as well as cosign's base64-of-PEM `.cert`.
-    let verified = verify_blob(
+    let err = verify_blob(
         KUBEADM,
         signed.sig_file.as_bytes(),
         signed.cert_pem.as_bytes(),
         None,
         &world.root,
         &Policy::kubernetes_binaries(),
+    )
+    .expect_err("no log entry");
+    assert!(
+        err.to_string().contains("allow-missing-log = true"),
+        "{err}"
+    );
+    let refusal = judge(
+        Mode::Require,
+        "kubeadm",
+        &cks_signature::Outcome::Refused(err),
+    )
+    .expect_err("require refuses it");
+    assert!(
+        refusal.to_string().contains("allow-missing-log"),
+        "{refusal}"
+    );
+    let lenient = Policy {
+        allow_missing_log: true,
+        ..Policy::kubernetes_binaries()
+    };
+    let verified = verify_blob(
+        KUBEADM,
+        signed.sig_file.as_bytes(),
+        signed.cert_pem.as_bytes(),
+        None,
+        &world.root,
+        &lenient,
     )
     .expect("verifies");
     assert!(verified.log.is_none());

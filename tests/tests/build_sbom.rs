@@ -113,16 +113,21 @@ async fn the_iso_and_its_side_carry_one_valid_sbom_of_every_file_image_and_layer
         .filter(|p| p["primaryPackagePurpose"] == "CONTAINER")
         .filter_map(|p| p["packageFileName"].as_str())
         .collect();
-    // Every file of versions.txt: a file package with its sha256, or an image's tarball.
+    // Every file of versions.txt, each image's tarball included: a package of its own with the
+    // file's sha256, so every file of the ISO has its checksum in the SBOM.
     for file in &versions.files {
-        if tarballs.contains(&file.path.as_str()) {
-            continue;
-        }
         let package = packages
             .iter()
-            .find(|p| p["packageFileName"] == file.path.as_str())
+            .find(|p| {
+                p["packageFileName"] == file.path.as_str()
+                    && p["primaryPackagePurpose"] != "CONTAINER"
+            })
             .unwrap_or_else(|| panic!("{} has no package", file.path));
         assert_eq!(checksum(package, "SHA256"), file.sha256, "{}", file.path);
+        if tarballs.contains(&file.path.as_str()) {
+            assert_eq!(package["primaryPackagePurpose"], "ARCHIVE", "{}", file.path);
+            continue;
+        }
         let purl = package["externalRefs"].to_string();
         assert!(
             purl.contains("pkg:generic/") || purl.contains("pkg:github/"),
@@ -157,6 +162,16 @@ async fn the_iso_and_its_side_carry_one_valid_sbom_of_every_file_image_and_layer
         std::fs::create_dir_all(&unpacked).expect("unpack dir");
         let tar_path = scratch.path().join("image.tar");
         extract(&summary.iso, &format!("/{tarball}"), &tar_path);
+        // The tarball's own package holds the SHA-256 the real sha256sum gives its bytes.
+        let archive = packages
+            .iter()
+            .find(|p| p["packageFileName"] == tarball && p["primaryPackagePurpose"] == "ARCHIVE")
+            .unwrap_or_else(|| panic!("{tarball} has no package of its own"));
+        assert_eq!(
+            checksum(archive, "SHA256"),
+            digest_with("sha256sum", &tar_path),
+            "{tarball}"
+        );
         let status = Command::new("tar")
             .arg("-xf")
             .arg(&tar_path)

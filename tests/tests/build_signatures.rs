@@ -32,7 +32,7 @@ struct World {
 }
 
 impl World {
-    /// Every Kubernetes binary signed (kubeadm also with a Sigstore bundle), every
+    /// Every Kubernetes binary signed (`.sig`, `.cert` and a Sigstore bundle), every
     /// registry.k8s.io image signed by the images identity except `image_signers`' overrides
     /// (`None`: left unsigned).
     async fn start(image_signers: &[(&str, Option<Signer>)]) -> World {
@@ -81,14 +81,8 @@ impl World {
         .await
         .expect("the setup did not panic");
         for bin in BINARIES {
-            world.sign_binary(bin, &Signer::new(BINARIES_IDENTITY, ISSUER), None, false);
+            world.sign_binary(bin, &Signer::new(BINARIES_IDENTITY, ISSUER), None, true);
         }
-        world.sign_binary(
-            "kubeadm",
-            &Signer::new(BINARIES_IDENTITY, ISSUER),
-            None,
-            true,
-        );
         world
     }
 
@@ -218,8 +212,8 @@ async fn require_records_every_signature_warn_names_the_unsigned_and_off_asks_fo
         let entry = line(&format!("k8s/{bin}"));
         assert_eq!(entry.identity, BINARIES_IDENTITY);
         assert_eq!(entry.issuer, ISSUER);
-        // Only kubeadm has a Sigstore bundle, whose log entry proves the signing time.
-        assert_eq!(entry.log, bin == "kubeadm", "{bin}");
+        // Each has a Sigstore bundle, whose log entry proves the signing time.
+        assert!(entry.log, "{bin}");
     }
     let images = world.kubernetes_images();
     assert!(images.len() >= 5, "{images:?}");
@@ -263,7 +257,9 @@ async fn require_records_every_signature_warn_names_the_unsigned_and_off_asks_fo
     assert!(sbom.contains(&format!("identity {IMAGES_IDENTITY}, issuer {ISSUER}")));
 
     // warn: an unsigned binary builds, with one warning naming it.
-    std::fs::remove_file(format!("{}.sig", world.binary("kubelet").display())).expect("rm");
+    for suffix in [".sig", ".sigstore.json"] {
+        std::fs::remove_file(format!("{}{suffix}", world.binary("kubelet").display())).expect("rm");
+    }
     let (summary, versions) = world.build(Mode::Warn).await.expect("warn builds");
     let warnings = signature_warnings(&summary);
     assert_eq!(warnings.len(), 1, "{warnings:?}");
@@ -415,7 +411,7 @@ async fn each_bad_file_signature_is_refused_naming_the_file_and_the_reason() {
         "kubelet",
         &Signer::new(BINARIES_IDENTITY, ISSUER),
         None,
-        false,
+        true,
     );
     let (_, versions) = world
         .build_with(Mode::Require, Some(&cache))

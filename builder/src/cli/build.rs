@@ -14,7 +14,7 @@ use super::build_args::BuildArgs;
 use super::progress::{Bars, Lines, human, interactive};
 
 /// Runs `cks-iso build`.
-pub async fn run(args: BuildArgs) -> Result<()> {
+pub async fn run(args: BuildArgs, interrupt: &super::Interrupt) -> Result<()> {
     let config = match &args.config {
         Some(path) => Inputs::from_config_file(path)?,
         None => Inputs::default(),
@@ -35,7 +35,7 @@ pub async fn run(args: BuildArgs) -> Result<()> {
         locked: lock,
         temp_dir: None,
     };
-    let outcome = build_with_reporting(&options, &inputs, request).await?;
+    let outcome = build_with_reporting(&options, &inputs, request, interrupt).await?;
     match outcome {
         Outcome::Planned(plan) => {
             if args.json {
@@ -62,7 +62,14 @@ pub async fn build_with_reporting(
     options: &Options,
     inputs: &Inputs,
     request: Request,
+    interrupt: &super::Interrupt,
 ) -> Result<Outcome> {
+    if interrupt.pressed() {
+        anyhow::bail!(
+            "interrupted; nothing was written to {}",
+            options.output_path.display()
+        );
+    }
     let (sink, observer): (Arc<dyn ProgressSink>, Arc<dyn Observer>) = if interactive() {
         let bars = Arc::new(Bars::new());
         (bars.clone(), bars)
@@ -87,8 +94,8 @@ pub async fn build_with_reporting(
     let run = build(options, inputs, request, sink, &watch);
     tokio::pin!(run);
     tokio::select! {
-        result = &mut run => result,
-        _ = tokio::signal::ctrl_c() => {
+        biased;
+        _ = interrupt.wait() => {
             if watch.packing.load(Ordering::SeqCst) {
                 let _ = (&mut run).await;
             }
@@ -97,6 +104,7 @@ pub async fn build_with_reporting(
             }
             Err(anyhow::anyhow!("interrupted; nothing was written to {}", options.output_path.display()))
         }
+        result = &mut run => result,
     }
     .context("the build failed")
 }
@@ -161,5 +169,6 @@ pub fn render_summary(summary: &Summary) -> String {
     for warning in &summary.warnings {
         out.push_str(&format!("warning: {warning}\n"));
     }
-    out
+    // Notes and warnings may quote a server or a mirror URL.
+    cks_builder::redact::controls(&cks_builder::redact::passwords(&out)).into_owned()
 }

@@ -6,6 +6,7 @@ use clap::{Parser, Subcommand};
 mod build;
 mod build_args;
 mod diff;
+mod interrupt;
 mod pack;
 mod progress;
 mod pull;
@@ -44,6 +45,8 @@ enum Command {
     Register(register::Args),
 }
 
+pub use interrupt::{Early, Interrupt};
+
 /// The clap command, for man pages and completions.
 pub fn command() -> clap::Command {
     <Cli as clap::CommandFactory>::command()
@@ -64,15 +67,26 @@ pub fn init_logging(verbose: u8) {
         .try_init();
 }
 
-/// Runs the chosen subcommand.
-pub async fn run(cli: Cli) -> anyhow::Result<()> {
-    match cli.command {
-        Command::Build(args) => build::run(*args).await,
-        Command::Resolve(args) => resolve::run(args).await,
-        Command::Pull(args) => pull::run(args).await,
-        Command::Pack(args) => pack::run(args).await,
-        Command::Verify(args) => verify::run(args).await,
-        Command::Diff(args) => diff::run(args).await,
-        Command::Register(args) => register::run(args).await,
+/// Runs the chosen subcommand. `build` and `pack` stop on `interrupt` removing what they
+/// wrote, `diff` exits 2 as for any trouble; the others simply stop.
+pub async fn run(cli: Cli, interrupt: Interrupt) -> anyhow::Result<()> {
+    let other = match cli.command {
+        Command::Build(args) => return build::run(*args, &interrupt).await,
+        Command::Pack(args) => return pack::run(args, &interrupt).await,
+        Command::Diff(args) => return diff::run(args, &interrupt).await,
+        other => other,
+    };
+    let work = async move {
+        match other {
+            Command::Resolve(args) => resolve::run(args).await,
+            Command::Pull(args) => pull::run(args).await,
+            Command::Verify(args) => verify::run(args).await,
+            Command::Register(args) => register::run(args).await,
+            Command::Build(_) | Command::Pack(_) | Command::Diff(_) => Ok(()),
+        }
+    };
+    tokio::select! {
+        result = work => result,
+        _ = interrupt.wait() => Err(anyhow::anyhow!("interrupted")),
     }
 }

@@ -30,20 +30,17 @@ pub struct Args {
 }
 
 /// Runs `cks-iso pack`.
-pub async fn run(args: Args) -> anyhow::Result<()> {
+pub async fn run(args: Args, interrupt: &super::Interrupt) -> anyhow::Result<()> {
     let time = BuildTime::from_env().context("reading SOURCE_DATE_EPOCH")?;
     let mut options = PackOptions::new(&args.volume_id, time).context("checking --volume-id")?;
     if args.no_joliet {
         options = options.without_joliet();
     }
     let (dir, out) = (args.dir.clone(), args.out.clone());
-    // Registered before the partial file exists, so an interrupt always removes it.
-    let mut interrupt = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())
-        .context("listening for Ctrl-C")?;
     let task = tokio::task::spawn_blocking(move || iso::pack(&dir, &out, &options));
     let packed = tokio::select! {
         result = task => result.context("the packing task stopped")?,
-        _ = interrupt.recv() => {
+        _ = interrupt.wait() => {
             let partial = iso::partial_path(&args.out);
             let _ = std::fs::remove_file(&partial);
             anyhow::bail!("interrupted; removed {}", partial.display());

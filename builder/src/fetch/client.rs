@@ -70,3 +70,32 @@ impl ClientOptions {
             .tls_certs_merge(certs))
     }
 }
+
+/// The client downloads go through: reqwest, plus the mirrors' logins, each added only to the
+/// requests for its own mirror (so no URL the build keeps ever holds a password).
+#[derive(Debug, Clone)]
+pub struct MirrorClient {
+    http: reqwest::Client,
+    mirrors: super::Mirrors,
+}
+
+impl MirrorClient {
+    /// `http` with the logins of `mirrors`.
+    pub fn new(http: reqwest::Client, mirrors: super::Mirrors) -> Self {
+        MirrorClient { http, mirrors }
+    }
+
+    /// A GET for `url`, with basic auth when `url` lies below a mirror that has a login.
+    pub fn get(&self, url: &str) -> reqwest::RequestBuilder {
+        let request = self.http.get(url);
+        match self.mirrors.login_for(url) {
+            Some((user, password)) => request.basic_auth(user, Some(password)),
+            None => request,
+        }
+    }
+
+    /// The plain reqwest client (its TLS settings), for requests to no mirror.
+    pub fn http(&self) -> &reqwest::Client {
+        &self.http
+    }
+}

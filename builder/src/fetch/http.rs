@@ -32,7 +32,7 @@ pub fn temp_in(dir: &Path, dest_name: &str) -> Result<tempfile::NamedTempFile, F
 /// other 4xx except 408 and 429 give [`FetchError::Status`], 5xx, 408 and 429 give
 /// [`FetchError::Unavailable`] with the server's `Retry-After`.
 pub async fn request(
-    client: &reqwest::Client,
+    client: &super::client::MirrorClient,
     url: &str,
     stall: Duration,
 ) -> Result<reqwest::Response, FetchError> {
@@ -43,7 +43,7 @@ pub async fn request(
 
 /// The body of a small text file (a published checksum or signature), at most `limit` bytes.
 pub async fn get_text(
-    client: &reqwest::Client,
+    client: &super::client::MirrorClient,
     url: &str,
     stall: Duration,
     limit: u64,

@@ -1,5 +1,12 @@
 //! Base-URL rewrites (`https://dl.k8s.io=http://127.0.0.1:8080/k8s`), so air-gapped builds and
 //! tests fetch from a mirror while the plan keeps the upstream URL.
+//!
+//! A mirror URL may carry a login (`https://user:pass@mirror/k8s`). It is taken out of the URL
+//! when the value is parsed: every URL the build requests, records or prints is the mirror's
+//! without it, the login goes only with requests to that mirror ([`Mirrors::login_for`]), and a
+//! mirror is shown, serialised (the lock, `--json`) and debugged as `https://user@mirror/k8s`,
+//! never with its password. A lock read back names the user without a password: give the
+//! `--mirror` (or the config's `mirrors`) again to supply it.
 
 use std::fmt;
 use std::str::FromStr;
@@ -12,8 +19,51 @@ use serde::{Deserialize, Serialize};
 pub struct Mirror {
     /// The upstream base URL, without a trailing `/`.
     pub from: String,
-    /// The mirror's base URL, without a trailing `/`.
+    /// The mirror's base URL, without a trailing `/` and without user info.
     pub to: String,
+    /// The login the mirror URL carried, sent to that mirror only.
+    pub login: Option<Login>,
+}
+
+/// A mirror's user and password (basic auth). `Debug` never shows the password.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Login {
+    /// The user name.
+    pub user: String,
+    /// The password; `None` when the mirror was read back from a lock (which never holds it).
+    pub password: Option<String>,
+}
+
+impl fmt::Debug for Login {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Login")
+            .field("user", &self.user)
+            .field("password", &self.password.as_ref().map(|_| "<redacted>"))
+            .finish()
+    }
+}
+
+/// `scheme://user:pass@rest` → (`scheme://rest`, the login); unchanged without user info.
+fn split_login(url: &str) -> (String, Option<Login>) {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return (url.to_string(), None);
+    };
+    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let Some(at) = rest[..authority_end].rfind('@') else {
+        return (url.to_string(), None);
+    };
+    let userinfo = &rest[..at];
+    let login = match userinfo.split_once(':') {
+        Some((user, password)) => Login {
+            user: user.to_string(),
+            password: Some(password.to_string()),
+        },
+        None => Login {
+            user: userinfo.to_string(),
+            password: None,
+        },
+    };
+    (format!("{scheme}://{}", &rest[at + 1..]), Some(login))
 }
 
 /// A `--mirror` value that is not `UPSTREAM=MIRROR`.
@@ -40,7 +90,7 @@ impl FromStr for Mirror {
 
     fn from_str(input: &str) -> Result<Self, Self::Err> {
         let error = |reason| MirrorError {
-            input: input.to_string(),
+            input: crate::redact::passwords(input).into_owned(),
             reason,
         };
         let (from, to) = input.split_once('=').ok_or_else(|| error("no `=`"))?;
@@ -54,9 +104,14 @@ impl FromStr for Mirror {
         if !is_http_url(to) {
             return Err(error("the mirror is not an http(s):// URL"));
         }
+        let (to, login) = split_login(to);
+        if !is_http_url(&to) || login.as_ref().is_some_and(|l| l.user.is_empty()) {
+            return Err(error("the mirror's user info is not user:password@host"));
+        }
         Ok(Mirror {
             from: from.to_string(),
-            to: to.to_string(),
+            to,
+            login,
         })
     }
 }
@@ -76,17 +131,28 @@ impl From<Mirror> for String {
 }
 
 impl fmt::Display for Mirror {
+    /// `from=to`, with the login's user but never its password (`https://user@mirror/k8s`).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}={}", self.from, self.to)
+        match (&self.login, self.to.split_once("://")) {
+            (Some(login), Some((scheme, rest))) => {
+                write!(f, "{}={scheme}://{}@{rest}", self.from, login.user)
+            }
+            _ => write!(f, "{}={}", self.from, self.to),
+        }
     }
 }
 
 impl Mirror {
     /// The rewritten URL when `url` is `from` or lies below it (at a `/`, `?` or `#`).
     pub fn rewrite(&self, url: &str) -> Option<String> {
-        let rest = url.strip_prefix(&self.from)?;
-        (rest.is_empty() || rest.starts_with(['/', '?', '#'])).then(|| format!("{}{rest}", self.to))
+        below(url, &self.from).map(|rest| format!("{}{rest}", self.to))
     }
+}
+
+/// What follows `base` in `url` when `url` is `base` or lies below it (at a `/`, `?` or `#`).
+fn below<'a>(url: &'a str, base: &str) -> Option<&'a str> {
+    let rest = url.strip_prefix(base)?;
+    (rest.is_empty() || rest.starts_with(['/', '?', '#'])).then_some(rest)
 }
 
 /// Every rewrite in force; the longest matching upstream base wins.
@@ -104,6 +170,27 @@ impl Mirrors {
             .map(|(_, to)| to)
             .unwrap_or_else(|| url.to_string())
     }
+}
+
+impl Mirrors {
+    /// The login to send with a request for `url`: that of the mirror `url` lies below (the
+    /// longest), and only when it has a password. Nothing for any other host.
+    pub fn login_for(&self, url: &str) -> Option<(&str, &str)> {
+        self.0
+            .iter()
+            .filter(|m| below(url, &m.to).is_some())
+            .max_by_key(|m| m.to.len())
+            .and_then(|m| m.login.as_ref())
+            .and_then(|l| Some((l.user.as_str(), l.password.as_deref()?)))
+    }
+}
+
+/// Serialises `--mirror` values as given (a config's or the lock's inputs) without any password.
+pub fn serialize_specs<S: serde::Serializer>(specs: &[String], s: S) -> Result<S::Ok, S::Error> {
+    s.collect_seq(specs.iter().map(|spec| match spec.parse::<Mirror>() {
+        Ok(mirror) => mirror.to_string(),
+        Err(_) => crate::redact::passwords(spec).into_owned(),
+    }))
 }
 
 impl FromIterator<Mirror> for Mirrors {
@@ -149,6 +236,41 @@ mod tests {
             mirrors.rewrite("https://dl.k8s.io/a"),
             "https://dl.k8s.io/a"
         );
+    }
+
+    #[test]
+    fn a_login_in_the_mirror_url_goes_only_to_that_mirror_and_is_never_shown() {
+        let m: Mirror = "https://dl.k8s.io=https://alice:s3cret@mirror.example/k8s"
+            .parse()
+            .expect("valid mirror");
+        assert_eq!(m.to, "https://mirror.example/k8s");
+        assert_eq!(
+            m.to_string(),
+            "https://dl.k8s.io=https://alice@mirror.example/k8s"
+        );
+        assert!(!format!("{m:?}").contains("s3cret"));
+        let mirrors = Mirrors(vec![m]);
+        let url = mirrors.rewrite("https://dl.k8s.io/release/kubeadm");
+        assert_eq!(url, "https://mirror.example/k8s/release/kubeadm");
+        assert_eq!(mirrors.login_for(&url), Some(("alice", "s3cret")));
+        assert_eq!(mirrors.login_for("https://mirror.example/other"), None);
+        assert_eq!(mirrors.login_for("https://evil.example/k8s/x"), None);
+        let json = serde_json::to_string(&mirrors).expect("serialises");
+        assert!(!json.contains("s3cret"), "{json}");
+        let back: Mirrors = serde_json::from_str(&json).expect("reads back");
+        assert_eq!(
+            back.0[0].login.as_ref().map(|l| l.user.as_str()),
+            Some("alice")
+        );
+        assert_eq!(
+            back.login_for(&url),
+            None,
+            "a lock never holds the password"
+        );
+        let err = "https://dl.k8s.io=ftp://alice:s3cret@m"
+            .parse::<Mirror>()
+            .expect_err("ftp");
+        assert!(!err.to_string().contains("s3cret"), "{err}");
     }
 
     #[test]

@@ -38,7 +38,7 @@ mod download;
 mod error;
 mod http;
 mod local;
-mod mirror;
+pub(crate) mod mirror;
 mod resume;
 mod shared;
 mod spec;
@@ -54,7 +54,7 @@ pub use checksum::{is_sha256_hex, published_digest};
 pub use cks_pinning::sources::{Checksum, Edit, Replacer};
 pub use client::ClientOptions;
 pub use error::{FetchError, FileError};
-pub use mirror::{Mirror, MirrorError, Mirrors};
+pub use mirror::{Login, Mirror, MirrorError, Mirrors};
 pub use shared::{PortFuture, SharedFiles, SharedHit, SharedTier};
 pub use spec::{ChecksumStatus, FetchedFile, FileSpec};
 
@@ -95,7 +95,7 @@ impl Default for FetchOptions {
 
 /// Fetches the files of a plan.
 pub struct Fetcher {
-    client: reqwest::Client,
+    client: client::MirrorClient,
     options: FetchOptions,
     cache: Option<Cache>,
     progress: Arc<dyn ProgressSink>,
@@ -113,7 +113,7 @@ impl Fetcher {
     /// A fetcher with `options`; fails when a CA file is unusable or the cache directory cannot
     /// be created.
     pub fn new(options: FetchOptions) -> Result<Self, FetchError> {
-        let client = options.client.build()?;
+        let client = client::MirrorClient::new(options.client.build()?, options.mirrors.clone());
         let cache = options.cache_dir.as_deref().map(Cache::open).transpose()?;
         Ok(Fetcher {
             client,
@@ -137,7 +137,7 @@ impl Fetcher {
 
     /// The HTTP client, for other requests that should share its TLS settings.
     pub fn client(&self) -> &reqwest::Client {
-        &self.client
+        self.client.http()
     }
 
     /// Fetches one file.

@@ -53,7 +53,7 @@ impl Resume {
 
 /// Sends a GET for `url`, asking for the bytes after those `resume` holds.
 pub async fn request_rest(
-    client: &reqwest::Client,
+    client: &super::client::MirrorClient,
     url: &str,
     stall: Duration,
     resume: &Resume,

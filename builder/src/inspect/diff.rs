@@ -1,6 +1,7 @@
-//! What changed between two ISOs, from their `versions.txt`: versions, URLs, images and digests,
-//! and files added, removed or changed (by their recorded sha256, or by hashing the files of an
-//! ISO that has no `versions.txt`).
+//! What changed between two ISOs: versions, URLs and images from their `versions.txt`, files
+//! added, removed or changed by the sha256 of their bytes (never only what `versions.txt`
+//! records, so a tampered copy shows), and where each `versions.txt` disagrees with its own
+//! ISO's files.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -11,6 +12,7 @@ use serde::Serialize;
 
 use super::InspectError;
 use super::contract::rel;
+use super::finding::Finding;
 use super::images::unpinned;
 use super::read::{Contents, read_contents};
 
@@ -50,6 +52,11 @@ pub struct Diff {
     pub files_removed: Vec<String>,
     /// Files both hold with different sha256.
     pub files_changed: Vec<Change>,
+    /// Where A's `versions.txt` disagrees with A's files (a file changed after the build, one
+    /// missing or not listed), as `verify` reports it.
+    pub record_a: Vec<Finding>,
+    /// The same for B.
+    pub record_b: Vec<Finding>,
 }
 
 impl Diff {
@@ -101,10 +108,21 @@ pub fn diff_versions(a: &VersionsTxt, b: &VersionsTxt) -> Diff {
     diff_parts(Some(a), Some(b), &files_of(a), &files_of(b))
 }
 
-/// Compares what was read of two ISOs (an ISO without `versions.txt` has no versions, URLs or
-/// images, and its files are compared by their hashed content). Pure.
+/// Compares what was read of two ISOs: files by their hashed content, and each `versions.txt`
+/// against its own ISO's files (an ISO without `versions.txt` has no versions, URLs or images).
+/// Pure.
 pub fn diff_contents(a: &Contents, b: &Contents) -> Diff {
-    diff_parts(a.versions.as_ref(), b.versions.as_ref(), &a.files, &b.files)
+    let record = |c: &Contents| {
+        c.versions
+            .as_ref()
+            .map(|v| super::files::check(&v.files, &c.files))
+            .unwrap_or_default()
+    };
+    Diff {
+        record_a: record(a),
+        record_b: record(b),
+        ..diff_parts(a.versions.as_ref(), b.versions.as_ref(), &a.files, &b.files)
+    }
 }
 
 fn files_of(v: &VersionsTxt) -> BTreeMap<String, String> {
@@ -168,11 +186,12 @@ fn diff_parts(
         files_added,
         files_removed,
         files_changed,
+        record_a: Vec::new(),
+        record_b: Vec::new(),
     }
 }
 
-/// Compares the ISOs `a` and `b`: by their `versions.txt`, or for an ISO without one, by
-/// hashing its files.
+/// Compares the ISOs `a` and `b`: their `versions.txt`, and every file's bytes.
 pub fn diff(a: &Path, b: &Path) -> Result<Diff, InspectError> {
     Ok(diff_contents(&read_contents(a)?, &read_contents(b)?))
 }
@@ -213,6 +232,14 @@ impl fmt::Display for Diff {
         }
         for c in &self.files_changed {
             writeln!(f, "~ file {}: {} -> {}", c.key, show(&c.a), show(&c.b))?;
+        }
+        for (side, findings) in [("A", &self.record_a), ("B", &self.record_b)] {
+            for finding in findings {
+                writeln!(
+                    f,
+                    "! versions.txt of {side} disagrees with its content: {finding}"
+                )?;
+            }
         }
         Ok(())
     }
@@ -310,6 +337,31 @@ mod tests {
         );
         assert!(
             text.contains(&format!("~ file k8s/kubeadm: {fa} -> {fb}\n")),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_file_changed_behind_versions_txt_is_a_change_and_a_record_disagreement() {
+        let record = base();
+        let a = Contents {
+            versions: Some(record.clone()),
+            files: [("k8s/kubeadm".to_string(), "a".repeat(64))].into(),
+        };
+        let b = Contents {
+            versions: Some(record),
+            files: [("k8s/kubeadm".to_string(), "e".repeat(64))].into(),
+        };
+        let d = diff_contents(&a, &b);
+        assert_eq!(d.files_changed.len(), 1, "{d:?}");
+        assert!(d.record_a.is_empty(), "{d:?}");
+        assert_eq!(d.record_b.len(), 1, "{d:?}");
+        assert_eq!(d.record_b[0].path, "k8s/kubeadm");
+        let text = d.to_string();
+        assert!(
+            text.contains(
+                "! versions.txt of B disagrees with its content: k8s/kubeadm: [checksum]"
+            ),
             "{text}"
         );
     }

@@ -106,38 +106,38 @@ pub fn files(entries: &[IsoEntry]) -> impl Iterator<Item = (&str, &IsoEntry)> {
 pub struct Contents {
     /// The parsed `versions.txt`, when the image has one.
     pub versions: Option<VersionsTxt>,
-    /// Every file (path without the leading `/`, `versions.txt` left out) → hex sha256: from
-    /// the `file:` lines when `versions.txt` exists, else hashed from the image.
+    /// Every file (path without the leading `/`; `versions.txt` and the SBOM made from it left
+    /// out, as `verify` leaves them out of the `file:` lines) → the hex sha256 of its bytes as
+    /// read from the image, whatever `versions.txt` says.
     pub files: BTreeMap<String, String>,
 }
 
-/// Reads what `diff` compares of `iso`.
+/// Reads what `diff` compares of `iso`: its `versions.txt`, and the sha256 of every file,
+/// streamed out of the image one at a time.
 pub fn read_contents(iso: &Path) -> Result<Contents, InspectError> {
     let (image, entries) = open(iso)?;
     let has_versions = files(&entries).any(|(path, _)| path == FILE_NAME);
-    if has_versions {
+    let versions = if has_versions {
         let text =
             text(&image, &format!("/{FILE_NAME}")).map_err(|detail| InspectError::Unreadable {
                 iso: iso.to_path_buf(),
                 path: FILE_NAME.to_string(),
                 detail,
             })?;
-        let versions = VersionsTxt::parse(&text).map_err(|source| InspectError::VersionsTxt {
-            iso: iso.to_path_buf(),
-            source,
-        })?;
-        let files = versions
-            .files
-            .iter()
-            .map(|f| (rel(&f.path).to_string(), f.sha256.clone()))
-            .collect();
-        return Ok(Contents {
-            versions: Some(versions),
-            files,
-        });
-    }
+        Some(
+            VersionsTxt::parse(&text).map_err(|source| InspectError::VersionsTxt {
+                iso: iso.to_path_buf(),
+                source,
+            })?,
+        )
+    } else {
+        None
+    };
     let mut out = BTreeMap::new();
     for (path, entry) in files(&entries) {
+        if path == FILE_NAME || path == cks_pinning::sbom::FILE_NAME {
+            continue;
+        }
         let sha = image
             .sha256(&entry.path)
             .map_err(|source| InspectError::Open {
@@ -147,7 +147,7 @@ pub fn read_contents(iso: &Path) -> Result<Contents, InspectError> {
         out.insert(path.to_string(), sha);
     }
     Ok(Contents {
-        versions: None,
+        versions,
         files: out,
     })
 }

@@ -52,7 +52,8 @@ pub struct Inputs {
     pub ccm_version: Option<String>,
     /// Git repository whose tags name the autoscaler releases (default kubernetes/autoscaler).
     pub autoscaler_repo: Option<String>,
-    /// Base-URL rewrites `UPSTREAM=MIRROR` for file downloads.
+    /// Base-URL rewrites `UPSTREAM=MIRROR` for file downloads (serialised without passwords).
+    #[serde(serialize_with = "crate::fetch::mirror::serialize_specs")]
     pub mirrors: Vec<String>,
     /// Registry rewrites `REGISTRY=URL` for image pulls.
     pub registry_mirrors: Vec<String>,
@@ -236,7 +237,7 @@ impl Inputs {
             .map(|m| {
                 m.parse::<Mirror>().map_err(|e| OptionsError::Invalid {
                     input: "--mirror".into(),
-                    value: m.clone(),
+                    value: crate::redact::passwords(m).into_owned(),
                     expected: e.to_string(),
                 })
             })

@@ -101,10 +101,21 @@ pub async fn resolve(
         small.push(source);
         fetched.push(kubeadm_file);
     }
-    check_manifests(staging.tree(), &fetched)?;
     let headlamp = headlamp_pin(options)?;
-    pin_manifests(staging.tree(), &releases, headlamp.as_ref())?;
-    let images = image_plan(staging.tree(), &kubeadm.path, options, lock)?;
+    // Checking and editing the manifests and running kubeadm block: off the async path, so
+    // nothing (Ctrl-C included) waits on them.
+    let (tree, kubeadm_path) = (staging.tree().to_path_buf(), kubeadm.path.clone());
+    let (planning, owned_lock, pin) = (options.clone(), lock.cloned(), headlamp.clone());
+    let hold = staging.hold();
+    let (releases, images, fetched) = tokio::task::spawn_blocking(move || {
+        let _hold = hold;
+        check_manifests(&tree, &fetched)?;
+        pin_manifests(&tree, &releases, pin.as_ref())?;
+        let images = image_plan(&tree, &kubeadm_path, &planning, owned_lock.as_ref())?;
+        anyhow::Ok((releases, images, fetched))
+    })
+    .await
+    .context("the planning task stopped")??;
     let mut plan = assemble(options, releases, small, large, images);
     plan.headlamp = headlamp;
     Ok(Resolved { plan, fetched })

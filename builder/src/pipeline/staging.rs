@@ -2,13 +2,15 @@
 //! directory that is removed when the build ends, however it ends.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use anyhow::{Context, Result};
 
 /// A temporary directory holding `tree/` (what goes into the ISO) and `work/` (everything else).
+/// It is removed when the last of the `Staging` and its [`Hold`]s goes.
 #[derive(Debug)]
 pub struct Staging {
-    dir: tempfile::TempDir,
+    dir: Arc<tempfile::TempDir>,
     tree: PathBuf,
     work: PathBuf,
 }
@@ -28,7 +30,20 @@ impl Staging {
         for sub in [&tree, &work] {
             std::fs::create_dir_all(sub).with_context(|| format!("creating {}", sub.display()))?;
         }
-        Ok(Staging { dir, tree, work })
+        Ok(Staging {
+            dir: Arc::new(dir),
+            tree,
+            work,
+        })
+    }
+
+    /// Keeps the directory until the returned value is dropped: for work on a blocking thread,
+    /// which a cancelled build (Ctrl-C) cannot stop, so that the directory is removed only once
+    /// that work no longer writes in it.
+    pub fn hold(&self) -> Hold {
+        Hold {
+            _dir: self.dir.clone(),
+        }
     }
 
     /// The ISO tree.
@@ -45,6 +60,12 @@ impl Staging {
     pub fn path(&self) -> &Path {
         self.dir.path()
     }
+}
+
+/// A share of a [`Staging`] directory: it is not removed while this lives.
+#[derive(Debug)]
+pub struct Hold {
+    _dir: Arc<tempfile::TempDir>,
 }
 
 /// Writes `text` to `path` (mode 0644) through a temporary file in the same folder, renamed into

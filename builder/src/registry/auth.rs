@@ -8,6 +8,7 @@ use base64::Engine as _;
 
 use super::RegistryError;
 pub use super::credentials::Credentials;
+use super::endpoint::Endpoint;
 
 /// Credentials by registry host (`registry.example.com`, `127.0.0.1:5000`, `docker.io`), and the
 /// docker credential helpers to ask for hosts (see [`CredentialStore::ask_helpers`]).
@@ -238,6 +239,32 @@ fn parse_params(text: &str) -> BTreeMap<String, String> {
     params
 }
 
+/// Whether basic credentials for `endpoint` may go to the token `realm`: only on the same host
+/// name (another port of it is fine; Docker Hub's `auth.docker.io` serves `registry-1.docker.io`),
+/// and only over HTTPS unless the registry itself is reached over plain HTTP (named with
+/// `--insecure-registry`). Otherwise the token is asked for anonymously.
+pub fn realm_may_have_credentials(endpoint: &Endpoint, realm: &reqwest::Url) -> bool {
+    let endpoint_name = endpoint
+        .host
+        .rsplit_once(':')
+        .filter(|(_, port)| port.chars().all(|c| c.is_ascii_digit()))
+        .map_or(endpoint.host.as_str(), |(name, _)| name)
+        .trim_start_matches('[')
+        .trim_end_matches(']');
+    let Some(realm_name) = realm.host_str() else {
+        return false;
+    };
+    let realm_name = realm_name.trim_start_matches('[').trim_end_matches(']');
+    let same_host = realm_name.eq_ignore_ascii_case(endpoint_name)
+        || (endpoint_name == "registry-1.docker.io" && realm_name == "auth.docker.io");
+    let scheme_ok = match realm.scheme() {
+        "https" => true,
+        "http" => endpoint.scheme == "http",
+        _ => false,
+    };
+    same_host && scheme_ok
+}
+
 /// The `Authorization` value for basic credentials.
 pub(super) fn basic_value(c: &Credentials) -> String {
     use base64::Engine as _;
@@ -270,6 +297,42 @@ mod tests {
             Some(Challenge::Basic)
         );
         assert_eq!(parse_challenge("Negotiate"), None);
+    }
+
+    #[test]
+    fn basic_credentials_go_only_to_a_realm_on_the_same_host_and_never_over_plain_http() {
+        let endpoint = |scheme: &str, host: &str| Endpoint {
+            scheme: scheme.into(),
+            host: host.into(),
+        };
+        let url = |text: &str| reqwest::Url::parse(text).expect("url");
+        let https = endpoint("https", "registry.example.com");
+        assert!(realm_may_have_credentials(
+            &https,
+            &url("https://registry.example.com/token")
+        ));
+        assert!(!realm_may_have_credentials(
+            &https,
+            &url("https://evil.example.net/token")
+        ));
+        assert!(!realm_may_have_credentials(
+            &https,
+            &url("http://registry.example.com/token")
+        ));
+        let hub = endpoint("https", "registry-1.docker.io");
+        assert!(realm_may_have_credentials(
+            &hub,
+            &url("https://auth.docker.io/token")
+        ));
+        let local = endpoint("http", "127.0.0.1:5000");
+        assert!(realm_may_have_credentials(
+            &local,
+            &url("http://127.0.0.1:5080/token")
+        ));
+        assert!(!realm_may_have_credentials(
+            &local,
+            &url("http://127.0.0.2:5080/token")
+        ));
     }
 
     #[test]

@@ -348,7 +348,7 @@ impl RegistryClient {
             };
             let status = response.status();
             if status == StatusCode::UNAUTHORIZED {
-                let credentials = self.credentials_for(name, endpoint);
+                let credentials = self.credentials_for(endpoint);
                 if answered_challenge {
                     return Err(self.unauthorized(name, endpoint, credentials.is_some()));
                 }
@@ -360,8 +360,15 @@ impl RegistryClient {
                         None => return Err(self.unauthorized(name, endpoint, false)),
                     },
                     Some(Challenge::Bearer { realm, service, .. }) => {
-                        self.token(name, &realm, service.as_deref(), credentials, "pull")
-                            .await?
+                        self.token(
+                            name,
+                            endpoint,
+                            &realm,
+                            service.as_deref(),
+                            credentials,
+                            "pull",
+                        )
+                        .await?
                     }
                     None => return Err(self.unauthorized(name, endpoint, credentials.is_some())),
                 };
@@ -429,7 +436,8 @@ pub(super) async fn error_detail(response: Response) -> String {
         Ok(errors) => errors
             .errors
             .first()
-            .map(|e| format!(": {} {}", e.code, e.message))
+            // The server's words, escaped before they can reach a terminal.
+            .map(|e| crate::redact::controls(&format!(": {} {}", e.code, e.message)).into_owned())
             .unwrap_or_default(),
         Err(_) => String::new(),
     }

@@ -6,19 +6,19 @@ use reqwest::StatusCode;
 use reqwest::header::{AUTHORIZATION, WWW_AUTHENTICATE};
 
 use super::RegistryError;
-use super::auth::{Challenge, Credentials, basic_value, parse_challenge};
+use super::auth::{
+    Challenge, Credentials, basic_value, parse_challenge, realm_may_have_credentials,
+};
 use super::client::{RegistryClient, header};
 use super::endpoint::Endpoint;
 use super::reference::RemoteName;
 use crate::http::HttpError;
 
 impl RegistryClient {
-    pub(super) fn credentials_for(
-        &self,
-        name: &RemoteName,
-        endpoint: &Endpoint,
-    ) -> Option<&Credentials> {
-        self.credentials.get(&[&endpoint.host, &name.registry])
+    /// The credentials of the host actually contacted: those given for `registry.k8s.io` never
+    /// go to a mirror of it on another host (the mirror's own entry, if any, is used there).
+    pub(super) fn credentials_for(&self, endpoint: &Endpoint) -> Option<&Credentials> {
+        self.credentials.get(&[&endpoint.host])
     }
 
     pub(super) fn unauthorized(
@@ -57,13 +57,13 @@ impl RegistryClient {
             if response.status() != StatusCode::UNAUTHORIZED || answered {
                 return Ok(response);
             }
-            let credentials = self.credentials_for(name, &endpoint);
+            let credentials = self.credentials_for(&endpoint);
             let challenge = header(response.headers(), WWW_AUTHENTICATE.as_str())
                 .and_then(|h| parse_challenge(&h));
             let value = match (challenge, credentials) {
                 (Some(Challenge::Basic), Some(c)) => basic_value(c),
                 (Some(Challenge::Bearer { realm, service, .. }), c) => {
-                    self.token(name, &realm, service.as_deref(), c, "pull,push")
+                    self.token(name, &endpoint, &realm, service.as_deref(), c, "pull,push")
                         .await?
                 }
                 _ => return Ok(response),
@@ -74,10 +74,12 @@ impl RegistryClient {
     }
 
     /// Asks the token server for a token for `actions` (`pull`, `pull,push`) on `name`'s
-    /// repository (GET, with basic auth when there are credentials).
+    /// repository (GET, with basic auth when there are credentials and the realm may have them:
+    /// see [`realm_may_have_credentials`]; otherwise anonymously).
     pub(super) async fn token(
         &self,
         name: &RemoteName,
+        endpoint: &Endpoint,
         realm: &str,
         service: Option<&str>,
         credentials: Option<&Credentials>,
@@ -103,6 +105,7 @@ impl RegistryClient {
                 &format!("repository:{}:{actions}", name.repository),
             );
         }
+        let credentials = credentials.filter(|_| realm_may_have_credentials(endpoint, &url));
         let mut request = self.http.get(url);
         if let Some(c) = credentials {
             request = request.basic_auth(&c.username, Some(&c.password));

@@ -36,7 +36,7 @@ impl Endpoints {
         let mut table = BTreeMap::new();
         for spec in mirrors {
             let bad = |reason: &str| RegistryError::BadMirror {
-                spec: spec.clone(),
+                spec: crate::redact::passwords(spec).into_owned(),
                 reason: reason.to_string(),
             };
             let (registry, url) = spec.split_once('=').ok_or_else(|| bad("there is no `=`"))?;

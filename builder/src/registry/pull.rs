@@ -28,7 +28,7 @@ pub async fn pull_images(
 ) -> Result<PullReport, RegistryError> {
     let endpoints = Endpoints::new(&options.mirrors, &options.insecure)?;
     let names = checked_names(requests, &endpoints)?;
-    let credentials = credentials_for(&names, &endpoints, options)?;
+    let credentials = credentials_for(&names, &endpoints, options).await?;
     std::fs::create_dir_all(out_dir).map_err(RegistryError::io(out_dir))?;
     let client = RegistryClient::with_ca_files(
         endpoints,
@@ -103,8 +103,10 @@ fn checked_names(
 }
 
 /// The pull's credentials: the given ones, and the credential helpers' answers about the
-/// registries and mirrors this pull contacts.
-fn credentials_for(
+/// registries and mirrors this pull contacts (and no other: credentials go only to the host
+/// contacted). The helpers are programs that may wait for a keyring: they run on a blocking
+/// thread, so nothing (Ctrl-C included) waits on them.
+async fn credentials_for(
     names: &[RemoteName],
     endpoints: &Endpoints,
     options: &PullOptions,
@@ -113,11 +115,17 @@ fn credentials_for(
     let mut hosts = Vec::new();
     for name in names {
         hosts.push(endpoints.resolve(&name.registry)?.host);
-        hosts.push(name.registry.clone());
     }
-    let hosts: Vec<&str> = hosts.iter().map(String::as_str).collect();
-    credentials.ask_helpers(&hosts)?;
-    Ok(credentials)
+    tokio::task::spawn_blocking(move || {
+        let hosts: Vec<&str> = hosts.iter().map(String::as_str).collect();
+        credentials.ask_helpers(&hosts).map(|()| credentials)
+    })
+    .await
+    .map_err(|e| RegistryError::CredentialHelper {
+        program: "docker-credential-*".to_string(),
+        registry: "the registries of this pull".to_string(),
+        reason: format!("the task asking the helpers stopped: {e}"),
+    })?
 }
 
 /// The report of every outcome, in request order; only once every tarball is complete do they

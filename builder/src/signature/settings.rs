@@ -8,6 +8,7 @@
 //! [signatures.kubernetes]                 # kubeadm, kubelet, kubectl from the release server
 //! identity = "krel-staging@k8s-releng-prod.iam.gserviceaccount.com"
 //! issuer = "https://accounts.google.com"
+//! allow-missing-log = false               # true accepts a signature without a log entry
 //! [signatures.registries."registry.k8s.io"]   # images, by the registry of their reference
 //! identity = "krel-trust@k8s-releng-prod.iam.gserviceaccount.com"
 //! issuer = "https://accounts.google.com"
@@ -30,6 +31,9 @@ pub struct PolicyInput {
     pub identity: Option<String>,
     /// The OIDC issuer, matched exactly.
     pub issuer: Option<String>,
+    /// Accept a signature that no transparency-log entry vouches for (default false: such a
+    /// signature is refused under `require`, a warning under `warn`).
+    pub allow_missing_log: Option<bool>,
 }
 
 /// The `[signatures]` table of the config file, and what `--signatures` / `--trusted-root` set.
@@ -77,6 +81,7 @@ impl SignatureInputs {
             Policy {
                 identity: input.identity.unwrap_or(default.identity),
                 issuer: input.issuer.unwrap_or(default.issuer),
+                allow_missing_log: input.allow_missing_log.unwrap_or(false),
             }
         };
         let mut settings = SignatureSettings {
@@ -90,7 +95,11 @@ impl SignatureInputs {
                 fill(Some(input), Policy::kubernetes_images())
             } else {
                 match (input.identity, input.issuer) {
-                    (Some(identity), Some(issuer)) => Policy { identity, issuer },
+                    (Some(identity), Some(issuer)) => Policy {
+                        identity,
+                        issuer,
+                        allow_missing_log: input.allow_missing_log.unwrap_or(false),
+                    },
                     _ => return Err(IncompletePolicy { registry }),
                 }
             };

@@ -1,5 +1,6 @@
-//! The SPDX 2.3 JSON document: one package for the ISO, one per bundled file and per image,
-//! each image's layers as files, and the relationships between them.
+//! The SPDX 2.3 JSON document: one package for the ISO, one per bundled file (an image's
+//! `docker/*.tar` too, so every file of the ISO has its SHA-256 here) and per image, each
+//! image's layers as files, and the relationships between them.
 
 use std::collections::BTreeMap;
 
@@ -261,10 +262,8 @@ pub fn build(sbom: &Sbom<'_>) -> Result<Document, SbomError> {
         }
     }
 
+    let mut tarball_ids = BTreeMap::new();
     for file in &v.files {
-        if tarballs.contains_key(file.path.as_str()) {
-            continue;
-        }
         let id = spdx_id("File", &file.path);
         let name = file
             .path
@@ -272,6 +271,27 @@ pub fn build(sbom: &Sbom<'_>) -> Result<Document, SbomError> {
             .next()
             .unwrap_or(&file.path)
             .to_string();
+        if tarballs.contains_key(file.path.as_str()) {
+            // The image's tarball as written into the ISO; the image package it holds follows.
+            packages.push(Package {
+                spdx_id: id.clone(),
+                name,
+                version_info: None,
+                package_file_name: Some(file.path.clone()),
+                download_location: NOASSERTION.to_string(),
+                files_analyzed: false,
+                checksums: vec![checksum("SHA256", &file.sha256)],
+                license_concluded: NOASSERTION,
+                license_declared: NOASSERTION,
+                copyright_text: NOASSERTION,
+                primary_package_purpose: "ARCHIVE",
+                external_refs: Vec::new(),
+                annotations: Vec::new(),
+            });
+            relationships.push(contains(&iso_id, &id));
+            tarball_ids.insert(file.path.as_str(), id);
+            continue;
+        }
         let url = urls.get(file.path.as_str()).copied();
         let version = url.and_then(|u| version_in(sbom, u));
         let purl = match url {
@@ -337,6 +357,9 @@ pub fn build(sbom: &Sbom<'_>) -> Result<Document, SbomError> {
             annotations: notes(&image.to_string()),
         });
         relationships.push(contains(&iso_id, &id));
+        if let Some(tarball) = detail.and_then(|d| tarball_ids.get(d.tarball.as_str())) {
+            relationships.push(contains(tarball, &id));
+        }
         for layer in detail.map(|d| d.layers.as_slice()).unwrap_or_default() {
             let layer_hex = layer
                 .digest
