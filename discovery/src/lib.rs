@@ -9,15 +9,15 @@
 
 pub mod cluster_api;
 pub mod kubeconfig;
-pub mod named_cloud;
+pub mod node_type;
 pub mod nodes;
 pub mod ssh_route;
 
-use crate::adapters::cloudstack::CloudStackError;
+use cks_cloudstack::CloudStackError;
 
 pub use cluster_api::{ClusterInfo, ClusterVm, PortForward};
 pub use kubeconfig::FetchedKubeconfig;
-pub use named_cloud::NamedCloud;
+pub use node_type::{NodeType, UnknownNodeType, node_type_of};
 pub use nodes::{KubeNode, MatchedNode, NodeMap};
 pub use ssh_route::SshRoute;
 

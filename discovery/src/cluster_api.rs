@@ -5,9 +5,8 @@
 use serde_json::Value;
 
 use super::DiscoveryError;
-use crate::adapters::cloudstack::CloudStackClient;
-use crate::adapters::cloudstack::port::{cluster_vm_ids, node_type_of};
-use crate::model::NodeType;
+use crate::node_type::{NodeType, node_type_of};
+use cks_cloudstack::CloudStackClient;
 
 /// A CKS cluster as discovery sees it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -52,9 +51,7 @@ pub struct PortForward {
     pub vm_id: String,
 }
 
-fn failed(
-    what: String,
-) -> impl FnOnce(crate::adapters::cloudstack::CloudStackError) -> DiscoveryError {
+fn failed(what: String) -> impl FnOnce(cks_cloudstack::CloudStackError) -> DiscoveryError {
     move |source| DiscoveryError::CloudStack { what, source }
 }
 
@@ -64,6 +61,27 @@ fn text(value: &Value, key: &str) -> Option<String> {
         Value::Number(n) => Some(n.to_string()),
         _ => None,
     }
+}
+
+/// The ids of a CKS cluster's VMs in a `listKubernetesClusters` entry: from `virtualmachines`
+/// (objects with an `id`, string or number), else from `virtualmachineids` (older servers).
+pub fn cluster_vm_ids(cluster: &Value) -> Vec<String> {
+    let id = |v: &Value| match v {
+        Value::String(s) if !s.is_empty() => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    };
+    let listed: Vec<String> = cluster["virtualmachines"]
+        .as_array()
+        .map(|vms| vms.iter().filter_map(|v| id(&v["id"])).collect())
+        .unwrap_or_default();
+    if !listed.is_empty() {
+        return listed;
+    }
+    cluster["virtualmachineids"]
+        .as_array()
+        .map(|vms| vms.iter().filter_map(id).collect())
+        .unwrap_or_default()
 }
 
 /// The cluster, its network and public address, and its VMs with their NIC addresses.
@@ -82,7 +100,7 @@ pub fn cluster_info(
     let Some(cluster) = clusters.into_iter().next() else {
         return Err(DiscoveryError::CloudStack {
             what: format!("reading cluster {cluster_id}"),
-            source: crate::adapters::cloudstack::CloudStackError::BadResponse {
+            source: cks_cloudstack::CloudStackError::BadResponse {
                 command: "listKubernetesClusters".to_string(),
                 detail: format!("no Kubernetes cluster with id {cluster_id}; check --cluster-id"),
             },
@@ -140,12 +158,10 @@ pub fn kubeconfig_data(
     let answer = client
         .call(command, &[("id", cluster_id.to_string())])
         .map_err(|source| match &source {
-            crate::adapters::cloudstack::CloudStackError::Api { text, .. } => {
-                DiscoveryError::NoKubeconfig {
-                    cluster: cluster_id.to_string(),
-                    answer: format!("an error: {text}"),
-                }
-            }
+            cks_cloudstack::CloudStackError::Api { text, .. } => DiscoveryError::NoKubeconfig {
+                cluster: cluster_id.to_string(),
+                answer: format!("an error: {text}"),
+            },
             _ => DiscoveryError::CloudStack {
                 what: format!("reading the kubeconfig of cluster {cluster_id} ({command})"),
                 source,
