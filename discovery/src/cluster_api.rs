@@ -23,6 +23,40 @@ pub struct ClusterInfo {
     pub public_address_id: Option<String>,
     /// The cluster's VMs.
     pub vms: Vec<ClusterVm>,
+    /// Its state (`Running`, `Upgrading`, `Alert`, ...), when CloudStack names it.
+    pub state: Option<String>,
+    /// Its Kubernetes version's id, when CloudStack names it.
+    pub kubernetes_version_id: Option<String>,
+    /// Its autoscaling settings.
+    pub autoscaling: Autoscaling,
+}
+
+/// A cluster's autoscaling settings as `listKubernetesClusters` reports them
+/// (`autoscalingenabled`, `minsize`, `maxsize`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Autoscaling {
+    /// Whether autoscaling is enabled.
+    pub enabled: bool,
+    /// The minimum size, when set.
+    pub min_size: Option<u32>,
+    /// The maximum size, when set.
+    pub max_size: Option<u32>,
+}
+
+impl Autoscaling {
+    /// Reads the settings from one `listKubernetesClusters` entry.
+    pub fn of_cluster(cluster: &Value) -> Self {
+        let size = |key: &str| text(cluster, key).and_then(|t| t.parse::<u32>().ok());
+        Autoscaling {
+            enabled: match &cluster["autoscalingenabled"] {
+                Value::Bool(b) => *b,
+                Value::String(s) => s.eq_ignore_ascii_case("true"),
+                _ => false,
+            },
+            min_size: size("minsize"),
+            max_size: size("maxsize"),
+        }
+    }
 }
 
 /// One VM of the cluster.
@@ -145,6 +179,9 @@ pub fn cluster_info(
         public_address: text(&cluster, "ipaddress"),
         public_address_id: text(&cluster, "ipaddressid"),
         vms,
+        state: text(&cluster, "state"),
+        kubernetes_version_id: text(&cluster, "kubernetesversionid"),
+        autoscaling: Autoscaling::of_cluster(&cluster),
     })
 }
 
@@ -218,4 +255,35 @@ pub fn port_forwards(
             })
         })
         .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn autoscaling_settings_read_as_cloudstack_writes_them() {
+        let on = Autoscaling::of_cluster(
+            &json!({"autoscalingenabled": true, "minsize": 1, "maxsize": "5"}),
+        );
+        assert_eq!(
+            on,
+            Autoscaling {
+                enabled: true,
+                min_size: Some(1),
+                max_size: Some(5)
+            }
+        );
+        assert_eq!(Autoscaling::of_cluster(&json!({})), Autoscaling::default());
+        let bad = Autoscaling::of_cluster(&json!({"autoscalingenabled": "true", "minsize": -1}));
+        assert_eq!(
+            bad,
+            Autoscaling {
+                enabled: true,
+                min_size: None,
+                max_size: None
+            }
+        );
+    }
 }

@@ -11,14 +11,16 @@ pub mod cluster_api;
 pub mod kubeconfig;
 pub mod node_type;
 pub mod nodes;
+pub mod ssh_access;
 pub mod ssh_route;
 
 use cks_cloudstack::CloudStackError;
 
-pub use cluster_api::{ClusterInfo, ClusterVm, PortForward};
+pub use cluster_api::{Autoscaling, ClusterInfo, ClusterVm, PortForward};
 pub use kubeconfig::FetchedKubeconfig;
 pub use node_type::{NodeType, UnknownNodeType, node_type_of};
 pub use nodes::{KubeNode, MatchedNode, NodeMap};
+pub use ssh_access::{HostKeys, SshLogin};
 pub use ssh_route::SshRoute;
 
 /// What could not be found. Each message names what is missing and the flag that supplies it.
@@ -76,5 +78,27 @@ pub enum DiscoveryError {
         node: String,
         /// The VM's id.
         vm: String,
+    },
+    /// A `--ssh-endpoint` that is not `NODE=HOST:PORT`.
+    #[error("--ssh-endpoint {0:?}: expected NODE=HOST:PORT")]
+    BadEndpoint(String),
+    /// A `--host-key-fingerprint` that does not parse.
+    #[error("--host-key-fingerprint {text:?}: {error}")]
+    BadFingerprint {
+        /// The flag's value.
+        text: String,
+        /// Why it does not parse.
+        error: String,
+    },
+    /// The `--known-hosts` file does not exist.
+    #[error("--known-hosts {}: no such file", .0.display())]
+    NoKnownHostsFile(std::path::PathBuf),
+    /// No trusted host key applies to a node.
+    #[error(
+        "no trusted SSH host key for {node}: pass --known-hosts FILE or --host-key-fingerprint {node}=SHA256:..."
+    )]
+    NoHostKey {
+        /// The node.
+        node: String,
     },
 }
