@@ -31,6 +31,8 @@ pub mod cli;
 pub mod command;
 pub mod hook;
 pub mod outcome;
+pub mod provider;
+pub mod target;
 
 // The SSH runner is its own crate, shared with cks-rollout; these keep the paths it had here.
 pub use cks_ssh::openssh as ssh;
@@ -39,4 +41,5 @@ pub use cks_ssh::{quote, runner};
 pub use command::{AutoscaleBounds, ClusterId, CommandError, NodeLayout, RemoteCommand};
 pub use hook::{Plan, UpgradedCluster, plan, redeploy_after_upgrade};
 pub use outcome::{FailureCause, Outcome, SkipReason, Step};
+pub use provider::{ProviderOutcome, ProviderRefresh, refresh_provider};
 pub use runner::{RemoteOutput, RemoteRunner, RunError};
