@@ -31,6 +31,7 @@ pub mod cli;
 pub mod command;
 pub mod hook;
 pub mod outcome;
+pub mod preload;
 pub mod provider;
 pub mod target;
 

@@ -75,6 +75,18 @@ pub enum TargetError {
     /// Discovery failed.
     #[error(transparent)]
     Discovery(#[from] DiscoveryError),
+    /// No port-forwarding rule leads to the first control node's SSH port.
+    #[error(
+        "no port-forwarding rule on {public_address} leads to port 22 of {node} (VM {vm}); add the rule in CloudStack or pass --host HOST --port PORT"
+    )]
+    NoPortForward {
+        /// The node.
+        node: String,
+        /// Its VM's id.
+        vm: String,
+        /// The cluster's public address.
+        public_address: String,
+    },
     /// The cluster lists no control node.
     #[error(
         "cluster {cluster} lists no control node VM in CloudStack; pass --host HOST (and --port PORT) of its first control node"
@@ -205,8 +217,8 @@ pub fn first_control_node(
     found: &Found,
     client: Option<&CloudStackClient>,
 ) -> Result<NodeLogin, TargetError> {
-    let key = key(flags)?;
     let keys = host_keys(flags)?;
+    let key = key(flags)?;
     if let Some(host) = &flags.host {
         let address = if flags.direct {
             NodeAddress::direct(host)
@@ -231,7 +243,19 @@ pub fn first_control_node(
             cluster: flags.cluster_id.clone(),
         });
     };
-    let address = ssh_access::node_addresses(client, info, &[first], &BTreeMap::new())?
+    let address = ssh_access::node_addresses(client, info, &[first], &BTreeMap::new())
+        .map_err(|error| match error {
+            DiscoveryError::NoPortForward {
+                node,
+                vm,
+                public_address,
+            } => TargetError::NoPortForward {
+                node,
+                vm,
+                public_address,
+            },
+            other => TargetError::Discovery(other),
+        })?
         .into_iter()
         .next()
         .ok_or(TargetError::NoControlNode {
@@ -255,8 +279,8 @@ pub fn all_nodes(
     client: &CloudStackClient,
     endpoints: &[String],
 ) -> Result<Vec<NodeLogin>, TargetError> {
-    let key = key(flags)?;
     let keys = host_keys(flags)?;
+    let key = key(flags)?;
     let overrides = ssh_access::parse_endpoints(endpoints)?;
     let nodes = ssh_access::nodes_from_vms(info);
     let refs: Vec<_> = nodes.iter().collect();

@@ -6,5 +6,6 @@
 mod common;
 
 mod command_cli;
+mod redeploy_from_cluster_id;
 mod redeploy_over_ssh;
 mod ssh_failures;
