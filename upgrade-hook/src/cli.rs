@@ -45,6 +45,12 @@ enum Commands {
     /// Applies the new ISO's provider.yaml left on the first control node and confirms the
     /// cloud controller manager's rollout.
     RedeployProvider(RedeployArgs),
+    /// Before an upgrade, sends every node the new ISO's images it lacks and imports them.
+    ///
+    /// Exit status: 0 when every node holds every image, 1 when a node failed (run again to
+    /// finish: nodes already complete are skipped, a copy cut off is resumed), 2 for bad
+    /// arguments or what cannot be found.
+    Preload(cks_upgrade_hook::preload_cli::PreloadArgs),
     /// Prints the autoscale-kube-cluster command, quoted for the node's shell.
     Command(CommandArgs),
 }
@@ -159,6 +165,13 @@ pub fn main() -> ExitCode {
         Commands::Redeploy(args) => redeploy(&args, Parts::Both),
         Commands::RedeployAutoscaler(args) => redeploy(&args, Parts::Autoscaler),
         Commands::RedeployProvider(args) => redeploy(&args, Parts::Provider),
+        Commands::Preload(args) => cks_upgrade_hook::preload_cli::run(&args).map(|ok| {
+            if ok {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            }
+        }),
     };
     result.unwrap_or_else(|error| {
         eprintln!("error: {error:#}");

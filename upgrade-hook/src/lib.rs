@@ -32,6 +32,8 @@ pub mod command;
 pub mod hook;
 pub mod outcome;
 pub mod preload;
+#[doc(hidden)]
+pub mod preload_cli;
 pub mod provider;
 pub mod target;
 
