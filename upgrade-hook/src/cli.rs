@@ -51,11 +51,22 @@ enum Commands {
     /// finish: nodes already complete are skipped, a copy cut off is resumed), 2 for bad
     /// arguments or what cannot be found.
     Preload(cks_upgrade_hook::preload_cli::PreloadArgs),
+    /// Upgrades the cluster: refuses unless it is Running and the version is Ready and newer,
+    /// preloads the new images on every node (unless --no-preload), calls
+    /// upgradeKubernetesCluster, follows its job, then refreshes the cloud controller manager
+    /// and the autoscaler.
+    ///
+    /// Exit status: 0 upgraded (a failed refresh afterwards is a warning unless --strict);
+    /// 1 the upgrade failed (CloudStack's error and the cluster's state are printed) or, with
+    /// --strict, a refresh failed; 2 bad arguments or what cannot be found; 3 refused before
+    /// the upgrade (the cluster not Running, the version unknown, not Ready or not newer);
+    /// 4 the preload failed on a node (the upgrade was not started).
+    Upgrade(Box<cks_upgrade_hook::upgrade_cli::UpgradeArgs>),
     /// Prints the autoscale-kube-cluster command, quoted for the node's shell.
     Command(CommandArgs),
 }
 
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 struct LayoutArgs {
     /// The directory on the node holding autoscale-kube-cluster and kubectl.
     #[arg(long, value_name = "DIR", default_value = DEFAULT_SCRIPT_DIR)]
@@ -89,8 +100,9 @@ struct CommandArgs {
     layout: LayoutArgs,
 }
 
-#[derive(Debug, Args)]
-struct RedeployArgs {
+/// The arguments of the redeploy commands (and of `upgrade`, which redeploys at its end).
+#[derive(Debug, Clone, Args)]
+pub struct RedeployArgs {
     /// The cluster's UUID; its nodes and autoscaling settings are read from CloudStack.
     #[arg(long, value_name = "UUID")]
     cluster_id: String,
@@ -165,6 +177,8 @@ pub fn main() -> ExitCode {
         Commands::Redeploy(args) => redeploy(&args, Parts::Both),
         Commands::RedeployAutoscaler(args) => redeploy(&args, Parts::Autoscaler),
         Commands::RedeployProvider(args) => redeploy(&args, Parts::Provider),
+        Commands::Upgrade(args) => cks_upgrade_hook::upgrade_cli::check(&args)
+            .and_then(|()| cks_upgrade_hook::upgrade_cli::run(&args)),
         Commands::Preload(args) => cks_upgrade_hook::preload_cli::run(&args).map(|ok| {
             if ok {
                 ExitCode::SUCCESS
@@ -197,13 +211,45 @@ fn print_command(args: &CommandArgs) -> Result<()> {
 
 /// What a redeploy command refreshes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Parts {
+pub enum Parts {
+    /// The cloud controller manager and the autoscaler.
     Both,
+    /// The autoscaler.
     Autoscaler,
+    /// The cloud controller manager.
     Provider,
 }
 
 impl RedeployArgs {
+    /// `--cluster-id`.
+    pub fn cluster_id(&self) -> &str {
+        &self.cluster_id
+    }
+    /// `--ssh-key`.
+    pub fn key(&self) -> Option<&PathBuf> {
+        self.key.as_ref()
+    }
+    /// `--known-hosts`.
+    pub fn known_hosts(&self) -> Option<&PathBuf> {
+        self.known_hosts.as_ref()
+    }
+    /// `--host-key-fingerprint`.
+    pub fn fingerprints(&self) -> &[String] {
+        &self.host_key_fingerprint
+    }
+    /// `--user`.
+    pub fn user(&self) -> &str {
+        &self.user
+    }
+    /// `--no-sudo`.
+    pub fn no_sudo(&self) -> bool {
+        self.layout.no_sudo
+    }
+    /// `--connect-timeout`.
+    pub fn connect_timeout(&self) -> u64 {
+        self.connect_timeout
+    }
+
     fn flags(&self) -> Flags {
         Flags {
             cluster_id: self.cluster_id.clone(),
@@ -222,7 +268,8 @@ impl RedeployArgs {
     }
 }
 
-fn redeploy(args: &RedeployArgs, parts: Parts) -> Result<ExitCode> {
+/// Runs a redeploy command: finds the node and settings, refreshes `parts`, prints the outcome.
+pub fn redeploy(args: &RedeployArgs, parts: Parts) -> Result<ExitCode> {
     ClusterId::parse(&args.cluster_id).context("checking --cluster-id")?;
     if args.timeout == 0 || args.connect_timeout == 0 {
         bail!("--timeout and --connect-timeout must be at least 1 second");

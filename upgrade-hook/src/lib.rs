@@ -36,6 +36,9 @@ pub mod preload;
 pub mod preload_cli;
 pub mod provider;
 pub mod target;
+pub mod upgrade;
+#[doc(hidden)]
+pub mod upgrade_cli;
 
 // The SSH runner is its own crate, shared with cks-rollout; these keep the paths it had here.
 pub use cks_ssh::openssh as ssh;

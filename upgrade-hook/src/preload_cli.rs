@@ -35,18 +35,32 @@ pub struct PreloadArgs {
     /// one for every node.
     #[arg(long, value_name = "[NODE=]SHA256:...")]
     pub host_key_fingerprint: Vec<String>,
-    /// Override: a node's SSH server, `NODE=HOST:PORT`; repeat per node.
-    #[arg(long = "ssh-endpoint", value_name = "NODE=HOST:PORT")]
-    pub ssh_endpoints: Vec<String>,
     /// Override: the login user.
     #[arg(long, value_name = "U", default_value = "cloud")]
     pub user: String,
-    /// The ctr program on the nodes.
-    #[arg(long, value_name = "PATH", default_value = "ctr")]
-    pub ctr: String,
     /// Run the node commands directly instead of through sudo.
     #[arg(long)]
     pub no_sudo: bool,
+    /// Seconds the SSH connection may take.
+    #[arg(long, value_name = "SECONDS", default_value_t = 10)]
+    pub connect_timeout: u64,
+    /// How the images are copied and imported.
+    #[command(flatten)]
+    pub copy: CopyArgs,
+    /// Print the reports as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// How `preload` (and `upgrade` before it calls CloudStack) copies and imports the images.
+#[derive(Debug, Clone, Args)]
+pub struct CopyArgs {
+    /// Override: a node's SSH server, `NODE=HOST:PORT`; repeat per node.
+    #[arg(long = "ssh-endpoint", value_name = "NODE=HOST:PORT")]
+    pub ssh_endpoints: Vec<String>,
+    /// The ctr program on the nodes.
+    #[arg(long, value_name = "PATH", default_value = "ctr")]
+    pub ctr: String,
     /// Where partial tarballs are kept on the nodes until imported.
     #[arg(long, value_name = "DIR", default_value = preload::DEFAULT_SPOOL_DIR)]
     pub spool_dir: String,
@@ -56,15 +70,9 @@ pub struct PreloadArgs {
     /// How many nodes are preloaded at once.
     #[arg(long, value_name = "N", default_value_t = 4)]
     pub parallel: usize,
-    /// Seconds each remote command (one tarball's copy among them) may run.
+    /// Seconds each remote command of the preload (one tarball's copy among them) may run.
     #[arg(long, value_name = "SECONDS", default_value_t = 3600)]
-    pub timeout: u64,
-    /// Seconds the SSH connection may take.
-    #[arg(long, value_name = "SECONDS", default_value_t = 10)]
-    pub connect_timeout: u64,
-    /// Print the reports as JSON.
-    #[arg(long)]
-    pub json: bool,
+    pub copy_timeout: u64,
 }
 
 impl PreloadArgs {
@@ -81,20 +89,21 @@ impl PreloadArgs {
 
     /// The preload settings these arguments give.
     pub fn settings(&self) -> Result<Settings> {
-        if self.parallel == 0 {
+        let copy = &self.copy;
+        if copy.parallel == 0 {
             bail!("--parallel must be at least 1");
         }
-        if let Some(p) = &self.platform
+        if let Some(p) = &copy.platform
             && !p.starts_with("linux/")
         {
             bail!("--platform {p:?}: expected linux/ARCH, such as linux/amd64");
         }
         Ok(Settings {
-            ctr: self.ctr.clone(),
+            ctr: copy.ctr.clone(),
             sudo: !self.no_sudo,
-            spool_dir: self.spool_dir.clone(),
-            platform: self.platform.clone(),
-            parallel: self.parallel,
+            spool_dir: copy.spool_dir.clone(),
+            platform: copy.platform.clone(),
+            parallel: copy.parallel,
         })
     }
 }
@@ -122,8 +131,8 @@ pub fn run(args: &PreloadArgs) -> Result<bool> {
 /// Finds the nodes, scans the ISO and preloads every node.
 pub fn preload_cluster(args: &PreloadArgs) -> Result<Vec<NodeReport>> {
     ClusterId::parse(&args.cluster_id).context("checking --cluster-id")?;
-    if args.timeout == 0 || args.connect_timeout == 0 {
-        bail!("--timeout and --connect-timeout must be at least 1 second");
+    if args.copy.copy_timeout == 0 || args.connect_timeout == 0 {
+        bail!("--copy-timeout and --connect-timeout must be at least 1 second");
     }
     let settings = args.settings()?;
     let source = IsoSource::open(&args.iso)?;
@@ -134,13 +143,13 @@ pub fn preload_cluster(args: &PreloadArgs) -> Result<Vec<NodeReport>> {
         source,
     })?;
     let info = cks_discovery::cluster_api::cluster_info(&client, &args.cluster_id)?;
-    let logins = target::all_nodes(&flags, &info, &client, &args.ssh_endpoints)?;
+    let logins = target::all_nodes(&flags, &info, &client, &args.copy.ssh_endpoints)?;
     let tarballs = preload::scan(&source).context("reading the ISO's images")?;
     let nodes: Vec<Node> = logins
         .into_iter()
         .map(|login| {
             let mut ssh = login.ssh;
-            ssh.command_timeout = Duration::from_secs(args.timeout);
+            ssh.command_timeout = Duration::from_secs(args.copy.copy_timeout);
             ssh.connect_timeout = Duration::from_secs(args.connect_timeout);
             Node {
                 name: login.name,

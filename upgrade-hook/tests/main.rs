@@ -10,3 +10,4 @@ mod preload_nodes;
 mod redeploy_from_cluster_id;
 mod redeploy_over_ssh;
 mod ssh_failures;
+mod upgrade_cluster;

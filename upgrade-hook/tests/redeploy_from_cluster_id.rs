@@ -11,20 +11,20 @@ use serde_json::Value;
 
 use crate::common::*;
 
-const API_KEY: &str = "hook-api-key";
-const SECRET_KEY: &str = "hook-secret-key-SECRETMARK";
+pub const API_KEY: &str = "hook-api-key";
+pub const SECRET_KEY: &str = "hook-secret-key-SECRETMARK";
 
 /// A cluster of one control node (the sshd, behind a port-forwarding rule on 127.0.0.1) and a
 /// worker, on an isolated network.
-struct Cluster {
-    node: Node,
-    cloud: CloudWorld,
-    api: CloudStackFake,
-    id: String,
+pub struct Cluster {
+    pub node: Node,
+    pub cloud: CloudWorld,
+    pub api: CloudStackFake,
+    pub id: String,
 }
 
 impl Cluster {
-    fn start(rule: bool) -> Cluster {
+    pub fn start(rule: bool) -> Cluster {
         let node = Node::start();
         let cloud = CloudWorld::new(API_KEY, SECRET_KEY);
         let small = cloud.add_service_offering("small", 2, 4096);
@@ -49,7 +49,7 @@ impl Cluster {
         }
     }
 
-    fn manifest(&self) -> String {
+    pub fn manifest(&self) -> String {
         self.node
             .scripts
             .path()
@@ -58,7 +58,7 @@ impl Cluster {
             .to_string()
     }
 
-    fn args(&self, command: &str) -> Vec<String> {
+    pub fn args(&self, command: &str) -> Vec<String> {
         let known_hosts = self.node.sshd.known_hosts().expect("known_hosts");
         vec![
             command.to_string(),
@@ -79,7 +79,7 @@ impl Cluster {
         ]
     }
 
-    fn run(&self, args: &[String]) -> Output {
+    pub fn run(&self, args: &[String]) -> Output {
         Command::new(env!("CARGO_BIN_EXE_cks-upgrade-hook"))
             .args(args)
             .env("CLOUDSTACK_ENDPOINT", self.api.endpoint())
@@ -90,14 +90,14 @@ impl Cluster {
             .expect("cks-upgrade-hook runs")
     }
 
-    fn secrets(&self) -> Vec<String> {
+    pub fn secrets(&self) -> Vec<String> {
         let mut secrets = self.node.secrets(&[self.node.key()]);
         secrets.push(SECRET_KEY.to_string());
         secrets
     }
 }
 
-fn json(out: &Output) -> Value {
+pub fn json(out: &Output) -> Value {
     serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
         panic!(
             "not JSON ({e}): {}\n{}",
@@ -107,7 +107,7 @@ fn json(out: &Output) -> Value {
     })
 }
 
-fn all(out: &Output) -> String {
+pub fn all(out: &Output) -> String {
     format!(
         "{}{}",
         String::from_utf8_lossy(&out.stdout),
@@ -115,7 +115,7 @@ fn all(out: &Output) -> String {
     )
 }
 
-fn assert_clean(out: &Output, secrets: &[String]) {
+pub fn assert_clean(out: &Output, secrets: &[String]) {
     let text = all(out);
     for secret in secrets {
         assert!(!text.contains(secret.as_str()), "leaks {secret:?}:\n{text}");
