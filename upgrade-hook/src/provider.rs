@@ -123,7 +123,7 @@ impl fmt::Display for ProviderOutcome {
         match self {
             ProviderOutcome::ManifestMissing { manifest } => write!(
                 f,
-                "skipped: {manifest} is not on the node (the new ISO carries no provider.yaml); \
+                "skipped: {manifest} is not on the node (the upgrade puts it there only when the new ISO carries one); \
                  the running cloud controller manager is left as it is"
             ),
             ProviderOutcome::Refreshed {

@@ -134,6 +134,7 @@ impl TestNode {
 
 struct Cluster {
     nodes: Vec<TestNode>,
+    cloud: CloudWorld,
     api: CloudStackFake,
     id: String,
     iso: PathBuf,
@@ -142,14 +143,17 @@ struct Cluster {
     key: PathBuf,
     shared: PathBuf,
     _work: TempDir,
+    _key_dir: TempDir,
 }
 
 impl Cluster {
     fn start(count: usize) -> Cluster {
-        let work = tempfile::Builder::new()
+        let work = tempfile::tempdir().expect("work");
+        // The key sits at a path carrying the marker, which must never show in any output.
+        let key_dir = tempfile::Builder::new()
             .prefix(KEY_MARKER)
             .tempdir()
-            .expect("work");
+            .expect("key dir");
         let shared = PathBuf::from(format!(
             "/run/cks-preload-test-{}-{:08x}",
             std::process::id(),
@@ -215,7 +219,7 @@ impl Cluster {
         for (node, vm) in nodes.iter().zip(&vms) {
             cloud.add_port_forward(&ip, node.sshd.port(), vm, 22);
         }
-        let api = CloudStackFake::start(cloud).expect("fake starts");
+        let api = CloudStackFake::start(cloud.clone()).expect("fake starts");
 
         let mut known = String::new();
         for node in &nodes {
@@ -225,7 +229,7 @@ impl Cluster {
         }
         let known_hosts = work.path().join("known_hosts");
         fs::write(&known_hosts, known).expect("known_hosts");
-        let key = work.path().join(format!("id-{KEY_MARKER}"));
+        let key = key_dir.path().join(format!("id-{KEY_MARKER}"));
         fs::copy(nodes[0].sshd.client_key(), &key).expect("key");
         fs::set_permissions(&key, fs::Permissions::from_mode(0o600)).expect("chmod");
         // Every sshd accepts its own client key only: authorise the one key on all nodes.
@@ -236,6 +240,7 @@ impl Cluster {
         }
         Cluster {
             nodes,
+            cloud,
             api,
             id,
             iso,
@@ -244,12 +249,24 @@ impl Cluster {
             key,
             shared,
             _work: work,
+            _key_dir: key_dir,
         }
     }
 
     fn preload(&self) -> (Output, Value) {
+        let out = self.hook(&["preload", "--json"], None);
+        let json = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+            panic!("not JSON ({e}):\n{}", String::from_utf8_lossy(&out.stderr))
+        });
+        (out, json)
+    }
+
+    /// Runs `cks-upgrade-hook COMMAND --cluster-id ... --iso ...` with the nodes' ssh, ctr and
+    /// spool settings; checks nothing secret is printed.
+    fn hook(&self, command: &[&str], ctr: Option<&str>) -> Output {
         let out = Command::new(env!("CARGO_BIN_EXE_cks-upgrade-hook"))
-            .args(["preload", "--cluster-id", &self.id, "--iso"])
+            .args(command)
+            .args(["--cluster-id", &self.id, "--iso"])
             .arg(&self.iso)
             .arg("--ssh-key")
             .arg(&self.key)
@@ -263,10 +280,9 @@ impl Cluster {
                 "2",
             ])
             .arg("--ctr")
-            .arg(self.shared.join("bin/ctr"))
+            .arg(ctr.map_or_else(|| self.shared.join("bin/ctr"), PathBuf::from))
             .arg("--spool-dir")
             .arg(self.shared.join("spool"))
-            .arg("--json")
             .env("CLOUDSTACK_ENDPOINT", self.api.endpoint())
             .env("CLOUDSTACK_KEY", API_KEY)
             .env("CLOUDSTACK_SECRET", SECRET_KEY)
@@ -281,9 +297,7 @@ impl Cluster {
         for secret in [KEY_MARKER, SECRET_KEY] {
             assert!(!text.contains(secret), "leaks {secret}:\n{text}");
         }
-        let json = serde_json::from_slice(&out.stdout)
-            .unwrap_or_else(|e| panic!("not JSON ({e}):\n{text}"));
-        (out, json)
+        out
     }
 
     fn expected(&self) -> Vec<(String, String)> {
@@ -414,4 +428,76 @@ fn without_trusted_host_keys_preload_is_one_line_naming_the_flag() {
     assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
     assert!(stderr.contains("--known-hosts FILE"), "{stderr}");
     assert!(!stderr.contains(KEY_MARKER) && !stderr.contains(SECRET_KEY));
+}
+
+#[test]
+fn upgrade_preloads_every_node_before_calling_cloudstack() {
+    let cluster = Cluster::start(2);
+    let old = cluster
+        .cloud
+        .add_ready_kubernetes_version("1.32.4", "{SHA-256}00");
+    let new = cluster
+        .cloud
+        .add_ready_kubernetes_version("1.33.1", "{SHA-256}11");
+    cluster.cloud.set_cluster_version(&cluster.id, &old);
+    let out = cluster.hook(&["upgrade", "--to", "1.33.1"], None);
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The nodes have no CKS scripts, so the refresh after the upgrade only warns.
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    let preloaded = text
+        .find("k1-node-1: sent 4 tarballs")
+        .expect("preload line");
+    let upgraded = text
+        .find("upgraded: cluster k1 runs v1.33.1")
+        .expect("upgrade line");
+    assert!(preloaded < upgraded, "{text}");
+    for node in &cluster.nodes {
+        assert_eq!(node.images(), cluster.expected());
+    }
+    let calls = cluster.cloud.calls();
+    assert!(
+        calls
+            .iter()
+            .any(|c| c.to_lowercase().starts_with("upgradekubernetescluster"))
+    );
+    assert_eq!(
+        cluster
+            .cloud
+            .lock()
+            .kubernetes_versions
+            .cluster_versions
+            .get(&cluster.id),
+        Some(&new)
+    );
+}
+
+#[test]
+fn a_failed_preload_stops_the_upgrade_before_cloudstack_is_asked() {
+    let cluster = Cluster::start(1);
+    let old = cluster
+        .cloud
+        .add_ready_kubernetes_version("1.32.4", "{SHA-256}00");
+    cluster
+        .cloud
+        .add_ready_kubernetes_version("1.33.1", "{SHA-256}11");
+    cluster.cloud.set_cluster_version(&cluster.id, &old);
+    let out = cluster.hook(&["upgrade", "--to", "1.33.1"], Some("/nonexistent/ctr"));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(4), "{stderr}");
+    assert!(
+        stderr.contains("k1-control-1: failed listing the node's images"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("the upgrade was not started"), "{stderr}");
+    assert!(
+        !cluster
+            .cloud
+            .calls()
+            .iter()
+            .any(|c| c.to_lowercase().starts_with("upgradekubernetescluster"))
+    );
 }
