@@ -178,6 +178,25 @@ mod tests {
     }
 
     #[test]
+    fn feeds_the_input_to_the_program_and_counts_the_bytes() {
+        let sent = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let input = Input {
+            reader: Box::new(std::io::Cursor::new(vec![7u8; 600_000])),
+            sent: sent.clone(),
+        };
+        let finished =
+            run_with_input(sh("wc -c"), Some(input), Duration::from_secs(10)).expect("runs");
+        match finished {
+            Finished::Exited { status, stdout, .. } => {
+                assert_eq!(status, 0);
+                assert_eq!(stdout.trim(), "600000");
+            }
+            Finished::TimedOut => panic!("timed out"),
+        }
+        assert_eq!(sent.load(std::sync::atomic::Ordering::Relaxed), 600_000);
+    }
+
+    #[test]
     fn keeps_the_last_stderr_lines_and_the_status() {
         let finished = run_with_timeout(
             sh("i=0; while [ $i -lt 50 ]; do echo line$i >&2; i=$((i+1)); done; echo out; exit 7"),

@@ -99,12 +99,29 @@ fn ok(
     }
 }
 
+/// The node's images, each line cut to `REF DIGEST` on the node so that hundreds fit in the
+/// output kept of a command.
 fn list(node: &Node, settings: &Settings) -> Result<Vec<NodeImage>, Failure> {
-    let ls = words(settings, &[&settings.ctr, "-n", "k8s.io", "images", "ls"]);
-    let output = ok(
-        node.runner.run(&ls),
-        "listing the node's images (ctr images ls)",
-    )?;
+    let step = "listing the node's images (ctr images ls)";
+    let ls = words(
+        settings,
+        &[
+            "sh",
+            "-c",
+            "out=$(\"$0\" -n k8s.io images ls) || exit $?; printf '%s\\n' \"$out\" | awk '{print $1, $3}'",
+            &settings.ctr,
+        ],
+    );
+    let output = ok(node.runner.run(&ls), step)?;
+    if output.stdout.len() >= crate::runner::KEEP_STDOUT_BYTES {
+        return Err(Failure(
+            step.to_string(),
+            format!(
+                "the list is longer than the {} bytes kept; remove unused images on the node",
+                crate::runner::KEEP_STDOUT_BYTES
+            ),
+        ));
+    }
     Ok(plan::parse_ctr_ls(&output.stdout))
 }
 

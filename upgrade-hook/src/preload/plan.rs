@@ -13,19 +13,16 @@ pub struct NodeImage {
     pub digest: String,
 }
 
-/// Reads `ctr images ls` (columns `REF TYPE DIGEST SIZE PLATFORMS LABELS`, header first).
+/// Reads `ctr images ls` (columns `REF TYPE DIGEST SIZE PLATFORMS LABELS`, header first), or
+/// the same lines cut down to `REF DIGEST`: each line's name and its first `sha256:` column.
 pub fn parse_ctr_ls(stdout: &str) -> Vec<NodeImage> {
     stdout
         .lines()
-        .filter(|line| !line.starts_with("REF "))
         .filter_map(|line| {
             let mut cols = line.split_whitespace();
             let name = cols.next()?.to_string();
-            let _media_type = cols.next()?;
-            let digest = cols.next()?.to_string();
-            digest
-                .starts_with("sha256:")
-                .then_some(NodeImage { name, digest })
+            let digest = cols.find(|c| c.starts_with("sha256:"))?.to_string();
+            Some(NodeImage { name, digest })
         })
         .collect()
 }
@@ -91,6 +88,10 @@ registry.k8s.io/etcd:3.5   application/vnd.oci.image.index.v1+json sha256:old 20
     fn a_node_lacks_what_it_does_not_list_with_the_same_digest() {
         let present = parse_ctr_ls(LS);
         assert_eq!(present.len(), 2);
+        assert_eq!(
+            parse_ctr_ls("REF DIGEST\nregistry.k8s.io/pause:3.10 sha256:aa\n"),
+            present[..1]
+        );
         let tarballs = [
             tarball("pause.tar", &[("registry.k8s.io/pause:3.10", "sha256:aa")]),
             tarball("etcd.tar", &[("registry.k8s.io/etcd:3.5", "sha256:new")]),
