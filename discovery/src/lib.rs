@@ -6,6 +6,22 @@
 //!
 //! Each piece is a plain function over CloudStack's and Kubernetes' answers, so the rules are
 //! tested without a cloud; the command line puts them together and lets flags override them.
+//! `cks-rollout` and `cks-upgrade-hook` both find their clusters with it.
+//!
+//! ```no_run
+//! use std::collections::BTreeMap;
+//! use cks_cloudstack::{CloudStackClient, CloudStackConfig};
+//! use cks_discovery::{cluster_api, ssh_access};
+//!
+//! let client = CloudStackClient::new(CloudStackConfig::from_env()?)?;
+//! let info = cluster_api::cluster_info(&client, "2f9c1e3a-5b7d-4c1e-9a0b-1c2d3e4f5a6b")?;
+//! let nodes = ssh_access::nodes_from_vms(&info);
+//! let refs: Vec<_> = nodes.iter().collect();
+//! for (node, address) in nodes.iter().zip(ssh_access::node_addresses(&client, &info, &refs, &BTreeMap::new())?) {
+//!     println!("{} ({}): ssh to {address}", node.node_name, node.node_type);
+//! }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 pub mod cluster_api;
 pub mod kubeconfig;
