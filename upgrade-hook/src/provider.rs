@@ -242,3 +242,87 @@ fn run(runner: &dyn RemoteRunner, command: &RemoteCommand) -> Result<RemoteOutpu
         Err(error) => Err(FailureCause::Transport { error }),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runner::RunError;
+    use std::cell::RefCell;
+
+    /// Answers each command with the next scripted exit code and records what it was asked.
+    struct Scripted {
+        codes: RefCell<Vec<i32>>,
+        asked: RefCell<Vec<String>>,
+    }
+
+    impl RemoteRunner for Scripted {
+        fn run(&self, command: &RemoteCommand) -> Result<RemoteOutput, RunError> {
+            self.asked.borrow_mut().push(command.to_shell());
+            let code = self.codes.borrow_mut().remove(0);
+            Ok(RemoteOutput {
+                exit_code: code,
+                stdout: "apache/cloudstack-kubernetes-provider:v1.2.0".to_string(),
+                stderr_tail: vec![],
+            })
+        }
+    }
+
+    fn refresh() -> ProviderRefresh {
+        ProviderRefresh::new(NodeLayout::default(), Duration::from_secs(120))
+    }
+
+    #[test]
+    fn a_missing_manifest_leaves_the_ccm_alone() {
+        let runner = Scripted {
+            codes: RefCell::new(vec![1]),
+            asked: RefCell::new(vec![]),
+        };
+        let outcome = refresh_provider(&refresh(), &runner);
+        assert_eq!(
+            outcome,
+            ProviderOutcome::ManifestMissing {
+                manifest: DEFAULT_PROVIDER_MANIFEST.to_string()
+            }
+        );
+        assert!(outcome.is_warning() && !outcome.is_failed());
+        assert_eq!(
+            *runner.asked.borrow(),
+            ["sudo test -f /opt/provider/provider.yaml"]
+        );
+    }
+
+    #[test]
+    fn without_its_secret_the_manifest_is_not_applied() {
+        let runner = Scripted {
+            codes: RefCell::new(vec![0, 1]),
+            asked: RefCell::new(vec![]),
+        };
+        let outcome = refresh_provider(&refresh(), &runner);
+        assert!(matches!(
+            outcome,
+            ProviderOutcome::Failed {
+                step: ProviderStep::Secret,
+                ..
+            }
+        ));
+        assert!(outcome.to_string().contains("deploy-cloudstack-secret"));
+        assert!(!runner.asked.borrow().iter().any(|c| c.contains("apply")));
+    }
+
+    #[test]
+    fn applies_then_confirms_the_rollout_and_reads_the_image() {
+        let runner = Scripted {
+            codes: RefCell::new(vec![0, 0, 0, 0, 0]),
+            asked: RefCell::new(vec![]),
+        };
+        let outcome = refresh_provider(&refresh(), &runner);
+        assert!(
+            matches!(outcome, ProviderOutcome::Refreshed { .. }),
+            "{outcome}"
+        );
+        assert_eq!(
+            runner.asked.borrow()[2],
+            "sudo /opt/bin/kubectl apply -f /opt/provider/provider.yaml"
+        );
+    }
+}
