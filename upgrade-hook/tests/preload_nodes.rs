@@ -82,7 +82,7 @@ fn image_tarball(docker: &Path, file: &str, name: &str, layer: u64, seed: u64) -
 }
 
 /// A node: its containerd, its sshd and its own folder, seen by its sessions at `shared`.
-struct TestNode {
+pub struct TestNode {
     containerd: Containerd,
     sshd: Sshd,
     own: TempDir,
@@ -119,7 +119,7 @@ impl TestNode {
     }
 
     /// `(name, digest)` of every image the node's containerd lists.
-    fn images(&self) -> Vec<(String, String)> {
+    pub fn images(&self) -> Vec<(String, String)> {
         let mut images: Vec<_> = self
             .containerd
             .images()
@@ -132,11 +132,11 @@ impl TestNode {
     }
 }
 
-struct Cluster {
-    nodes: Vec<TestNode>,
-    cloud: CloudWorld,
-    api: CloudStackFake,
-    id: String,
+pub struct Cluster {
+    pub nodes: Vec<TestNode>,
+    pub cloud: CloudWorld,
+    pub api: CloudStackFake,
+    pub id: String,
     iso: PathBuf,
     images: Vec<IsoImage>,
     known_hosts: PathBuf,
@@ -147,7 +147,7 @@ struct Cluster {
 }
 
 impl Cluster {
-    fn start(count: usize) -> Cluster {
+    pub fn start(count: usize) -> Cluster {
         let work = tempfile::tempdir().expect("work");
         // The key sits at a path carrying the marker, which must never show in any output.
         let key_dir = tempfile::Builder::new()
@@ -263,7 +263,7 @@ impl Cluster {
 
     /// Runs `cks-upgrade-hook COMMAND --cluster-id ... --iso ...` with the nodes' ssh, ctr and
     /// spool settings; checks nothing secret is printed.
-    fn hook(&self, command: &[&str], ctr: Option<&str>) -> Output {
+    pub fn hook(&self, command: &[&str], ctr: Option<&str>) -> Output {
         let out = Command::new(env!("CARGO_BIN_EXE_cks-upgrade-hook"))
             .args(command)
             .args(["--cluster-id", &self.id, "--iso"])
@@ -300,7 +300,7 @@ impl Cluster {
         out
     }
 
-    fn expected(&self) -> Vec<(String, String)> {
+    pub fn expected(&self) -> Vec<(String, String)> {
         let mut all: Vec<_> = self
             .images
             .iter()
@@ -428,76 +428,4 @@ fn without_trusted_host_keys_preload_is_one_line_naming_the_flag() {
     assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
     assert!(stderr.contains("--known-hosts FILE"), "{stderr}");
     assert!(!stderr.contains(KEY_MARKER) && !stderr.contains(SECRET_KEY));
-}
-
-#[test]
-fn upgrade_preloads_every_node_before_calling_cloudstack() {
-    let cluster = Cluster::start(2);
-    let old = cluster
-        .cloud
-        .add_ready_kubernetes_version("1.32.4", "{SHA-256}00");
-    let new = cluster
-        .cloud
-        .add_ready_kubernetes_version("1.33.1", "{SHA-256}11");
-    cluster.cloud.set_cluster_version(&cluster.id, &old);
-    let out = cluster.hook(&["upgrade", "--to", "1.33.1"], None);
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    // The nodes have no CKS scripts, so the refresh after the upgrade only warns.
-    assert_eq!(out.status.code(), Some(0), "{text}");
-    let preloaded = text
-        .find("k1-node-1: sent 4 tarballs")
-        .expect("preload line");
-    let upgraded = text
-        .find("upgraded: cluster k1 runs v1.33.1")
-        .expect("upgrade line");
-    assert!(preloaded < upgraded, "{text}");
-    for node in &cluster.nodes {
-        assert_eq!(node.images(), cluster.expected());
-    }
-    let calls = cluster.cloud.calls();
-    assert!(
-        calls
-            .iter()
-            .any(|c| c.to_lowercase().starts_with("upgradekubernetescluster"))
-    );
-    assert_eq!(
-        cluster
-            .cloud
-            .lock()
-            .kubernetes_versions
-            .cluster_versions
-            .get(&cluster.id),
-        Some(&new)
-    );
-}
-
-#[test]
-fn a_failed_preload_stops_the_upgrade_before_cloudstack_is_asked() {
-    let cluster = Cluster::start(1);
-    let old = cluster
-        .cloud
-        .add_ready_kubernetes_version("1.32.4", "{SHA-256}00");
-    cluster
-        .cloud
-        .add_ready_kubernetes_version("1.33.1", "{SHA-256}11");
-    cluster.cloud.set_cluster_version(&cluster.id, &old);
-    let out = cluster.hook(&["upgrade", "--to", "1.33.1"], Some("/nonexistent/ctr"));
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(4), "{stderr}");
-    assert!(
-        stderr.contains("k1-control-1: failed listing the node's images"),
-        "{stderr}"
-    );
-    assert!(stderr.contains("the upgrade was not started"), "{stderr}");
-    assert!(
-        !cluster
-            .cloud
-            .calls()
-            .iter()
-            .any(|c| c.to_lowercase().starts_with("upgradekubernetescluster"))
-    );
 }
