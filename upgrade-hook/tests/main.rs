@@ -7,6 +7,7 @@
 mod common;
 
 mod command_cli;
+mod preload_cut_off;
 mod preload_nodes;
 mod redeploy_from_cluster_id;
 mod redeploy_over_ssh;

@@ -23,11 +23,11 @@ const API_KEY: &str = "preload-api-key";
 const SECRET_KEY: &str = "preload-secret-SECRETMARK";
 
 /// One image tarball of the test ISO.
-struct IsoImage {
-    file: String,
-    name: String,
-    digest: String,
-    size: u64,
+pub struct IsoImage {
+    pub file: String,
+    pub name: String,
+    pub digest: String,
+    pub size: u64,
 }
 
 /// Writes `docker/<file>` holding one image `name` (a random layer of `layer` bytes), as
@@ -84,8 +84,8 @@ fn image_tarball(docker: &Path, file: &str, name: &str, layer: u64, seed: u64) -
 /// A node: its containerd, its sshd and its own folder, seen by its sessions at `shared`.
 pub struct TestNode {
     containerd: Containerd,
-    sshd: Sshd,
-    own: TempDir,
+    pub sshd: Sshd,
+    pub own: TempDir,
 }
 
 impl TestNode {
@@ -138,8 +138,8 @@ pub struct Cluster {
     pub api: CloudStackFake,
     pub id: String,
     iso: PathBuf,
-    images: Vec<IsoImage>,
-    known_hosts: PathBuf,
+    pub images: Vec<IsoImage>,
+    pub known_hosts: PathBuf,
     key: PathBuf,
     shared: PathBuf,
     _work: TempDir,
@@ -167,7 +167,7 @@ impl Cluster {
             (
                 "etcd:3.5.21-0.tar",
                 "registry.k8s.io/etcd:3.5.21-0",
-                300_000,
+                3_000_000,
             ),
             (
                 "coredns:v1.12.0.tar",
@@ -253,7 +253,7 @@ impl Cluster {
         }
     }
 
-    fn preload(&self) -> (Output, Value) {
+    pub fn preload(&self) -> (Output, Value) {
         let out = self.hook(&["preload", "--json"], None);
         let json = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
             panic!("not JSON ({e}):\n{}", String::from_utf8_lossy(&out.stderr))
