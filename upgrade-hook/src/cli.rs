@@ -19,16 +19,19 @@ use cks_upgrade_hook::{
     Outcome, ProviderOutcome, UpgradedCluster, redeploy_after_upgrade, refresh_provider,
 };
 
-/// Refreshes what the new ISO carries after a CKS cluster upgrade: the cluster autoscaler and the
-/// cloud controller manager.
+/// Preloads a new ISO's images on a CKS cluster's nodes, upgrades the cluster, and refreshes
+/// what the new ISO carries after an upgrade: the cluster autoscaler and the cloud controller
+/// manager.
 ///
 /// The nodes and the autoscaling settings are found from --cluster-id through CloudStack
 /// (CLOUDSTACK_ENDPOINT, CLOUDSTACK_KEY, CLOUDSTACK_SECRET, or CLOUDSTACK_CONFIG); --host,
 /// --port, --min, --max and --disabled override what CloudStack says.
 ///
-/// Exit status: 0 when everything was refreshed or there was nothing to refresh, and also when a
-/// refresh failed (the failure is printed as a warning) unless --strict is given; 1 when a
-/// refresh failed and --strict is given; 2 for bad arguments or what cannot be found.
+/// Exit status of redeploy, redeploy-autoscaler and redeploy-provider: 0 when everything was
+/// refreshed or there was nothing to refresh, and also when a refresh failed (the failure is
+/// printed as a warning) unless --strict is given; 1 when a refresh failed and --strict is
+/// given; 2 for bad arguments or what cannot be found. preload and upgrade give theirs in their
+/// --help.
 #[derive(Debug, Parser)]
 #[command(name = "cks-upgrade-hook", version = concat!(env!("CARGO_PKG_VERSION"), " (commit ", env!("CKS_GIT_COMMIT"), ")"))]
 struct Cli {
