@@ -10,10 +10,16 @@ use std::time::Duration;
 use anyhow::{Context, Result, bail};
 use clap::{Args, CommandFactory, Parser, Subcommand};
 
+use cks_upgrade_hook::FailureCause;
 use cks_upgrade_hook::command::{self, AutoscaleBounds, ClusterId, DEFAULT_SCRIPT_DIR, NodeLayout};
 use cks_upgrade_hook::hook::rollout_timeout_within;
-use cks_upgrade_hook::provider::{DEFAULT_PROVIDER_MANIFEST, ProviderRefresh};
+use cks_upgrade_hook::preload::IsoSource;
+use cks_upgrade_hook::provider::{
+    DEFAULT_PROVIDER_MANIFEST, MAX_PROVIDER_MANIFEST, ProviderRefresh, ProviderStep,
+    write_manifest_command,
+};
 use cks_upgrade_hook::ssh::SshRunner;
+use cks_upgrade_hook::ssh::exec::Input;
 use cks_upgrade_hook::target::{self, Flags, Found, NodeLogin};
 use cks_upgrade_hook::{
     Outcome, ProviderOutcome, UpgradedCluster, redeploy_after_upgrade, refresh_provider,
@@ -144,9 +150,14 @@ pub struct RedeployArgs {
     /// Override: the login user.
     #[arg(long, value_name = "U", default_value = "cloud")]
     user: String,
-    /// Override: where the upgrade left the new ISO's provider.yaml on the node.
+    /// Override: where the upgrade left the new ISO's provider.yaml on the node (with --iso,
+    /// where the ISO's is written before it is applied).
     #[arg(long, value_name = "PATH", default_value = DEFAULT_PROVIDER_MANIFEST)]
     provider_manifest: String,
+    /// The new ISO, or the folder it is mounted on: its provider.yaml is written to the node and
+    /// applied; an ISO without one leaves the running cloud controller manager alone.
+    #[arg(long, value_name = "ISO|DIR")]
+    iso: Option<PathBuf>,
     #[command(flatten)]
     layout: LayoutArgs,
     /// Seconds each remote command may run before it is stopped.
@@ -252,6 +263,10 @@ impl RedeployArgs {
     pub fn connect_timeout(&self) -> u64 {
         self.connect_timeout
     }
+    /// `--iso`.
+    pub fn iso(&self) -> Option<&PathBuf> {
+        self.iso.as_ref()
+    }
 
     fn flags(&self) -> Flags {
         Flags {
@@ -306,10 +321,46 @@ pub fn redeploy(args: &RedeployArgs, parts: Parts) -> Result<ExitCode> {
     ssh.connect_timeout = Duration::from_secs(args.connect_timeout);
     let runner = SshRunner::new(ssh);
 
+    // With --iso, the ISO's provider.yaml (read before the node is touched).
+    let from_iso = match &args.iso {
+        Some(iso) if parts != Parts::Autoscaler => Some((
+            iso,
+            IsoSource::open(iso)?
+                .small_file("provider.yaml", MAX_PROVIDER_MANIFEST)
+                .context("reading provider.yaml from --iso")?,
+        )),
+        _ => None,
+    };
     let provider = (parts != Parts::Autoscaler).then(|| {
         let mut refresh = ProviderRefresh::new(layout.clone(), rollout_timeout);
         refresh.manifest = args.provider_manifest.clone();
-        refresh_provider(&refresh, &runner)
+        match from_iso {
+            Some((iso, None)) => ProviderOutcome::ManifestMissing {
+                manifest: format!("provider.yaml in {}", iso.display()),
+            },
+            Some((_, Some(bytes))) => {
+                let write = write_manifest_command(&layout, &refresh.manifest);
+                let input = Input {
+                    reader: Box::new(std::io::Cursor::new(bytes)),
+                    sent: Default::default(),
+                };
+                match runner.run_with_input(&write, input) {
+                    Ok(out) if out.exit_code == 0 => refresh_provider(&refresh, &runner),
+                    Ok(out) => ProviderOutcome::Failed {
+                        step: ProviderStep::SendManifest,
+                        cause: FailureCause::RemoteExit {
+                            code: out.exit_code,
+                            stderr_tail: out.stderr_tail,
+                        },
+                    },
+                    Err(error) => ProviderOutcome::Failed {
+                        step: ProviderStep::SendManifest,
+                        cause: FailureCause::Transport { error },
+                    },
+                }
+            }
+            None => refresh_provider(&refresh, &runner),
+        }
     });
     let autoscaler = if settings_needed {
         let a = found.autoscaling;

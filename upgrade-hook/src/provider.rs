@@ -94,6 +94,8 @@ impl ProviderOutcome {
 pub enum ProviderStep {
     /// Looking for the manifest on the node.
     FindManifest,
+    /// Writing the ISO's manifest to the node.
+    SendManifest,
     /// Checking the `cloudstack-secret` Secret is there.
     Secret,
     /// `kubectl apply -f` the manifest.
@@ -108,6 +110,7 @@ impl fmt::Display for ProviderStep {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
             ProviderStep::FindManifest => "looking for the provider manifest on the node",
+            ProviderStep::SendManifest => "writing the ISO's provider manifest to the node",
             ProviderStep::Secret => {
                 "checking the cloudstack-secret Secret the cloud controller manager reads (create it with deploy-cloudstack-secret)"
             }
@@ -140,6 +143,28 @@ impl fmt::Display for ProviderOutcome {
             }
         }
     }
+}
+
+/// The most a `provider.yaml` read from an ISO may hold.
+pub const MAX_PROVIDER_MANIFEST: u64 = 1 << 20;
+
+/// The command writing its standard input to `path` on the node (its folder created).
+pub fn write_manifest_command(layout: &NodeLayout, path: &str) -> RemoteCommand {
+    let mut words = Vec::new();
+    if layout.sudo() {
+        words.push("sudo".to_string());
+    }
+    words.extend(
+        [
+            "sh",
+            "-c",
+            "mkdir -p \"$(dirname \"$1\")\" && cat > \"$1\"",
+            "sh",
+            path,
+        ]
+        .map(String::from),
+    );
+    RemoteCommand::new(words)
 }
 
 /// Applies the new ISO's `provider.yaml` on the node and confirms the CCM rollout. Never an

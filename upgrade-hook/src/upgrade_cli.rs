@@ -3,7 +3,6 @@
 //! controller manager and the autoscaler.
 
 use std::io::IsTerminal;
-use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -30,10 +29,8 @@ pub struct UpgradeArgs {
     /// The version to upgrade to: its id, its name or its semantic version (`1.33.1`).
     #[arg(long, value_name = "VERSION")]
     pub to: String,
-    /// The new version's ISO, or the folder it is mounted on, for the preload.
-    #[arg(long, value_name = "ISO|DIR", required_unless_present = "no_preload")]
-    pub iso: Option<PathBuf>,
-    /// Do not preload the new images on the nodes first.
+    /// Do not preload the new images on the nodes first (then --iso is optional; given, it
+    /// still supplies the provider.yaml applied after the upgrade).
     #[arg(long)]
     pub no_preload: bool,
     /// The nodes, the SSH login and the refresh after the upgrade.
@@ -73,7 +70,7 @@ pub fn run(args: &UpgradeArgs) -> Result<ExitCode> {
         }
     };
 
-    if let (false, Some(iso)) = (args.no_preload, &args.iso) {
+    if let (false, Some(iso)) = (args.no_preload, args.node.iso()) {
         let preload = PreloadArgs {
             cluster_id: cluster_id.clone(),
             iso: iso.clone(),
@@ -175,8 +172,10 @@ fn upgrade_job(
 
 /// Checks the arguments clap cannot.
 pub fn check(args: &UpgradeArgs) -> Result<()> {
-    if args.no_preload && args.iso.is_some() {
-        bail!("--iso is for the preload; leave it out with --no-preload");
+    if !args.no_preload && args.node.iso().is_none() {
+        bail!(
+            "--iso NEW.iso is needed to preload the new images on every node; give it, or pass --no-preload"
+        );
     }
     Ok(())
 }

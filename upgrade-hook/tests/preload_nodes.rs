@@ -141,7 +141,7 @@ pub struct Cluster {
     pub images: Vec<IsoImage>,
     pub known_hosts: PathBuf,
     key: PathBuf,
-    shared: PathBuf,
+    pub shared: PathBuf,
     _work: TempDir,
     _key_dir: TempDir,
 }

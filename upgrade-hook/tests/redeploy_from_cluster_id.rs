@@ -266,3 +266,72 @@ fn each_missing_piece_is_one_line_naming_its_flag() {
     assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
     assert!(stderr.contains("--host HOST"), "{stderr}");
 }
+
+/// A new ISO's content in a folder: `docker/` and, when given, `provider.yaml`.
+fn iso_folder(provider: Option<&str>) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("iso folder");
+    std::fs::create_dir_all(dir.path().join("docker")).expect("docker");
+    if let Some(text) = provider {
+        std::fs::write(dir.path().join("provider.yaml"), text).expect("provider.yaml");
+    }
+    dir
+}
+
+#[test]
+fn with_the_iso_its_provider_manifest_is_written_to_the_node_and_applied() {
+    let cluster = Cluster::start(true);
+    std::fs::write(cluster.manifest(), "stale: the creation-time copy\n").expect("stale");
+    let content = iso_folder(Some("kind: Deployment\n# from the new ISO\n"));
+    let iso = content.path().with_extension("iso");
+    let made = Command::new(
+        cks_fixtures::process::require_program("xorriso", "xorriso").expect("xorriso"),
+    )
+    .args(["-as", "mkisofs", "-R", "-V", "CDROM", "-o"])
+    .arg(&iso)
+    .arg(content.path())
+    .output()
+    .expect("xorriso runs");
+    assert!(made.status.success(), "{}", all(&made));
+    let mut args = cluster.args("redeploy-provider");
+    args.extend(["--iso".to_string(), iso.display().to_string()]);
+    let out = cluster.run(&args);
+    std::fs::remove_file(&iso).expect("rm iso");
+    assert_eq!(out.status.code(), Some(0), "{}", all(&out));
+    assert_eq!(json(&out)["outcome"], "refreshed", "{}", all(&out));
+    assert_eq!(
+        std::fs::read_to_string(cluster.manifest()).expect("manifest"),
+        "kind: Deployment\n# from the new ISO\n"
+    );
+    assert!(
+        cluster
+            .node
+            .calls()
+            .contains(&format!("kubectl [apply] [-f] [{}]", cluster.manifest())),
+        "{:?}",
+        cluster.node.calls()
+    );
+    assert_clean(&out, &cluster.secrets());
+}
+
+#[test]
+fn an_iso_without_provider_yaml_leaves_the_running_ccm_and_the_node_alone() {
+    let cluster = Cluster::start(true);
+    std::fs::write(cluster.manifest(), "stale: the creation-time copy\n").expect("stale");
+    let old = iso_folder(None);
+    let mut args = cluster.args("redeploy");
+    args.extend(["--iso".to_string(), old.path().display().to_string()]);
+    let out = cluster.run(&args);
+    assert_eq!(out.status.code(), Some(0), "{}", all(&out));
+    let value = json(&out);
+    assert_eq!(value["provider"]["outcome"], "manifest_missing", "{value}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("warning: cloud controller manager"));
+    assert!(
+        cluster.node.calls().is_empty(),
+        "{:?}",
+        cluster.node.calls()
+    );
+    assert_eq!(
+        std::fs::read_to_string(cluster.manifest()).expect("manifest"),
+        "stale: the creation-time copy\n"
+    );
+}

@@ -7,6 +7,8 @@ use crate::preload_nodes::Cluster;
 #[test]
 fn upgrade_preloads_every_node_before_calling_cloudstack() {
     let cluster = Cluster::start(2);
+    // Where the node (sharing this machine's files but for its own folder) keeps provider.yaml.
+    let provider = cluster.shared.join("provider.yaml").display().to_string();
     let old = cluster
         .cloud
         .add_ready_kubernetes_version("1.32.4", "{SHA-256}00");
@@ -14,7 +16,16 @@ fn upgrade_preloads_every_node_before_calling_cloudstack() {
         .cloud
         .add_ready_kubernetes_version("1.33.1", "{SHA-256}11");
     cluster.cloud.set_cluster_version(&cluster.id, &old);
-    let out = cluster.hook(&["upgrade", "--to", "1.33.1"], None);
+    let out = cluster.hook(
+        &[
+            "upgrade",
+            "--to",
+            "1.33.1",
+            "--provider-manifest",
+            &provider,
+        ],
+        None,
+    );
     let text = format!(
         "{}{}",
         String::from_utf8_lossy(&out.stdout),
@@ -52,6 +63,7 @@ fn upgrade_preloads_every_node_before_calling_cloudstack() {
 #[test]
 fn a_failed_preload_stops_the_upgrade_before_cloudstack_is_asked() {
     let cluster = Cluster::start(1);
+    let provider = cluster.shared.join("provider.yaml").display().to_string();
     let old = cluster
         .cloud
         .add_ready_kubernetes_version("1.32.4", "{SHA-256}00");
@@ -59,7 +71,16 @@ fn a_failed_preload_stops_the_upgrade_before_cloudstack_is_asked() {
         .cloud
         .add_ready_kubernetes_version("1.33.1", "{SHA-256}11");
     cluster.cloud.set_cluster_version(&cluster.id, &old);
-    let out = cluster.hook(&["upgrade", "--to", "1.33.1"], Some("/nonexistent/ctr"));
+    let out = cluster.hook(
+        &[
+            "upgrade",
+            "--to",
+            "1.33.1",
+            "--provider-manifest",
+            &provider,
+        ],
+        Some("/nonexistent/ctr"),
+    );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(4), "{stderr}");
     assert!(

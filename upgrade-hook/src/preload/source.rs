@@ -106,6 +106,49 @@ impl IsoSource {
         Ok(names)
     }
 
+    /// The root file `name` (such as `provider.yaml`), when the ISO has it; refused when larger
+    /// than `max` bytes.
+    pub fn small_file(&self, name: &str, max: u64) -> Result<Option<Vec<u8>>, SourceError> {
+        let read = |detail: String| SourceError::Read {
+            what: name.to_string(),
+            detail,
+        };
+        let bytes = match self {
+            IsoSource::Folder(dir) => {
+                let path = dir.join(name);
+                if !path.is_file() {
+                    return Ok(None);
+                }
+                let mut bytes = Vec::new();
+                File::open(&path)
+                    .and_then(|f| f.take(max + 1).read_to_end(&mut bytes))
+                    .map_err(|e| read(e.to_string()))?;
+                bytes
+            }
+            IsoSource::Iso(path) => {
+                let image = IsoImage::open(path).map_err(|e| read(e.to_string()))?;
+                let inside = format!("/{name}");
+                let present = image
+                    .entries()
+                    .map_err(|e| read(e.to_string()))?
+                    .iter()
+                    .any(|e| e.path == inside && e.kind == EntryKind::File && e.size <= max + 1);
+                if !present {
+                    return Ok(None);
+                }
+                let mut bytes = Vec::new();
+                image
+                    .copy_file(&inside, &mut bytes)
+                    .map_err(|e| read(e.to_string()))?;
+                bytes
+            }
+        };
+        if bytes.len() as u64 > max {
+            return Err(read(format!("larger than {max} bytes")));
+        }
+        Ok(Some(bytes))
+    }
+
     /// The tarball `name`'s bytes from `offset` on.
     pub fn reader(&self, name: &str, offset: u64) -> Result<Box<dyn Read + Send>, SourceError> {
         let read = |detail: String| SourceError::Read {
