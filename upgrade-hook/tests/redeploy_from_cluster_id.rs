@@ -125,7 +125,9 @@ pub fn assert_clean(out: &Output, secrets: &[String]) {
 #[test]
 fn with_autoscaling_disabled_only_the_ccm_is_refreshed() {
     let cluster = Cluster::start(true);
-    cluster.cloud.set_autoscaling(&cluster.id, false, 0, 0);
+    cluster
+        .cloud
+        .set_autoscaling_sizes(&cluster.id, false, 0, 0);
     std::fs::write(cluster.manifest(), "kind: Deployment\n").expect("manifest");
     let out = cluster.run(&cluster.args("redeploy"));
     assert_eq!(out.status.code(), Some(0), "{}", all(&out));
@@ -166,7 +168,7 @@ fn with_autoscaling_disabled_only_the_ccm_is_refreshed() {
 #[test]
 fn autoscaling_enabled_in_cloudstack_redeploys_the_autoscaler_with_its_sizes() {
     let cluster = Cluster::start(true);
-    cluster.cloud.set_autoscaling(&cluster.id, true, 2, 4);
+    cluster.cloud.set_autoscaling_sizes(&cluster.id, true, 2, 4);
     std::fs::write(cluster.manifest(), "kind: Deployment\n").expect("manifest");
     let out = cluster.run(&cluster.args("redeploy"));
     assert_eq!(out.status.code(), Some(0), "{}", all(&out));
