@@ -209,6 +209,23 @@ pub fn rollout_status(layout: &NodeLayout, timeout: Duration) -> RemoteCommand {
     RemoteCommand::new(words)
 }
 
+/// `[sudo] <dir>/kubectl ARGS`.
+pub fn kubectl(layout: &NodeLayout, args: &[&str]) -> RemoteCommand {
+    let mut words = layout.program("kubectl");
+    words.extend(args.iter().map(|a| a.to_string()));
+    RemoteCommand::new(words)
+}
+
+/// `[sudo] test -f PATH`: exits 0 when the file is there, 1 when it is not.
+pub fn file_exists(layout: &NodeLayout, path: &str) -> RemoteCommand {
+    let mut words = Vec::new();
+    if layout.sudo {
+        words.push("sudo".to_string());
+    }
+    words.extend(["test".to_string(), "-f".to_string(), path.to_string()]);
+    RemoteCommand::new(words)
+}
+
 /// The jsonpath that prints the images of the autoscaler Deployment's containers.
 pub const IMAGE_JSONPATH: &str = "jsonpath={.spec.template.spec.containers[*].image}";
 

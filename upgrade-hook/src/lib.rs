@@ -1,11 +1,14 @@
-//! Redeploys the cluster autoscaler from the new ISO after a CKS cluster upgrade.
+//! The upgrade path of a CKS cluster: preloading the new ISO's images on every node
+//! ([`preload`]), the upgrade itself with its checks ([`upgrade`]), and refreshing what the new
+//! ISO carries afterwards: the cluster autoscaler and the cloud controller manager ([`provider`]).
 //!
 //! One command builder ([`command`]) serves both callers of `autoscale-kube-cluster`: enabling
 //! autoscaling and the post-upgrade redeploy. [`redeploy_after_upgrade`] decides whether there is
 //! anything to redeploy, runs the command on the cluster's first control node through a
 //! [`RemoteRunner`], confirms the rollout, and returns an [`Outcome`], never an error that could
-//! fail the upgrade. The real runner is [`ssh::SshRunner`] (the OpenSSH client; see [`ssh`] for
-//! why).
+//! fail the upgrade; [`refresh_provider`] does the same for the CCM. The nodes and the
+//! autoscaling settings are found from the cluster id ([`target`], on the discovery `cks-rollout`
+//! uses). The real runner is [`ssh::SshRunner`] (the OpenSSH client; see [`ssh`] for why).
 //!
 //! ```no_run
 //! use cks_upgrade_hook::ssh::{HostKeyPolicy, NodeAddress, SshConfig, SshRunner};
@@ -31,6 +34,14 @@ pub mod cli;
 pub mod command;
 pub mod hook;
 pub mod outcome;
+pub mod preload;
+#[doc(hidden)]
+pub mod preload_cli;
+pub mod provider;
+pub mod target;
+pub mod upgrade;
+#[doc(hidden)]
+pub mod upgrade_cli;
 
 // The SSH runner is its own crate, shared with cks-rollout; these keep the paths it had here.
 pub use cks_ssh::openssh as ssh;
@@ -39,4 +50,5 @@ pub use cks_ssh::{quote, runner};
 pub use command::{AutoscaleBounds, ClusterId, CommandError, NodeLayout, RemoteCommand};
 pub use hook::{Plan, UpgradedCluster, plan, redeploy_after_upgrade};
 pub use outcome::{FailureCause, Outcome, SkipReason, Step};
+pub use provider::{ProviderOutcome, ProviderRefresh, refresh_provider};
 pub use runner::{RemoteOutput, RemoteRunner, RunError};

@@ -133,7 +133,7 @@ impl fmt::Display for FailureCause {
             FailureCause::NoImage { stdout } => {
                 write!(
                     f,
-                    "the cluster-autoscaler Deployment lists no image (kubectl printed {stdout:?})"
+                    "the Deployment lists no image (kubectl printed {stdout:?})"
                 )
             }
         }

@@ -1,4 +1,5 @@
-//! The upgrade hook against a real sshd on loopback.
+//! The upgrade hook against real sshd nodes on loopback (some with their own containerd) and the
+//! CloudStack fake.
 //!
 //! Every test file is a module of this one test binary, so the workspace links a handful of test
 //! binaries instead of one per file (each links the whole dependency tree).
@@ -6,5 +7,10 @@
 mod common;
 
 mod command_cli;
+mod preload_cut_off;
+mod preload_nodes;
+mod redeploy_from_cluster_id;
 mod redeploy_over_ssh;
 mod ssh_failures;
+mod upgrade_cluster;
+mod upgrade_with_preload;

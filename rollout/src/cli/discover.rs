@@ -8,16 +8,18 @@ use std::time::Duration;
 
 use anyhow::{Result, bail};
 
+use cks_discovery::HostKeys;
+use cks_discovery::ssh_access;
 use cks_rollout::adapters::cloudstack::CloudStackClient;
 use cks_rollout::adapters::etcd_ssh::{EtcdNode, EtcdOverSsh, EtcdctlCommand};
 use cks_rollout::adapters::kube::{KubeAccess, KubeApi, KubeClient};
 use cks_rollout::discovery::{
-    FetchedKubeconfig, NamedCloud, NodeMap, SshRoute, cluster_api, fetched_kubeconfig, nodes,
+    FetchedKubeconfig, NamedCloud, NodeMap, cluster_api, fetched_kubeconfig, nodes,
 };
 use cks_rollout::engine::UpdateRequest;
 use cks_rollout::model::NodeType;
 use cks_rollout::ports::{Cloud, Etcd, Kube};
-use cks_ssh::openssh::{Fingerprint, HostKeyPolicy, NodeAddress, SshConfig, SshRunner};
+use cks_ssh::openssh::{SshConfig, SshRunner};
 
 use super::args::{LiveArgs, pairs};
 
@@ -65,21 +67,6 @@ fn url_host(address: &str) -> String {
     } else {
         address.to_string()
     }
-}
-
-fn parse_endpoint(text: &str) -> Result<(String, NodeAddress)> {
-    let bad = || anyhow::anyhow!("--ssh-endpoint {text:?}: expected NODE=HOST:PORT");
-    let (node, target) = text.split_once('=').ok_or_else(bad)?;
-    let (host, port) = target.rsplit_once(':').ok_or_else(bad)?;
-    let port: u16 = port.parse().map_err(|_| bad())?;
-    let host = host.trim_start_matches('[').trim_end_matches(']');
-    Ok((
-        node.to_string(),
-        NodeAddress::BehindNat {
-            public_address: host.to_string(),
-            port,
-        },
-    ))
 }
 
 impl Discovery {
@@ -206,65 +193,18 @@ impl Discovery {
                 "no trusted SSH host keys for the nodes: pass --known-hosts FILE or --host-key-fingerprint SHA256:..."
             );
         }
-        if let Some(path) = &ssh.known_hosts
-            && !path.is_file()
-        {
-            bail!("--known-hosts {}: no such file", path.display());
-        }
-        let mut pins: BTreeMap<String, Fingerprint> = BTreeMap::new();
-        for text in &ssh.host_key_fingerprints {
-            let (node, pin) = match text.split_once('=') {
-                Some((node, pin)) => (node.to_string(), pin),
-                None => (String::new(), text.as_str()),
-            };
-            let pin = Fingerprint::parse(pin)
-                .map_err(|e| anyhow::anyhow!("--host-key-fingerprint {text:?}: {e}"))?;
-            pins.insert(node, pin);
-        }
-        let overrides: BTreeMap<String, NodeAddress> = ssh
-            .ssh_endpoints
-            .iter()
-            .map(|t| parse_endpoint(t))
-            .collect::<Result<_>>()?;
+        let host_keys = HostKeys::new(ssh.known_hosts.as_deref(), &ssh.host_key_fingerprints)?;
+        let overrides = ssh_access::parse_endpoints(&ssh.ssh_endpoints)?;
         let members_on = if map.of_type(NodeType::Etcd).next().is_some() {
             NodeType::Etcd
         } else {
             NodeType::Control
         };
         let candidates: Vec<_> = map.of_type(members_on).collect();
-        let route = if candidates
-            .iter()
-            .all(|m| overrides.contains_key(&m.node_name))
-        {
-            SshRoute::Direct
-        } else {
-            let kind = match &info.network_id {
-                Some(id) => cluster_api::network_kind(client, id)?,
-                None => None,
-            };
-            SshRoute::for_network(kind.as_deref(), info.public_address.as_deref())
-        };
-        let rules = match (&route, &info.public_address_id) {
-            (SshRoute::Nat { .. }, Some(id)) => cluster_api::port_forwards(client, id)?,
-            _ => Vec::new(),
-        };
+        let addresses = ssh_access::node_addresses(client, info, &candidates, &overrides)?;
         let mut etcd_nodes = Vec::new();
-        for node in candidates {
-            let address = match overrides.get(&node.node_name) {
-                Some(address) => address.clone(),
-                None => route.address(node, &rules)?,
-            };
-            let policy = match (&ssh.known_hosts, pins.get(&node.node_name).or(pins.get(""))) {
-                (_, Some(pin)) => HostKeyPolicy::Pinned {
-                    fingerprint: pin.clone(),
-                },
-                (Some(path), None) => HostKeyPolicy::KnownHosts { path: path.clone() },
-                (None, None) => bail!(
-                    "no trusted SSH host key for {}: pass --known-hosts FILE or --host-key-fingerprint {}=SHA256:...",
-                    node.node_name,
-                    node.node_name
-                ),
-            };
+        for (node, address) in candidates.into_iter().zip(addresses) {
+            let policy = host_keys.policy_for(&node.node_name)?;
             let mut config = SshConfig::new(address, &ssh.ssh_user, key, policy);
             config.command_timeout = Duration::from_secs(60);
             etcd_nodes.push(EtcdNode {
@@ -331,22 +271,5 @@ impl Discovery {
             notes.extend(reasons.iter().map(|r| format!("{t} nodes: {r}")));
         }
         Ok(notes)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn ssh_endpoints_parse_hosts_and_ports() {
-        let (node, address) = parse_endpoint("k1-control-1=203.0.113.7:2223").expect("parses");
-        assert_eq!(
-            (node.as_str(), address.to_string()),
-            ("k1-control-1", "203.0.113.7:2223".into())
-        );
-        let (_, v6) = parse_endpoint("n=[fd00::5]:22").expect("parses");
-        assert_eq!(v6.to_string(), "[fd00::5]:22");
-        assert!(parse_endpoint("k1-control-1=203.0.113.7").is_err());
     }
 }

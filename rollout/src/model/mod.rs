@@ -6,8 +6,8 @@ mod cluster;
 mod etcd;
 mod kube;
 mod lease;
-mod node_type;
 
+pub use cks_discovery::node_type::{NodeType, UnknownNodeType};
 pub use cloud::{
     AffinityGroup, CksCluster, DiskOffering, EXPLICIT_DEDICATION, KubernetesVersion,
     ServiceOffering, Vm, VmState, Volume, VolumeKind,
@@ -17,4 +17,3 @@ pub use etcd::{EtcdMember, MemberHealth};
 pub use kube::{
     Endpoint, EvictionOutcome, NodeStatus, Pod, ROLLOUT_ANNOTATION, Readiness, ReadyzCheck,
 };
-pub use node_type::{NodeType, UnknownNodeType};

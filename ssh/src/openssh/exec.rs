@@ -28,12 +28,52 @@ pub enum Finished {
 }
 
 /// Runs `command` (stdin closed, output captured) and kills it if it runs past `timeout`.
-pub fn run_with_timeout(mut command: Command, timeout: Duration) -> io::Result<Finished> {
+pub fn run_with_timeout(command: Command, timeout: Duration) -> io::Result<Finished> {
+    run_with_input(command, None, timeout)
+}
+
+/// A stream for a program's standard input, and a count of the bytes it took.
+pub struct Input {
+    /// What to send.
+    pub reader: Box<dyn Read + Send>,
+    /// Bytes written to the program so far (read by the caller for progress).
+    pub sent: std::sync::Arc<std::sync::atomic::AtomicU64>,
+}
+
+/// Like [`run_with_timeout`], with `input` (when given) copied to the program's standard input
+/// on a thread of its own, which closes it at the end of the stream.
+pub fn run_with_input(
+    mut command: Command,
+    input: Option<Input>,
+    timeout: Duration,
+) -> io::Result<Finished> {
     command
-        .stdin(Stdio::null())
+        .stdin(if input.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let mut child = command.spawn()?;
+    let feeder = match (input, child.stdin.take()) {
+        (Some(mut input), Some(mut stdin)) => Some(thread::spawn(move || {
+            let mut buffer = vec![0u8; 256 * 1024];
+            loop {
+                let n = match input.reader.read(&mut buffer) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => n,
+                };
+                if std::io::Write::write_all(&mut stdin, &buffer[..n]).is_err() {
+                    break;
+                }
+                input
+                    .sent
+                    .fetch_add(n as u64, std::sync::atomic::Ordering::Relaxed);
+            }
+        })),
+        _ => None,
+    };
     let stdout = child
         .stdout
         .take()
@@ -43,6 +83,10 @@ pub fn run_with_timeout(mut command: Command, timeout: Duration) -> io::Result<F
         .take()
         .map(|pipe| thread::spawn(move || tail_lines(pipe)));
     let status = wait_until(&mut child, Instant::now() + timeout)?;
+    if let Some(feeder) = feeder {
+        // The program is gone, so a write blocked on its stdin fails and the thread ends.
+        let _ = feeder.join();
+    }
     let stdout = stdout
         .and_then(|handle| handle.join().ok())
         .unwrap_or_default();
@@ -131,6 +175,25 @@ mod tests {
         let mut command = Command::new("sh");
         command.arg("-c").arg(script);
         command
+    }
+
+    #[test]
+    fn feeds_the_input_to_the_program_and_counts_the_bytes() {
+        let sent = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let input = Input {
+            reader: Box::new(std::io::Cursor::new(vec![7u8; 600_000])),
+            sent: sent.clone(),
+        };
+        let finished =
+            run_with_input(sh("wc -c"), Some(input), Duration::from_secs(10)).expect("runs");
+        match finished {
+            Finished::Exited { status, stdout, .. } => {
+                assert_eq!(status, 0);
+                assert_eq!(stdout.trim(), "600000");
+            }
+            Finished::TimedOut => panic!("timed out"),
+        }
+        assert_eq!(sent.load(std::sync::atomic::Ordering::Relaxed), 600_000);
     }
 
     #[test]

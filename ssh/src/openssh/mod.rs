@@ -309,13 +309,27 @@ impl SshRunner {
     }
 }
 
-impl RemoteRunner for SshRunner {
-    fn run(&self, remote: &RemoteCommand) -> Result<RemoteOutput, RunError> {
+impl SshRunner {
+    /// Runs `remote` with `input` on its standard input (a file sent to the node), counting the
+    /// bytes sent in `input.sent`; otherwise as [`RemoteRunner::run`].
+    pub fn run_with_input(
+        &self,
+        remote: &RemoteCommand,
+        input: exec::Input,
+    ) -> Result<RemoteOutput, RunError> {
+        self.run_maybe_with_input(remote, Some(input))
+    }
+
+    fn run_maybe_with_input(
+        &self,
+        remote: &RemoteCommand,
+        input: Option<exec::Input>,
+    ) -> Result<RemoteOutput, RunError> {
         let target = self.target();
         let command = self.ssh_command(remote)?;
         tracing::debug!(%target, user = %self.config.user, command = %remote, "running over ssh");
         let finished =
-            exec::run_with_timeout(command, self.config.command_timeout).map_err(|error| {
+            exec::run_with_input(command, input, self.config.command_timeout).map_err(|error| {
                 RunError::Spawn {
                     program: self.config.ssh_program.display().to_string(),
                     message: error.to_string(),
@@ -337,6 +351,12 @@ impl RemoteRunner for SshRunner {
                 self.redact(stderr_tail),
             ),
         }
+    }
+}
+
+impl RemoteRunner for SshRunner {
+    fn run(&self, remote: &RemoteCommand) -> Result<RemoteOutput, RunError> {
+        self.run_maybe_with_input(remote, None)
     }
 }
 

@@ -15,6 +15,7 @@ use tempfile::TempDir;
 
 pub const ID: &str = "2f9c1e3a-5b7d-4c1e-9a0b-1c2d3e4f5a6b";
 pub const IMAGE: &str = "registry.k8s.io/autoscaling/cluster-autoscaler:v1.33.0";
+pub const CCM_IMAGE: &str = "apache/cloudstack-kubernetes-provider:v1.2.0";
 /// Put in the key file's path; must never show in any output.
 pub const KEY_MARKER: &str = "KEYPATH-MARKER-7f3a";
 
@@ -36,8 +37,14 @@ dir=$(dirname "$0")
 case "$*" in
   *"rollout status"*)
     if [ -f "$dir/rollout.exit" ]; then echo "error: timed out waiting for the condition" >&2; exit "$(cat "$dir/rollout.exit")"; fi
-    echo 'Waiting for deployment "cluster-autoscaler" rollout to finish: 0 of 1 updated replicas are available...'
-    echo 'deployment "cluster-autoscaler" successfully rolled out' ;;
+    name=$(printf '%s\n' "$@" | sed -n 's|^deployment/||p')
+    echo "Waiting for deployment \"$name\" rollout to finish: 0 of 1 updated replicas are available..."
+    echo "deployment \"$name\" successfully rolled out" ;;
+  *"get secret cloudstack-secret"*)
+    if [ -f "$dir/secret.missing" ]; then echo 'Error from server (NotFound): secrets "cloudstack-secret" not found' >&2; exit 1; fi
+    echo "secret/cloudstack-secret" ;;
+  *"apply -f"*) echo "deployment.apps/cloud-controller-manager configured" ;;
+  *"get deployment cloud-controller-manager"*) printf '%s' "$(cat "$dir/ccm_image")" ;;
   *"get deployment"*) printf '%s' "$(cat "$dir/image")" ;;
   *) echo "unexpected kubectl call: $*" >&2; exit 9 ;;
 esac
@@ -63,6 +70,7 @@ impl Node {
             fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).expect("chmod");
         }
         fs::write(scripts.path().join("image"), IMAGE).expect("image");
+        fs::write(scripts.path().join("ccm_image"), CCM_IMAGE).expect("ccm image");
         let secrets = tempfile::Builder::new()
             .prefix(KEY_MARKER)
             .tempdir()

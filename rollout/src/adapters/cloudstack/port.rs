@@ -5,8 +5,8 @@
 use super::types;
 use super::{CloudStackClient, CloudStackError};
 use crate::model::{
-    AffinityGroup, CksCluster, DiskOffering, KubernetesVersion, NodeType, ServiceOffering, Vm,
-    VmState, Volume, VolumeKind,
+    AffinityGroup, CksCluster, DiskOffering, KubernetesVersion, ServiceOffering, Vm, VmState,
+    Volume, VolumeKind,
 };
 use crate::ports::{Cloud, Job, JobCall, JobStatus, PortError, PortErrorKind, PortResult};
 use serde_json::Value;
@@ -24,42 +24,8 @@ impl CloudStackCloud {
     }
 }
 
-/// The node type CKS gave a VM, read from its name.
-pub fn node_type_of(cluster_name: &str, vm_name: &str) -> NodeType {
-    let rest = vm_name.strip_prefix(cluster_name).unwrap_or(vm_name);
-    if rest.contains("-control-")
-        || rest.contains("-master-")
-        || rest.ends_with("-control")
-        || rest.ends_with("-master")
-    {
-        NodeType::Control
-    } else if rest.contains("-etcd-") || rest.ends_with("-etcd") {
-        NodeType::Etcd
-    } else {
-        NodeType::Worker
-    }
-}
-
-/// The ids of a CKS cluster's VMs in a `listKubernetesClusters` entry: from `virtualmachines`
-/// (objects with an `id`, string or number), else from `virtualmachineids` (older servers).
-pub fn cluster_vm_ids(cluster: &Value) -> Vec<String> {
-    let id = |v: &Value| match v {
-        Value::String(s) if !s.is_empty() => Some(s.clone()),
-        Value::Number(n) => Some(n.to_string()),
-        _ => None,
-    };
-    let listed: Vec<String> = cluster["virtualmachines"]
-        .as_array()
-        .map(|vms| vms.iter().filter_map(|v| id(&v["id"])).collect())
-        .unwrap_or_default();
-    if !listed.is_empty() {
-        return listed;
-    }
-    cluster["virtualmachineids"]
-        .as_array()
-        .map(|vms| vms.iter().filter_map(id).collect())
-        .unwrap_or_default()
-}
+pub use cks_discovery::cluster_api::cluster_vm_ids;
+pub use cks_discovery::node_type_of;
 
 fn state(s: &str) -> VmState {
     match s {
@@ -401,6 +367,7 @@ impl Cloud for CloudStackCloud {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::NodeType;
 
     #[test]
     fn vm_ids_from_either_field_of_a_cluster() {

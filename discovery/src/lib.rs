@@ -6,20 +6,38 @@
 //!
 //! Each piece is a plain function over CloudStack's and Kubernetes' answers, so the rules are
 //! tested without a cloud; the command line puts them together and lets flags override them.
+//! `cks-rollout` and `cks-upgrade-hook` both find their clusters with it.
+//!
+//! ```no_run
+//! use std::collections::BTreeMap;
+//! use cks_cloudstack::{CloudStackClient, CloudStackConfig};
+//! use cks_discovery::{cluster_api, ssh_access};
+//!
+//! let client = CloudStackClient::new(CloudStackConfig::from_env()?)?;
+//! let info = cluster_api::cluster_info(&client, "2f9c1e3a-5b7d-4c1e-9a0b-1c2d3e4f5a6b")?;
+//! let nodes = ssh_access::nodes_from_vms(&info);
+//! let refs: Vec<_> = nodes.iter().collect();
+//! for (node, address) in nodes.iter().zip(ssh_access::node_addresses(&client, &info, &refs, &BTreeMap::new())?) {
+//!     println!("{} ({}): ssh to {address}", node.node_name, node.node_type);
+//! }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 pub mod cluster_api;
 pub mod fetched_kubeconfig;
 pub mod kubeconfig;
-pub mod named_cloud;
+pub mod node_type;
 pub mod nodes;
+pub mod ssh_access;
 pub mod ssh_route;
 
-use crate::adapters::cloudstack::CloudStackError;
+use cks_cloudstack::CloudStackError;
 
-pub use cluster_api::{ClusterInfo, ClusterVm, PortForward};
+pub use cluster_api::{Autoscaling, ClusterInfo, ClusterVm, PortForward};
 pub use kubeconfig::FetchedKubeconfig;
-pub use named_cloud::NamedCloud;
+pub use node_type::{NodeType, UnknownNodeType, node_type_of};
 pub use nodes::{KubeNode, MatchedNode, NodeMap};
+pub use ssh_access::{HostKeys, SshLogin};
 pub use ssh_route::SshRoute;
 
 /// What could not be found. Each message names what is missing and the flag that supplies it.
@@ -77,5 +95,27 @@ pub enum DiscoveryError {
         node: String,
         /// The VM's id.
         vm: String,
+    },
+    /// A `--ssh-endpoint` that is not `NODE=HOST:PORT`.
+    #[error("--ssh-endpoint {0:?}: expected NODE=HOST:PORT")]
+    BadEndpoint(String),
+    /// A `--host-key-fingerprint` that does not parse.
+    #[error("--host-key-fingerprint {text:?}: {error}")]
+    BadFingerprint {
+        /// The flag's value.
+        text: String,
+        /// Why it does not parse.
+        error: String,
+    },
+    /// The `--known-hosts` file does not exist.
+    #[error("--known-hosts {}: no such file", .0.display())]
+    NoKnownHostsFile(std::path::PathBuf),
+    /// No trusted host key applies to a node.
+    #[error(
+        "no trusted SSH host key for {node}: pass --known-hosts FILE or --host-key-fingerprint {node}=SHA256:..."
+    )]
+    NoHostKey {
+        /// The node.
+        node: String,
     },
 }

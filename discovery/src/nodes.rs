@@ -3,15 +3,11 @@
 //! is reported by name and blocks only the rollout of its own type.
 
 use std::collections::BTreeMap;
-use std::time::Duration;
 
 use serde_json::Value;
 
-use super::DiscoveryError;
 use super::cluster_api::ClusterVm;
-use crate::adapters::kube::KubeAccess;
-use crate::adapters::tls::http_client;
-use crate::model::NodeType;
+use crate::node_type::NodeType;
 
 /// The label kubeadm puts on control-plane nodes.
 pub const CONTROL_PLANE_LABEL: &str = "node-role.kubernetes.io/control-plane";
@@ -111,30 +107,6 @@ pub fn parse_nodes(list: &Value) -> Vec<KubeNode> {
                 .collect()
         })
         .unwrap_or_default()
-}
-
-/// The cluster's nodes, read with the kubeconfig's credentials.
-pub fn list_nodes(access: &KubeAccess, timeout: Duration) -> Result<Vec<KubeNode>, DiscoveryError> {
-    let bad = |detail: String| DiscoveryError::Nodes {
-        server: access.server.clone(),
-        detail,
-    };
-    let http = http_client(&access.tls, timeout).map_err(|e| bad(e.to_string()))?;
-    let mut request = http.get(format!("{}/api/v1/nodes", access.server));
-    if let Some(token) = &access.token {
-        request = request.bearer_auth(token.expose());
-    }
-    let response = request
-        .send()
-        .map_err(|e| bad(e.without_url().to_string()))?;
-    let status = response.status();
-    if !status.is_success() {
-        return Err(bad(format!("HTTP {}", status.as_u16())));
-    }
-    let body: Value = response
-        .json()
-        .map_err(|e| bad(format!("not a node list: {e}")))?;
-    Ok(parse_nodes(&body))
 }
 
 /// Matches VMs to nodes by address. External etcd VMs run no kubelet, so they have no node:

@@ -5,9 +5,8 @@
 use serde_json::Value;
 
 use super::DiscoveryError;
-use crate::adapters::cloudstack::CloudStackClient;
-use crate::adapters::cloudstack::port::{cluster_vm_ids, node_type_of};
-use crate::model::NodeType;
+use crate::node_type::{NodeType, node_type_of};
+use cks_cloudstack::CloudStackClient;
 
 /// A CKS cluster as discovery sees it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -24,6 +23,40 @@ pub struct ClusterInfo {
     pub public_address_id: Option<String>,
     /// The cluster's VMs.
     pub vms: Vec<ClusterVm>,
+    /// Its state (`Running`, `Upgrading`, `Alert`, ...), when CloudStack names it.
+    pub state: Option<String>,
+    /// Its Kubernetes version's id, when CloudStack names it.
+    pub kubernetes_version_id: Option<String>,
+    /// Its autoscaling settings.
+    pub autoscaling: Autoscaling,
+}
+
+/// A cluster's autoscaling settings as `listKubernetesClusters` reports them
+/// (`autoscalingenabled`, `minsize`, `maxsize`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Autoscaling {
+    /// Whether autoscaling is enabled.
+    pub enabled: bool,
+    /// The minimum size, when set.
+    pub min_size: Option<u32>,
+    /// The maximum size, when set.
+    pub max_size: Option<u32>,
+}
+
+impl Autoscaling {
+    /// Reads the settings from one `listKubernetesClusters` entry.
+    pub fn of_cluster(cluster: &Value) -> Self {
+        let size = |key: &str| text(cluster, key).and_then(|t| t.parse::<u32>().ok());
+        Autoscaling {
+            enabled: match &cluster["autoscalingenabled"] {
+                Value::Bool(b) => *b,
+                Value::String(s) => s.eq_ignore_ascii_case("true"),
+                _ => false,
+            },
+            min_size: size("minsize"),
+            max_size: size("maxsize"),
+        }
+    }
 }
 
 /// One VM of the cluster.
@@ -52,9 +85,7 @@ pub struct PortForward {
     pub vm_id: String,
 }
 
-fn failed(
-    what: String,
-) -> impl FnOnce(crate::adapters::cloudstack::CloudStackError) -> DiscoveryError {
+fn failed(what: String) -> impl FnOnce(cks_cloudstack::CloudStackError) -> DiscoveryError {
     move |source| DiscoveryError::CloudStack { what, source }
 }
 
@@ -64,6 +95,27 @@ fn text(value: &Value, key: &str) -> Option<String> {
         Value::Number(n) => Some(n.to_string()),
         _ => None,
     }
+}
+
+/// The ids of a CKS cluster's VMs in a `listKubernetesClusters` entry: from `virtualmachines`
+/// (objects with an `id`, string or number), else from `virtualmachineids` (older servers).
+pub fn cluster_vm_ids(cluster: &Value) -> Vec<String> {
+    let id = |v: &Value| match v {
+        Value::String(s) if !s.is_empty() => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    };
+    let listed: Vec<String> = cluster["virtualmachines"]
+        .as_array()
+        .map(|vms| vms.iter().filter_map(|v| id(&v["id"])).collect())
+        .unwrap_or_default();
+    if !listed.is_empty() {
+        return listed;
+    }
+    cluster["virtualmachineids"]
+        .as_array()
+        .map(|vms| vms.iter().filter_map(id).collect())
+        .unwrap_or_default()
 }
 
 /// The cluster, its network and public address, and its VMs with their NIC addresses.
@@ -82,7 +134,7 @@ pub fn cluster_info(
     let Some(cluster) = clusters.into_iter().next() else {
         return Err(DiscoveryError::CloudStack {
             what: format!("reading cluster {cluster_id}"),
-            source: crate::adapters::cloudstack::CloudStackError::BadResponse {
+            source: cks_cloudstack::CloudStackError::BadResponse {
                 command: "listKubernetesClusters".to_string(),
                 detail: format!("no Kubernetes cluster with id {cluster_id}; check --cluster-id"),
             },
@@ -127,6 +179,9 @@ pub fn cluster_info(
         public_address: text(&cluster, "ipaddress"),
         public_address_id: text(&cluster, "ipaddressid"),
         vms,
+        state: text(&cluster, "state"),
+        kubernetes_version_id: text(&cluster, "kubernetesversionid"),
+        autoscaling: Autoscaling::of_cluster(&cluster),
     })
 }
 
@@ -140,12 +195,10 @@ pub fn kubeconfig_data(
     let answer = client
         .call(command, &[("id", cluster_id.to_string())])
         .map_err(|source| match &source {
-            crate::adapters::cloudstack::CloudStackError::Api { text, .. } => {
-                DiscoveryError::NoKubeconfig {
-                    cluster: cluster_id.to_string(),
-                    answer: format!("an error: {text}"),
-                }
-            }
+            cks_cloudstack::CloudStackError::Api { text, .. } => DiscoveryError::NoKubeconfig {
+                cluster: cluster_id.to_string(),
+                answer: format!("an error: {text}"),
+            },
             _ => DiscoveryError::CloudStack {
                 what: format!("reading the kubeconfig of cluster {cluster_id} ({command})"),
                 source,
@@ -202,4 +255,35 @@ pub fn port_forwards(
             })
         })
         .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn autoscaling_settings_read_as_cloudstack_writes_them() {
+        let on = Autoscaling::of_cluster(
+            &json!({"autoscalingenabled": true, "minsize": 1, "maxsize": "5"}),
+        );
+        assert_eq!(
+            on,
+            Autoscaling {
+                enabled: true,
+                min_size: Some(1),
+                max_size: Some(5)
+            }
+        );
+        assert_eq!(Autoscaling::of_cluster(&json!({})), Autoscaling::default());
+        let bad = Autoscaling::of_cluster(&json!({"autoscalingenabled": "true", "minsize": -1}));
+        assert_eq!(
+            bad,
+            Autoscaling {
+                enabled: true,
+                min_size: None,
+                max_size: None
+            }
+        );
+    }
 }

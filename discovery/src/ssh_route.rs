@@ -61,7 +61,7 @@ impl SshRoute {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::NodeType;
+    use crate::node_type::NodeType;
 
     fn node(vm: &str, name: &str) -> MatchedNode {
         MatchedNode {

@@ -53,3 +53,19 @@ impl FromStr for NodeType {
         }
     }
 }
+
+/// The node type CKS gave a VM, read from its name.
+pub fn node_type_of(cluster_name: &str, vm_name: &str) -> NodeType {
+    let rest = vm_name.strip_prefix(cluster_name).unwrap_or(vm_name);
+    if rest.contains("-control-")
+        || rest.contains("-master-")
+        || rest.ends_with("-control")
+        || rest.ends_with("-master")
+    {
+        NodeType::Control
+    } else if rest.contains("-etcd-") || rest.ends_with("-etcd") {
+        NodeType::Etcd
+    } else {
+        NodeType::Worker
+    }
+}

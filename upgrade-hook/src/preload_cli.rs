@@ -1,0 +1,200 @@
+//! The `preload` command line: the nodes found from the cluster id, the ISO's images scanned
+//! once, every node preloaded with a progress bar per node on a terminal, one line per node at
+//! the end and the bytes sent.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+use clap::Args;
+
+use cks_upgrade_hook::command::ClusterId;
+use cks_upgrade_hook::preload::{self, IsoSource, Node, NodeOutcome, NodeReport, Settings};
+use cks_upgrade_hook::ssh::SshRunner;
+use cks_upgrade_hook::target::{self, Flags};
+
+/// `preload`'s arguments.
+#[derive(Debug, Clone, Args)]
+pub struct PreloadArgs {
+    /// The cluster's UUID; its nodes and their SSH routes are read from CloudStack.
+    #[arg(long, value_name = "UUID")]
+    pub cluster_id: String,
+    /// The new ISO, or the folder it is mounted on (its docker/*.tar are sent).
+    #[arg(long, value_name = "ISO|DIR")]
+    pub iso: PathBuf,
+    /// The cluster's SSH private key (never printed).
+    #[arg(long = "ssh-key", value_name = "FILE")]
+    pub key: Option<PathBuf>,
+    /// Trust exactly the host keys in this known_hosts file.
+    #[arg(long, value_name = "FILE")]
+    pub known_hosts: Option<PathBuf>,
+    /// Trust the host key with this fingerprint, `[NODE=]SHA256:...`; repeat per node, or give
+    /// one for every node.
+    #[arg(long, value_name = "[NODE=]SHA256:...")]
+    pub host_key_fingerprint: Vec<String>,
+    /// Override: the login user.
+    #[arg(long, value_name = "U", default_value = "cloud")]
+    pub user: String,
+    /// Run the node commands directly instead of through sudo.
+    #[arg(long)]
+    pub no_sudo: bool,
+    /// Seconds the SSH connection may take.
+    #[arg(long, value_name = "SECONDS", default_value_t = 10)]
+    pub connect_timeout: u64,
+    /// How the images are copied and imported.
+    #[command(flatten)]
+    pub copy: CopyArgs,
+    /// Print the reports as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// How `preload` (and `upgrade` before it calls CloudStack) copies and imports the images.
+#[derive(Debug, Clone, Args)]
+pub struct CopyArgs {
+    /// Override: a node's SSH server, `NODE=HOST:PORT`; repeat per node.
+    #[arg(long = "ssh-endpoint", value_name = "NODE=HOST:PORT")]
+    pub ssh_endpoints: Vec<String>,
+    /// The ctr program on the nodes.
+    #[arg(long, value_name = "PATH", default_value = "ctr")]
+    pub ctr: String,
+    /// Where partial tarballs are kept on the nodes until imported.
+    #[arg(long, value_name = "DIR", default_value = preload::DEFAULT_SPOOL_DIR)]
+    pub spool_dir: String,
+    /// The import platform [default: each node's, from `uname -m`].
+    #[arg(long, value_name = "linux/ARCH")]
+    pub platform: Option<String>,
+    /// How many nodes are preloaded at once.
+    #[arg(long, value_name = "N", default_value_t = 4)]
+    pub parallel: usize,
+    /// Seconds each remote command of the preload (one tarball's copy among them) may run.
+    #[arg(long, value_name = "SECONDS", default_value_t = 3600)]
+    pub copy_timeout: u64,
+}
+
+impl PreloadArgs {
+    fn flags(&self) -> Flags {
+        Flags {
+            cluster_id: self.cluster_id.clone(),
+            user: self.user.clone(),
+            key: self.key.clone(),
+            known_hosts: self.known_hosts.clone(),
+            fingerprints: self.host_key_fingerprint.clone(),
+            ..Flags::default()
+        }
+    }
+
+    /// The preload settings these arguments give.
+    pub fn settings(&self) -> Result<Settings> {
+        let copy = &self.copy;
+        if copy.parallel == 0 {
+            bail!("--parallel must be at least 1");
+        }
+        if let Some(p) = &copy.platform
+            && !p.starts_with("linux/")
+        {
+            bail!("--platform {p:?}: expected linux/ARCH, such as linux/amd64");
+        }
+        Ok(Settings {
+            ctr: copy.ctr.clone(),
+            sudo: !self.no_sudo,
+            spool_dir: copy.spool_dir.clone(),
+            platform: copy.platform.clone(),
+            parallel: copy.parallel,
+        })
+    }
+}
+
+/// Runs `preload`; exit 0 when every node holds every image, 1 when a node failed.
+pub fn run(args: &PreloadArgs) -> Result<bool> {
+    let reports = preload_cluster(args)?;
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&reports).context("writing the reports as JSON")?
+        );
+    } else {
+        for report in &reports {
+            println!("{report}");
+        }
+        let total: u64 = reports.iter().map(|r| r.bytes_sent).sum();
+        println!("bytes sent: {total}");
+    }
+    Ok(reports
+        .iter()
+        .all(|r| !matches!(r.outcome, NodeOutcome::Failed { .. })))
+}
+
+/// Finds the nodes, scans the ISO and preloads every node.
+pub fn preload_cluster(args: &PreloadArgs) -> Result<Vec<NodeReport>> {
+    ClusterId::parse(&args.cluster_id).context("checking --cluster-id")?;
+    if args.copy.copy_timeout == 0 || args.connect_timeout == 0 {
+        bail!("--copy-timeout and --connect-timeout must be at least 1 second");
+    }
+    let settings = args.settings()?;
+    let source = IsoSource::open(&args.iso)?;
+    let flags = args.flags();
+    let client = target::client_from_env().map_err(|source| target::TargetError::NoCloudStack {
+        needed: "the cluster's nodes",
+        flags: "set them in the environment",
+        source,
+    })?;
+    let info = cks_discovery::cluster_api::cluster_info(&client, &args.cluster_id)?;
+    let logins = target::all_nodes(&flags, &info, &client, &args.copy.ssh_endpoints)?;
+    let tarballs = preload::scan(&source).context("reading the ISO's images")?;
+    let nodes: Vec<Node> = logins
+        .into_iter()
+        .map(|login| {
+            let mut ssh = login.ssh;
+            ssh.command_timeout = Duration::from_secs(args.copy.copy_timeout);
+            ssh.connect_timeout = Duration::from_secs(args.connect_timeout);
+            Node {
+                name: login.name,
+                runner: SshRunner::new(ssh),
+                sent: Arc::new(AtomicU64::new(0)),
+                needed: Arc::new(AtomicU64::new(0)),
+            }
+        })
+        .collect();
+    let done = AtomicBool::new(false);
+    let reports = std::thread::scope(|scope| {
+        if !args.json && std::io::stderr().is_terminal() {
+            scope.spawn(|| progress(&nodes, &done));
+        }
+        let reports = preload::preload_all(&nodes, &tarballs, &source, &settings);
+        done.store(true, Ordering::Relaxed);
+        reports
+    });
+    Ok(reports)
+}
+
+/// A byte bar per node, redrawn until `done`.
+fn progress(nodes: &[Node], done: &AtomicBool) {
+    let multi = indicatif::MultiProgress::new();
+    let style = indicatif::ProgressStyle::with_template(
+        "{prefix:>24} {bar:30} {binary_bytes}/{binary_total_bytes}",
+    )
+    .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
+    let bars: Vec<_> = nodes
+        .iter()
+        .map(|n| {
+            let bar = multi.add(indicatif::ProgressBar::new(0));
+            bar.set_style(style.clone());
+            bar.set_prefix(n.name.clone());
+            bar
+        })
+        .collect();
+    while !done.load(Ordering::Relaxed) {
+        for (node, bar) in nodes.iter().zip(&bars) {
+            bar.set_length(node.needed.load(Ordering::Relaxed));
+            bar.set_position(node.sent.load(Ordering::Relaxed));
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    for bar in bars {
+        bar.finish_and_clear();
+    }
+}
