@@ -1,5 +1,9 @@
 //! Image manifests and blobs in the cache registry: blobs by digest, as the upstream registry
-//! serves them; manifests as artifacts found by the tag of `repository@reference`.
+//! serves them; manifests as artifacts found by the tag of `repository@digest`.
+//!
+//! A tag is always resolved at the upstream registry (a small request): what a tag names is
+//! upstream's answer (or the lock's), never the cache's. Only a manifest named by its digest is
+//! taken from the cache, whose bytes must hash to that digest.
 
 use std::path::Path;
 
@@ -24,18 +28,35 @@ pub async fn manifest(
         return client.manifest(name, reference).await;
     };
     let repository = format!("{}/{}", name.registry, name.repository);
-    let tag = manifest_tag(&repository, reference);
-    if let Some(found) = cache.cached_manifest(&tag, name, reference).await {
+    let by_digest = reference.starts_with("sha256:");
+    if by_digest
+        && let Some(found) = cache
+            .cached_manifest(&manifest_tag(&repository, reference), name, reference)
+            .await
+    {
         return Ok(found);
     }
     let fetched = client.manifest(name, reference).await?;
-    cache
-        .push_manifest_entry(&tag, name, reference, &fetched)
-        .await;
+    if by_digest || !cache.holds_manifest(&repository, &fetched.digest).await {
+        let tag = manifest_tag(&repository, &fetched.digest);
+        cache
+            .push_manifest_entry(&tag, name, &fetched.digest, &fetched)
+            .await;
+    }
     Ok(fetched)
 }
 
 impl SharedCacheRegistry {
+    /// Whether the cache holds an entry for the manifest `digest` of `repository` (its tag
+    /// answers), so a manifest resolved upstream by tag is not pushed again.
+    async fn holds_manifest(&self, repository: &str, digest: &str) -> bool {
+        if !self.usable() {
+            return true;
+        }
+        let tag = manifest_tag(repository, digest);
+        self.client.manifest(&self.name, &tag).await.is_ok()
+    }
+
     async fn cached_manifest(
         &self,
         tag: &str,

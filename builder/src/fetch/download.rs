@@ -98,18 +98,7 @@ impl Fetcher {
             }
         }
 
-        if let Some(registry) = &self.options.cache_registry
-            && let Ok(temp) = temp_in(dir, &dest_name)
-            && let Some(hit) = registry
-                .0
-                .fetch_file(&spec.urls, &spec.checksum, temp.path(), &*self.progress)
-                .await
-        {
-            let got = Downloaded {
-                temp,
-                sha256: hit.sha256.clone(),
-                bytes: hit.bytes,
-            };
+        if let Some((got, hit)) = self.from_shared_tier(spec, dir, &dest_name).await {
             if let Some(cache) = &self.cache {
                 let entry = CacheEntry {
                     url: hit.url.clone(),
@@ -165,7 +154,9 @@ impl Fetcher {
                             .await
                             .map_err(|e| fail(url, done.attempts, e))?;
                     }
-                    if let Some(registry) = &self.options.cache_registry {
+                    if let Some(registry) = &self.options.cache_registry
+                        && matches!(checksum, ChecksumStatus::Verified { .. })
+                    {
                         let path = got.temp.path();
                         registry
                             .0
@@ -243,7 +234,7 @@ impl Fetcher {
     }
 
     /// The digest `spec` must have when fetched from the candidate `url`.
-    async fn expected_digest(&self, spec: &FileSpec, url: &str) -> Result<Expected, FetchError> {
+    pub(super) async fn expected_digest(&self, spec: &FileSpec, url: &str) -> Result<Expected, FetchError> {
         let list_url = match &spec.checksum {
             Checksum::None => return Ok(None),
             Checksum::Pinned { sha256 } => {
