@@ -75,7 +75,14 @@ pub async fn build(
         (None, None)
     };
     let work = async {
-        let resolved = resolve(options, &fetcher, &staging, request.locked.as_ref()).await?;
+        let resolved = resolve(
+            options,
+            &fetcher,
+            &staging,
+            request.locked.as_ref(),
+            &signatures,
+        )
+        .await?;
         let phases = vec![("plan".to_string(), started.elapsed().as_secs_f64())];
         if request.dry_run {
             return anyhow::Ok(Outcome::Planned(Box::new(resolved.plan)));
