@@ -42,13 +42,13 @@ pub use endpoint::{Endpoint, Endpoints};
 pub use error::RegistryError;
 pub use layout::{
     CONTAINERD_NAME, DockerImage, LayoutContents, OCI_REF_NAME, WrittenTarball,
-    docker_manifest_json, docker_repositories_json, index_json, write_tarball, write_tarball_temp,
+    docker_manifest_json, entry_header, docker_repositories_json, index_json, write_tarball, write_tarball_temp,
 };
 pub use manifest::{
     DOCKER_LIST, DOCKER_MANIFEST, Descriptor, MANIFEST_ACCEPT, Manifest, OCI_INDEX, OCI_MANIFEST,
-    Platform, parse_manifest,
+    Platform, config_platform, parse_manifest,
 };
-pub use platform::{Arch, runs_on};
+pub use platform::{Arch, runs_on, select as select_platform};
 pub use pull::pull_images;
 pub use pull_types::{
     ImageRequest, PullOptions, PullReport, PullWarning, PulledImage, SkippedImage,
