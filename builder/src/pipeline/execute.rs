@@ -11,6 +11,7 @@ use super::execution::Execution;
 use super::head_start::HeadStart;
 use super::iso_cache::IsoCache;
 use super::iso_recipe;
+use super::iso_reuse;
 use super::lock::{LOCK_FORMAT, Lock};
 use super::options::Inputs;
 use super::plan::Plan;
@@ -58,7 +59,7 @@ pub async fn execute(
         Some(seconds) => BuildTime::fixed(seconds),
         None => BuildTime::from_env_value(None, SystemTime::now())?,
     };
-    if let Some(reused) = iso_recipe::reuse(plan, tree, &fetched, &run, built).await? {
+    if let Some(reused) = iso_reuse::reuse(plan, tree, &fetched, &run, built).await? {
         laps.lap("iso");
         let seconds = built.unix_seconds;
         return Ok(iso_recipe::summary(

@@ -17,6 +17,7 @@ mod execution;
 mod head_start;
 mod iso_cache;
 mod iso_recipe;
+mod iso_reuse;
 mod kubeadm;
 mod lock;
 mod options;

@@ -23,6 +23,7 @@ mod client;
 mod client_auth;
 mod cred_helper;
 mod credentials;
+mod digests;
 mod endpoint;
 mod error;
 mod layout;
@@ -38,6 +39,7 @@ mod tarball_cache;
 
 pub use auth::{Challenge, CredentialStore, Credentials, default_docker_config, parse_challenge};
 pub use client::{FetchedManifest, RegistryClient};
+pub use digests::resolve_digests;
 pub use endpoint::{Endpoint, Endpoints};
 pub use error::RegistryError;
 pub use layout::{

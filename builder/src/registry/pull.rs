@@ -75,7 +75,7 @@ pub async fn pull_images(
 
 /// Each request's reference, parsed, with a plain tarball name and a registry the endpoints
 /// allow.
-fn checked_names(
+pub(super) fn checked_names(
     requests: &[ImageRequest],
     endpoints: &Endpoints,
 ) -> Result<Vec<RemoteName>, RegistryError> {
@@ -103,7 +103,7 @@ fn checked_names(
 
 /// The pull's credentials: the given ones, and the credential helpers' answers about the
 /// registries and mirrors this pull contacts.
-fn credentials_for(
+pub(super) fn credentials_for(
     names: &[RemoteName],
     endpoints: &Endpoints,
     options: &PullOptions,

@@ -73,7 +73,10 @@ pub(super) async fn pull_one(
         }
     };
     let cache = options.tarball_cache.clone().map(TarballCache::new);
-    if let Some(pulled) = job.cached_tarball(cache.as_ref(), &top, &top_type, &chosen) {
+    if let Some(pulled) = job
+        .cached_tarball(cache.as_ref(), &top, &top_type, &chosen)
+        .await
+    {
         return Ok(pulled);
     }
     if let Some(pulled) = job
@@ -237,17 +240,46 @@ impl Job<'_> {
         }))
     }
 
-    /// The tarball a build before wrote for the same image, platform and digest, if kept.
-    fn cached_tarball(
+    /// The tarball a build before wrote for the same image, platform and digest, if kept and
+    /// it passes the check of a written one.
+    async fn cached_tarball(
         &self,
         cache: Option<&TarballCache>,
         top: &FetchedManifest,
         top_type: &str,
         chosen: &Chosen,
     ) -> Option<Outcome> {
-        let (file, cached) =
+        let (file, _) =
             cache?.take(&self.name.full, &top.digest, &chosen.platform, self.out_dir)?;
+        let cached = self.checked(&file, top, chosen).await.ok()?;
         Some(self.pulled_from(top, top_type, file, cached))
+    }
+
+    /// What the tarball at `path` is, when it is byte for byte the one this pull writes for
+    /// `top` and the chosen platform ([`crate::store::TarballCheck`]); what is wrong otherwise.
+    async fn checked(
+        &self,
+        path: &Path,
+        top: &FetchedManifest,
+        chosen: &Chosen,
+    ) -> Result<CachedTarball, String> {
+        let (path, name) = (path.to_path_buf(), self.name.full.clone());
+        let (digest, arch) = (top.digest.clone(), self.options.arch);
+        let facts = tokio::task::spawn_blocking(move || {
+            crate::store::check_tarball_file(&path, &name, &digest, arch)
+        })
+        .await
+        .map_err(|e| e.to_string())??;
+        if facts.platform_digest != chosen.platform_digest || facts.platform != chosen.platform {
+            return Err(format!("it holds {} for {}", facts.platform_digest, facts.platform));
+        }
+        Ok(CachedTarball {
+            size: facts.size,
+            sha256: facts.sha256,
+            platform_digest: facts.platform_digest,
+            platform: facts.platform,
+            blobs: facts.blobs,
+        })
     }
 
     /// The tarball another build pushed to the cache registry for the same image, platform and
@@ -261,9 +293,16 @@ impl Job<'_> {
     ) -> Option<Outcome> {
         let registry = self.options.cache_registry.as_ref()?;
         let id = tarball_id(self.name, top, chosen);
-        let (file, cached) = registry
+        let (file, _) = registry
             .fetch_tarball(id, self.out_dir, self.progress)
             .await?;
+        let cached = match self.checked(&file, top, chosen).await {
+            Ok(cached) => cached,
+            Err(reason) => {
+                registry.refused(crate::cache_registry::Finished::Tarball, &self.name.full, reason);
+                return None;
+            }
+        };
         if let Some(local) = local {
             local.put(
                 &self.name.full,

@@ -21,4 +21,4 @@ mod iso_check;
 mod tarball_check;
 
 pub use iso_check::{IsoContents, IsoWant, check_iso};
-pub use tarball_check::{TarballCheck, TarballFacts};
+pub use tarball_check::{TarballCheck, TarballFacts, check_tarball_file};

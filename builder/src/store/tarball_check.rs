@@ -405,6 +405,23 @@ impl TarballCheck {
     }
 }
 
+/// Checks the tarball file at `path` (see [`TarballCheck`]).
+pub fn check_tarball_file(
+    path: &std::path::Path,
+    name: &str,
+    digest: &str,
+    arch: Arch,
+) -> Result<TarballFacts, String> {
+    let mut check = TarballCheck::new(name, digest, arch);
+    let mut file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let copied = io::copy(&mut file, &mut check);
+    match (check.finish(), copied) {
+        (Ok(facts), Ok(_)) => Ok(facts),
+        (Err(reason), _) => Err(reason),
+        (Ok(_), Err(error)) => Err(format!("{}: {error}", path.display())),
+    }
+}
+
 impl Write for TarballCheck {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         if let Some(failure) = &self.failure {
