@@ -234,7 +234,11 @@ impl Fetcher {
     }
 
     /// The digest `spec` must have when fetched from the candidate `url`.
-    pub(super) async fn expected_digest(&self, spec: &FileSpec, url: &str) -> Result<Expected, FetchError> {
+    pub(super) async fn expected_digest(
+        &self,
+        spec: &FileSpec,
+        url: &str,
+    ) -> Result<Expected, FetchError> {
         let list_url = match &spec.checksum {
             Checksum::None => return Ok(None),
             Checksum::Pinned { sha256 } => {

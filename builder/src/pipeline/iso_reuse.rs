@@ -44,12 +44,20 @@ impl Known {
     /// What the lock, the publishers and the registries say; `None` when something cannot be
     /// known this way (a large file edited after its download, an answer that fails: the long
     /// way then reports it).
-    async fn learn(plan: &Plan, tree: &Path, fetched: &[FetchedFile], run: &Execution<'_>) -> Option<Known> {
+    async fn learn(
+        plan: &Plan,
+        tree: &Path,
+        fetched: &[FetchedFile],
+        run: &Execution<'_>,
+    ) -> Option<Known> {
         let mut files = Vec::new();
         let mut asks = Vec::new();
         for source in &plan.files {
             if let Some(f) = fetched.iter().find(|f| f.name == source.iso_path) {
-                files.push(Some(f.clone()));
+                // A manifest is edited in the tree after its download: its bytes there count.
+                let mut f = f.clone();
+                f.sha256 = crate::digest::sha256_file(&f.dest).ok()?.into_hex();
+                files.push(Some(f));
                 continue;
             }
             if source.edit.is_some() {
@@ -217,7 +225,14 @@ async fn check(
     let scratch = tempfile::tempdir().context("creating a scratch folder")?;
     let signatures = run
         .signatures
-        .check(plan, &files, &report, run.fetcher, &run.pull, scratch.path())
+        .check(
+            plan,
+            &files,
+            &report,
+            run.fetcher,
+            &run.pull,
+            scratch.path(),
+        )
         .await?;
     let mut entries: Vec<FileEntry> = files
         .iter()
@@ -246,7 +261,10 @@ async fn check(
         })
         .collect();
     let sbom_text = sbom::document(plan, &versions, &files, &report, tree, layers)?;
-    for (name, text) in [(VERSIONS_TXT, &versions_text), (sbom::FILE_NAME, &sbom_text)] {
+    for (name, text) in [
+        (VERSIONS_TXT, &versions_text),
+        (sbom::FILE_NAME, &sbom_text),
+    ] {
         if contents.generated.get(name).map(Vec::as_slice) != Some(text.as_bytes()) {
             return Ok(Err(format!(
                 "its {name} is not the one this build writes from what it verified"

@@ -44,7 +44,8 @@ pub use endpoint::{Endpoint, Endpoints};
 pub use error::RegistryError;
 pub use layout::{
     CONTAINERD_NAME, DockerImage, LayoutContents, OCI_REF_NAME, WrittenTarball,
-    docker_manifest_json, entry_header, docker_repositories_json, index_json, write_tarball, write_tarball_temp,
+    docker_manifest_json, docker_repositories_json, entry_header, index_json, write_tarball,
+    write_tarball_temp,
 };
 pub use manifest::{
     DOCKER_LIST, DOCKER_MANIFEST, Descriptor, MANIFEST_ACCEPT, Manifest, OCI_INDEX, OCI_MANIFEST,

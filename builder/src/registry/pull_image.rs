@@ -271,7 +271,10 @@ impl Job<'_> {
         .await
         .map_err(|e| e.to_string())??;
         if facts.platform_digest != chosen.platform_digest || facts.platform != chosen.platform {
-            return Err(format!("it holds {} for {}", facts.platform_digest, facts.platform));
+            return Err(format!(
+                "it holds {} for {}",
+                facts.platform_digest, facts.platform
+            ));
         }
         Ok(CachedTarball {
             size: facts.size,
@@ -299,7 +302,11 @@ impl Job<'_> {
         let cached = match self.checked(&file, top, chosen).await {
             Ok(cached) => cached,
             Err(reason) => {
-                registry.refused(crate::cache_registry::Finished::Tarball, &self.name.full, reason);
+                registry.refused(
+                    crate::cache_registry::Finished::Tarball,
+                    &self.name.full,
+                    reason,
+                );
                 return None;
             }
         };

@@ -97,7 +97,12 @@ pub fn check_iso(path: &Path, want: &IsoWant) -> Result<IsoContents, String> {
             EntryKind::File if files.contains(rel) => {
                 present.insert(rel.to_string());
             }
-            _ => return Err(format!("it holds {}, which this build does not make", entry.path)),
+            _ => {
+                return Err(format!(
+                    "it holds {}, which this build does not make",
+                    entry.path
+                ));
+            }
         }
         if let Some((_, mode)) = want.files.get(rel)
             && entry.mode != *mode
@@ -127,7 +132,9 @@ pub fn check_iso(path: &Path, want: &IsoWant) -> Result<IsoContents, String> {
             .sizes
             .insert(rel.clone(), sizes.get(rel.as_str()).copied().unwrap_or(0));
     }
-    let arch = want.arch.ok_or("no target architecture to check images for")?;
+    let arch = want
+        .arch
+        .ok_or("no target architecture to check images for")?;
     for (rel, (name, digest)) in &want.images {
         let mut check = TarballCheck::new(name, digest, arch);
         let copied = image.copy_file(&format!("/{rel}"), &mut check);

@@ -140,7 +140,11 @@ impl TarballCheck {
         let known = blob.is_some()
             || matches!(
                 name.as_str(),
-                "oci-layout" | "index.json" | "manifest.json" | "repositories" | "blobs/"
+                "oci-layout"
+                    | "index.json"
+                    | "manifest.json"
+                    | "repositories"
+                    | "blobs/"
                     | "blobs/sha256/"
             );
         if !known {
@@ -243,7 +247,10 @@ impl TarballCheck {
         };
         let actual = sha256.finish();
         if actual.hex() != hex {
-            return Err(format!("blob {hex} holds bytes hashing to {}", actual.hex()));
+            return Err(format!(
+                "blob {hex} holds bytes hashing to {}",
+                actual.hex()
+            ));
         }
         let seen = Seen {
             size,
@@ -381,14 +388,20 @@ impl TarballCheck {
         for ((name, directory, size), (seen, bytes)) in names.iter().zip(&self.headers) {
             let header = entry_header(name, *directory, *size).map_err(|e| e.to_string())?;
             if seen != name || header != *bytes {
-                return Err(format!("its entry {seen} is not the one written for {name}"));
+                return Err(format!(
+                    "its entry {seen} is not the one written for {name}"
+                ));
             }
         }
         let layers = layers
             .iter()
             .map(|l| Layer {
                 digest: l.digest.clone(),
-                sha1: self.blobs.get(&l.digest).map(|b| b.sha1.clone()).unwrap_or_default(),
+                sha1: self
+                    .blobs
+                    .get(&l.digest)
+                    .map(|b| b.sha1.clone())
+                    .unwrap_or_default(),
                 size: l.size,
             })
             .collect();

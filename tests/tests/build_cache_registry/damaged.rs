@@ -8,7 +8,7 @@ use cks_fixtures::demo::DemoConfig;
 
 use super::support::{
     CacheServer, artifact_blobs, artifact_contents, blob_files, blob_path, cache_warnings, damage,
-    remove_tags, runner_inputs,
+    remove_tags, runner_inputs, upstream_bytes,
 };
 
 #[tokio::test(flavor = "multi_thread")]
@@ -101,8 +101,8 @@ async fn a_damaged_iso_in_the_cache_registry_is_never_used_and_is_made_again_fro
         warnings[0]
     );
     assert_eq!(
-        upstream.file_server().total_requests() + upstream.registry().log().total(),
-        0,
+        upstream_bytes(&upstream),
+        Vec::<String>::new(),
         "the ISO was made again from the cache registry's files and images"
     );
     let stats = warm.cache_registry.expect("cache registry statistics");

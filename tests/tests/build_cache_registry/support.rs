@@ -196,6 +196,33 @@ pub(super) fn build_process(
     (sha256, stderr)
 }
 
+/// What a runner took from upstream that the cache registry should have served: every file
+/// server request for a release binary or archive (the checksum files, and the manifests and
+/// units no checksum is published for, come from upstream: a cache is never their source of
+/// truth) and every image registry request for a blob.
+pub(super) fn upstream_bytes(upstream: &DemoUpstream) -> Vec<String> {
+    let large = |path: &str| {
+        let name = path.rsplit('/').next().unwrap_or(path);
+        ["kubeadm", "kubelet", "kubectl"].contains(&name)
+            || name.ends_with(".tgz")
+            || name.ends_with(".tar.gz")
+    };
+    let files = upstream
+        .file_server()
+        .requested_paths()
+        .into_iter()
+        .filter(|(path, _)| large(path))
+        .map(|(path, _)| path);
+    let blobs = upstream
+        .registry()
+        .log()
+        .snapshot()
+        .into_keys()
+        .filter(|(path, _)| path.contains("/blobs/"))
+        .map(|(path, method)| format!("{method} {path}"));
+    files.chain(blobs).collect()
+}
+
 /// The cache repository's folder of tags under `storage`.
 fn tags_dir(storage: &Path) -> PathBuf {
     storage.join("data/docker/registry/v2/repositories/ci/cks-cache/_manifests/tags")
