@@ -3,6 +3,7 @@
 //! Every test file is a module of this one test binary, so the workspace links a handful of test
 //! binaries instead of one per file (each links the whole dependency tree).
 
+mod attacks;
 mod build_arm64_and_lock;
 mod build_cache;
 mod build_cache_registry;

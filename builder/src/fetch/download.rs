@@ -154,9 +154,7 @@ impl Fetcher {
                             .await
                             .map_err(|e| fail(url, done.attempts, e))?;
                     }
-                    if let Some(registry) = &self.options.cache_registry
-                        && matches!(checksum, ChecksumStatus::Verified { .. })
-                    {
+                    if let Some(registry) = &self.options.cache_registry {
                         let path = got.temp.path();
                         registry
                             .0

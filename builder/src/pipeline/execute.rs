@@ -210,7 +210,17 @@ async fn pull_planned_images(plan: &Plan, tree: &Path, run: &Execution<'_>) -> R
         .collect();
     let docker = tree.join("docker");
     std::fs::create_dir_all(&docker).with_context(|| format!("creating {}", docker.display()))?;
-    let report = pull_images(&requests, &docker, &run.pull, run.progress)
+    // With a cache registry, a lock's digests are pulled as they are (from the cache, by
+    // digest): the lock is the record of what each tag named, and upstream is not asked.
+    let mut pull = run.pull.clone();
+    if pull.cache_registry.is_some() {
+        pull.pinned = plan
+            .images
+            .iter()
+            .filter_map(|i| Some((i.reference.to_string(), i.digest.clone()?)))
+            .collect();
+    }
+    let report = pull_images(&requests, &docker, &pull, run.progress)
         .await
         .context("pulling the images")?;
     check_locked_digests(plan, &report)?;

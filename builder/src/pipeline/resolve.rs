@@ -124,6 +124,17 @@ async fn choose_releases(
         client: fetcher.options().client.clone(),
         retry: fetcher.options().retry.clone(),
     };
+    // With a cache registry, a lock's releases are taken as it recorded them: the lock is the
+    // record, and upstream is not asked (a build from a lock asks upstream for nothing).
+    if let Some(lock) = lock
+        && options.cache_registry.is_some()
+    {
+        return Ok(Releases {
+            autoscaler: lock.plan.autoscaler.clone(),
+            ccm: lock.plan.ccm.clone(),
+            warnings: lock.plan.warnings.clone(),
+        });
+    }
     let (autoscaler, ccm) = match lock {
         Some(lock) => (
             Some(lock.plan.autoscaler.version.clone()),

@@ -137,9 +137,11 @@ impl Job<'_> {
     async fn top_manifest(&self) -> Result<(FetchedManifest, String, Manifest), RegistryError> {
         let name = self.name;
         let cache = self.options.cache_registry.as_ref();
-        let top =
-            crate::cache_registry::manifest(cache, self.client, name, name.manifest_reference())
-                .await?;
+        let reference = match self.options.pinned.get(&self.request.reference) {
+            Some(digest) => digest.as_str(),
+            None => name.manifest_reference(),
+        };
+        let top = crate::cache_registry::manifest(cache, self.client, name, reference).await?;
         let (top_type, parsed) = parse_manifest(
             &name.full,
             &top.digest,

@@ -36,6 +36,8 @@ pub struct PullOptions {
     pub tarball_cache: Option<PathBuf>,
     /// The shared cache registry for manifests and blobs, if any.
     pub cache_registry: Option<crate::cache_registry::SharedCacheRegistry>,
+    /// Digests to pull instead of resolving the tag, by request reference (a lock's record).
+    pub pinned: std::collections::BTreeMap<String, String>,
 }
 
 impl PullOptions {
@@ -53,6 +55,7 @@ impl PullOptions {
             blob_dir: None,
             tarball_cache: None,
             cache_registry: None,
+            pinned: Default::default(),
         }
     }
 }
