@@ -98,7 +98,7 @@ impl Fetcher {
             }
         }
 
-        if let Some((got, hit)) = self.from_shared_tier(spec, dir, &dest_name).await {
+        if let Some((got, hit)) = self.take_from_shared_tier(spec, dir, &dest_name).await {
             if let Some(cache) = &self.cache {
                 let entry = CacheEntry {
                     url: hit.url.clone(),

@@ -121,7 +121,7 @@ impl Fetcher {
     /// `spec` from the shared tier, written to a temporary file in `dir`, when the tier holds
     /// it with the digest [`Self::expected_sha256`] gives; `None` otherwise (the download then
     /// goes upstream, which reports any error of its own).
-    pub(super) async fn from_shared_tier(
+    pub(super) async fn take_from_shared_tier(
         &self,
         spec: &FileSpec,
         dir: &Path,
