@@ -20,7 +20,7 @@ pub(super) struct Material {
     cert: Option<String>,
     bundle: Option<String>,
     /// Whether any of it came from a cache (and may be older than upstream's).
-    cached: bool,
+    pub(super) cached: bool,
 }
 
 /// One signature file fetched like any download (mirrors, retries, the content cache and the

@@ -11,7 +11,7 @@ use cks_signature::{Mode, Outcome};
 
 use super::Verifier;
 use super::files::{material, verify};
-use crate::fetch::{ChecksumStatus, FetchedFile, Fetcher};
+use crate::fetch::{ChecksumStatus, FetchOptions, FetchedFile, Fetcher};
 
 /// Why a downloaded program is not run.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -69,7 +69,23 @@ impl Verifier {
             // The signature phase says so under `warn`.
             Err(_) => return Ok(()),
         };
-        match verify(&file.url, &sha256, &found, root, &self.settings) {
+        let mut verdict = verify(&file.url, &sha256, &found, root, &self.settings);
+        if found.cached && !matches!(verdict, Outcome::Verified(_)) {
+            // Material from a cache may be older than upstream's: asked again, past the caches.
+            for suffix in [".sig", ".cert", ".sigstore.json"] {
+                fetcher.forget_cached(&format!("{}{suffix}", file.url));
+            }
+            let options = FetchOptions {
+                cache_registry: None,
+                ..fetcher.options().clone()
+            };
+            if let Ok(upstream) = Fetcher::new(options)
+                && let Ok(found) = material(&upstream, file, &dir.join("upstream")).await
+            {
+                verdict = verify(&file.url, &sha256, &found, root, &self.settings);
+            }
+        }
+        match verdict {
             Outcome::Verified(_) => Ok(()),
             Outcome::Refused(error) => Err(refuse(format!("its signature is refused: {error}"))),
             Outcome::Missing(what) if self.settings.mode == Mode::Require => {
