@@ -51,10 +51,8 @@ use std::sync::{Arc, Mutex};
 pub use claims::FileClaim;
 pub use error::CacheRegistryError;
 pub use finished::{Finished, FinishedHit};
-pub use images::manifest;
 pub use stats::{CacheStats, Kind, KindStats};
 pub use tag::{file_tag, iso_tag, manifest_tag, tarball_tag};
-pub use tarballs::TarballId;
 pub use warning::CacheWarning;
 
 use std::path::PathBuf;

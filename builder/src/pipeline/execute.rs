@@ -213,7 +213,7 @@ async fn pull_planned_images(plan: &Plan, tree: &Path, run: &Execution<'_>) -> R
     // With a cache registry, a lock's digests are pulled as they are (from the cache, by
     // digest): the lock is the record of what each tag named, and upstream is not asked.
     let mut pull = run.pull.clone();
-    if pull.cache_registry.is_some() {
+    if pull.shared.is_some() {
         pull.pinned = plan
             .images
             .iter()

@@ -142,7 +142,7 @@ pub async fn keep(
     built: BuildTime,
     record: IsoRecord,
 ) {
-    let Some(cache) = run.pull.cache_registry.as_ref() else {
+    let Some(cache) = run.cache_registry else {
         return;
     };
     let Some(key) = built_key(

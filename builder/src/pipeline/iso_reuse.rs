@@ -156,7 +156,7 @@ pub async fn reuse(
     run: &Execution<'_>,
     built: BuildTime,
 ) -> Result<Option<Reused>> {
-    let Some(cache) = run.pull.cache_registry.as_ref() else {
+    let Some(cache) = run.cache_registry else {
         return Ok(None);
     };
     if run.write_lock.is_some() {

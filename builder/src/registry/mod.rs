@@ -34,6 +34,7 @@ mod pull_image;
 mod pull_types;
 mod reference;
 mod referrers;
+mod shared;
 mod store;
 mod tarball_cache;
 
@@ -57,5 +58,6 @@ pub use pull_types::{
     ImageRequest, PullOptions, PullReport, PullWarning, PulledImage, SkippedImage,
 };
 pub use reference::{RemoteName, is_sha256_digest};
+pub use shared::{SharedImageTier, SharedImages, TarballId, manifest};
 pub use store::{BlobStore, StoreStats};
 pub use tarball_cache::{CachedTarball, TARBALL_FORMAT, TarballCache};

@@ -47,8 +47,7 @@ pub async fn pull_images(
             temp.path().to_path_buf()
         }
     };
-    let store = BlobStore::new(&blob_dir, options.concurrency)?
-        .with_cache_registry(options.cache_registry.clone());
+    let store = BlobStore::new(&blob_dir, options.concurrency)?.with_shared(options.shared.clone());
     // Images are resolved (manifests, configs: small requests, each waiting a round trip)
     // several times `concurrency` at once, in any order, so their chains of requests overlap;
     // the store keeps the large transfers at `concurrency`.

@@ -13,6 +13,7 @@ use super::pull_types::{
     ImageRequest, Outcome, PullOptions, PullWarning, PulledImage, SkippedImage,
 };
 use super::reference::RemoteName;
+use super::shared::{TarballId, manifest};
 use super::store::BlobStore;
 use super::tarball_cache::{CachedTarball, TarballCache};
 use crate::progress::ProgressSink;
@@ -112,9 +113,9 @@ pub(super) async fn pull_one(
     if let Some(cache) = &cache {
         cache.put(&name.full, &top.digest, &chosen.platform, &file, &record);
     }
-    if let Some(registry) = &options.cache_registry {
+    if let Some(shared) = &options.shared {
         let id = tarball_id(name, &top, &chosen);
-        registry.push_tarball(id, &file, &record).await;
+        shared.0.push_tarball(id, &file, &record).await;
     }
     Ok(Outcome::Pulled(
         PulledImage {
@@ -136,12 +137,12 @@ impl Job<'_> {
     /// The manifest the reference names (an index or an image), its media type and contents.
     async fn top_manifest(&self) -> Result<(FetchedManifest, String, Manifest), RegistryError> {
         let name = self.name;
-        let cache = self.options.cache_registry.as_ref();
+        let shared = self.options.shared.as_ref();
         let reference = match self.options.pinned.get(&self.request.reference) {
             Some(digest) => digest.as_str(),
             None => name.manifest_reference(),
         };
-        let top = crate::cache_registry::manifest(cache, self.client, name, reference).await?;
+        let top = manifest(shared, self.client, name, reference).await?;
         let (top_type, parsed) = parse_manifest(
             &name.full,
             &top.digest,
@@ -160,9 +161,8 @@ impl Job<'_> {
                 platform: arch.platform(),
                 available: platform::describe(entries),
             })?;
-        let cache = self.options.cache_registry.as_ref();
-        let child =
-            crate::cache_registry::manifest(cache, self.client, name, &entry.digest).await?;
+        let shared = self.options.shared.as_ref();
+        let child = manifest(shared, self.client, name, &entry.digest).await?;
         check_size(name, entry, &child)?;
         let (_, parsed) = parse_manifest(
             &name.full,
@@ -296,19 +296,13 @@ impl Job<'_> {
         top_type: &str,
         chosen: &Chosen,
     ) -> Option<Outcome> {
-        let registry = self.options.cache_registry.as_ref()?;
+        let shared = self.options.shared.as_ref()?;
         let id = tarball_id(self.name, top, chosen);
-        let (file, _) = registry
-            .fetch_tarball(id, self.out_dir, self.progress)
-            .await?;
+        let file = shared.0.tarball(id, self.out_dir, self.progress).await?;
         let cached = match self.checked(&file, top, chosen).await {
             Ok(cached) => cached,
             Err(reason) => {
-                registry.refused(
-                    crate::cache_registry::Finished::Tarball,
-                    &self.name.full,
-                    reason,
-                );
+                shared.0.refused_tarball(&self.name.full, reason);
                 return None;
             }
         };
@@ -384,8 +378,8 @@ fn tarball_id<'a>(
     name: &'a RemoteName,
     top: &'a FetchedManifest,
     chosen: &'a Chosen,
-) -> crate::cache_registry::TarballId<'a> {
-    crate::cache_registry::TarballId {
+) -> TarballId<'a> {
+    TarballId {
         image: &name.full,
         digest: &top.digest,
         platform_digest: &chosen.platform_digest,
