@@ -82,6 +82,17 @@ impl CacheRegistry {
         if !self.can_push() {
             return;
         }
+        // A file the build could not take from here (nothing published to check it against)
+        // is pushed only when the registry does not hold these bytes for it already.
+        let digest = format!("sha256:{sha256}");
+        if let Some(held) = self
+            .entry(Kind::File, &file_tag(url), url, FILE_ARTIFACT)
+            .await
+            && held.key == url
+            && held.content.digest == digest
+        {
+            return;
+        }
         let entry = Entry {
             kind: FILE_ARTIFACT.into(),
             key: url.to_string(),

@@ -48,7 +48,6 @@ use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-pub use claims::FileClaim;
 pub use error::CacheRegistryError;
 pub use finished::{Finished, FinishedHit};
 pub use stats::{CacheStats, Kind, KindStats};
