@@ -214,26 +214,45 @@ async fn check(
 ) -> Result<Result<Checked, String>> {
     let want = known.want(plan)?;
     let iso = path.to_path_buf();
-    let contents = tokio::task::spawn_blocking(move || check_iso(&iso, &want))
-        .await
-        .context("checking the ISO stopped")?;
-    let contents = match contents {
-        Ok(contents) => contents,
-        Err(reason) => return Ok(Err(reason)),
-    };
-    let (files, report) = reported(plan, tree, known, &contents);
     let scratch = tempfile::tempdir().context("creating a scratch folder")?;
-    let signatures = run
-        .signatures
-        .check(
+    // The signatures need only the files' and images' digests: they are checked (small
+    // requests) while the ISO is read.
+    let named = PullReport {
+        images: plan
+            .images
+            .iter()
+            .zip(&known.digests)
+            .map(|(image, digest)| PulledImage {
+                reference: image.reference.to_string(),
+                digest: digest.clone(),
+                media_type: String::new(),
+                platform_digest: String::new(),
+                platform: String::new(),
+                tarball: tree.join("docker").join(&image.tarball),
+                tarball_size: 0,
+                tarball_sha256: String::new(),
+                blobs: Vec::new(),
+            })
+            .collect(),
+        ..PullReport::default()
+    };
+    let (contents, signatures) = tokio::join!(
+        tokio::task::spawn_blocking(move || check_iso(&iso, &want)),
+        run.signatures.check(
             plan,
-            &files,
-            &report,
+            &known.files,
+            &named,
             run.fetcher,
             &run.pull,
             scratch.path(),
-        )
-        .await?;
+        ),
+    );
+    let contents = match contents.context("checking the ISO stopped")? {
+        Ok(contents) => contents,
+        Err(reason) => return Ok(Err(reason)),
+    };
+    let signatures = signatures?;
+    let (files, report) = reported(plan, tree, known, &contents);
     let mut entries: Vec<FileEntry> = files
         .iter()
         .map(|f| FileEntry {
