@@ -3,16 +3,20 @@
 //! writer. A rebuild that comes to the same key links the ISO it made before (hard link, no copy),
 //! hashes it again against the digest it was kept with, and writes only its sidecar.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crate::iso::{BuildTime, Packed, partial_path, sidecar_line, sidecar_path};
+use crate::store::LocalFinished;
 
 /// The cache entry for one build.
 #[derive(Debug, Clone)]
 pub struct IsoCache {
-    iso: PathBuf,
-    sum: PathBuf,
+    folder: LocalFinished,
+    key: String,
 }
+
+/// The text kept beside a cached ISO: its sha256.
+const SUM: &str = "sha256";
 
 impl IsoCache {
     /// The entry for a tree whose generated files (`versions.txt` first, then any other file the
@@ -31,21 +35,22 @@ impl IsoCache {
     /// The entry named `key` (a key computed elsewhere, such as a build's recipe key).
     pub fn for_key(dir: &Path, key: &str) -> Self {
         IsoCache {
-            iso: dir.join(format!("{key}.iso")),
-            sum: dir.join(format!("{key}.iso.sha256")),
+            folder: LocalFinished::new(dir.to_path_buf(), "iso"),
+            key: key.to_string(),
         }
     }
 
     /// Links the cached ISO to `to` and hashes it again: its sha256 when that is the digest
     /// it was kept with; `None` (the entry removed, when it is damaged) otherwise.
     pub fn link_rehashed(&self, to: &Path) -> Option<String> {
-        let sha256 = std::fs::read_to_string(&self.sum).ok()?.trim().to_string();
-        let _ = std::fs::remove_file(to);
-        std::fs::hard_link(&self.iso, to).ok()?;
+        let sha256 = self.folder.side(&self.key, SUM)?.trim().to_string();
+        if !self.folder.link(&self.key, to) {
+            return None;
+        }
         match crate::digest::sha256_file(to) {
             Ok(actual) if actual.hex() == sha256 => Some(sha256),
             _ => {
-                tracing::debug!(iso = %self.iso.display(), "damaged cached ISO removed");
+                tracing::debug!(key = %self.key, "damaged cached ISO removed");
                 let _ = std::fs::remove_file(to);
                 self.remove();
                 None
@@ -55,16 +60,14 @@ impl IsoCache {
 
     /// Removes the entry.
     pub fn remove(&self) {
-        for path in [&self.iso, &self.sum] {
-            let _ = std::fs::remove_file(path);
-        }
+        self.folder.remove(&self.key, &[SUM]);
     }
 
     /// Links the cached ISO to `out` (through `<out>.partial`, hashed again there against the
     /// digest it was kept with) and writes its sidecar; `None` when there is no sound entry or
     /// it cannot be linked.
     pub fn take(&self, out: &Path, time: BuildTime) -> Option<Packed> {
-        let size = std::fs::metadata(&self.iso).ok()?.len();
+        let size = std::fs::metadata(self.folder.path(&self.key)).ok()?.len();
         let partial = partial_path(out);
         let sha256 = self.link_rehashed(&partial)?;
         let name = out.file_name()?.to_string_lossy().into_owned();
@@ -90,19 +93,7 @@ impl IsoCache {
 
     /// Adds a freshly packed ISO (best effort).
     pub fn put(&self, packed: &Packed) {
-        let Some(dir) = self.iso.parent() else { return };
-        if std::fs::create_dir_all(dir).is_err() {
-            return;
-        }
-        let _ = std::fs::remove_file(&self.iso);
-        if std::fs::hard_link(&packed.path, &self.iso).is_err() {
-            return;
-        }
-        let Ok(mut temp) = tempfile::NamedTempFile::new_in(dir) else {
-            return;
-        };
-        if std::io::Write::write_all(&mut temp, packed.sha256.as_bytes()).is_ok() {
-            let _ = temp.persist(&self.sum);
-        }
+        self.folder
+            .put(&self.key, &packed.path, &[(SUM, packed.sha256.as_str())]);
     }
 }

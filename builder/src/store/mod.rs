@@ -1,4 +1,5 @@
-//! The artifact store's checks: what a finished tarball or ISO taken from any cache (the local
+//! The artifact store's checks and its local folder of finished files: what a finished tarball
+//! or ISO taken from any cache (the local
 //! `--cache-dir` or the shared `--cache-registry`) must pass before a build uses it. A cache is
 //! never a source of truth: everything it serves is checked against what the build knows on
 //! its own (published checksums, the digests upstream or the lock gives), as thoroughly as the
@@ -18,7 +19,9 @@
 //! ```
 
 mod iso_check;
+mod local;
 mod tarball_check;
 
 pub use iso_check::{IsoContents, IsoWant, check_iso};
+pub use local::LocalFinished;
 pub use tarball_check::{TarballCheck, TarballFacts, check_tarball_file};
