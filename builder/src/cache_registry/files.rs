@@ -1,5 +1,7 @@
-//! Downloaded files in the cache registry: found by the tag of their canonical URL, their bytes
-//! checked against the digest the artifact claims as they stream in.
+//! Downloaded files in the cache registry: found by the tag of their canonical URL, taken only
+//! when the entry's digest is the one the downloader knows on its own (the lock's pin or the
+//! publisher's checksum: [`crate::fetch::Fetcher::expected_sha256`]), their bytes checked
+//! against it as they stream in.
 
 use std::path::Path;
 
