@@ -10,7 +10,8 @@
 //! download), `head_start` (the large files begun while planning), `execute` (the second phase) and
 //! `execution` (its settings), `record`
 //! (`versions.txt`), `sbom` (the SPDX document), `summary`, `lock`, `iso_cache` and
-//! `iso_recipe` (finished ISOs kept), `staging`, `run` (both phases).
+//! `iso_recipe` (finished ISOs kept), `iso_reuse` (a finished ISO taken from a cache, checked),
+//! `staging`, `run` (both phases).
 
 mod execute;
 mod execution;
