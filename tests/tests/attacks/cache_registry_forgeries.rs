@@ -3,7 +3,8 @@
 //! URL and an ISO holding it (whose versions.txt and SBOM agree with its own bytes); then it
 //! re-points the honest runners' finished-ISO entry at that ISO. The next honest runner never
 //! runs the kubeadm, never ships it, and gives the ISO a clean build gives; it pushes the true
-//! entries back in place of the forged ones.
+//! entries back in place of the forged ones. The ISO entry re-pointed at bytes that are no ISO
+//! at all is refused the same way.
 
 use cks_builder::cache_registry::file_tag;
 use cks_builder::pipeline::Request;
@@ -122,5 +123,26 @@ async fn a_pusher_cannot_make_a_runner_run_or_ship_its_kubeadm_or_take_its_iso()
     assert_eq!(c.sha256, clean.sha256);
     assert_eq!(c.cache_registry.expect("statistics").iso.hits, 1);
     assert!(!marker.exists());
+
+    // The ISO entry re-pointed at bytes that are no ISO at all (the kubeadm file's blob).
+    let kubeadm_entry = artifact(storage.path(), &kubeadm_tag);
+    let other = kubeadm_entry["layers"][0]["digest"]
+        .as_str()
+        .expect("a digest")
+        .to_string();
+    let size = kubeadm_entry["layers"][0]["size"].as_u64().expect("a size");
+    repoint(storage.path(), &honest_iso, &other, size);
+    let d = run_build(&honest("d"), Request::default())
+        .await
+        .expect("runner D");
+    assert_eq!(
+        d.sha256, clean.sha256,
+        "runner D gives the clean ISO's bytes"
+    );
+    let warnings = cache_warnings(&d);
+    assert!(
+        warnings.len() == 1 && warnings[0].contains("not what this build makes"),
+        "{warnings:?}"
+    );
     drop(cache);
 }
