@@ -10,6 +10,7 @@
 //! | [`git`] | listing a remote's tags (`git ls-remote`) over http(s), git:// or a local path |
 //! | [`registry`] | image pulls: auth, platforms, the blob store, the layout tarballs |
 //! | [`cache_registry`] | `--cache-registry`: an OCI registry as the build cache CI runners share |
+//! | [`store`] | the checks every finished tarball or ISO from a cache passes before it is used |
 //! | [`signature`] | `--signatures`: the cosign signatures of the Kubernetes binaries and images, fetched and judged |
 //! | [`iso`] | the ISO 9660 writer and reader |
 //! | [`inspect`] | `cks-iso verify` and `diff`: what an ISO holds against the node contract |
@@ -70,3 +71,4 @@ pub mod register;
 pub mod registry;
 pub mod retry;
 pub mod signature;
+pub mod store;

@@ -32,6 +32,9 @@ fn dry_run_json_prints_the_plan_and_fetches_no_binary_but_kubeadm() {
         "--dry-run",
         "--json",
     ]);
+    // kubeadm runs only once its signature is not refused: the demo's binaries are signed by
+    // its test root.
+    command.arg("--trusted-root").arg(upstream.trusted_root());
     for m in upstream.mirrors() {
         command.args(["--mirror", &m]);
     }

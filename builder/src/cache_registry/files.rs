@@ -1,5 +1,7 @@
-//! Downloaded files in the cache registry: found by the tag of their canonical URL, their bytes
-//! checked against the digest the artifact claims as they stream in.
+//! Downloaded files in the cache registry: found by the tag of their canonical URL, taken only
+//! when the entry's digest is the one the downloader knows on its own (the lock's pin or the
+//! publisher's checksum: [`crate::fetch::Fetcher::expected_sha256`]), their bytes checked
+//! against it as they stream in.
 
 use std::path::Path;
 
@@ -80,6 +82,17 @@ impl CacheRegistry {
         checksum: &ChecksumStatus,
     ) {
         if !self.can_push() {
+            return;
+        }
+        // A file the build could not take from here (nothing published to check it against)
+        // is pushed only when the registry does not hold these bytes for it already.
+        let digest = format!("sha256:{sha256}");
+        if let Some(held) = self
+            .entry(Kind::File, &file_tag(url), url, FILE_ARTIFACT)
+            .await
+            && held.key == url
+            && held.content.digest == digest
+        {
             return;
         }
         let entry = Entry {

@@ -54,6 +54,19 @@ pub struct FinishedHit {
 }
 
 impl CacheRegistry {
+    /// Records that the finished entry this build took for `what` (named `entry`) failed the
+    /// check of a written one (`reason`): a miss and one warning; the build makes it and
+    /// pushes it again.
+    pub fn refused(&self, what: Finished, entry: &str, reason: String) {
+        self.counters.missed(what.kind());
+        self.counters.unhit(what.kind());
+        self.warn(super::CacheWarning::Refused {
+            registry: self.url.clone(),
+            entry: entry.to_string(),
+            reason,
+        });
+    }
+
     /// Streams the finished entry tagged `tag`, stored for `key`, into `file`, checking its size
     /// and sha256; `None` when the registry holds none, or only a damaged copy (then a warning).
     pub async fn fetch_finished(

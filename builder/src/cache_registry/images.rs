@@ -1,51 +1,38 @@
 //! Image manifests and blobs in the cache registry: blobs by digest, as the upstream registry
-//! serves them; manifests as artifacts found by the tag of `repository@reference`.
+//! serves them; manifests as artifacts found by the tag of `repository@digest` (a tag is never
+//! resolved here: [`crate::registry::manifest`]). With the finished tarballs, they are the
+//! puller's shared tier ([`crate::registry::SharedImages`]).
 
 use std::path::Path;
 
 use super::artifact::{Descriptor, Entry, MANIFEST_ARTIFACT};
 use super::push::Body;
-use super::{Kind, SharedCacheRegistry, manifest_tag};
+use super::{CacheRegistry, Kind, manifest_tag};
+use crate::fetch::PortFuture;
 use crate::progress::{NoProgress, ProgressSink};
-use crate::registry::{FetchedManifest, RegistryClient, RegistryError, RemoteName};
+use crate::registry::{CachedTarball, FetchedManifest, RemoteName, SharedImages, TarballId};
 
 /// The largest manifest taken from the cache (as from any registry).
 const MAX_MANIFEST_BYTES: u64 = 4 * 1024 * 1024;
 
-/// The manifest `reference` (tag or digest) of `name`: from `cache` when it holds a sound copy,
-/// else from upstream through `client` (then pushed to `cache`).
-pub async fn manifest(
-    cache: Option<&SharedCacheRegistry>,
-    client: &RegistryClient,
-    name: &RemoteName,
-    reference: &str,
-) -> Result<FetchedManifest, RegistryError> {
-    let Some(cache) = cache else {
-        return client.manifest(name, reference).await;
-    };
-    let repository = format!("{}/{}", name.registry, name.repository);
-    let tag = manifest_tag(&repository, reference);
-    if let Some(found) = cache.cached_manifest(&tag, name, reference).await {
-        return Ok(found);
+impl CacheRegistry {
+    /// Whether the cache holds an entry for the manifest `digest` of `repository` (its tag
+    /// answers), so a manifest resolved upstream by tag is not pushed again.
+    async fn holds_manifest(&self, repository: &str, digest: &str) -> bool {
+        if !self.usable() {
+            return true;
+        }
+        let tag = manifest_tag(repository, digest);
+        self.client.manifest(&self.name, &tag).await.is_ok()
     }
-    let fetched = client.manifest(name, reference).await?;
-    cache
-        .push_manifest_entry(&tag, name, reference, &fetched)
-        .await;
-    Ok(fetched)
-}
 
-impl SharedCacheRegistry {
-    async fn cached_manifest(
-        &self,
-        tag: &str,
-        name: &RemoteName,
-        reference: &str,
-    ) -> Option<FetchedManifest> {
+    async fn cached_manifest(&self, name: &RemoteName, reference: &str) -> Option<FetchedManifest> {
+        let repository = format!("{}/{}", name.registry, name.repository);
+        let tag = manifest_tag(&repository, reference);
         if !self.usable() {
             return None;
         }
-        let artifact = match self.client.manifest(&self.name, tag).await {
+        let artifact = match self.client.manifest(&self.name, &tag).await {
             Ok(artifact) => artifact,
             Err(error) => {
                 self.read_failed(Kind::Manifest, &name.full, "", error);
@@ -81,14 +68,18 @@ impl SharedCacheRegistry {
 
     async fn push_manifest_entry(
         &self,
-        tag: &str,
         name: &RemoteName,
-        reference: &str,
         fetched: &FetchedManifest,
+        unless_held: bool,
     ) {
-        if !self.can_push() {
+        let repository = format!("{}/{}", name.registry, name.repository);
+        if !self.can_push()
+            || (unless_held && self.holds_manifest(&repository, &fetched.digest).await)
+        {
             return;
         }
+        let reference = &fetched.digest;
+        let tag = &manifest_tag(&repository, reference);
         let Some(media_type) = fetched.content_type.clone() else {
             return;
         };
@@ -156,5 +147,62 @@ impl SharedCacheRegistry {
             Ok(()) => self.counters.pushed(Kind::Blob),
             Err(failure) => self.push_failed(failure),
         }
+    }
+}
+
+/// The puller's shared tier: the manifests, blobs and finished tarballs of this cache registry.
+impl SharedImages for CacheRegistry {
+    fn manifest<'a>(
+        &'a self,
+        name: &'a RemoteName,
+        digest: &'a str,
+    ) -> PortFuture<'a, Option<FetchedManifest>> {
+        Box::pin(self.cached_manifest(name, digest))
+    }
+
+    fn push_manifest<'a>(
+        &'a self,
+        name: &'a RemoteName,
+        fetched: &'a FetchedManifest,
+        unless_held: bool,
+    ) -> PortFuture<'a, ()> {
+        Box::pin(self.push_manifest_entry(name, fetched, unless_held))
+    }
+
+    fn blob<'a>(
+        &'a self,
+        image: &'a str,
+        digest: &'a str,
+        size: u64,
+        file: &'a Path,
+        progress: &'a dyn ProgressSink,
+    ) -> PortFuture<'a, bool> {
+        Box::pin(self.fetch_blob(image, digest, size, file, progress))
+    }
+
+    fn push_blob<'a>(&'a self, digest: &'a str, size: u64, path: &'a Path) -> PortFuture<'a, ()> {
+        Box::pin(self.push_image_blob(digest, size, path))
+    }
+
+    fn tarball<'a>(
+        &'a self,
+        id: TarballId<'a>,
+        out_dir: &'a Path,
+        progress: &'a dyn ProgressSink,
+    ) -> PortFuture<'a, Option<tempfile::TempPath>> {
+        Box::pin(self.fetch_tarball(id, out_dir, progress))
+    }
+
+    fn push_tarball<'a>(
+        &'a self,
+        id: TarballId<'a>,
+        path: &'a Path,
+        record: &'a CachedTarball,
+    ) -> PortFuture<'a, ()> {
+        Box::pin(CacheRegistry::push_tarball(self, id, path, record))
+    }
+
+    fn refused_tarball(&self, image: &str, reason: String) {
+        self.refused(super::Finished::Tarball, image, reason);
     }
 }

@@ -6,15 +6,17 @@
 //! and ISOs are artifacts the same way, found by a tag from everything that determines their
 //! bytes ([`tarball_tag`], [`iso_tag`]); [`CacheStats`] counts what each kind of entry did.
 //!
-//! The order is local `--cache-dir`, then this registry, then upstream. Every entry is checked
-//! against the digest it claims while it streams in, before it is used; a damaged one is
-//! ignored, fetched from upstream and pushed again. What comes from upstream is pushed only after
-//! it was verified. A registry that is down, or refuses pushes, costs a [`CacheWarning`], never
-//! the build: after the first failure it is left alone for the rest of the build.
-//!
-//! A manifest found by tag is taken as the first build that pushed it resolved that tag, so
-//! every runner builds the same images; a new upstream push to the same tag is seen once the
-//! cache repository is cleared (or `--locked` pins digests).
+//! The order is local `--cache-dir`, then this registry, then upstream. The registry is a
+//! cache, never a source of truth: an entry is taken only by what the build knows on its own (a
+//! file by the digest its publisher or the lock gives, a manifest or blob by the digest upstream
+//! or the lock named, a finished tarball or ISO once [`crate::store`]'s checks pass), and every
+//! entry is hashed against its digest while it streams in; a damaged or refused one is ignored,
+//! fetched from upstream (or made again) and pushed again. What comes from upstream is pushed
+//! only after it was verified. A registry that is down, or refuses pushes, costs a
+//! [`CacheWarning`], never the build: after the first failure it is left alone for the rest of
+//! the build. The downloader and the puller reach it through their ports
+//! ([`crate::fetch::SharedFiles`], [`crate::registry::SharedImages`]); the build asks it for the
+//! finished ISO itself.
 //!
 //! ```no_run
 //! # fn demo() -> Result<(), cks_builder::cache_registry::CacheRegistryError> {
@@ -48,13 +50,10 @@ use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-pub use claims::FileClaim;
 pub use error::CacheRegistryError;
 pub use finished::{Finished, FinishedHit};
-pub use images::manifest;
 pub use stats::{CacheStats, Kind, KindStats};
 pub use tag::{file_tag, iso_tag, manifest_tag, tarball_tag};
-pub use tarballs::TarballId;
 pub use warning::CacheWarning;
 
 use std::path::PathBuf;

@@ -149,6 +149,14 @@ impl Counters {
         k.bytes.fetch_add(bytes, Ordering::Relaxed);
     }
 
+    /// Takes back a hit whose entry was then refused.
+    pub(super) fn unhit(&self, kind: Kind) {
+        let k = &self.kinds[kind.index()];
+        let _ = k
+            .hits
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |h| h.checked_sub(1));
+    }
+
     pub(super) fn missed(&self, kind: Kind) {
         self.kinds[kind.index()]
             .misses

@@ -5,24 +5,17 @@
 
 use std::path::Path;
 
-use super::{Finished, SharedCacheRegistry, tarball_tag};
+use super::{CacheRegistry, Finished, tarball_tag};
 use crate::progress::ProgressSink;
-use crate::registry::{CachedTarball, TARBALL_FORMAT};
+use crate::registry::{CachedTarball, TARBALL_FORMAT, TarballId};
 
-/// What identifies one tarball.
-#[derive(Debug, Clone, Copy)]
-pub struct TarballId<'a> {
-    /// The image's full name.
-    pub image: &'a str,
-    /// The digest its reference resolved to.
-    pub digest: &'a str,
-    /// The digest of the platform's manifest.
-    pub platform_digest: &'a str,
-    /// The platform, e.g. `linux/amd64`.
-    pub platform: &'a str,
+/// The key and the tag of a tarball's entry.
+trait Keyed {
+    fn key(&self) -> String;
+    fn tag(&self) -> String;
 }
 
-impl TarballId<'_> {
+impl Keyed for TarballId<'_> {
     fn key(&self) -> String {
         super::tag::tarball_key(
             TARBALL_FORMAT,
@@ -38,15 +31,16 @@ impl TarballId<'_> {
     }
 }
 
-impl SharedCacheRegistry {
-    /// The tarball of `id` from the cache registry, verified, under a temporary name in
-    /// `out_dir`, with its record; `None` when it holds none (or a damaged or inconsistent one).
+impl CacheRegistry {
+    /// The tarball of `id` from the cache registry, hashed against the digest it is held
+    /// under as it streams in, under a temporary name in `out_dir`; `None` when it holds none
+    /// (or a damaged one). Its record is not taken: the caller checks the tarball itself.
     pub async fn fetch_tarball(
         &self,
         id: TarballId<'_>,
         out_dir: &Path,
         progress: &dyn ProgressSink,
-    ) -> Option<(tempfile::TempPath, CachedTarball)> {
+    ) -> Option<tempfile::TempPath> {
         if !self.usable() {
             return None;
         }
@@ -55,15 +49,9 @@ impl SharedCacheRegistry {
             .tempfile_in(out_dir)
             .ok()?
             .into_temp_path();
-        let hit = self
-            .fetch_finished(Finished::Tarball, &id.tag(), &id.key(), &file, progress)
+        self.fetch_finished(Finished::Tarball, &id.tag(), &id.key(), &file, progress)
             .await?;
-        let record: CachedTarball = serde_json::from_str(&hit.record).ok()?;
-        let consistent = record.size == hit.size
-            && record.sha256.trim_start_matches("sha256:") == hit.sha256
-            && record.platform_digest == id.platform_digest
-            && record.platform == id.platform;
-        consistent.then_some((file, record))
+        Some(file)
     }
 
     /// Pushes the tarball of `id` written at `path`, with its record; failures become warnings.

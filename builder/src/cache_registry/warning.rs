@@ -33,6 +33,18 @@ pub enum CacheWarning {
         /// How it differs.
         reason: String,
     },
+    /// A finished tarball or ISO that is not what this build makes from what it knows on its
+    /// own (the publisher's checksums, upstream's or the lock's digests): a pusher's forgery or
+    /// a build of other inputs. It was not used; the build made its own and pushed it in its
+    /// place.
+    Refused {
+        /// The `--cache-registry` URL.
+        registry: String,
+        /// The image or ISO the entry was for.
+        entry: String,
+        /// What differs.
+        reason: String,
+    },
 }
 
 impl std::fmt::Display for CacheWarning {
@@ -54,6 +66,14 @@ impl std::fmt::Display for CacheWarning {
             } => write!(
                 f,
                 "cache registry {registry} holds a damaged {digest} for {entry} ({reason}); it was ignored and replaced (fetched from upstream, or made again, and pushed again); a registry whose storage holds the damaged bytes keeps them (the distribution registry never rewrites a blob it has): delete that blob from its storage and garbage-collect"
+            ),
+            CacheWarning::Refused {
+                registry,
+                entry,
+                reason,
+            } => write!(
+                f,
+                "cache registry {registry} holds a finished {entry} that is not what this build makes ({reason}); it was not used: this build made its own and pushed it in its place (check who may push to the cache registry)"
             ),
         }
     }

@@ -96,18 +96,7 @@ impl Fetcher {
             }
         }
 
-        if let Some(registry) = &self.options.cache_registry
-            && let Ok(temp) = temp_in(dir, &dest_name)
-            && let Some(hit) = registry
-                .0
-                .fetch_file(&spec.urls, &spec.checksum, temp.path(), &*self.progress)
-                .await
-        {
-            let got = Downloaded {
-                temp,
-                sha256: hit.sha256.clone(),
-                bytes: hit.bytes,
-            };
+        if let Some((got, hit)) = self.take_from_shared_tier(spec, dir, &dest_name).await {
             if let Some(cache) = &self.cache {
                 let entry = CacheEntry {
                     url: hit.url.clone(),
@@ -244,7 +233,11 @@ impl Fetcher {
     }
 
     /// The digest `spec` must have when fetched from the candidate `url`.
-    async fn expected_digest(&self, spec: &FileSpec, url: &str) -> Result<Expected, FetchError> {
+    pub(super) async fn expected_digest(
+        &self,
+        spec: &FileSpec,
+        url: &str,
+    ) -> Result<Expected, FetchError> {
         let list_url = match &spec.checksum {
             Checksum::None => return Ok(None),
             Checksum::Pinned { sha256 } => {

@@ -55,7 +55,7 @@ pub use cks_pinning::sources::{Checksum, Edit, Replacer};
 pub use client::ClientOptions;
 pub use error::{FetchError, FileError};
 pub use mirror::{Login, Mirror, MirrorError, Mirrors};
-pub use shared::{PortFuture, SharedFiles, SharedHit, SharedTier};
+pub use shared::{Expected, PortFuture, SharedFiles, SharedHit, SharedTier};
 pub use spec::{ChecksumStatus, FetchedFile, FileSpec};
 
 use crate::progress::{NoProgress, ProgressSink};

@@ -11,6 +11,7 @@ use super::execution::Execution;
 use super::head_start::HeadStart;
 use super::iso_cache::IsoCache;
 use super::iso_recipe;
+use super::iso_reuse;
 use super::lock::{LOCK_FORMAT, Lock};
 use super::options::Inputs;
 use super::plan::Plan;
@@ -58,7 +59,7 @@ pub async fn execute(
         Some(seconds) => BuildTime::fixed(seconds),
         None => BuildTime::from_env_value(None, SystemTime::now())?,
     };
-    if let Some(reused) = iso_recipe::reuse(plan, tree, &fetched, &run, built).await? {
+    if let Some(reused) = iso_reuse::reuse(plan, tree, &fetched, &run, built).await? {
         laps.lap("iso");
         let seconds = built.unix_seconds;
         return Ok(iso_recipe::summary(
@@ -209,7 +210,17 @@ async fn pull_planned_images(plan: &Plan, tree: &Path, run: &Execution<'_>) -> R
         .collect();
     let docker = tree.join("docker");
     std::fs::create_dir_all(&docker).with_context(|| format!("creating {}", docker.display()))?;
-    let report = pull_images(&requests, &docker, &run.pull, run.progress)
+    // With a cache registry, a lock's digests are pulled as they are (from the cache, by
+    // digest): the lock is the record of what each tag named, and upstream is not asked.
+    let mut pull = run.pull.clone();
+    if pull.shared.is_some() {
+        pull.pinned = plan
+            .images
+            .iter()
+            .filter_map(|i| Some((i.reference.to_string(), i.digest.clone()?)))
+            .collect();
+    }
+    let report = pull_images(&requests, &docker, &pull, run.progress)
         .await
         .context("pulling the images")?;
     check_locked_digests(plan, &report)?;

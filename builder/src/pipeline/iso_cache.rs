@@ -1,19 +1,22 @@
 //! Finished ISOs kept in the cache folder, keyed by what determines every byte of one: the
 //! tree's `versions.txt` (every path, digest and the build time) and SBOM, the volume id and the
-//! writer. A rebuild that comes to the same key links the ISO it made before (hard link, no copy) and
-//! writes only its sidecar.
+//! writer. A rebuild that comes to the same key links the ISO it made before (hard link, no copy),
+//! hashes it again against the digest it was kept with, and writes only its sidecar.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crate::iso::{BuildTime, Packed, partial_path, sidecar_line, sidecar_path};
+use crate::store::LocalFinished;
 
 /// The cache entry for one build.
 #[derive(Debug, Clone)]
 pub struct IsoCache {
-    iso: PathBuf,
-    sum: PathBuf,
-    record: PathBuf,
+    folder: LocalFinished,
+    key: String,
 }
+
+/// The text kept beside a cached ISO: its sha256.
+const SUM: &str = "sha256";
 
 impl IsoCache {
     /// The entry for a tree whose generated files (`versions.txt` first, then any other file the
@@ -32,38 +35,41 @@ impl IsoCache {
     /// The entry named `key` (a key computed elsewhere, such as a build's recipe key).
     pub fn for_key(dir: &Path, key: &str) -> Self {
         IsoCache {
-            iso: dir.join(format!("{key}.iso")),
-            sum: dir.join(format!("{key}.iso.sha256")),
-            record: dir.join(format!("{key}.json")),
+            folder: LocalFinished::new(dir.to_path_buf(), "iso"),
+            key: key.to_string(),
         }
     }
 
-    /// The record kept beside the entry, if any.
-    pub fn record(&self) -> Option<String> {
-        std::fs::read_to_string(&self.record).ok()
-    }
-
-    /// Keeps `text` as the entry's record (best effort).
-    pub fn put_record(&self, text: &str) {
-        let Some(dir) = self.record.parent() else {
-            return;
-        };
-        let Ok(mut temp) = tempfile::NamedTempFile::new_in(dir) else {
-            return;
-        };
-        if std::io::Write::write_all(&mut temp, text.as_bytes()).is_ok() {
-            let _ = temp.persist(&self.record);
+    /// Links the cached ISO to `to` and hashes it again: its sha256 when that is the digest
+    /// it was kept with; `None` (the entry removed, when it is damaged) otherwise.
+    pub fn link_rehashed(&self, to: &Path) -> Option<String> {
+        let sha256 = self.folder.side(&self.key, SUM)?.trim().to_string();
+        if !self.folder.link(&self.key, to) {
+            return None;
+        }
+        match crate::digest::sha256_file(to) {
+            Ok(actual) if actual.hex() == sha256 => Some(sha256),
+            _ => {
+                tracing::debug!(key = %self.key, "damaged cached ISO removed");
+                let _ = std::fs::remove_file(to);
+                self.remove();
+                None
+            }
         }
     }
 
-    /// Links the cached ISO to `out` (through `<out>.partial`) and writes its sidecar; `None`
-    /// when there is no entry or it cannot be linked.
+    /// Removes the entry.
+    pub fn remove(&self) {
+        self.folder.remove(&self.key, &[SUM]);
+    }
+
+    /// Links the cached ISO to `out` (through `<out>.partial`, hashed again there against the
+    /// digest it was kept with) and writes its sidecar; `None` when there is no sound entry or
+    /// it cannot be linked.
     pub fn take(&self, out: &Path, time: BuildTime) -> Option<Packed> {
-        let sha256 = std::fs::read_to_string(&self.sum).ok()?.trim().to_string();
-        let size = std::fs::metadata(&self.iso).ok()?.len();
+        let size = std::fs::metadata(self.folder.path(&self.key)).ok()?.len();
         let partial = partial_path(out);
-        let _ = std::fs::remove_file(&partial);
-        std::fs::hard_link(&self.iso, &partial).ok()?;
+        let sha256 = self.link_rehashed(&partial)?;
         let name = out.file_name()?.to_string_lossy().into_owned();
         let sidecar = sidecar_path(out);
         let sidecar_partial = partial_path(&sidecar);
@@ -87,19 +93,7 @@ impl IsoCache {
 
     /// Adds a freshly packed ISO (best effort).
     pub fn put(&self, packed: &Packed) {
-        let Some(dir) = self.iso.parent() else { return };
-        if std::fs::create_dir_all(dir).is_err() {
-            return;
-        }
-        let _ = std::fs::remove_file(&self.iso);
-        if std::fs::hard_link(&packed.path, &self.iso).is_err() {
-            return;
-        }
-        let Ok(mut temp) = tempfile::NamedTempFile::new_in(dir) else {
-            return;
-        };
-        if std::io::Write::write_all(&mut temp, packed.sha256.as_bytes()).is_ok() {
-            let _ = temp.persist(&self.sum);
-        }
+        self.folder
+            .put(&self.key, &packed.path, &[(SUM, packed.sha256.as_str())]);
     }
 }

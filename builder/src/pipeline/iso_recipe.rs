@@ -1,21 +1,17 @@
-//! A finished ISO found before anything large is fetched: its recipe key is computed from what
-//! determines every byte of the ISO and is known from manifests alone: the plan (every version,
-//! URL, image reference and the volume id; not the output path), the build time, the sha256 of
-//! every file and the digest of every image, and the versions of the builder and its formats.
+//! The recipe key of a finished ISO: computed from what determines every byte of it and is
+//! known before anything large is fetched: the plan (every version, URL, image reference and
+//! the volume id; not the output path), the build time, the sha256 of every file and the digest
+//! of every image, and the versions of the builder and its formats.
 //!
 //! A build that made an ISO keeps it under the key computed from what it verified (in the local
-//! `--cache-dir` and in the cache registry). A later build with a cache registry computes the same
-//! key from what the cache registry claims for each file and manifest (small requests, no
-//! content), and takes the ISO kept for it: local first, then the cache registry, whose copy is
-//! checked against its digest as it streams in. Anything missing or damaged: the build goes on
-//! the long way (files, images, pack), which gives the same ISO.
+//! `--cache-dir` and in the cache registry, [`keep`]); a later build finds it by the key of what
+//! it knows on its own and checks it before use ([`super::iso_reuse`]).
 //!
 //! A build that writes a lock (`--write-lock`) needs every file's record, so it goes the long
 //! way; so does a plan with an image left out for its platform (the puller does not report the
 //! digest it saw for one).
 
 use std::collections::BTreeMap;
-use std::path::Path;
 
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
@@ -23,12 +19,11 @@ use serde::{Deserialize, Serialize};
 use super::execution::Execution;
 use super::iso_cache::IsoCache;
 use super::plan::Plan;
-use super::sources::file_spec;
 use super::summary::{Summary, mirrored_files};
-use crate::cache_registry::{Finished, SharedCacheRegistry, iso_tag};
+use crate::cache_registry::{Finished, iso_tag};
 use crate::fetch::FetchedFile;
-use crate::iso::{BuildTime, Packed, partial_path, sidecar_line, sidecar_path};
-use crate::registry::{PullReport, RemoteName, TARBALL_FORMAT};
+use crate::iso::{BuildTime, Packed};
+use crate::registry::{PullReport, TARBALL_FORMAT};
 
 /// What a build reports of an ISO without reading it, kept with it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -61,7 +56,7 @@ type FileLine = (String, String, String);
 
 /// The recipe key of `plan` built at `built` from `files` and, per planned image in plan
 /// order, the digest its reference resolved to.
-fn recipe_key(
+pub(super) fn recipe_key(
     plan: &Plan,
     built: i64,
     signatures: &str,
@@ -101,34 +96,6 @@ fn recipe_key(
     Ok(crate::digest::cache_key(&parts))
 }
 
-/// The key from what the cache registry claims (every planned file and manifest it holds), or
-/// `None` when it lacks any.
-async fn claimed_key(
-    plan: &Plan,
-    tree: &Path,
-    fetched: &[FetchedFile],
-    cache: &SharedCacheRegistry,
-    built: i64,
-    signatures: &str,
-) -> Option<String> {
-    let mut files = Vec::new();
-    for source in &plan.files {
-        if let Some(f) = fetched.iter().find(|f| f.name == source.iso_path) {
-            files.push((f.name.clone(), f.url.clone(), f.upstream_sha256.clone()));
-            continue;
-        }
-        let spec = file_spec(source, tree);
-        let claim = cache.claim_file(&spec.urls, &spec.checksum).await?;
-        files.push((source.iso_path.clone(), claim.url, claim.sha256));
-    }
-    let mut images = Vec::new();
-    for planned in &plan.images {
-        let name = RemoteName::parse(&planned.reference.to_string()).ok()?;
-        images.push(cache.claim_manifest(&name).await?);
-    }
-    recipe_key(plan, built, signatures, &files, &images).ok()
-}
-
 /// The key from what this build fetched and verified; `None` with an image left out.
 fn built_key(
     plan: &Plan,
@@ -163,79 +130,6 @@ fn built_key(
     recipe_key(plan, built, signatures, &files, &images).ok()
 }
 
-/// The ISO of this recipe from the local cache or the cache registry, in place at the plan's
-/// path; `None` (the build goes the long way) when neither holds a sound one.
-pub async fn reuse(
-    plan: &Plan,
-    tree: &Path,
-    fetched: &[FetchedFile],
-    run: &Execution<'_>,
-    built: BuildTime,
-) -> Result<Option<Reused>> {
-    let Some(cache) = run.pull.cache_registry.as_ref() else {
-        return Ok(None);
-    };
-    if run.write_lock.is_some() {
-        return Ok(None);
-    }
-    let Some(key) = claimed_key(
-        plan,
-        tree,
-        fetched,
-        cache,
-        built.unix_seconds,
-        &run.signatures.recipe(),
-    )
-    .await
-    else {
-        return Ok(None);
-    };
-    let local = run.iso_cache.map(|dir| IsoCache::for_key(dir, &key));
-    if let Some(local) = &local
-        && let Some(record) = local.record().and_then(|t| serde_json::from_str(&t).ok())
-        && let Some(packed) = local.take(&plan.iso, built)
-    {
-        write_beside(&plan.iso, &record)?;
-        return Ok(Some(Reused { packed, record }));
-    }
-    let partial = partial_path(&plan.iso);
-    let Some(hit) = cache
-        .fetch_finished(Finished::Iso, &iso_tag(&key), &key, &partial, run.progress)
-        .await
-    else {
-        return Ok(None);
-    };
-    let Ok(record) = serde_json::from_str::<IsoRecord>(&hit.record) else {
-        let _ = std::fs::remove_file(&partial);
-        return Ok(None);
-    };
-    let name = plan
-        .iso
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let sidecar = sidecar_path(&plan.iso);
-    let sidecar_partial = partial_path(&sidecar);
-    std::fs::write(&sidecar_partial, sidecar_line(&hit.sha256, &name))
-        .and_then(|()| std::fs::rename(&partial, &plan.iso))
-        .and_then(|()| std::fs::rename(&sidecar_partial, &sidecar))
-        .with_context(|| format!("writing {}", plan.iso.display()))?;
-    write_beside(&plan.iso, &record)?;
-    let packed = Packed {
-        path: plan.iso.clone(),
-        sidecar,
-        size: hit.size,
-        sha256: hit.sha256,
-        time: built,
-        warnings: Vec::new(),
-    };
-    if let Some(local) = &local {
-        local.put(&packed);
-        local.put_record(&hit.record);
-    }
-    Ok(Some(Reused { packed, record }))
-}
-
 /// Keeps the ISO this build packed under its recipe key: in the local cache and the cache
 /// registry (pushed after it was written and hashed; failures are the registry's warnings).
 #[allow(clippy::too_many_arguments)]
@@ -248,7 +142,7 @@ pub async fn keep(
     built: BuildTime,
     record: IsoRecord,
 ) {
-    let Some(cache) = run.pull.cache_registry.as_ref() else {
+    let Some(cache) = run.cache_registry else {
         return;
     };
     let Some(key) = built_key(
@@ -266,7 +160,6 @@ pub async fn keep(
     if let Some(dir) = run.iso_cache {
         let local = IsoCache::for_key(dir, &key);
         local.put(packed);
-        local.put_record(&text);
     }
     cache
         .push_finished(
@@ -279,19 +172,6 @@ pub async fn keep(
             text,
         )
         .await;
-}
-
-/// Writes the files kept beside the ISO (`<iso><suffix>`), each under a temporary name first.
-fn write_beside(iso: &Path, record: &IsoRecord) -> Result<()> {
-    for (suffix, text) in &record.beside {
-        if suffix.contains('/') {
-            continue;
-        }
-        let mut path = iso.as_os_str().to_owned();
-        path.push(suffix);
-        super::staging::write_atomically(Path::new(&path), text.as_bytes())?;
-    }
-    Ok(())
 }
 
 /// The summary of a build that took its ISO from a cache.

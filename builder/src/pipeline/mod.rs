@@ -11,7 +11,8 @@
 //! download), `head_start` (the large files begun while planning), `execute` (the second phase) and
 //! `execution` (its settings), `record`
 //! (`versions.txt`), `sbom` (the SPDX document), `summary`, `lock`, `iso_cache` and
-//! `iso_recipe` (finished ISOs kept), `staging`, `run` (both phases).
+//! `iso_recipe` (finished ISOs kept), `iso_reuse` (a finished ISO taken from a cache, checked),
+//! `staging`, `run` (both phases).
 
 mod execute;
 mod execution;
@@ -19,6 +20,7 @@ mod fit;
 mod head_start;
 mod iso_cache;
 mod iso_recipe;
+mod iso_reuse;
 mod kubeadm;
 mod lock;
 mod options;

@@ -21,6 +21,19 @@ pub fn record(
     tree: &Path,
     built: i64,
 ) -> Result<VersionsTxt> {
+    let files = file_entries(fetched, report, tree)?;
+    record_of(plan, fetched, report, files, built)
+}
+
+/// The record of a tree holding `files` (every file but the generated ones, sorted by path,
+/// with their sha256s), built at `built`.
+pub fn record_of(
+    plan: &Plan,
+    fetched: &[FetchedFile],
+    report: &PullReport,
+    files: Vec<FileEntry>,
+    built: i64,
+) -> Result<VersionsTxt> {
     Ok(VersionsTxt {
         kubernetes: plan.kubernetes.to_string(),
         cni_plugins: bare(&plan.cni_plugins).to_string(),
@@ -33,7 +46,7 @@ pub fn record(
         headlamp: plan.headlamp.as_ref().map(|h| h.version.bare()),
         arch: plan.arch.go_name().to_string(),
         urls: file_urls(plan, fetched),
-        files: file_entries(fetched, report, tree)?,
+        files,
         images: pinned_images(plan, report)?,
         skipped_images: skipped_images(plan, report)?,
         // The signature phase's entries are added by the caller.

@@ -2,6 +2,9 @@
 //! manifests, the kubelet units and a kubeadm for the build host (to list the images) are
 //! downloaded here (the other large files may be coming meanwhile: [`head_start_specs`]); the
 //! plan that comes out says everything the second phase will fetch.
+//!
+//! kubeadm runs only once it is verified: its digest against the publisher's checksum (or the
+//! lock) as it downloads, then its signature ([`Verifier::check_before_running`]).
 
 use std::path::{Path, PathBuf};
 
@@ -19,6 +22,7 @@ use super::releases::{Reach, Releases, TagSource, resolve_releases};
 use super::sources::{create_parents, file_spec};
 use super::staging::{Staging, write_atomically};
 use crate::fetch::{FetchedFile, Fetcher, FileSpec};
+use crate::signature::Verifier;
 
 /// The plan and the files the first phase already fetched into the tree.
 #[derive(Debug)]
@@ -79,6 +83,7 @@ pub async fn resolve(
     fetcher: &Fetcher,
     staging: &Staging,
     lock: Option<&Lock>,
+    signatures: &Verifier,
 ) -> Result<Resolved> {
     let mut large = large_sources(options, lock)?;
     let kubeadm = HostKubeadm::choose(&mut large, options, staging)?;
@@ -96,6 +101,10 @@ pub async fn resolve(
     };
     let ((releases, mut small, mut fetched), kubeadm_file) =
         tokio::try_join!(releases_and_small, kubeadm_file)?;
+    let scratch = staging.work().join("signatures");
+    signatures
+        .check_before_running(&kubeadm.source, &kubeadm_file, fetcher, &scratch)
+        .await?;
     if let Some(source) = kubeadm.in_tree {
         // The ISO's own kubeadm: fetched with the small files, not later.
         small.push(source);
@@ -133,6 +142,17 @@ async fn choose_releases(
         client: fetcher.options().client.clone(),
         retry: fetcher.options().retry.clone(),
     };
+    // With a cache registry, a lock's releases are taken as it recorded them: the lock is the
+    // record, and upstream is not asked (a build from a lock asks upstream for nothing).
+    if let Some(lock) = lock
+        && options.cache_registry.is_some()
+    {
+        return Ok(Releases {
+            autoscaler: lock.plan.autoscaler.clone(),
+            ccm: lock.plan.ccm.clone(),
+            warnings: lock.plan.warnings.clone(),
+        });
+    }
     let (autoscaler, ccm) = match lock {
         Some(lock) => (
             Some(lock.plan.autoscaler.version.clone()),
@@ -218,6 +238,8 @@ fn pin_to_lock(sources: &mut [Source], lock: Option<&Lock>) -> Result<()> {
 struct HostKubeadm {
     spec: FileSpec,
     path: PathBuf,
+    /// Where it comes from.
+    source: Source,
     /// The ISO's kubeadm, when it is the one.
     in_tree: Option<Source>,
 }
@@ -234,6 +256,7 @@ impl HostKubeadm {
             return Ok(Self {
                 spec: file_spec(&kubeadm, staging.tree()),
                 path: staging.tree().join(&kubeadm.iso_path),
+                source: kubeadm.clone(),
                 in_tree: Some(kubeadm),
             });
         }
@@ -243,6 +266,7 @@ impl HostKubeadm {
         Ok(Self {
             spec: file_spec(&host_kubeadm, staging.work()),
             path: staging.work().join(&host_kubeadm.iso_path),
+            source: host_kubeadm,
             in_tree: None,
         })
     }

@@ -75,7 +75,14 @@ pub async fn build(
         (None, None)
     };
     let work = async {
-        let resolved = resolve(options, &fetcher, &staging, request.locked.as_ref()).await?;
+        let resolved = resolve(
+            options,
+            &fetcher,
+            &staging,
+            request.locked.as_ref(),
+            &signatures,
+        )
+        .await?;
         let phases = vec![("plan".to_string(), started.elapsed().as_secs_f64())];
         if request.dry_run {
             return anyhow::Ok(Outcome::Planned(Box::new(resolved.plan)));
@@ -85,7 +92,9 @@ pub async fn build(
         let iso_cache = options.cache_dir.as_ref().map(|d| d.join("iso"));
         let sha1_memo = options.cache_dir.as_ref().map(|d| d.join("sha1"));
         let mut pull = pull_options(options)?;
-        pull.cache_registry = cache_registry.clone();
+        pull.shared = cache_registry
+            .as_ref()
+            .map(|c| crate::registry::SharedImageTier(c.0.clone()));
         let summary = execute(
             &resolved.plan,
             &staging,
@@ -100,6 +109,7 @@ pub async fn build(
                 write_lock: request.write_lock.as_deref(),
                 inputs,
                 iso_cache: iso_cache.as_deref(),
+                cache_registry: cache_registry.as_ref(),
                 sha1_memo: sha1_memo.as_deref(),
                 signatures: &signatures,
             },

@@ -240,6 +240,20 @@ fn header(kind: tar::EntryType, mode: u32, size: u64) -> tar::Header {
     header
 }
 
+/// The 512-byte tar header [`write_tarball`] writes for the entry at `path` (a directory when
+/// `directory`) of `size` bytes, so a tarball can be checked to be byte for byte one it wrote.
+pub fn entry_header(path: &str, directory: bool, size: u64) -> std::io::Result<[u8; 512]> {
+    let mut h = match directory {
+        true => header(tar::EntryType::Directory, 0o755, 0),
+        false => header(tar::EntryType::Regular, 0o644, size),
+    };
+    h.set_path(path)?;
+    h.set_cksum();
+    let mut bytes = [0u8; 512];
+    bytes.copy_from_slice(h.as_bytes());
+    Ok(bytes)
+}
+
 fn append_file<W: Write>(
     tar: &mut tar::Builder<W>,
     path: &str,

@@ -23,6 +23,7 @@ mod client;
 mod client_auth;
 mod cred_helper;
 mod credentials;
+mod digests;
 mod endpoint;
 mod error;
 mod layout;
@@ -33,26 +34,30 @@ mod pull_image;
 mod pull_types;
 mod reference;
 mod referrers;
+mod shared;
 mod store;
 mod tarball_cache;
 
 pub use auth::{Challenge, CredentialStore, Credentials, default_docker_config, parse_challenge};
 pub use client::{FetchedManifest, RegistryClient};
+pub use digests::resolve_digests;
 pub use endpoint::{Endpoint, Endpoints};
 pub use error::RegistryError;
 pub use layout::{
     CONTAINERD_NAME, DockerImage, LayoutContents, OCI_REF_NAME, WrittenTarball,
-    docker_manifest_json, docker_repositories_json, index_json, write_tarball, write_tarball_temp,
+    docker_manifest_json, docker_repositories_json, entry_header, index_json, write_tarball,
+    write_tarball_temp,
 };
 pub use manifest::{
     DOCKER_LIST, DOCKER_MANIFEST, Descriptor, MANIFEST_ACCEPT, Manifest, OCI_INDEX, OCI_MANIFEST,
-    Platform, parse_manifest,
+    Platform, config_platform, parse_manifest,
 };
-pub use platform::{Arch, runs_on};
+pub use platform::{Arch, runs_on, select as select_platform};
 pub use pull::pull_images;
 pub use pull_types::{
     ImageRequest, PullOptions, PullReport, PullWarning, PulledImage, SkippedImage,
 };
 pub use reference::{RemoteName, is_sha256_digest};
+pub use shared::{SharedImageTier, SharedImages, TarballId, manifest};
 pub use store::{BlobStore, StoreStats};
 pub use tarball_cache::{CachedTarball, TARBALL_FORMAT, TarballCache};

@@ -48,8 +48,7 @@ pub async fn pull_images(
             temp.path().to_path_buf()
         }
     };
-    let store = BlobStore::new(&blob_dir, options.concurrency)?
-        .with_cache_registry(options.cache_registry.clone());
+    let store = BlobStore::new(&blob_dir, options.concurrency)?.with_shared(options.shared.clone());
     // Images are resolved (manifests, configs: small requests, each waiting a round trip)
     // several times `concurrency` at once, in any order, so their chains of requests overlap;
     // the store keeps the large transfers at `concurrency`.
@@ -76,7 +75,7 @@ pub async fn pull_images(
 
 /// Each request's reference, parsed, with a plain tarball name and a registry the endpoints
 /// allow.
-fn checked_names(
+pub(super) fn checked_names(
     requests: &[ImageRequest],
     endpoints: &Endpoints,
 ) -> Result<Vec<RemoteName>, RegistryError> {
@@ -106,7 +105,7 @@ fn checked_names(
 /// registries and mirrors this pull contacts (and no other: credentials go only to the host
 /// contacted). The helpers are programs that may wait for a keyring: they run on a blocking
 /// thread, so nothing (Ctrl-C included) waits on them.
-async fn credentials_for(
+pub(super) async fn credentials_for(
     names: &[RemoteName],
     endpoints: &Endpoints,
     options: &PullOptions,

@@ -13,6 +13,7 @@ use super::pull_types::{
     ImageRequest, Outcome, PullOptions, PullWarning, PulledImage, SkippedImage,
 };
 use super::reference::RemoteName;
+use super::shared::{TarballId, manifest};
 use super::store::BlobStore;
 use super::tarball_cache::{CachedTarball, TarballCache};
 use crate::progress::ProgressSink;
@@ -74,7 +75,10 @@ pub(super) async fn pull_one(
         }
     };
     let cache = options.tarball_cache.clone().map(TarballCache::new);
-    if let Some(pulled) = job.cached_tarball(cache.as_ref(), &top, &top_type, &chosen) {
+    if let Some(pulled) = job
+        .cached_tarball(cache.as_ref(), &top, &top_type, &chosen)
+        .await
+    {
         return Ok(pulled);
     }
     if let Some(pulled) = job
@@ -110,9 +114,9 @@ pub(super) async fn pull_one(
     if let Some(cache) = &cache {
         cache.put(&name.full, &top.digest, &chosen.platform, &file, &record);
     }
-    if let Some(registry) = &options.cache_registry {
+    if let Some(shared) = &options.shared {
         let id = tarball_id(name, &top, &chosen);
-        registry.push_tarball(id, &file, &record).await;
+        shared.0.push_tarball(id, &file, &record).await;
     }
     Ok(Outcome::Pulled(
         PulledImage {
@@ -134,10 +138,12 @@ impl Job<'_> {
     /// The manifest the reference names (an index or an image), its media type and contents.
     async fn top_manifest(&self) -> Result<(FetchedManifest, String, Manifest), RegistryError> {
         let name = self.name;
-        let cache = self.options.cache_registry.as_ref();
-        let top =
-            crate::cache_registry::manifest(cache, self.client, name, name.manifest_reference())
-                .await?;
+        let shared = self.options.shared.as_ref();
+        let reference = match self.options.pinned.get(&self.request.reference) {
+            Some(digest) => digest.as_str(),
+            None => name.manifest_reference(),
+        };
+        let top = manifest(shared, self.client, name, reference).await?;
         let (top_type, parsed) = parse_manifest(
             &name.full,
             &top.digest,
@@ -156,9 +162,8 @@ impl Job<'_> {
                 platform: arch.platform(),
                 available: platform::describe(entries),
             })?;
-        let cache = self.options.cache_registry.as_ref();
-        let child =
-            crate::cache_registry::manifest(cache, self.client, name, &entry.digest).await?;
+        let shared = self.options.shared.as_ref();
+        let child = manifest(shared, self.client, name, &entry.digest).await?;
         check_size(name, entry, &child)?;
         let (_, parsed) = parse_manifest(
             &name.full,
@@ -240,17 +245,49 @@ impl Job<'_> {
         }))
     }
 
-    /// The tarball a build before wrote for the same image, platform and digest, if kept.
-    fn cached_tarball(
+    /// The tarball a build before wrote for the same image, platform and digest, if kept and
+    /// it passes the check of a written one.
+    async fn cached_tarball(
         &self,
         cache: Option<&TarballCache>,
         top: &FetchedManifest,
         top_type: &str,
         chosen: &Chosen,
     ) -> Option<Outcome> {
-        let (file, cached) =
+        let (file, _) =
             cache?.take(&self.name.full, &top.digest, &chosen.platform, self.out_dir)?;
+        let cached = self.checked(&file, top, chosen).await.ok()?;
         Some(self.pulled_from(top, top_type, file, cached))
+    }
+
+    /// What the tarball at `path` is, when it is byte for byte the one this pull writes for
+    /// `top` and the chosen platform ([`crate::store::TarballCheck`]); what is wrong otherwise.
+    async fn checked(
+        &self,
+        path: &Path,
+        top: &FetchedManifest,
+        chosen: &Chosen,
+    ) -> Result<CachedTarball, String> {
+        let (path, name) = (path.to_path_buf(), self.name.full.clone());
+        let (digest, arch) = (top.digest.clone(), self.options.arch);
+        let facts = tokio::task::spawn_blocking(move || {
+            crate::store::check_tarball_file(&path, &name, &digest, arch)
+        })
+        .await
+        .map_err(|e| e.to_string())??;
+        if facts.platform_digest != chosen.platform_digest || facts.platform != chosen.platform {
+            return Err(format!(
+                "it holds {} for {}",
+                facts.platform_digest, facts.platform
+            ));
+        }
+        Ok(CachedTarball {
+            size: facts.size,
+            sha256: facts.sha256,
+            platform_digest: facts.platform_digest,
+            platform: facts.platform,
+            blobs: facts.blobs,
+        })
     }
 
     /// The tarball another build pushed to the cache registry for the same image, platform and
@@ -262,11 +299,16 @@ impl Job<'_> {
         top_type: &str,
         chosen: &Chosen,
     ) -> Option<Outcome> {
-        let registry = self.options.cache_registry.as_ref()?;
+        let shared = self.options.shared.as_ref()?;
         let id = tarball_id(self.name, top, chosen);
-        let (file, cached) = registry
-            .fetch_tarball(id, self.out_dir, self.progress)
-            .await?;
+        let file = shared.0.tarball(id, self.out_dir, self.progress).await?;
+        let cached = match self.checked(&file, top, chosen).await {
+            Ok(cached) => cached,
+            Err(reason) => {
+                shared.0.refused_tarball(&self.name.full, reason);
+                return None;
+            }
+        };
         if let Some(local) = local {
             local.put(
                 &self.name.full,
@@ -339,8 +381,8 @@ fn tarball_id<'a>(
     name: &'a RemoteName,
     top: &'a FetchedManifest,
     chosen: &'a Chosen,
-) -> crate::cache_registry::TarballId<'a> {
-    crate::cache_registry::TarballId {
+) -> TarballId<'a> {
+    TarballId {
         image: &name.full,
         digest: &top.digest,
         platform_digest: &chosen.platform_digest,

@@ -34,8 +34,10 @@ pub struct PullOptions {
     pub blob_dir: Option<PathBuf>,
     /// Where finished tarballs are kept for later builds, if anywhere.
     pub tarball_cache: Option<PathBuf>,
-    /// The shared cache registry for manifests and blobs, if any.
-    pub cache_registry: Option<crate::cache_registry::SharedCacheRegistry>,
+    /// The shared tier for manifests, blobs and finished tarballs (a cache registry), if any.
+    pub shared: Option<super::shared::SharedImageTier>,
+    /// Digests to pull instead of resolving the tag, by request reference (a lock's record).
+    pub pinned: std::collections::BTreeMap<String, String>,
     /// How much is read of manifests, configs and error answers; layers per image (`--limit`).
     pub limits: cks_pinning::limits::Limits,
 }
@@ -54,7 +56,8 @@ impl PullOptions {
             ca_files: Vec::new(),
             blob_dir: None,
             tarball_cache: None,
-            cache_registry: None,
+            shared: None,
+            pinned: Default::default(),
             limits: cks_pinning::limits::Limits::default(),
         }
     }

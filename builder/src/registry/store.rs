@@ -37,7 +37,7 @@ pub struct BlobStore {
     fetched: AtomicU64,
     reused: AtomicU64,
     unique: AtomicU64,
-    cache_registry: Option<crate::cache_registry::SharedCacheRegistry>,
+    shared: Option<super::shared::SharedImageTier>,
 }
 
 impl BlobStore {
@@ -54,17 +54,14 @@ impl BlobStore {
             fetched: AtomicU64::new(0),
             reused: AtomicU64::new(0),
             unique: AtomicU64::new(0),
-            cache_registry: None,
+            shared: None,
         })
     }
 
-    /// Takes blobs from `cache` (after this store, before the image's registry) and pushes
-    /// the ones fetched upstream to it.
-    pub fn with_cache_registry(
-        mut self,
-        cache: Option<crate::cache_registry::SharedCacheRegistry>,
-    ) -> Self {
-        self.cache_registry = cache;
+    /// Takes blobs from the shared tier `shared` (after this store, before the image's
+    /// registry) and keeps the ones fetched upstream there.
+    pub fn with_shared(mut self, shared: Option<super::shared::SharedImageTier>) -> Self {
+        self.shared = shared;
         self
     }
 
@@ -155,8 +152,8 @@ impl BlobStore {
                     };
                     progress.on_start(digest, Some(size));
                     let tmp = self.temp_path(digest);
-                    let cached = match &self.cache_registry {
-                        Some(c) => c.fetch_blob(&name.full, digest, size, &tmp, progress).await,
+                    let cached = match &self.shared {
+                        Some(c) => c.0.blob(&name.full, digest, size, &tmp, progress).await,
                         None => false,
                     };
                     let result = match cached {
@@ -175,8 +172,8 @@ impl BlobStore {
                     tokio::fs::rename(&tmp, &path)
                         .await
                         .map_err(RegistryError::io(&path))?;
-                    if let (false, Some(c)) = (cached, &self.cache_registry) {
-                        c.push_image_blob(digest, size, &path).await;
+                    if let (false, Some(c)) = (cached, &self.shared) {
+                        c.0.push_blob(digest, size, &path).await;
                     }
                     self.fetched.fetch_add(1, Ordering::Relaxed);
                 }

@@ -1,11 +1,13 @@
 //! Finished image tarballs kept between builds: a tarball is a deterministic function of the
 //! image's name, the digest the registry served and the target platform, so a rebuild links the
-//! one it wrote before instead of writing it again. Entries are added by hard link (no copy);
-//! where the cache is on another file system, nothing is cached.
+//! one it wrote before instead of writing it again (kept in a [`LocalFinished`] folder, as the
+//! finished ISOs are, and checked before use as anything from a cache).
 
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
+
+use crate::store::LocalFinished;
 
 /// What the cache records beside each tarball.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -25,16 +27,21 @@ pub struct CachedTarball {
 /// A folder of finished tarballs.
 #[derive(Debug, Clone)]
 pub struct TarballCache {
-    dir: PathBuf,
+    folder: LocalFinished,
 }
 
 /// The tarball format this cache holds: an OCI layout with the Docker archive files.
 pub const TARBALL_FORMAT: &str = "oci-layout+docker-archive/1";
 
+/// The text kept beside a cached tarball: its record.
+const RECORD: &str = "json";
+
 impl TarballCache {
     /// The cache in `dir` (created when the first entry is added).
     pub fn new(dir: PathBuf) -> Self {
-        TarballCache { dir }
+        TarballCache {
+            folder: LocalFinished::new(dir, "tar"),
+        }
     }
 
     fn key(name: &str, digest: &str, platform: &str) -> String {
@@ -44,7 +51,7 @@ impl TarballCache {
     }
 
     /// Links the cached tarball of `name` at `digest` for `platform` to a new temporary name in
-    /// `out_dir`, with what the cache recorded about it.
+    /// `out_dir`, with what the cache recorded about it (the caller checks the tarball itself).
     pub fn take(
         &self,
         name: &str,
@@ -53,15 +60,11 @@ impl TarballCache {
         out_dir: &Path,
     ) -> Option<(tempfile::TempPath, CachedTarball)> {
         let key = Self::key(name, digest, platform);
-        let text = std::fs::read_to_string(self.dir.join(format!("{key}.json"))).ok()?;
-        let record: CachedTarball = serde_json::from_str(&text).ok()?;
-        let tar = self.dir.join(format!("{key}.tar"));
-        if std::fs::metadata(&tar).ok()?.len() != record.size {
+        let record: CachedTarball = serde_json::from_str(&self.folder.side(&key, RECORD)?).ok()?;
+        let link = out_dir.join(format!(".cks-cached-{key}.tar"));
+        if !self.folder.link(&key, &link) {
             return None;
         }
-        let link = out_dir.join(format!(".cks-cached-{key}.tar"));
-        let _ = std::fs::remove_file(&link);
-        std::fs::hard_link(&tar, &link).ok()?;
         let path = tempfile::TempPath::try_from_path(link).ok()?;
         Some((path, record))
     }
@@ -75,24 +78,10 @@ impl TarballCache {
         path: &Path,
         record: &CachedTarball,
     ) {
-        let key = Self::key(name, digest, platform);
-        if std::fs::create_dir_all(&self.dir).is_err() {
-            return;
-        }
-        let tar = self.dir.join(format!("{key}.tar"));
-        let json = self.dir.join(format!("{key}.json"));
-        let _ = std::fs::remove_file(&tar);
-        if std::fs::hard_link(path, &tar).is_err() {
-            return;
-        }
         let Ok(text) = serde_json::to_string(record) else {
             return;
         };
-        let Ok(mut temp) = tempfile::NamedTempFile::new_in(&self.dir) else {
-            return;
-        };
-        if std::io::Write::write_all(&mut temp, text.as_bytes()).is_ok() {
-            let _ = temp.persist(&json);
-        }
+        let key = Self::key(name, digest, platform);
+        self.folder.put(&key, path, &[(RECORD, text.as_str())]);
     }
 }

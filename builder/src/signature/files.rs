@@ -15,12 +15,12 @@ use crate::pipeline::Plan;
 const MATERIAL_LIMIT: u64 = 1 << 20;
 
 /// The signature material found beside one file.
-struct Material {
+pub(super) struct Material {
     sig: Option<String>,
     cert: Option<String>,
     bundle: Option<String>,
     /// Whether any of it came from a cache (and may be older than upstream's).
-    cached: bool,
+    pub(super) cached: bool,
 }
 
 /// One signature file fetched like any download (mirrors, retries, the content cache and the
@@ -50,7 +50,7 @@ async fn side_file(
         .map_err(|e| format!("reading {}: {e}", fetched.dest.display()))
 }
 
-async fn material(
+pub(super) async fn material(
     fetcher: &Fetcher,
     file: &FetchedFile,
     scratch: &Path,
@@ -77,7 +77,7 @@ async fn material(
 }
 
 /// The verdict for one file from its material.
-fn verify(
+pub(super) fn verify(
     url: &str,
     sha256: &[u8; 32],
     found: &Material,

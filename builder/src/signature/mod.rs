@@ -11,6 +11,7 @@
 //! of each artifact under the mode).
 
 mod files;
+mod host_binary;
 mod images;
 mod outcome;
 mod settings;
@@ -25,6 +26,7 @@ use crate::pipeline::Plan;
 use crate::registry::{PullOptions, PullReport};
 
 pub use cks_signature::{Mode, Policy};
+pub use host_binary::NotRun;
 pub use outcome::SignatureRefusals;
 pub use settings::{
     IncompletePolicy, KUBERNETES_REGISTRY, PolicyInput, SignatureInputs, SignatureSettings,

@@ -8,7 +8,7 @@ use cks_fixtures::demo::DemoConfig;
 
 use super::support::{
     CacheServer, artifact_blobs, artifact_contents, blob_files, blob_path, cache_warnings, damage,
-    remove_tags, runner_inputs,
+    remove_tags, runner_inputs, upstream_bytes,
 };
 
 #[tokio::test(flavor = "multi_thread")]
@@ -24,10 +24,13 @@ async fn a_damaged_blob_in_the_cache_registry_is_ignored_with_a_warning() {
     let cold = run_build(&a, Request::default()).await.expect("runner A");
 
     // Without the finished ISO and tarballs, runner B reads the image blobs; the largest of
-    // them (no blob of a finished tarball or ISO: their manifests, records and contents) gets one byte flipped.
+    // them (no blob of an artifact: a finished tarball or ISO, a file, a manifest) gets one
+    // byte flipped.
     let mut finished = artifact_blobs(storage.path(), "cks-iso-");
     finished.extend(artifact_blobs(storage.path(), "cks-tarball-"));
     assert!(!finished.is_empty(), "runner A pushed its ISO and tarballs");
+    finished.extend(artifact_blobs(storage.path(), "cks-file-"));
+    finished.extend(artifact_blobs(storage.path(), "cks-manifest-"));
     remove_tags(storage.path(), "cks-iso-");
     remove_tags(storage.path(), "cks-tarball-");
     let digest_of = |path: &Path| {
@@ -101,8 +104,8 @@ async fn a_damaged_iso_in_the_cache_registry_is_never_used_and_is_made_again_fro
         warnings[0]
     );
     assert_eq!(
-        upstream.file_server().total_requests() + upstream.registry().log().total(),
-        0,
+        upstream_bytes(&upstream),
+        Vec::<String>::new(),
         "the ISO was made again from the cache registry's files and images"
     );
     let stats = warm.cache_registry.expect("cache registry statistics");

@@ -7,5 +7,5 @@
 mod damaged;
 mod faults;
 mod runners;
-mod support;
+pub(crate) mod support;
 mod tls;

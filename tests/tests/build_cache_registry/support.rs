@@ -13,13 +13,13 @@ use cks_fixtures::process::{Spawned, free_port, require_program, wait_for_port};
 
 /// A `docker-registry` over a storage folder that outlives it (so one store can be served
 /// writable, then read-only), stopped on drop.
-pub(super) struct CacheServer {
-    pub(super) addr: SocketAddr,
-    pub(super) process: Spawned,
+pub(crate) struct CacheServer {
+    pub(crate) addr: SocketAddr,
+    pub(crate) process: Spawned,
 }
 
 impl CacheServer {
-    pub(super) fn start(storage: &Path, read_only: bool) -> CacheServer {
+    pub(crate) fn start(storage: &Path, read_only: bool) -> CacheServer {
         let program = require_program("docker-registry", "docker-registry").expect("registry");
         let port = free_port().expect("a free port");
         let addr: SocketAddr = ([127, 0, 0, 1], port).into();
@@ -46,17 +46,17 @@ impl CacheServer {
         CacheServer { addr, process }
     }
 
-    pub(super) fn host(&self) -> String {
+    pub(crate) fn host(&self) -> String {
         self.addr.to_string()
     }
 
-    pub(super) fn url(&self) -> String {
+    pub(crate) fn url(&self) -> String {
         format!("http://{}/ci/cks-cache", self.host())
     }
 }
 
 /// The registry's blob data files under `storage`, largest first.
-pub(super) fn blob_files(storage: &Path) -> Vec<(PathBuf, u64)> {
+pub(crate) fn blob_files(storage: &Path) -> Vec<(PathBuf, u64)> {
     let root = storage.join("data/docker/registry/v2/blobs/sha256");
     let mut out = Vec::new();
     for prefix in std::fs::read_dir(&root).into_iter().flatten().flatten() {
@@ -76,7 +76,7 @@ pub(super) fn blob_files(storage: &Path) -> Vec<(PathBuf, u64)> {
 }
 
 /// The summary's warnings about the cache registry.
-pub(super) fn cache_warnings(summary: &Summary) -> Vec<&String> {
+pub(crate) fn cache_warnings(summary: &Summary) -> Vec<&String> {
     summary
         .warnings
         .iter()
@@ -87,14 +87,14 @@ pub(super) fn cache_warnings(summary: &Summary) -> Vec<&String> {
 /// The demo inputs with `--signatures off`: signature material is asked of upstream by every
 /// build that checks it (image signature manifests are not in the cache registry), and these
 /// builds are about the caches alone.
-pub(super) fn without_signatures(upstream: &DemoUpstream, out: &Path) -> Inputs {
+pub(crate) fn without_signatures(upstream: &DemoUpstream, out: &Path) -> Inputs {
     let mut inputs = demo_inputs(upstream, out, "x86_64");
     inputs.signatures.mode = Some(cks_builder::signature::Mode::Off);
     inputs
 }
 
 /// The demo inputs of one runner: its own empty cache folder, the shared cache registry.
-pub(super) fn runner_inputs(
+pub(crate) fn runner_inputs(
     upstream: &DemoUpstream,
     out: &Path,
     cache_dir: &Path,
@@ -114,7 +114,7 @@ pub(super) fn runner_inputs(
 }
 
 /// The `cks-iso` binary of this build, built first if the test run did not build it.
-pub(super) fn cks_iso() -> PathBuf {
+pub(crate) fn cks_iso() -> PathBuf {
     let exe = std::env::current_exe().expect("the test binary's path");
     let profile_dir = exe
         .parent()
@@ -138,7 +138,7 @@ pub(super) fn cks_iso() -> PathBuf {
 }
 
 /// Runs `cks-iso build` for `inputs` as a CI runner does; returns the ISO's sha256 and everything it printed.
-pub(super) fn build_process(
+pub(crate) fn build_process(
     binary: &Path,
     inputs: &Inputs,
     docker_config: &Path,
@@ -196,13 +196,40 @@ pub(super) fn build_process(
     (sha256, stderr)
 }
 
+/// What a runner took from upstream that the cache registry should have served: every file
+/// server request for a release binary or archive (the checksum files, and the manifests and
+/// units no checksum is published for, come from upstream: a cache is never their source of
+/// truth) and every image registry request for a blob.
+pub(crate) fn upstream_bytes(upstream: &DemoUpstream) -> Vec<String> {
+    let large = |path: &str| {
+        let name = path.rsplit('/').next().unwrap_or(path);
+        ["kubeadm", "kubelet", "kubectl"].contains(&name)
+            || name.ends_with(".tgz")
+            || name.ends_with(".tar.gz")
+    };
+    let files = upstream
+        .file_server()
+        .requested_paths()
+        .into_iter()
+        .filter(|(path, _)| large(path))
+        .map(|(path, _)| path);
+    let blobs = upstream
+        .registry()
+        .log()
+        .snapshot()
+        .into_keys()
+        .filter(|(path, _)| path.contains("/blobs/"))
+        .map(|(path, method)| format!("{method} {path}"));
+    files.chain(blobs).collect()
+}
+
 /// The cache repository's folder of tags under `storage`.
 fn tags_dir(storage: &Path) -> PathBuf {
     storage.join("data/docker/registry/v2/repositories/ci/cks-cache/_manifests/tags")
 }
 
 /// The data file of blob `digest` under `storage`.
-pub(super) fn blob_path(storage: &Path, digest: &str) -> PathBuf {
+pub(crate) fn blob_path(storage: &Path, digest: &str) -> PathBuf {
     let hex = digest.trim_start_matches("sha256:");
     storage
         .join("data/docker/registry/v2/blobs/sha256")
@@ -231,7 +258,7 @@ fn artifacts(storage: &Path, prefix: &str) -> Vec<(String, serde_json::Value)> {
 }
 
 /// The digest of the content (the one layer) of every artifact whose tag starts with `prefix`.
-pub(super) fn artifact_contents(storage: &Path, prefix: &str) -> Vec<String> {
+pub(crate) fn artifact_contents(storage: &Path, prefix: &str) -> Vec<String> {
     artifacts(storage, prefix)
         .into_iter()
         .map(|(_, manifest)| {
@@ -245,7 +272,7 @@ pub(super) fn artifact_contents(storage: &Path, prefix: &str) -> Vec<String> {
 
 /// Every blob (the manifest, with the record in its annotations, its config and its layers) of
 /// every artifact whose tag starts with `prefix`.
-pub(super) fn artifact_blobs(storage: &Path, prefix: &str) -> Vec<String> {
+pub(crate) fn artifact_blobs(storage: &Path, prefix: &str) -> Vec<String> {
     let mut out = Vec::new();
     for (digest, manifest) in artifacts(storage, prefix) {
         out.push(digest);
@@ -261,7 +288,7 @@ pub(super) fn artifact_blobs(storage: &Path, prefix: &str) -> Vec<String> {
 }
 
 /// Removes every tag that starts with `prefix` from the cache repository (the blobs stay).
-pub(super) fn remove_tags(storage: &Path, prefix: &str) {
+pub(crate) fn remove_tags(storage: &Path, prefix: &str) {
     for tag in std::fs::read_dir(tags_dir(storage))
         .into_iter()
         .flatten()
@@ -274,7 +301,7 @@ pub(super) fn remove_tags(storage: &Path, prefix: &str) {
 }
 
 /// Flips one byte in the middle of the file at `path` (same size, wrong content).
-pub(super) fn damage(path: &Path) {
+pub(crate) fn damage(path: &Path) {
     let mut bytes = std::fs::read(path).expect("read the blob");
     let middle = bytes.len() / 2;
     bytes[middle] ^= 0xff;

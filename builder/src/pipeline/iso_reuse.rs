@@ -1,0 +1,390 @@
+//! A finished ISO taken from a cache before anything large is fetched, and only after it is
+//! checked as thoroughly as this build's own would be.
+//!
+//! What the build knows on its own comes first, from small requests and no cache: each planned
+//! file's digest (the lock's pin, or the checksum its publisher publishes; the small files were
+//! fetched in the first phase) and each image's digest (the lock's, or the tag's at its
+//! registry). Those give the recipe key ([`super::iso_recipe`]) the ISO is looked up by, in the
+//! local `--cache-dir` (re-hashed against the digest it was kept with) and then in the cache
+//! registry (hashed as it streams in). Whichever it is, the ISO is then read once: exactly the
+//! planned files with those digests and modes, each image tarball byte for byte the one this
+//! build writes for that digest ([`crate::store::TarballCheck`]), and `versions.txt` and the
+//! SBOM byte for byte the ones this build renders from all that, its own signature checks
+//! included. A forged ISO whose generated files agree with its own bytes fails there: they
+//! must agree with what the build knows. An ISO that fails is not used (a cache registry's is
+//! warned about once and replaced by the ISO the build then makes).
+
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use cks_pinning::versions_txt::{FILE_NAME as VERSIONS_TXT, FileEntry};
+
+use super::execution::Execution;
+use super::iso_cache::IsoCache;
+use super::iso_recipe::{IsoRecord, Reused, recipe_key};
+use super::plan::Plan;
+use super::record::record_of;
+use super::sbom;
+use super::sources::file_spec;
+use crate::cache_registry::{Finished, iso_tag};
+use crate::fetch::FetchedFile;
+use crate::iso::{BuildTime, Packed, partial_path, sidecar_line, sidecar_path};
+use crate::registry::{ImageRequest, PullReport, PulledImage, RemoteName, resolve_digests};
+use crate::store::{IsoContents, IsoWant, check_iso};
+
+/// What the build knows of the ISO it is about to make, without any cache.
+struct Known {
+    /// Every planned file as the build records it, in plan order (sizes filled from the ISO).
+    files: Vec<FetchedFile>,
+    /// Each planned image's digest, in plan order.
+    digests: Vec<String>,
+}
+
+impl Known {
+    /// What the lock, the publishers and the registries say; `None` when something cannot be
+    /// known this way (a large file edited after its download, an answer that fails: the long
+    /// way then reports it).
+    async fn learn(
+        plan: &Plan,
+        tree: &Path,
+        fetched: &[FetchedFile],
+        run: &Execution<'_>,
+    ) -> Option<Known> {
+        let mut files = Vec::new();
+        let mut asks = Vec::new();
+        for source in &plan.files {
+            if let Some(f) = fetched.iter().find(|f| f.name == source.iso_path) {
+                // A manifest is edited in the tree after its download: its bytes there count.
+                let mut f = f.clone();
+                f.sha256 = crate::digest::sha256_file(&f.dest).ok()?.into_hex();
+                files.push(Some(f));
+                continue;
+            }
+            if source.edit.is_some() {
+                return None;
+            }
+            files.push(None);
+            asks.push(file_spec(source, tree));
+        }
+        let answers = futures_util::future::join_all(
+            asks.iter().map(|spec| run.fetcher.expected_sha256(spec)),
+        );
+        let digests = async {
+            if let Some(digests) = plan.images.iter().map(|i| i.digest.clone()).collect() {
+                return Some(digests);
+            }
+            let requests: Vec<ImageRequest> = plan
+                .images
+                .iter()
+                .map(|i| ImageRequest {
+                    reference: i.reference.to_string(),
+                    tarball_name: i.tarball.clone(),
+                })
+                .collect();
+            resolve_digests(&requests, &run.pull).await.ok()
+        };
+        let (answers, digests) = tokio::join!(answers, digests);
+        let mut answers = asks.into_iter().zip(answers);
+        let files = files
+            .into_iter()
+            .map(|known| match known {
+                Some(file) => Some(file),
+                None => {
+                    let (spec, answer) = answers.next()?;
+                    let expected = answer.ok()??;
+                    Some(FetchedFile {
+                        name: spec.name.clone(),
+                        dest: spec.dest.clone(),
+                        url: expected.url.clone(),
+                        url_used: expected.url,
+                        sha256: expected.sha256.clone(),
+                        upstream_sha256: expected.sha256,
+                        bytes: 0,
+                        checksum: expected.status,
+                        from_cache: true,
+                        attempts: 0,
+                    })
+                }
+            })
+            .collect::<Option<Vec<_>>>()?;
+        Some(Known {
+            files,
+            digests: digests?,
+        })
+    }
+
+    /// The recipe key of this knowledge.
+    fn key(&self, plan: &Plan, built: i64, signatures: &str) -> Result<String> {
+        let lines: Vec<_> = self
+            .files
+            .iter()
+            .map(|f| (f.name.clone(), f.url.clone(), f.upstream_sha256.clone()))
+            .collect();
+        recipe_key(plan, built, signatures, &lines, &self.digests)
+    }
+
+    /// What the ISO must hold.
+    fn want(&self, plan: &Plan) -> Result<IsoWant> {
+        let mut want = IsoWant {
+            volume_id: plan.volume_id.clone(),
+            arch: Some(plan.arch),
+            generated: vec![VERSIONS_TXT.to_string(), sbom::FILE_NAME.to_string()],
+            ..IsoWant::default()
+        };
+        for (source, file) in plan.files.iter().zip(&self.files) {
+            want.files
+                .insert(source.iso_path.clone(), (file.sha256.clone(), source.mode));
+        }
+        for (image, digest) in plan.images.iter().zip(&self.digests) {
+            let name = RemoteName::parse(&image.reference.to_string())
+                .with_context(|| format!("image {}", image.reference))?;
+            want.images.insert(
+                format!("docker/{}", image.tarball),
+                (name.full, digest.clone()),
+            );
+        }
+        Ok(want)
+    }
+}
+
+/// The ISO of this recipe from the local cache or the cache registry, checked, in place at the
+/// plan's path; `None` (the build goes the long way) when neither holds one that passes.
+pub async fn reuse(
+    plan: &Plan,
+    tree: &Path,
+    fetched: &[FetchedFile],
+    run: &Execution<'_>,
+    built: BuildTime,
+) -> Result<Option<Reused>> {
+    let Some(cache) = run.cache_registry else {
+        return Ok(None);
+    };
+    if run.write_lock.is_some() {
+        return Ok(None);
+    }
+    let Some(known) = Known::learn(plan, tree, fetched, run).await else {
+        return Ok(None);
+    };
+    let key = known.key(plan, built.unix_seconds, &run.signatures.recipe())?;
+    let local = run.iso_cache.map(|dir| IsoCache::for_key(dir, &key));
+    let partial = partial_path(&plan.iso);
+    if let Some(local) = &local
+        && let Some(sha256) = local.link_rehashed(&partial)
+    {
+        match check(&partial, plan, tree, &known, run, built).await? {
+            Ok(reused) => return install(plan, &partial, sha256, reused, built).map(Some),
+            Err(_) => {
+                let _ = std::fs::remove_file(&partial);
+                local.remove();
+            }
+        }
+    }
+    let Some(hit) = cache
+        .fetch_finished(Finished::Iso, &iso_tag(&key), &key, &partial, run.progress)
+        .await
+    else {
+        return Ok(None);
+    };
+    match check(&partial, plan, tree, &known, run, built).await? {
+        Ok(reused) => {
+            let reused = install(plan, &partial, hit.sha256, reused, built)?;
+            if let Some(local) = &local {
+                local.put(&reused.packed);
+            }
+            Ok(Some(reused))
+        }
+        Err(reason) => {
+            let _ = std::fs::remove_file(&partial);
+            cache.refused(Finished::Iso, &format!("ISO {key}"), reason);
+            Ok(None)
+        }
+    }
+}
+
+/// What the ISO at `path` is reported as, once it holds what `known` says and its generated
+/// files are the ones this build renders; what differs otherwise (an error only for what would
+/// fail the build anyway: a signature refused under `require`).
+async fn check(
+    path: &Path,
+    plan: &Plan,
+    tree: &Path,
+    known: &Known,
+    run: &Execution<'_>,
+    built: BuildTime,
+) -> Result<Result<Checked, String>> {
+    let want = known.want(plan)?;
+    let iso = path.to_path_buf();
+    let scratch = tempfile::tempdir().context("creating a scratch folder")?;
+    // The signatures need only the files' and images' digests: they are checked (small
+    // requests) while the ISO is read.
+    let named = PullReport {
+        images: plan
+            .images
+            .iter()
+            .zip(&known.digests)
+            .map(|(image, digest)| PulledImage {
+                reference: image.reference.to_string(),
+                digest: digest.clone(),
+                media_type: String::new(),
+                platform_digest: String::new(),
+                platform: String::new(),
+                tarball: tree.join("docker").join(&image.tarball),
+                tarball_size: 0,
+                tarball_sha256: String::new(),
+                blobs: Vec::new(),
+            })
+            .collect(),
+        ..PullReport::default()
+    };
+    let (contents, signatures) = tokio::join!(
+        tokio::task::spawn_blocking(move || check_iso(&iso, &want)),
+        run.signatures.check(
+            plan,
+            &known.files,
+            &named,
+            run.fetcher,
+            &run.pull,
+            scratch.path(),
+        ),
+    );
+    let contents = match contents.context("checking the ISO stopped")? {
+        Ok(contents) => contents,
+        Err(reason) => return Ok(Err(reason)),
+    };
+    let signatures = signatures?;
+    let (files, report) = reported(plan, tree, known, &contents);
+    let mut entries: Vec<FileEntry> = files
+        .iter()
+        .map(|f| FileEntry {
+            path: f.name.clone(),
+            sha256: f.sha256.clone(),
+        })
+        .chain(report.images.iter().map(|i| FileEntry {
+            path: tree_path(tree, &i.tarball),
+            sha256: i.tarball_sha256.trim_start_matches("sha256:").to_string(),
+        }))
+        .collect();
+    entries.sort_by(|a, b| a.path.cmp(&b.path));
+    let mut versions = record_of(plan, &files, &report, entries, built.unix_seconds)?;
+    versions.signatures = signatures.entries.clone();
+    let versions_text = versions.render()?;
+    let layers = report
+        .images
+        .iter()
+        .map(|i| {
+            contents
+                .images
+                .get(&tree_path(tree, &i.tarball))
+                .map(|f| f.layers.clone())
+                .unwrap_or_default()
+        })
+        .collect();
+    let sbom_text = sbom::document(plan, &versions, &files, &report, tree, layers)?;
+    for (name, text) in [
+        (VERSIONS_TXT, &versions_text),
+        (sbom::FILE_NAME, &sbom_text),
+    ] {
+        if contents.generated.get(name).map(Vec::as_slice) != Some(text.as_bytes()) {
+            return Ok(Err(format!(
+                "its {name} is not the one this build writes from what it verified"
+            )));
+        }
+    }
+    let record = IsoRecord {
+        files: versions.files.len() + 2,
+        images: report.images.len(),
+        warnings: signatures.warnings,
+        notes: signatures.notes,
+        beside: [(sbom::BESIDE_SUFFIX.to_string(), sbom_text)].into(),
+    };
+    Ok(Ok(Checked { record }))
+}
+
+/// An ISO that passed, with what the build reports of it.
+struct Checked {
+    record: IsoRecord,
+}
+
+/// The files and the pull report the build would have for the ISO's contents.
+fn reported(
+    plan: &Plan,
+    tree: &Path,
+    known: &Known,
+    contents: &IsoContents,
+) -> (Vec<FetchedFile>, PullReport) {
+    let mut files = known.files.clone();
+    for file in &mut files {
+        if let Some(size) = contents.sizes.get(&file.name) {
+            file.bytes = *size;
+        }
+    }
+    let mut report = PullReport::default();
+    for (image, digest) in plan.images.iter().zip(&known.digests) {
+        let tarball = tree.join("docker").join(&image.tarball);
+        let Some(facts) = contents.images.get(&tree_path(tree, &tarball)) else {
+            continue;
+        };
+        report.images.push(PulledImage {
+            reference: image.reference.to_string(),
+            digest: digest.clone(),
+            media_type: facts.media_type.clone(),
+            platform_digest: facts.platform_digest.clone(),
+            platform: facts.platform.clone(),
+            tarball,
+            tarball_size: facts.size,
+            tarball_sha256: facts.sha256.clone(),
+            blobs: facts.blobs.clone(),
+        });
+    }
+    (files, report)
+}
+
+/// `path`'s place in the tree, `/`-separated.
+fn tree_path(tree: &Path, path: &Path) -> String {
+    path.strip_prefix(tree)
+        .unwrap_or(path)
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// Puts the checked ISO at `partial` (whose sha256 is `sha256`) in place at the plan's path,
+/// with its sidecar and the SBOM beside it.
+fn install(
+    plan: &Plan,
+    partial: &Path,
+    sha256: String,
+    checked: Checked,
+    built: BuildTime,
+) -> Result<Reused> {
+    let name = plan
+        .iso
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let sidecar = sidecar_path(&plan.iso);
+    let sidecar_partial = partial_path(&sidecar);
+    let size = std::fs::metadata(partial)
+        .with_context(|| format!("reading {}", partial.display()))?
+        .len();
+    std::fs::write(&sidecar_partial, sidecar_line(&sha256, &name))
+        .and_then(|()| std::fs::rename(partial, &plan.iso))
+        .and_then(|()| std::fs::rename(&sidecar_partial, &sidecar))
+        .with_context(|| format!("writing {}", plan.iso.display()))?;
+    for (suffix, text) in &checked.record.beside {
+        let mut path = plan.iso.as_os_str().to_owned();
+        path.push(suffix);
+        super::staging::write_atomically(Path::new(&path), text.as_bytes())?;
+    }
+    let packed = Packed {
+        path: plan.iso.clone(),
+        sidecar,
+        size,
+        sha256,
+        time: built,
+        warnings: Vec::new(),
+    };
+    Ok(Reused {
+        packed,
+        record: checked.record,
+    })
+}

@@ -1,0 +1,38 @@
+//! What each image reference names now: the digest the image's registry (or its mirror)
+//! answers for its tag, one small request per image, nothing from any cache. A build that may
+//! take a finished ISO from a cache asks this first: the answers are what it checks the ISO's
+//! images against.
+
+use futures_util::{StreamExt, TryStreamExt};
+
+use super::RegistryError;
+use super::client::RegistryClient;
+use super::endpoint::Endpoints;
+use super::pull::{checked_names, credentials_for};
+use super::pull_types::{ImageRequest, PullOptions};
+
+/// The digest each of `requests` resolves to at its registry, in order.
+pub async fn resolve_digests(
+    requests: &[ImageRequest],
+    options: &PullOptions,
+) -> Result<Vec<String>, RegistryError> {
+    let endpoints = Endpoints::new(&options.mirrors, &options.insecure)?;
+    let names = checked_names(requests, &endpoints)?;
+    let credentials = credentials_for(&names, &endpoints, options).await?;
+    let client = RegistryClient::with_ca_files(
+        endpoints,
+        credentials,
+        options.retry.clone(),
+        &options.ca_files,
+    )?
+    .with_limits(options.limits);
+    let client = &client;
+    futures_util::stream::iter(&names)
+        .map(|name| async move {
+            let manifest = client.manifest(name, name.manifest_reference()).await?;
+            Ok::<_, RegistryError>(manifest.digest)
+        })
+        .buffered(options.concurrency.max(1) * 4)
+        .try_collect()
+        .await
+}

@@ -1,0 +1,97 @@
+//! A downloaded program this build runs on its own host (kubeadm, to list the images): its
+//! signature is checked before it runs, not after the downloads like the others. A program
+//! whose signature is refused never runs, whatever the mode; under `require` one that is not
+//! verified never runs either.
+
+use std::path::Path;
+
+use cks_pinning::sources::Source;
+use cks_pinning::sources::signing::{Signing, signing};
+use cks_signature::{Mode, Outcome};
+
+use super::Verifier;
+use super::files::{material, verify};
+use crate::fetch::{ChecksumStatus, FetchOptions, FetchedFile, Fetcher};
+
+/// Why a downloaded program is not run.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{file} ({url}) is not run on this host: {reason}; check the --mirror serving it, or its URL"
+)]
+pub struct NotRun {
+    /// The program's name in the plan.
+    pub file: String,
+    /// Where it came from.
+    pub url: String,
+    /// What is wrong.
+    pub reason: String,
+}
+
+impl Verifier {
+    /// Whether `file` (fetched for `source`) may run here: its digest verified against the
+    /// publisher's checksum or the lock, and its signature (when `source` is signed upstream
+    /// and the mode is not `off`) not refused, and verified under `require`. Signature
+    /// material is fetched into `scratch`.
+    pub async fn check_before_running(
+        &self,
+        source: &Source,
+        file: &FetchedFile,
+        fetcher: &Fetcher,
+        scratch: &Path,
+    ) -> Result<(), NotRun> {
+        let refuse = |reason: String| NotRun {
+            file: file.name.clone(),
+            url: file.url_used.clone(),
+            reason,
+        };
+        if !matches!(file.checksum, ChecksumStatus::Verified { .. }) {
+            return Err(refuse(
+                "its digest could not be checked against a published checksum or the lock".into(),
+            ));
+        }
+        let Some(root) = &self.root else {
+            return Ok(());
+        };
+        if signing(source) != Signing::Kubernetes {
+            return Ok(());
+        }
+        let mut sha256 = [0u8; 32];
+        hex::decode_to_slice(&file.upstream_sha256, &mut sha256)
+            .map_err(|_| refuse(format!("{:?} is not a SHA-256", file.upstream_sha256)))?;
+        let dir = scratch.join("before-running");
+        let found = match material(fetcher, file, &dir).await {
+            Ok(found) => found,
+            Err(error) if self.settings.mode == Mode::Require => {
+                return Err(refuse(format!(
+                    "its signature could not be fetched: {error}"
+                )));
+            }
+            // The signature phase says so under `warn`.
+            Err(_) => return Ok(()),
+        };
+        let mut verdict = verify(&file.url, &sha256, &found, root, &self.settings);
+        if found.cached && !matches!(verdict, Outcome::Verified(_)) {
+            // Material from a cache may be older than upstream's: asked again, past the caches.
+            for suffix in [".sig", ".cert", ".sigstore.json"] {
+                fetcher.forget_cached(&format!("{}{suffix}", file.url));
+            }
+            let options = FetchOptions {
+                cache_registry: None,
+                ..fetcher.options().clone()
+            };
+            if let Ok(upstream) = Fetcher::new(options)
+                && let Ok(found) = material(&upstream, file, &dir.join("upstream")).await
+            {
+                verdict = verify(&file.url, &sha256, &found, root, &self.settings);
+            }
+        }
+        match verdict {
+            Outcome::Verified(_) => Ok(()),
+            Outcome::Refused(error) => Err(refuse(format!("its signature is refused: {error}"))),
+            Outcome::Missing(what) if self.settings.mode == Mode::Require => {
+                Err(refuse(format!("it is not signed ({what})")))
+            }
+            Outcome::Missing(_) => Ok(()),
+        }
+    }
+}

@@ -1,0 +1,155 @@
+//! Checking a finished ISO taken from a cache against what this build knows on its own: the
+//! volume id, exactly the planned files, tarballs and generated files (no file more, no
+//! symlink), each planned file's sha256 and mode, each image tarball checked as
+//! [`super::TarballCheck`] does, and the generated files' bytes handed back for the caller to
+//! compare with the ones it renders. Each file is read once, hashed as it streams; nothing
+//! large is held.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::{self, Write};
+use std::path::Path;
+
+use super::tarball_check::{TarballCheck, TarballFacts};
+use crate::iso::{EntryKind, IsoImage};
+use crate::registry::Arch;
+
+/// The largest generated file (versions.txt, the SBOM) read into memory.
+const MAX_GENERATED: u64 = 16 * 1024 * 1024;
+
+/// What the ISO must hold.
+#[derive(Debug, Clone, Default)]
+pub struct IsoWant {
+    /// Its volume id.
+    pub volume_id: String,
+    /// The target architecture (of its images).
+    pub arch: Option<Arch>,
+    /// Each planned file by its path in the ISO: its sha256 (hex) and mode.
+    pub files: BTreeMap<String, (String, u32)>,
+    /// Each image tarball by its path in the ISO: the image's full name and the digest its
+    /// reference resolved to.
+    pub images: BTreeMap<String, (String, String)>,
+    /// The files the build generates (versions.txt, the SBOM), by path.
+    pub generated: Vec<String>,
+}
+
+/// What the ISO holds beyond the planned files, once checked.
+#[derive(Debug, Clone, Default)]
+pub struct IsoContents {
+    /// Each image tarball's facts, by path.
+    pub images: BTreeMap<String, TarballFacts>,
+    /// Each generated file's bytes, by path.
+    pub generated: BTreeMap<String, Vec<u8>>,
+    /// Each planned file's size, by path.
+    pub sizes: BTreeMap<String, u64>,
+}
+
+/// A writer that keeps at most [`MAX_GENERATED`] bytes.
+struct Capped(Vec<u8>);
+
+impl Write for Capped {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if (self.0.len() + buf.len()) as u64 > MAX_GENERATED {
+            return Err(io::Error::other(format!(
+                "larger than {MAX_GENERATED} bytes"
+            )));
+        }
+        self.0.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Checks the ISO at `path` against `want`; what is wrong, in one line, when it does not hold.
+pub fn check_iso(path: &Path, want: &IsoWant) -> Result<IsoContents, String> {
+    let image = IsoImage::open(path).map_err(|e| e.to_string())?;
+    if image.volume_id() != want.volume_id {
+        return Err(format!(
+            "its volume id is {:?}, not {:?}",
+            image.volume_id(),
+            want.volume_id
+        ));
+    }
+    let files: BTreeSet<&str> = want
+        .files
+        .keys()
+        .chain(want.images.keys())
+        .chain(&want.generated)
+        .map(String::as_str)
+        .collect();
+    let dirs: BTreeSet<String> = files
+        .iter()
+        .flat_map(|f| {
+            let parts: Vec<&str> = f.split('/').collect();
+            (1..parts.len())
+                .map(|n| parts[..n].join("/"))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let entries = image.entries().map_err(|e| e.to_string())?;
+    let mut present = BTreeSet::new();
+    for entry in &entries {
+        let rel = entry.path.trim_start_matches('/');
+        match entry.kind {
+            EntryKind::Dir if dirs.contains(rel) => {}
+            EntryKind::File if files.contains(rel) => {
+                present.insert(rel.to_string());
+            }
+            _ => {
+                return Err(format!(
+                    "it holds {}, which this build does not make",
+                    entry.path
+                ));
+            }
+        }
+        if let Some((_, mode)) = want.files.get(rel)
+            && entry.mode != *mode
+        {
+            return Err(format!(
+                "{} has mode {:o}, not {mode:o}",
+                entry.path, entry.mode
+            ));
+        }
+    }
+    if let Some(missing) = files.iter().find(|f| !present.contains(**f)) {
+        return Err(format!("it lacks {missing}"));
+    }
+    let sizes: BTreeMap<&str, u64> = entries
+        .iter()
+        .map(|e| (e.path.trim_start_matches('/'), e.size))
+        .collect();
+    let mut contents = IsoContents::default();
+    for (rel, (sha256, _)) in &want.files {
+        let actual = image
+            .sha256(&format!("/{rel}"))
+            .map_err(|e| e.to_string())?;
+        if actual != *sha256 {
+            return Err(format!("{rel} hashes to {actual}, not {sha256}"));
+        }
+        contents
+            .sizes
+            .insert(rel.clone(), sizes.get(rel.as_str()).copied().unwrap_or(0));
+    }
+    let arch = want
+        .arch
+        .ok_or("no target architecture to check images for")?;
+    for (rel, (name, digest)) in &want.images {
+        let mut check = TarballCheck::new(name, digest, arch);
+        // A read that stops early leaves the check short of its end, which it reports.
+        let _ = image.copy_file(&format!("/{rel}"), &mut check);
+        let facts = check
+            .finish()
+            .map_err(|reason| format!("{rel}: {reason}"))?;
+        contents.images.insert(rel.clone(), facts);
+    }
+    for rel in &want.generated {
+        let mut out = Capped(Vec::new());
+        image
+            .copy_file(&format!("/{rel}"), &mut out)
+            .map_err(|e| format!("{rel}: {e}"))?;
+        contents.generated.insert(rel.clone(), out.0);
+    }
+    Ok(contents)
+}

@@ -1,0 +1,69 @@
+//! Finished files kept in a cache folder between builds (image tarballs, ISOs): each under its
+//! key (`<key>.<ext>`, added by hard link, no copy; where the folder is on another file system,
+//! nothing is kept) with small texts beside it (`<key>.<ext>.<side>`, each written under a
+//! temporary name and renamed). Best effort: a folder that cannot take an entry is skipped. What
+//! is taken from it is checked by the caller before use, as anything from a cache.
+
+use std::path::{Path, PathBuf};
+
+/// A folder of finished files of one kind.
+#[derive(Debug, Clone)]
+pub struct LocalFinished {
+    dir: PathBuf,
+    ext: &'static str,
+}
+
+impl LocalFinished {
+    /// The folder `dir` (created when the first entry is added) of files named `<key>.<ext>`.
+    pub fn new(dir: PathBuf, ext: &'static str) -> Self {
+        LocalFinished { dir, ext }
+    }
+
+    /// Where the entry `key` is.
+    pub fn path(&self, key: &str) -> PathBuf {
+        self.dir.join(format!("{key}.{}", self.ext))
+    }
+
+    fn side_path(&self, key: &str, side: &str) -> PathBuf {
+        self.dir.join(format!("{key}.{}.{side}", self.ext))
+    }
+
+    /// The text `side` kept beside the entry `key`, if any.
+    pub fn side(&self, key: &str, side: &str) -> Option<String> {
+        std::fs::read_to_string(self.side_path(key, side)).ok()
+    }
+
+    /// Links the entry `key` to `to` (replacing what is there); whether it did.
+    pub fn link(&self, key: &str, to: &Path) -> bool {
+        let _ = std::fs::remove_file(to);
+        std::fs::hard_link(self.path(key), to).is_ok()
+    }
+
+    /// Keeps the file at `from` as the entry `key`, with the texts `sides` beside it.
+    pub fn put(&self, key: &str, from: &Path, sides: &[(&str, &str)]) {
+        if std::fs::create_dir_all(&self.dir).is_err() {
+            return;
+        }
+        let path = self.path(key);
+        let _ = std::fs::remove_file(&path);
+        if std::fs::hard_link(from, &path).is_err() {
+            return;
+        }
+        for (side, text) in sides {
+            let Ok(mut temp) = tempfile::NamedTempFile::new_in(&self.dir) else {
+                return;
+            };
+            if std::io::Write::write_all(&mut temp, text.as_bytes()).is_ok() {
+                let _ = temp.persist(self.side_path(key, side));
+            }
+        }
+    }
+
+    /// Removes the entry `key` and the texts `sides` beside it.
+    pub fn remove(&self, key: &str, sides: &[&str]) {
+        let _ = std::fs::remove_file(self.path(key));
+        for side in sides {
+            let _ = std::fs::remove_file(self.side_path(key, side));
+        }
+    }
+}

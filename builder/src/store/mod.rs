@@ -1,0 +1,27 @@
+//! The artifact store's checks and its local folder of finished files: what a finished tarball
+//! or ISO taken from any cache (the local
+//! `--cache-dir` or the shared `--cache-registry`) must pass before a build uses it. A cache is
+//! never a source of truth: everything it serves is checked against what the build knows on
+//! its own (published checksums, the digests upstream or the lock gives), as thoroughly as the
+//! build's own writing would make it; what fails is not used, and the build makes it instead.
+//!
+//! ```no_run
+//! use cks_builder::registry::Arch;
+//! use cks_builder::store::TarballCheck;
+//!
+//! let mut check = TarballCheck::new("registry.k8s.io/pause:3.10", "sha256:...", Arch::Amd64);
+//! std::io::copy(&mut std::fs::File::open("pause.tar")?, &mut check)?;
+//! match check.finish() {
+//!     Ok(facts) => println!("{} {}", facts.sha256, facts.platform),
+//!     Err(reason) => eprintln!("not used: {reason}"),
+//! }
+//! # Ok::<(), std::io::Error>(())
+//! ```
+
+mod iso_check;
+mod local;
+mod tarball_check;
+
+pub use iso_check::{IsoContents, IsoWant, check_iso};
+pub use local::LocalFinished;
+pub use tarball_check::{TarballCheck, TarballFacts, check_tarball_file};

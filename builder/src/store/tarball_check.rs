@@ -1,0 +1,498 @@
+//! Checking an image tarball taken from a cache as thoroughly as writing it: streamed once
+//! (pushed through [`std::io::Write`], so it can come from a file or from inside an ISO), each
+//! blob hashed as it passes and checked against its name, the blobs exactly those the image's
+//! digest reaches for the target platform, and every other byte (headers, `index.json`, the
+//! Docker archive files, padding, the end) equal to what [`crate::registry::write_tarball`]
+//! writes. What comes out is what the build reports of the tarball, the SBOM's layers with it.
+
+use std::collections::BTreeMap;
+use std::io::{self, Write};
+
+use cks_pinning::sbom::Layer;
+use sha1::{Digest as _, Sha1};
+
+use crate::digest::{HashThread, Sha256Count};
+use crate::registry::{
+    Arch, DockerImage, LayoutContents, Manifest, config_platform, docker_manifest_json,
+    docker_repositories_json, entry_header, index_json, parse_manifest, runs_on, select_platform,
+};
+
+/// The largest file other than a layer kept in memory to be read (manifests, configs,
+/// `index.json`).
+const MAX_KEPT: u64 = 4 * 1024 * 1024;
+
+/// The bytes of `oci-layout`, as the writer puts them.
+const OCI_LAYOUT: &[u8] = br#"{"imageLayoutVersion":"1.0.0"}"#;
+
+/// What a checked tarball is, as a pull would report it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TarballFacts {
+    /// The top object's media type.
+    pub media_type: String,
+    /// The digest of the platform's manifest.
+    pub platform_digest: String,
+    /// The platform, e.g. `linux/amd64`.
+    pub platform: String,
+    /// The tarball's size.
+    pub size: u64,
+    /// Its `sha256:` digest.
+    pub sha256: String,
+    /// The blobs it holds, in the order a pull lists them.
+    pub blobs: Vec<String>,
+    /// The image's layers with their SHA-1s, in manifest order.
+    pub layers: Vec<Layer>,
+}
+
+/// One blob seen in the stream.
+struct Seen {
+    size: u64,
+    sha1: String,
+    kept: Option<Vec<u8>>,
+}
+
+/// The sha256 of the whole stream: on a thread of its own (beside the blobs' hashes on the
+/// writer's), or here when no thread can be started.
+enum Whole {
+    Thread(HashThread, Vec<Vec<u8>>),
+    Here(Sha256Count),
+}
+
+impl Whole {
+    fn start() -> Self {
+        match HashThread::start() {
+            Ok(thread) => Whole::Thread(thread, Vec::new()),
+            Err(_) => Whole::Here(Sha256Count::new()),
+        }
+    }
+
+    fn update(&mut self, buf: &[u8]) -> io::Result<()> {
+        match self {
+            Whole::Here(hash) => hash.update(buf),
+            Whole::Thread(thread, spare) => {
+                let mut bytes = spare.pop().unwrap_or_default();
+                bytes.clear();
+                bytes.extend_from_slice(buf);
+                if let Some(back) = thread.feed(bytes)? {
+                    spare.push(back);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn finish(self) -> Result<crate::digest::Digested, String> {
+        match self {
+            Whole::Here(hash) => Ok(hash.finish()),
+            Whole::Thread(thread, _) => thread.finish().map_err(|e| e.to_string()),
+        }
+    }
+}
+
+/// Where the stream stands.
+enum State {
+    /// Reading a 512-byte header (`trailer` once the first zero block was read).
+    Header { block: Vec<u8>, trailer: u8 },
+    /// Reading an entry's content.
+    Content {
+        name: String,
+        left: u64,
+        size: u64,
+        sha256: Sha256Count,
+        sha1: Box<Sha1>,
+        kept: Option<Vec<u8>>,
+    },
+    /// Reading the zero padding after a content.
+    Padding { left: u64 },
+    /// After the two zero blocks: nothing more may come.
+    End,
+}
+
+/// A tarball check in progress: write the tarball's bytes in, then [`TarballCheck::finish`].
+pub struct TarballCheck {
+    name: String,
+    digest: String,
+    arch: Arch,
+    whole: Whole,
+    state: State,
+    headers: Vec<(String, [u8; 512])>,
+    files: BTreeMap<String, Vec<u8>>,
+    blobs: BTreeMap<String, Seen>,
+    failure: Option<String>,
+}
+
+impl TarballCheck {
+    /// A check of the tarball of `name` (the full reference) whose reference resolved to
+    /// `digest`, for `arch`.
+    pub fn new(name: &str, digest: &str, arch: Arch) -> Self {
+        TarballCheck {
+            name: name.to_string(),
+            digest: digest.to_string(),
+            arch,
+            whole: Whole::start(),
+            state: State::Header {
+                block: Vec::with_capacity(512),
+                trailer: 0,
+            },
+            headers: Vec::new(),
+            files: BTreeMap::new(),
+            blobs: BTreeMap::new(),
+            failure: None,
+        }
+    }
+
+    fn fail(&mut self, reason: String) -> io::Error {
+        self.failure.get_or_insert(reason.clone());
+        io::Error::other(reason)
+    }
+
+    /// Consumes a header block.
+    fn header(&mut self, block: &[u8], trailer: u8) -> Result<State, String> {
+        if block.iter().all(|b| *b == 0) {
+            return Ok(match trailer {
+                0 => State::Header {
+                    block: Vec::with_capacity(512),
+                    trailer: 1,
+                },
+                _ => State::End,
+            });
+        }
+        if trailer > 0 {
+            return Err("a header follows an end-of-archive block".into());
+        }
+        let header = tar::Header::from_byte_slice(block);
+        let name = header
+            .path()
+            .map_err(|e| format!("an entry name is unreadable: {e}"))?
+            .to_string_lossy()
+            .into_owned();
+        let size = header
+            .size()
+            .map_err(|e| format!("{name}: the size is unreadable: {e}"))?;
+        let mut bytes = [0u8; 512];
+        bytes.copy_from_slice(block);
+        self.headers.push((name.clone(), bytes));
+        if self.headers.len() > 4096 {
+            return Err("more than 4096 entries".into());
+        }
+        let blob = name.strip_prefix("blobs/sha256/").filter(|h| !h.is_empty());
+        let known = blob.is_some()
+            || matches!(
+                name.as_str(),
+                "oci-layout"
+                    | "index.json"
+                    | "manifest.json"
+                    | "repositories"
+                    | "blobs/"
+                    | "blobs/sha256/"
+            );
+        if !known {
+            return Err(format!("it holds {name}, which no image layout has"));
+        }
+        if blob.is_none() && size > MAX_KEPT {
+            return Err(format!("{name} is {size} bytes"));
+        }
+        Ok(State::Content {
+            kept: (size <= MAX_KEPT).then(Vec::new),
+            name,
+            left: size,
+            size,
+            sha256: Sha256Count::new(),
+            sha1: Box::new(Sha1::new()),
+        })
+    }
+
+    /// Consumes as much of `buf` as the current state takes; how much.
+    fn step(&mut self, buf: &[u8]) -> Result<usize, String> {
+        let state = std::mem::replace(&mut self.state, State::End);
+        let (next, used) = match state {
+            State::Header { mut block, trailer } => {
+                let n = (512 - block.len()).min(buf.len());
+                block.extend_from_slice(&buf[..n]);
+                if block.len() < 512 {
+                    (State::Header { block, trailer }, n)
+                } else {
+                    (self.header(&block, trailer)?, n)
+                }
+            }
+            State::Content {
+                name,
+                left,
+                size,
+                mut sha256,
+                mut sha1,
+                mut kept,
+            } => {
+                let n = left.min(buf.len() as u64) as usize;
+                let chunk = &buf[..n];
+                sha256.update(chunk);
+                sha1.update(chunk);
+                if let Some(kept) = kept.as_mut() {
+                    kept.extend_from_slice(chunk);
+                }
+                let left = left - n as u64;
+                if left > 0 {
+                    let state = State::Content {
+                        name,
+                        left,
+                        size,
+                        sha256,
+                        sha1,
+                        kept,
+                    };
+                    (state, n)
+                } else {
+                    self.ended(name, size, sha256, *sha1, kept)?;
+                    let pad = (512 - size % 512) % 512;
+                    (State::Padding { left: pad }, n)
+                }
+            }
+            State::Padding { left } => {
+                let n = left.min(buf.len() as u64) as usize;
+                if buf[..n].iter().any(|b| *b != 0) {
+                    return Err("an entry's padding is not zeros".into());
+                }
+                let left = left - n as u64;
+                let state = match left {
+                    0 => State::Header {
+                        block: Vec::with_capacity(512),
+                        trailer: 0,
+                    },
+                    _ => State::Padding { left },
+                };
+                (state, n)
+            }
+            // The writer ends with exactly two zero blocks: even zeros after them are more.
+            State::End => return Err("bytes follow the end of the archive".into()),
+        };
+        self.state = next;
+        Ok(used)
+    }
+
+    /// Records an entry whose content ended.
+    fn ended(
+        &mut self,
+        name: String,
+        size: u64,
+        sha256: Sha256Count,
+        sha1: Sha1,
+        kept: Option<Vec<u8>>,
+    ) -> Result<(), String> {
+        let Some(hex) = name.strip_prefix("blobs/sha256/").filter(|h| !h.is_empty()) else {
+            if let Some(bytes) = kept {
+                self.files.insert(name, bytes);
+            }
+            return Ok(());
+        };
+        let actual = sha256.finish();
+        if actual.hex() != hex {
+            return Err(format!(
+                "blob {hex} holds bytes hashing to {}",
+                actual.hex()
+            ));
+        }
+        let seen = Seen {
+            size,
+            sha1: hex::encode(sha1.finalize()),
+            kept,
+        };
+        if self.blobs.insert(format!("sha256:{hex}"), seen).is_some() {
+            return Err(format!("blob {hex} is there twice"));
+        }
+        Ok(())
+    }
+
+    /// The facts of a complete, sound tarball, or what is wrong with it.
+    pub fn finish(self) -> Result<TarballFacts, String> {
+        if let Some(failure) = self.failure {
+            return Err(failure);
+        }
+        if !matches!(self.state, State::End) {
+            return Err("it ends before its end-of-archive blocks".into());
+        }
+        let kept = |digest: &str| {
+            self.blobs
+                .get(digest)
+                .and_then(|b| b.kept.as_deref())
+                .ok_or_else(|| format!("it lacks blob {digest}"))
+        };
+        let bad = |e: crate::registry::RegistryError| e.to_string();
+        let index: serde_json::Value = self
+            .files
+            .get("index.json")
+            .and_then(|b| serde_json::from_slice(b).ok())
+            .ok_or("its index.json is missing or not JSON")?;
+        let content_type = index["manifests"][0]["mediaType"].as_str();
+        let top = kept(&self.digest)?;
+        let (media_type, parsed) =
+            parse_manifest(&self.name, &self.digest, content_type, top).map_err(bad)?;
+        let (platform_digest, platform, config, layers) = match parsed {
+            Manifest::Index(entries) => {
+                let entry = select_platform(&entries, self.arch)
+                    .ok_or_else(|| format!("its index has no {}", self.arch.platform()))?;
+                let child = kept(&entry.digest)?;
+                if child.len() as u64 != entry.size {
+                    return Err(format!("manifest {} has another size", entry.digest));
+                }
+                let (_, parsed) =
+                    parse_manifest(&self.name, &entry.digest, None, child).map_err(bad)?;
+                let Manifest::Image { config, layers } = parsed else {
+                    return Err(format!("{} is an index inside an index", entry.digest));
+                };
+                let platform = entry
+                    .platform
+                    .as_ref()
+                    .map_or_else(|| self.arch.platform(), ToString::to_string);
+                (entry.digest.clone(), platform, config, layers)
+            }
+            Manifest::Image { config, layers } => {
+                let found = config_platform(&self.name, &config.digest, kept(&config.digest)?)
+                    .map_err(bad)?;
+                if !runs_on(self.arch, &found) {
+                    return Err(format!("it is for {found}"));
+                }
+                (self.digest.clone(), found.to_string(), config, layers)
+            }
+        };
+        let mut blobs = vec![self.digest.clone()];
+        if platform_digest != self.digest {
+            blobs.push(platform_digest.clone());
+        }
+        blobs.push(config.digest.clone());
+        blobs.extend(layers.iter().map(|l| l.digest.clone()));
+        blobs.dedup();
+        let mut wanted: Vec<&String> = blobs.iter().collect();
+        wanted.sort();
+        wanted.dedup();
+        let held: Vec<&String> = self.blobs.keys().collect();
+        if held != wanted {
+            return Err(format!(
+                "it holds {} blob(s) where the image has {}",
+                held.len(),
+                wanted.len()
+            ));
+        }
+        for descriptor in std::iter::once(&config).chain(&layers) {
+            if self.blobs.get(&descriptor.digest).map(|b| b.size) != Some(descriptor.size) {
+                return Err(format!("blob {} has another size", descriptor.digest));
+            }
+        }
+        let docker = DockerImage {
+            config: config.digest.clone(),
+            layers: layers.iter().map(|l| l.digest.clone()).collect(),
+        };
+        let contents = LayoutContents {
+            name: self.name.clone(),
+            media_type: media_type.clone(),
+            digest: self.digest.clone(),
+            size: top.len() as u64,
+            blobs: Vec::new(),
+            docker: None,
+        };
+        let mut expected: Vec<(String, Vec<u8>)> = vec![
+            ("oci-layout".into(), OCI_LAYOUT.to_vec()),
+            ("index.json".into(), index_json(&contents)),
+            (
+                "manifest.json".into(),
+                docker_manifest_json(&self.name, &docker),
+            ),
+            (
+                "repositories".into(),
+                docker_repositories_json(&self.name, &docker),
+            ),
+        ];
+        for (name, bytes) in &expected {
+            if self.files.get(name) != Some(bytes) {
+                return Err(format!("its {name} is not the one this image gets"));
+            }
+        }
+        expected.push(("blobs/".into(), Vec::new()));
+        expected.push(("blobs/sha256/".into(), Vec::new()));
+        let names: Vec<(String, bool, u64)> = expected
+            .iter()
+            .map(|(n, b)| (n.clone(), n.ends_with('/'), b.len() as u64))
+            .chain(wanted.iter().map(|d| {
+                let hex = d.trim_start_matches("sha256:");
+                let size = self.blobs.get(*d).map_or(0, |b| b.size);
+                (format!("blobs/sha256/{hex}"), false, size)
+            }))
+            .collect();
+        if names.len() != self.headers.len() {
+            return Err(format!(
+                "it has {} entries where {} were written",
+                self.headers.len(),
+                names.len()
+            ));
+        }
+        for ((name, directory, size), (seen, bytes)) in names.iter().zip(&self.headers) {
+            let header = entry_header(name, *directory, *size).map_err(|e| e.to_string())?;
+            if seen != name || header != *bytes {
+                return Err(format!(
+                    "its entry {seen} is not the one written for {name}"
+                ));
+            }
+        }
+        let layers = layers
+            .iter()
+            .map(|l| Layer {
+                digest: l.digest.clone(),
+                sha1: self
+                    .blobs
+                    .get(&l.digest)
+                    .map(|b| b.sha1.clone())
+                    .unwrap_or_default(),
+                size: l.size,
+            })
+            .collect();
+        let whole = self.whole.finish()?;
+        Ok(TarballFacts {
+            media_type,
+            platform_digest,
+            platform,
+            size: whole.bytes,
+            sha256: whole.digest(),
+            blobs,
+            layers,
+        })
+    }
+}
+
+/// Checks the tarball file at `path` (see [`TarballCheck`]).
+pub fn check_tarball_file(
+    path: &std::path::Path,
+    name: &str,
+    digest: &str,
+    arch: Arch,
+) -> Result<TarballFacts, String> {
+    let mut check = TarballCheck::new(name, digest, arch);
+    let mut file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let copied = io::copy(&mut file, &mut check);
+    match (check.finish(), copied) {
+        (Ok(facts), Ok(_)) => Ok(facts),
+        (Err(reason), _) => Err(reason),
+        (Ok(_), Err(error)) => Err(format!("{}: {error}", path.display())),
+    }
+}
+
+impl Write for TarballCheck {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if let Some(failure) = &self.failure {
+            return Err(io::Error::other(failure.clone()));
+        }
+        let mut at = 0;
+        while at < buf.len() {
+            match self.step(&buf[at..]) {
+                Ok(n) => at += n,
+                Err(reason) => return Err(self.fail(reason)),
+            }
+        }
+        self.whole.update(buf)?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests;
