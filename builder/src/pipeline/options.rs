@@ -14,6 +14,9 @@ use cks_pinning::release::ReleaseVersion;
 use cks_pinning::sources::urls::AUTOSCALER_REPO;
 use cks_pinning::version::KubeVersion;
 
+mod url_logins;
+use url_logins::{MIRROR_LOGIN, no_password};
+
 use crate::fetch::{Mirror, Mirrors};
 use crate::signature::{SignatureInputs, SignatureSettings};
 
@@ -228,6 +231,26 @@ impl Inputs {
         let csi_version = release_version(
             self.csi_version.unwrap_or_else(|| "v3.0.0".to_string()),
             "--csi-version",
+        )?;
+        no_password(
+            &self.network_yaml,
+            "NETWORK_YAML (--network-yaml)",
+            MIRROR_LOGIN,
+        )?;
+        no_password(
+            &self.dashboard_yaml,
+            "DASHBOARD_YAML (--dashboard)",
+            MIRROR_LOGIN,
+        )?;
+        no_password(
+            &self.autoscaler_repo,
+            "--autoscaler-repo",
+            "give the URL without one",
+        )?;
+        no_password(
+            &self.cache_registry,
+            "--cache-registry",
+            "the registry's credentials are read from `docker login`'s config.json",
         )?;
         let dashboards =
             Dashboards::resolve(self.dashboard_yaml, self.headlamp_version, self.cloudstack)?;

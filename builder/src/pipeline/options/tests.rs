@@ -298,3 +298,52 @@ fn a_bad_limit_is_named_with_the_kinds_or_the_size_form() {
     let err = with("manifest", "lots").resolve().expect_err("bad size");
     assert!(err.to_string().contains("16MiB"), "{err}");
 }
+
+#[test]
+fn a_password_in_a_recorded_url_is_refused_without_showing_it() {
+    for (inputs, named) in [
+        (
+            Inputs {
+                network_yaml: Some("https://ops:s3cret@example.com/net.yaml".into()),
+                ..full()
+            },
+            "NETWORK_YAML",
+        ),
+        (
+            Inputs {
+                dashboard_yaml: Some("https://ops:s3cret@example.com/dash.yaml".into()),
+                ..full()
+            },
+            "DASHBOARD_YAML",
+        ),
+        (
+            Inputs {
+                autoscaler_repo: Some("https://ops:s3cret@git.example/autoscaler".into()),
+                ..full()
+            },
+            "--autoscaler-repo",
+        ),
+        (
+            Inputs {
+                cache_registry: Some("https://ops:s3cret@registry.example/cks".into()),
+                ..full()
+            },
+            "--cache-registry",
+        ),
+    ] {
+        let text = inputs.resolve().expect_err(named).to_string();
+        assert!(
+            text.contains(named) && text.contains("https://ops@"),
+            "{text}"
+        );
+        assert!(!text.contains("s3cret"), "{text}");
+    }
+    let user_only = Inputs {
+        network_yaml: Some("https://ops@example.com/net.yaml".into()),
+        ..full()
+    };
+    assert!(
+        user_only.resolve().is_ok(),
+        "a user name alone is no secret"
+    );
+}
