@@ -27,6 +27,8 @@ async fn the_iso_reads_back_and_every_tarball_imports_under_its_name_and_digest(
     }
     let out = tempfile::tempdir().expect("out dir");
     let mut inputs = demo_inputs(&upstream, out.path(), "x86_64");
+    // Both dashboards, as the demo builds them: every image of the upstream goes into the ISO.
+    inputs.headlamp_version = Some(upstream.headlamp_version());
     let hosts: std::collections::BTreeSet<String> = upstream
         .images()
         .iter()

@@ -1,13 +1,14 @@
 //! A downloaded program this build runs on its own host (kubeadm, to list the images): its
 //! signature is checked before it runs, not after the downloads like the others. A program
-//! whose signature is refused never runs, whatever the mode; under `require` one that is not
-//! verified never runs either.
+//! whose signature is refused never runs, whatever the mode (but for a missing log entry under
+//! `warn`, which the signature phase warns of); under `require` one that is not verified never
+//! runs either.
 
 use std::path::Path;
 
 use cks_pinning::sources::Source;
 use cks_pinning::sources::signing::{Signing, signing};
-use cks_signature::{Mode, Outcome};
+use cks_signature::{Mode, Outcome, SignatureError};
 
 use super::Verifier;
 use super::files::{material, verify};
@@ -87,6 +88,12 @@ impl Verifier {
         }
         match verdict {
             Outcome::Verified(_) => Ok(()),
+            // A certificate and identity that verified, but no log entry proving when it was
+            // signed: refused under `require`; under `warn` the signature phase says so once, as
+            // for any other artifact, and the program may run.
+            Outcome::Refused(SignatureError::NoLogEntry) if self.settings.mode != Mode::Require => {
+                Ok(())
+            }
             Outcome::Refused(error) => Err(refuse(format!("its signature is refused: {error}"))),
             Outcome::Missing(what) if self.settings.mode == Mode::Require => {
                 Err(refuse(format!("it is not signed ({what})")))
