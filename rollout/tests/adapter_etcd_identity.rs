@@ -31,6 +31,7 @@ fn config() -> EngineConfig {
         drain_timeout: Duration::from_secs(20),
         poll_interval: Duration::from_millis(20),
         lease_timeout: Duration::from_secs(60),
+        ..EngineConfig::default()
     }
 }
 

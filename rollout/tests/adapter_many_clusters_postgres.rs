@@ -158,6 +158,7 @@ fn roll(plan: &Value, cluster: &Value, owner: &str) -> Result<(), String> {
         drain_timeout: Duration::from_secs(30),
         poll_interval: Duration::from_millis(20),
         lease_timeout: Duration::from_secs(60),
+        ..EngineConfig::default()
     };
     match update(
         &mut ports,

@@ -69,6 +69,7 @@ fn every_example_is_simulated_with_its_expected_verdict() {
         "cloudstack-state-guard",
         "refused-offering",
         "simulate-cluster",
+        "soak-interrupted-by-not-ready",
     ] {
         assert!(
             names.iter().any(|n| n == wanted),

@@ -48,5 +48,6 @@ mod property;
 mod rollout_order;
 mod rollout_steps;
 mod rollout_verify;
+mod soak;
 mod store_lease;
 mod update_call;

@@ -9,7 +9,7 @@ use clap::Args;
 
 use cks_rollout::adapters::etcd_ssh::KUBEADM_ETCD_PKI;
 use cks_rollout::adapters::store::StoreUrl;
-use cks_rollout::engine::UpdateRequest;
+use cks_rollout::engine::{EngineConfig, UpdateRequest};
 
 /// Splits `TYPE=VALUE`, naming the option when the `=` is missing.
 fn split<'a>(option: &str, text: &'a str) -> Result<(&'a str, &'a str)> {
@@ -91,12 +91,25 @@ pub struct RunArgs {
     /// counts are reported.
     #[arg(long = "no-rollout")]
     pub no_rollout: bool,
+    /// After each batch is verified and uncordoned, wait this long with every node of the batch
+    /// staying Ready before the next batch (`90s`, `10m`, `1h30m`); a node that turns NotReady
+    /// stops the rollout between batches.
+    #[arg(long, value_name = "DURATION", value_parser = super::duration::parse)]
+    pub soak: Option<std::time::Duration>,
 }
 
 impl RunArgs {
     /// The update call: `rollout=true` unless `--no-rollout`.
     pub fn request(&self) -> Result<UpdateRequest> {
         self.update.request(!self.no_rollout)
+    }
+
+    /// `cfg` with the rollout controls these options ask for.
+    pub fn controls(&self, cfg: EngineConfig) -> EngineConfig {
+        EngineConfig {
+            soak: self.soak.unwrap_or(cfg.soak),
+            ..cfg
+        }
     }
 }
 

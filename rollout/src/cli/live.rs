@@ -60,6 +60,7 @@ pub fn engine_config(args: &LiveArgs) -> EngineConfig {
         drain_timeout: Duration::from_secs(args.drain_timeout),
         poll_interval: Duration::from_millis(args.poll_interval_ms),
         lease_timeout: Duration::from_secs(args.lease_timeout),
+        ..EngineConfig::default()
     }
 }
 

@@ -14,6 +14,7 @@ macro_rules! outln {
 mod args;
 mod cleanup;
 mod discover;
+mod duration;
 mod live;
 mod render;
 mod simulate;
@@ -182,7 +183,7 @@ fn run(cli: &Cli) -> Result<Exit> {
             }
             let notes = ports.discovery.check_for(live, &req)?;
             notes.iter().for_each(|note| eprintln!("note: {note}"));
-            let cfg = engine_config(live);
+            let cfg = args.controls(engine_config(live));
             let types = ports
                 .ports()
                 .cloud

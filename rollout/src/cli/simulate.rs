@@ -115,10 +115,10 @@ pub fn run(args: &SimulateArgs, as_json: bool) -> Result<Exit> {
         }
         SimAction::Run(run_args) => {
             let req = run_args.request()?;
-            let cfg = EngineConfig {
+            let cfg = run_args.controls(EngineConfig {
                 owner: owner(),
                 ..EngineConfig::default()
-            };
+            });
             let types = sim
                 .world()
                 .vms

@@ -19,6 +19,10 @@ pub struct EngineConfig {
     pub poll_interval: Duration,
     /// A lease not renewed for this long means its owner is gone (default 300 s).
     pub lease_timeout: Duration,
+    /// After a batch is verified and uncordoned, how long its nodes must stay Ready before the
+    /// next batch's preflight (`--soak`; zero: no soak).
+    #[serde(default)]
+    pub soak: Duration,
 }
 
 impl Default for EngineConfig {
@@ -29,6 +33,7 @@ impl Default for EngineConfig {
             drain_timeout: Duration::from_secs(600),
             poll_interval: Duration::from_secs(10),
             lease_timeout: Duration::from_secs(300),
+            soak: Duration::ZERO,
         }
     }
 }

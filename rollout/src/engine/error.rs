@@ -66,6 +66,20 @@ pub enum EngineError {
         /// Re-plans done.
         times: usize,
     },
+    /// A node of a finished batch was not Ready during the soak that follows it.
+    #[error(
+        "batch {batch}: node {node} turned NotReady {seconds} s into the {soak} s soak after its batch; the rollout stopped between batches with no node taken down; find why the node is not Ready and run the rollout again"
+    )]
+    SoakNotReady {
+        /// Batch number.
+        batch: usize,
+        /// The node that turned NotReady.
+        node: String,
+        /// Seconds into the soak.
+        seconds: u64,
+        /// The soak asked, in seconds.
+        soak: u64,
+    },
     /// A batch's preflight found it unsafe to take its nodes down.
     #[error(
         "batch {batch} ({}): preflight failed: {}; nothing was taken down, fix this and run the rollout again",

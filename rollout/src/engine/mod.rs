@@ -21,6 +21,7 @@ mod release;
 mod request;
 mod run;
 pub mod safety;
+mod soak;
 mod update;
 pub mod validate;
 mod verify;

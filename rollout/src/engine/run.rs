@@ -437,7 +437,14 @@ impl<'r, 'a> Runner<'r, 'a> {
                     return Ok(true);
                 }
                 match self.run_batch(phase.node_type, batch) {
-                    Ok(Some(mut names)) => done.append(&mut names),
+                    Ok(Some(mut names)) => {
+                        if let Err(e) = self.soak(batch.number, &names) {
+                            self.emit(Some(batch.number), None, StepKind::Failed, e.to_string());
+                            done.append(&mut names);
+                            return Err(e);
+                        }
+                        done.append(&mut names);
+                    }
                     Ok(None) => {
                         *cancelled = true;
                         self.emit(

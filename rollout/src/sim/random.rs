@@ -204,3 +204,27 @@ pub fn scenario(seed: u64) -> (ClusterSpec, UpdateRequest) {
     }
     (spec, req)
 }
+
+/// Random rollout controls for `seed` on `spec`: a soak (none, short, or longer than the lease
+/// timeout) and, with some, a node that turns NotReady (perhaps during a soak) and back.
+pub fn controls(seed: u64, spec: &mut ClusterSpec, cfg: &mut crate::engine::EngineConfig) {
+    let mut rng = StdRng::seed_from_u64(seed ^ 0xc0_47_20_15);
+    cfg.soak = std::time::Duration::from_secs([0, 0, 30, 120, 600, 900][rng.random_range(0..6)]);
+    if rng.random_bool(0.4) {
+        let workers = spec.workers.count.max(1);
+        let node = if rng.random_bool(0.8) {
+            format!("w-{}", rng.random_range(1..=workers))
+        } else {
+            format!("c-{}", rng.random_range(1..=spec.control.count.max(1)))
+        };
+        let at_step = rng.random_range(1..=400);
+        let until_step = rng
+            .random_bool(0.5)
+            .then(|| at_step + rng.random_range(1..=100));
+        spec.faults.push(Fault::NodeNotReady {
+            node,
+            at_step,
+            until_step,
+        });
+    }
+}

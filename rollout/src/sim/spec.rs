@@ -301,6 +301,17 @@ pub enum Fault {
         #[serde(default)]
         until_step: Option<u64>,
     },
+    /// The node's kubelet reports NotReady from `at_step` (until `until_step`), its VM still
+    /// Running: a workload or the host going bad after the node came back.
+    NodeNotReady {
+        /// Node.
+        node: String,
+        /// First step.
+        at_step: u64,
+        /// Step it is Ready again at.
+        #[serde(default)]
+        until_step: Option<u64>,
+    },
     /// Someone cordons the node at `at_step`.
     OutsideCordon {
         /// Node.
