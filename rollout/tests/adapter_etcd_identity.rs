@@ -150,6 +150,7 @@ fn a_member_lost_after_preflight_is_caught_by_the_recheck_before_the_stop() {
             etcd: etcd_port,
             store,
             clock: &mut clock,
+            hooks: None,
         };
         match update(
             &mut ports,

@@ -145,6 +145,7 @@ fn roll(plan: &Value, cluster: &Value, owner: &str) -> Result<(), String> {
         etcd: &mut etcd,
         store: &mut store,
         clock: &mut clock,
+        hooks: None,
     };
     let request = UpdateRequest {
         node_offerings: [("worker".to_string(), text(&cluster["big"]))].into(),

@@ -70,6 +70,7 @@ fn every_example_is_simulated_with_its_expected_verdict() {
         "refused-offering",
         "simulate-cluster",
         "soak-interrupted-by-not-ready",
+        "gate-fails-on-batch-2",
     ] {
         assert!(
             names.iter().any(|n| n == wanted),

@@ -41,6 +41,7 @@ mod discovery_end_to_end;
 mod discovery_errors;
 mod discovery_fetched;
 mod examples;
+mod gate;
 mod invariant_breakage;
 mod lease;
 mod lifecycle;

@@ -96,6 +96,14 @@ pub struct RunArgs {
     /// stops the rollout between batches.
     #[arg(long, value_name = "DURATION", value_parser = super::duration::parse)]
     pub soak: Option<std::time::Duration>,
+    /// A command run (by `sh -c`) before each batch, with `CKS_CLUSTER_ID`, `CKS_BATCH` and
+    /// `CKS_NODES` in its environment: exit 0 lets the batch go, any other stops the rollout
+    /// between batches with its last line of output in lasterror; repeat for several.
+    #[arg(long = "gate", value_name = "CMD")]
+    pub gates: Vec<String>,
+    /// Time allowed for one gate command (default 5m); one that runs longer is stopped and fails.
+    #[arg(long = "gate-timeout", value_name = "DURATION", value_parser = super::duration::parse)]
+    pub gate_timeout: Option<std::time::Duration>,
 }
 
 impl RunArgs {
@@ -108,6 +116,8 @@ impl RunArgs {
     pub fn controls(&self, cfg: EngineConfig) -> EngineConfig {
         EngineConfig {
             soak: self.soak.unwrap_or(cfg.soak),
+            gates: self.gates.clone(),
+            gate_timeout: self.gate_timeout.unwrap_or(cfg.gate_timeout),
             ..cfg
         }
     }

@@ -11,6 +11,7 @@ use serde_json::Value;
 use cks_rollout::adapters::clock::SystemClock;
 use cks_rollout::adapters::cloudstack::{CloudStackClient, CloudStackCloud, CloudStackConfig};
 use cks_rollout::adapters::etcd::{EtcdHealth, KnownMember};
+use cks_rollout::adapters::gate_command::CommandHooks;
 use cks_rollout::adapters::kube::{KubeAccess, KubeApi, KubeClient};
 use cks_rollout::adapters::store::{AnyStore, StoreError};
 use cks_rollout::adapters::tls::TlsMaterial;
@@ -32,6 +33,7 @@ pub struct LivePorts {
     etcd: Box<dyn Etcd>,
     store: AnyStore,
     clock: SystemClock,
+    hooks: CommandHooks,
     /// What was found from the cluster id, and what was not.
     pub discovery: Discovery,
     /// The CloudStack client, when configured (for the version checks).
@@ -208,6 +210,7 @@ impl LivePorts {
             etcd,
             store,
             clock: SystemClock,
+            hooks: CommandHooks::new(),
             discovery,
             client,
         })
@@ -257,6 +260,7 @@ impl LivePorts {
             etcd: self.etcd.as_mut(),
             store: &mut self.store,
             clock: &mut self.clock,
+            hooks: Some(&mut self.hooks),
         }
     }
 }

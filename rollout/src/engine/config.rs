@@ -23,6 +23,16 @@ pub struct EngineConfig {
     /// next batch's preflight (`--soak`; zero: no soak).
     #[serde(default)]
     pub soak: Duration,
+    /// Commands run before each batch (`--gate`, in order); each must exit 0 for the batch to go.
+    #[serde(default)]
+    pub gates: Vec<String>,
+    /// Time allowed for one gate command (`--gate-timeout`, default 300 s).
+    #[serde(default = "default_gate_timeout")]
+    pub gate_timeout: Duration,
+}
+
+fn default_gate_timeout() -> Duration {
+    super::gate::GATE_TIMEOUT
 }
 
 impl Default for EngineConfig {
@@ -34,6 +44,8 @@ impl Default for EngineConfig {
             poll_interval: Duration::from_secs(10),
             lease_timeout: Duration::from_secs(300),
             soak: Duration::ZERO,
+            gates: Vec::new(),
+            gate_timeout: super::gate::GATE_TIMEOUT,
         }
     }
 }

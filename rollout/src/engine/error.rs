@@ -66,6 +66,18 @@ pub enum EngineError {
         /// Re-plans done.
         times: usize,
     },
+    /// A gate command before a batch did not let it go.
+    #[error(
+        "batch {batch}: gate `{command}` {why}; the rollout stopped between batches with no node of the batch taken down; run the rollout again once the gate passes"
+    )]
+    GateFailed {
+        /// Batch number.
+        batch: usize,
+        /// The gate's command line.
+        command: String,
+        /// How it failed: its exit code and last line of output, or its timeout.
+        why: String,
+    },
     /// A node of a finished batch was not Ready during the soak that follows it.
     #[error(
         "batch {batch}: node {node} turned NotReady {seconds} s into the {soak} s soak after its batch; the rollout stopped between batches with no node taken down; find why the node is not Ready and run the rollout again"

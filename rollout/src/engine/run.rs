@@ -436,6 +436,11 @@ impl<'r, 'a> Runner<'r, 'a> {
                     );
                     return Ok(true);
                 }
+                let nodes: Vec<String> = batch.nodes.iter().map(|n| n.node.clone()).collect();
+                if let Err(e) = self.gates(batch.number, &nodes) {
+                    self.emit(Some(batch.number), None, StepKind::Failed, e.to_string());
+                    return Err(e);
+                }
                 match self.run_batch(phase.node_type, batch) {
                     Ok(Some(mut names)) => {
                         if let Err(e) = self.soak(batch.number, &names) {

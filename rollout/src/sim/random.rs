@@ -62,6 +62,7 @@ pub fn scenario(seed: u64) -> (ClusterSpec, UpdateRequest) {
         pods: vec![],
         pdbs: vec![],
         faults: vec![],
+        gates: Vec::new(),
         jobs: Default::default(),
         state: crate::model::ClusterState::Running,
         kubernetes_version: None,
@@ -206,7 +207,8 @@ pub fn scenario(seed: u64) -> (ClusterSpec, UpdateRequest) {
 }
 
 /// Random rollout controls for `seed` on `spec`: a soak (none, short, or longer than the lease
-/// timeout) and, with some, a node that turns NotReady (perhaps during a soak) and back.
+/// timeout), with some a node that turns NotReady (perhaps during a soak) and back, and gates
+/// that pass, fail or run past their timeout before random batches.
 pub fn controls(seed: u64, spec: &mut ClusterSpec, cfg: &mut crate::engine::EngineConfig) {
     let mut rng = StdRng::seed_from_u64(seed ^ 0xc0_47_20_15);
     cfg.soak = std::time::Duration::from_secs([0, 0, 30, 120, 600, 900][rng.random_range(0..6)]);
@@ -226,5 +228,18 @@ pub fn controls(seed: u64, spec: &mut ClusterSpec, cfg: &mut crate::engine::Engi
             at_step,
             until_step,
         });
+    }
+    if rng.random_bool(0.4) {
+        cfg.gates = vec!["./gate-a".into(), "./gate-b".into()];
+        cfg.gate_timeout = std::time::Duration::from_secs(rng.random_range(30..=900));
+        for _ in 0..rng.random_range(0..=2) {
+            spec.gates.push(super::hooks::GateSpec {
+                batch: rng.random_range(1..=6),
+                command: Some(["gate-a", "gate-b"][rng.random_range(0..2)].into()),
+                exit: [0, 1, 2][rng.random_range(0..3)],
+                output: "random gate".into(),
+                seconds: rng.random_range(0..=1200),
+            });
+        }
     }
 }

@@ -63,6 +63,9 @@ pub struct ClusterSpec {
     /// Faults to inject.
     #[serde(default)]
     pub faults: Vec<Fault>,
+    /// What the gate commands answer before which batch (absent: every gate exits 0 at once).
+    #[serde(default)]
+    pub gates: Vec<super::hooks::GateSpec>,
     /// How long CloudStack's jobs take (absent: they finish as they are started).
     #[serde(default)]
     pub jobs: super::jobs::JobDurations,

@@ -169,6 +169,8 @@ pub struct World {
     pub jobs: super::jobs::Jobs,
     /// The engine processes (a second one started by a fault) and their acts.
     pub engines: super::engines::Engines,
+    /// The gate commands as described, and those running.
+    pub gates: super::hooks::Gates,
 }
 
 /// A description that cannot be simulated.
@@ -353,6 +355,7 @@ impl World {
             boots: 0,
             jobs: super::jobs::Jobs::new(spec.jobs.clone()),
             engines: Default::default(),
+            gates: super::hooks::Gates::new(spec.gates.clone()),
         };
         let (cores, mem) = world.capacity();
         world.record.cores = cores;
