@@ -91,13 +91,13 @@ impl Runner<'_, '_> {
                 )));
             }
             self.ports.clock.sleep(poll.min(limit - waited));
-            if self.ports.clock.now().saturating_sub(self.confirmed) >= self.cfg.poll_interval {
-                if let Err(e) = self.renew() {
-                    if let Some(hooks) = self.ports.hooks.as_mut() {
-                        hooks.stop_gate(&run);
-                    }
-                    return Err(e);
+            if self.ports.clock.now().saturating_sub(self.confirmed) >= self.cfg.poll_interval
+                && let Err(e) = self.renew()
+            {
+                if let Some(hooks) = self.ports.hooks.as_mut() {
+                    hooks.stop_gate(&run);
                 }
+                return Err(e);
             }
         }
     }
