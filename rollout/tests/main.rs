@@ -52,3 +52,4 @@ mod rollout_verify;
 mod soak;
 mod store_lease;
 mod update_call;
+mod window;

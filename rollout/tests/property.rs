@@ -14,7 +14,7 @@ const RUNS: u64 = 1000;
 /// Seeds whose scenario is also run with a cancel at each of [`CANCEL_STEPS`] spread steps.
 const CANCEL_SEEDS: u64 = 100;
 const CANCEL_STEPS: u64 = 12;
-/// Runs with rollout controls (soak, a node turning NotReady, gates) drawn at random.
+/// Runs with rollout controls (soak, a node turning NotReady, gates, windows) drawn at random.
 const CONTROL_RUNS: u64 = 300;
 
 /// True when `v` is Running and matches the settings in `record`.

@@ -9,6 +9,7 @@ use clap::Args;
 
 use cks_rollout::adapters::etcd_ssh::KUBEADM_ETCD_PKI;
 use cks_rollout::adapters::store::StoreUrl;
+use cks_rollout::engine::window::Window;
 use cks_rollout::engine::{EngineConfig, UpdateRequest};
 
 /// Splits `TYPE=VALUE`, naming the option when the `=` is missing.
@@ -104,6 +105,19 @@ pub struct RunArgs {
     /// Time allowed for one gate command (default 5m); one that runs longer is stopped and fails.
     #[arg(long = "gate-timeout", value_name = "DURATION", value_parser = super::duration::parse)]
     pub gate_timeout: Option<std::time::Duration>,
+    /// A maintenance window, `DAYS HH:MM-HH:MM ZONE` (e.g. "Mon-Fri 22:00-05:00 Europe/Berlin";
+    /// an end before the start runs into the next day; zones from the system's tz database);
+    /// repeat for several. A batch starts only inside one; outside, the rollout stops between
+    /// batches and `run` again resumes it.
+    #[arg(long = "window", value_name = "SPEC", value_parser = parse_window)]
+    pub windows: Vec<Window>,
+    /// Outside every window, wait for the next one instead of stopping.
+    #[arg(long = "wait-for-window", requires = "windows")]
+    pub wait_for_window: bool,
+}
+
+fn parse_window(text: &str) -> Result<Window, String> {
+    Window::parse(text).map_err(|e| e.to_string())
 }
 
 impl RunArgs {
@@ -118,6 +132,8 @@ impl RunArgs {
             soak: self.soak.unwrap_or(cfg.soak),
             gates: self.gates.clone(),
             gate_timeout: self.gate_timeout.unwrap_or(cfg.gate_timeout),
+            windows: self.windows.clone(),
+            wait_for_window: self.wait_for_window,
             ..cfg
         }
     }

@@ -29,6 +29,12 @@ pub struct EngineConfig {
     /// Time allowed for one gate command (`--gate-timeout`, default 300 s).
     #[serde(default = "default_gate_timeout")]
     pub gate_timeout: Duration,
+    /// Maintenance windows (`--window`): a batch starts only while one is open (none: always).
+    #[serde(default)]
+    pub windows: Vec<super::window::Window>,
+    /// Outside every window, wait for the next one instead of stopping (`--wait-for-window`).
+    #[serde(default)]
+    pub wait_for_window: bool,
 }
 
 fn default_gate_timeout() -> Duration {
@@ -46,6 +52,8 @@ impl Default for EngineConfig {
             soak: Duration::ZERO,
             gates: Vec::new(),
             gate_timeout: super::gate::GATE_TIMEOUT,
+            windows: Vec::new(),
+            wait_for_window: false,
         }
     }
 }

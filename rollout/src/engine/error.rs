@@ -66,6 +66,18 @@ pub enum EngineError {
         /// Re-plans done.
         times: usize,
     },
+    /// Outside every maintenance window before a batch.
+    #[error(
+        "batch {batch}: the maintenance window closed ({windows}); the rollout stopped between batches with no node taken down; run it again inside a window (the next opens {next}), or pass --wait-for-window to wait"
+    )]
+    WindowClosed {
+        /// Batch number.
+        batch: usize,
+        /// The windows, as given.
+        windows: String,
+        /// When the next opens (RFC 3339, UTC).
+        next: String,
+    },
     /// A gate command before a batch did not let it go.
     #[error(
         "batch {batch}: gate `{command}` {why}; the rollout stopped between batches with no node of the batch taken down; run the rollout again once the gate passes"

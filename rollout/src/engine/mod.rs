@@ -9,6 +9,7 @@ mod config;
 mod drain;
 mod error;
 mod gate;
+mod in_window;
 mod job;
 mod mark;
 pub mod members;
@@ -27,6 +28,7 @@ mod update;
 pub mod validate;
 mod verify;
 mod view;
+pub mod window;
 
 pub use cause::{ChangeError, NotBack, UnsafeStop};
 pub use config::{DEFAULT_BATCH_TIMEOUT, EngineConfig};

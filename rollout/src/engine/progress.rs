@@ -32,6 +32,8 @@ pub enum StepKind {
     Verify,
     /// The node was uncordoned and its annotation removed.
     Uncordon,
+    /// Outside every maintenance window: the rollout waits for the next (or it opened).
+    Window,
     /// A gate command before a batch passed.
     Gate,
     /// A batch's soak began (its nodes must stay Ready this long) or ended.

@@ -437,7 +437,10 @@ impl<'r, 'a> Runner<'r, 'a> {
                     return Ok(true);
                 }
                 let nodes: Vec<String> = batch.nodes.iter().map(|n| n.node.clone()).collect();
-                if let Err(e) = self.gates(batch.number, &nodes) {
+                if let Err(e) = self
+                    .in_window(batch.number)
+                    .and_then(|()| self.gates(batch.number, &nodes))
+                {
                     self.emit(Some(batch.number), None, StepKind::Failed, e.to_string());
                     return Err(e);
                 }

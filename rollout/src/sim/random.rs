@@ -63,6 +63,7 @@ pub fn scenario(seed: u64) -> (ClusterSpec, UpdateRequest) {
         pdbs: vec![],
         faults: vec![],
         gates: Vec::new(),
+        clock_start: None,
         jobs: Default::default(),
         state: crate::model::ClusterState::Running,
         kubernetes_version: None,
@@ -208,7 +209,8 @@ pub fn scenario(seed: u64) -> (ClusterSpec, UpdateRequest) {
 
 /// Random rollout controls for `seed` on `spec`: a soak (none, short, or longer than the lease
 /// timeout), with some a node that turns NotReady (perhaps during a soak) and back, and gates
-/// that pass, fail or run past their timeout before random batches.
+/// that pass, fail or run past their timeout before random batches, and with some a clock start
+/// and maintenance windows (waited for or not).
 pub fn controls(seed: u64, spec: &mut ClusterSpec, cfg: &mut crate::engine::EngineConfig) {
     let mut rng = StdRng::seed_from_u64(seed ^ 0xc0_47_20_15);
     cfg.soak = std::time::Duration::from_secs([0, 0, 30, 120, 600, 900][rng.random_range(0..6)]);
@@ -241,5 +243,23 @@ pub fn controls(seed: u64, spec: &mut ClusterSpec, cfg: &mut crate::engine::Engi
                 seconds: rng.random_range(0..=1200),
             });
         }
+    }
+    if rng.random_bool(0.4) {
+        let day = rng.random_range(7..=13);
+        let hour = rng.random_range(0..24);
+        spec.clock_start = Some(format!(
+            "2026-12-{day:02}T{hour:02}:{:02}:00Z",
+            rng.random_range(0..60)
+        ));
+        let spec_text = [
+            "Mon-Fri 22:00-05:00 Europe/Berlin",
+            "daily 01:00-01:10 UTC",
+            "daily 12:00-18:00 America/New_York",
+            "daily 06:00-06:30 Asia/Kolkata",
+        ][rng.random_range(0..4)];
+        if let Ok(w) = crate::engine::window::Window::parse(spec_text) {
+            cfg.windows = vec![w];
+        }
+        cfg.wait_for_window = rng.random_bool(0.5);
     }
 }

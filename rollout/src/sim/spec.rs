@@ -63,6 +63,10 @@ pub struct ClusterSpec {
     /// Faults to inject.
     #[serde(default)]
     pub faults: Vec<Fault>,
+    /// The wall-clock time the simulation starts at (RFC 3339, e.g. `2026-12-07T21:30:00+01:00`;
+    /// default the Unix epoch), for maintenance windows.
+    #[serde(default)]
+    pub clock_start: Option<String>,
     /// What the gate commands answer before which batch (absent: every gate exits 0 at once).
     #[serde(default)]
     pub gates: Vec<super::hooks::GateSpec>,
@@ -362,6 +366,24 @@ pub enum Fault {
         /// Step.
         at_step: u64,
     },
+}
+
+impl ClusterSpec {
+    /// The wall-clock time virtual time 0 stands for.
+    pub fn epoch(&self) -> Result<std::time::Duration, super::world::SpecError> {
+        let Some(text) = &self.clock_start else {
+            return Ok(std::time::Duration::ZERO);
+        };
+        let bad = || {
+            super::world::SpecError(format!(
+                "clock_start {text:?} is not an RFC 3339 time after 1970, e.g. 2026-12-07T21:30:00+01:00"
+            ))
+        };
+        let ts: jiff::Timestamp = text.parse().map_err(|_| bad())?;
+        u64::try_from(ts.as_millisecond())
+            .map(std::time::Duration::from_millis)
+            .map_err(|_| bad())
+    }
 }
 
 impl Fault {

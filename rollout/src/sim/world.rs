@@ -171,6 +171,8 @@ pub struct World {
     pub engines: super::engines::Engines,
     /// The gate commands as described, and those running.
     pub gates: super::hooks::Gates,
+    /// The wall-clock time virtual time 0 stands for (since the Unix epoch).
+    pub epoch: Duration,
 }
 
 /// A description that cannot be simulated.
@@ -356,6 +358,7 @@ impl World {
             jobs: super::jobs::Jobs::new(spec.jobs.clone()),
             engines: Default::default(),
             gates: super::hooks::Gates::new(spec.gates.clone()),
+            epoch: spec.epoch()?,
         };
         let (cores, mem) = world.capacity();
         world.record.cores = cores;

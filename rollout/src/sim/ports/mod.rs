@@ -201,6 +201,11 @@ impl Clock for SimHandle {
         self.0.borrow().now
     }
 
+    fn wall(&self) -> Duration {
+        let w = self.0.borrow();
+        w.epoch + w.now
+    }
+
     fn sleep(&mut self, d: Duration) {
         self.0.borrow_mut().advance(d);
     }
