@@ -40,6 +40,7 @@ mod discovery_cs;
 mod discovery_end_to_end;
 mod discovery_errors;
 mod discovery_fetched;
+mod events;
 mod examples;
 mod gate;
 mod invariant_breakage;

@@ -114,6 +114,13 @@ pub struct RunArgs {
     /// Outside every window, wait for the next one instead of stopping.
     #[arg(long = "wait-for-window", requires = "windows")]
     pub wait_for_window: bool,
+    /// Append one JSON line per step to this file (schema in README.md, "Events").
+    #[arg(long, value_name = "FILE")]
+    pub events: Option<PathBuf>,
+    /// POST each event's JSON line to this URL (a short timeout and a few tries; one that
+    /// fails is one warning and never stops the rollout).
+    #[arg(long, value_name = "URL")]
+    pub webhook: Option<String>,
 }
 
 fn parse_window(text: &str) -> Result<Window, String> {

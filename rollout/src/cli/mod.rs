@@ -18,6 +18,7 @@ mod duration;
 mod live;
 mod render;
 mod simulate;
+mod sinks;
 mod unconfigured;
 
 use std::process::ExitCode;
@@ -194,15 +195,17 @@ fn run(cli: &Cli) -> Result<Exit> {
                         .collect()
                 })
                 .unwrap_or_default();
+            let mut sinks = sinks::Sinks::open(args, &live.cluster_id)?;
             let mut printer = StepPrinter::new(cli.json, types);
             let outcome = update(
                 &mut ports.ports(),
                 &live.cluster_id,
                 &req,
                 &cfg,
-                &mut printer,
+                &mut sinks.tee(&mut printer),
             );
             printer.finish();
+            sinks.finish();
             let outcome = outcome.context("the update call")?;
             let cluster =
                 view(&mut ports.ports(), &live.cluster_id).context("reading the cluster view")?;

@@ -129,8 +129,9 @@ pub fn run(args: &SimulateArgs, as_json: bool) -> Result<Exit> {
                 .values()
                 .map(|v| (v.name.clone(), v.node_type))
                 .collect();
+            let mut sinks = super::sinks::Sinks::open(run_args, &id)?;
             let mut printer = StepPrinter::new(as_json, types);
-            let mut run = sim.run_with(&req, &cfg, &mut printer);
+            let mut run = sim.run_with(&req, &cfg, &mut sinks.tee(&mut printer));
             printer.finish();
             if let Some(at) = &args.resume_at {
                 let wall: jiff::Timestamp = at.parse().with_context(|| {
@@ -158,9 +159,10 @@ pub fn run(args: &SimulateArgs, as_json: bool) -> Result<Exit> {
                     .map(|v| (v.name.clone(), v.node_type))
                     .collect();
                 let mut printer = StepPrinter::new(as_json, types);
-                run = sim.run_with(&req, &cfg, &mut printer);
+                run = sim.run_with(&req, &cfg, &mut sinks.tee(&mut printer));
                 printer.finish();
             }
+            sinks.finish();
             let steps = sim.world().step;
             let mut ports = sim.ports();
             let cluster = view(&mut ports.ports(), &id).context("reading the cluster view")?;

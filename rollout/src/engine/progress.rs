@@ -55,6 +55,10 @@ pub enum StepKind {
 pub struct Event {
     /// Clock time in milliseconds.
     pub at_ms: u64,
+    /// Wall-clock time in milliseconds since the Unix epoch (the simulator's from its
+    /// description's `clock_start`).
+    #[serde(default)]
+    pub wall_ms: u64,
     /// Batch number, if in a batch.
     pub batch: Option<usize>,
     /// Node, if about one node.

@@ -86,6 +86,7 @@ impl<'r, 'a> Runner<'r, 'a> {
     ) {
         let event = Event {
             at_ms: self.ports.clock.now().as_millis() as u64,
+            wall_ms: self.ports.clock.wall().as_millis() as u64,
             batch,
             node: node.map(str::to_string),
             step,
