@@ -91,6 +91,7 @@ fn every_example_is_simulated_with_its_expected_verdict() {
         "soak-interrupted-by-not-ready",
         "gate-fails-on-batch-2",
         "window-closes-then-resumes",
+        "reboot-required-two-of-five",
     ] {
         assert!(
             names.iter().any(|n| n == wanted),

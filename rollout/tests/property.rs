@@ -14,7 +14,8 @@ const RUNS: u64 = 1000;
 /// Seeds whose scenario is also run with a cancel at each of [`CANCEL_STEPS`] spread steps.
 const CANCEL_SEEDS: u64 = 100;
 const CANCEL_STEPS: u64 = 12;
-/// Runs with rollout controls (soak, a node turning NotReady, gates, windows) drawn at random.
+/// Runs with rollout controls (soak, a node turning NotReady, gates, windows, restarts) drawn
+/// at random.
 const CONTROL_RUNS: u64 = 300;
 
 /// True when `v` is Running and matches the settings in `record`.
@@ -189,6 +190,17 @@ fn random_rollout_controls_keep_every_invariant() {
             "left Updating\n{}",
             run.failure_report()
         );
+        // No node is restarted twice in one run, whatever the controls.
+        if !run.crashed
+            && let Some(v) = sim.world().vms.values().find(|v| v.engine_stops > 1)
+        {
+            panic!(
+                "{} stopped {} times\n{}",
+                v.name,
+                v.engine_stops,
+                run.failure_report()
+            );
+        }
         if let Ok(UpdateOutcome::RolledOut(report)) = &run.outcome
             && !cfg.soak.is_zero()
             && report.run.error.is_none()

@@ -1,5 +1,6 @@
 //! Gate commands run on this machine: `sh -c CMD` in a process group of its own, told the
-//! cluster, batch and nodes in its environment, its output read into a bounded tail.
+//! cluster, batch and nodes in its environment, its output read into a bounded tail; and the
+//! look for `/var/run/reboot-required` on each node over SSH.
 
 use crate::ports::{GateCall, GateRun, GateStatus, Hooks, PortError, PortResult};
 use std::collections::BTreeMap;
@@ -21,17 +22,24 @@ struct Running {
     readers: Vec<JoinHandle<()>>,
 }
 
-/// [`Hooks`] over local processes.
+/// [`Hooks`] over local processes and SSH to the nodes.
 #[derive(Default)]
 pub struct CommandHooks {
     next: u64,
     running: BTreeMap<u64, Running>,
+    ssh: BTreeMap<String, Box<dyn cks_ssh::RemoteRunner>>,
 }
 
 impl CommandHooks {
-    /// No gate running yet.
+    /// No gate running yet, no SSH route to any node.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// The way to `node` over SSH (for `reboot_required`).
+    pub fn with_ssh(mut self, node: &str, runner: Box<dyn cks_ssh::RemoteRunner>) -> Self {
+        self.ssh.insert(node.to_string(), runner);
+        self
     }
 }
 
@@ -131,6 +139,30 @@ impl Hooks for CommandHooks {
             Err(e) => Err(PortError::other(format!(
                 "waiting for gate {:?}: {e}",
                 run.command
+            ))),
+        }
+    }
+
+    fn reboot_required(&mut self, node: &str) -> PortResult<bool> {
+        let runner = self.ssh.get(node).ok_or_else(|| {
+            PortError::other(format!(
+                "no SSH route to {node}: pass --ssh-key with --known-hosts (or --host-key-fingerprint)"
+            ))
+        })?;
+        let command = cks_ssh::RemoteCommand::new(
+            ["test", "-e", "/var/run/reboot-required"]
+                .map(str::to_string)
+                .to_vec(),
+        );
+        let out = runner
+            .run(&command)
+            .map_err(|e| PortError::unavailable(format!("SSH to {node}: {e}")))?;
+        match out.exit_code {
+            0 => Ok(true),
+            1 => Ok(false),
+            code => Err(PortError::other(format!(
+                "`test -e /var/run/reboot-required` on {node} exited {code}: {}",
+                out.stderr_tail.join(" ")
             ))),
         }
     }

@@ -121,6 +121,11 @@ pub struct RunArgs {
     /// fails is one warning and never stops the rollout).
     #[arg(long, value_name = "URL")]
     pub webhook: Option<String>,
+    /// Also restart nodes whose settings do not differ, by the same safe path: all, control,
+    /// worker, etcd, or reboot-required (the nodes where /var/run/reboot-required exists, read
+    /// over SSH).
+    #[arg(long, value_name = "SCOPE")]
+    pub restart: Option<cks_rollout::engine::RestartScope>,
 }
 
 fn parse_window(text: &str) -> Result<Window, String> {
@@ -141,6 +146,7 @@ impl RunArgs {
             gate_timeout: self.gate_timeout.unwrap_or(cfg.gate_timeout),
             windows: self.windows.clone(),
             wait_for_window: self.wait_for_window,
+            restart: self.restart.or(cfg.restart),
             ..cfg
         }
     }

@@ -35,6 +35,9 @@ pub struct EngineConfig {
     /// Outside every window, wait for the next one instead of stopping (`--wait-for-window`).
     #[serde(default)]
     pub wait_for_window: bool,
+    /// Also restart these nodes although their settings do not differ (`run --restart`).
+    #[serde(default)]
+    pub restart: Option<super::restart::RestartScope>,
 }
 
 fn default_gate_timeout() -> Duration {
@@ -54,6 +57,7 @@ impl Default for EngineConfig {
             gate_timeout: super::gate::GATE_TIMEOUT,
             windows: Vec::new(),
             wait_for_window: false,
+            restart: None,
         }
     }
 }

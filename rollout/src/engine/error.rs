@@ -66,6 +66,16 @@ pub enum EngineError {
         /// Re-plans done.
         times: usize,
     },
+    /// `/var/run/reboot-required` could not be read on a node (`run --restart reboot-required`).
+    #[error(
+        "cannot tell whether {node} needs a reboot: {cause}; nothing was taken down; check SSH to the node (--ssh-key, --known-hosts) and run the rollout again"
+    )]
+    RebootCheck {
+        /// The node.
+        node: String,
+        /// Why.
+        cause: String,
+    },
     /// Outside every maintenance window before a batch.
     #[error(
         "batch {batch}: the maintenance window closed ({windows}); the rollout stopped between batches with no node taken down; run it again inside a window (the next opens {next}), or pass --wait-for-window to wait"

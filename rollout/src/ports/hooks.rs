@@ -1,4 +1,5 @@
-//! The operator's hooks around a rollout: gate commands run before each batch.
+//! The operator's hooks around a rollout: gate commands run before each batch, and the look
+//! at each node for `/var/run/reboot-required`.
 
 use super::PortResult;
 
@@ -48,4 +49,7 @@ pub trait Hooks {
 
     /// Stop a gate that ran past its timeout (and everything it started).
     fn stop_gate(&mut self, run: &GateRun);
+
+    /// True when `/var/run/reboot-required` exists on `node` (read over SSH).
+    fn reboot_required(&mut self, node: &str) -> PortResult<bool>;
 }

@@ -1,5 +1,5 @@
-//! The simulator's gate commands: what each gate answers before which batch, described in the
-//! cluster file, and the gates running in virtual time.
+//! The simulator's hooks: what each gate answers before which batch, described in the cluster
+//! file, the gates running in virtual time, and the nodes waiting for a reboot.
 
 use super::ports::SimHandle;
 use crate::ports::{GateCall, GateRun, GateStatus, Hooks, PortResult};
@@ -110,6 +110,12 @@ impl Hooks for SimHandle {
                 code: Some(g.exit),
                 last_line: g.output,
             })
+        })
+    }
+
+    fn reboot_required(&mut self, node: &str) -> PortResult<bool> {
+        self.call(format!("hooks.reboot_required({node})"), |w| {
+            Ok(w.reboot_required.contains(node))
         })
     }
 

@@ -64,6 +64,7 @@ pub fn scenario(seed: u64) -> (ClusterSpec, UpdateRequest) {
         faults: vec![],
         gates: Vec::new(),
         clock_start: None,
+        reboot_required: Vec::new(),
         jobs: Default::default(),
         state: crate::model::ClusterState::Running,
         kubernetes_version: None,
@@ -210,7 +211,8 @@ pub fn scenario(seed: u64) -> (ClusterSpec, UpdateRequest) {
 /// Random rollout controls for `seed` on `spec`: a soak (none, short, or longer than the lease
 /// timeout), with some a node that turns NotReady (perhaps during a soak) and back, and gates
 /// that pass, fail or run past their timeout before random batches, and with some a clock start
-/// and maintenance windows (waited for or not).
+/// and maintenance windows (waited for or not), and with some a `--restart` scope (nodes
+/// waiting for a reboot drawn too).
 pub fn controls(seed: u64, spec: &mut ClusterSpec, cfg: &mut crate::engine::EngineConfig) {
     let mut rng = StdRng::seed_from_u64(seed ^ 0xc0_47_20_15);
     cfg.soak = std::time::Duration::from_secs([0, 0, 30, 120, 600, 900][rng.random_range(0..6)]);
@@ -261,5 +263,25 @@ pub fn controls(seed: u64, spec: &mut ClusterSpec, cfg: &mut crate::engine::Engi
             cfg.windows = vec![w];
         }
         cfg.wait_for_window = rng.random_bool(0.5);
+    }
+    if rng.random_bool(0.4) {
+        use crate::engine::RestartScope;
+        cfg.restart = Some(
+            [
+                RestartScope::All,
+                RestartScope::Control,
+                RestartScope::Worker,
+                RestartScope::Etcd,
+                RestartScope::RebootRequired,
+            ][rng.random_range(0..5)],
+        );
+        for i in 1..=spec.workers.count {
+            if rng.random_bool(0.4) {
+                spec.reboot_required.push(format!("w-{i}"));
+            }
+        }
+        if rng.random_bool(0.3) {
+            spec.reboot_required.push("c-1".into());
+        }
     }
 }

@@ -67,6 +67,9 @@ pub struct ClusterSpec {
     /// default the Unix epoch), for maintenance windows.
     #[serde(default)]
     pub clock_start: Option<String>,
+    /// Nodes where `/var/run/reboot-required` exists (for `run --restart reboot-required`).
+    #[serde(default)]
+    pub reboot_required: Vec<String>,
     /// What the gate commands answer before which batch (absent: every gate exits 0 at once).
     #[serde(default)]
     pub gates: Vec<super::hooks::GateSpec>,

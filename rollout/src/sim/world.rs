@@ -173,6 +173,8 @@ pub struct World {
     pub gates: super::hooks::Gates,
     /// The wall-clock time virtual time 0 stands for (since the Unix epoch).
     pub epoch: Duration,
+    /// Nodes where `/var/run/reboot-required` exists (a boot removes it).
+    pub reboot_required: std::collections::BTreeSet<String>,
 }
 
 /// A description that cannot be simulated.
@@ -359,6 +361,7 @@ impl World {
             engines: Default::default(),
             gates: super::hooks::Gates::new(spec.gates.clone()),
             epoch: spec.epoch()?,
+            reboot_required: spec.reboot_required.iter().cloned().collect(),
         };
         let (cores, mem) = world.capacity();
         world.record.cores = cores;
@@ -485,6 +488,7 @@ impl World {
         let delay = Duration::from_secs(self.rng.random_range(20..=90));
         let boots = self.boots;
         let now = self.now;
+        self.reboot_required.remove(name);
         self.with_vm(name, |v| {
             v.state = VmState::Running;
             v.boot_id = format!("boot-{name}-{boots}");

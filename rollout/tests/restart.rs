@@ -1,0 +1,109 @@
+//! `run --restart`: nodes whose settings do not differ restarted by the same safe path — all,
+//! one type, or those where `/var/run/reboot-required` exists.
+
+use crate::common::{cfg, cluster, offerings, report};
+use cks_rollout::engine::{EngineConfig, RestartScope, UpdateRequest};
+use cks_rollout::model::ClusterState;
+use cks_rollout::sim::Simulation;
+
+const SEED: u64 = 4;
+
+fn restarting(scope: RestartScope) -> EngineConfig {
+    EngineConfig {
+        restart: Some(scope),
+        ..cfg()
+    }
+}
+
+fn resume() -> UpdateRequest {
+    UpdateRequest {
+        rollout: true,
+        ..Default::default()
+    }
+}
+
+/// Engine stops per node.
+fn stops(sim: &Simulation) -> Vec<(String, u32)> {
+    sim.world()
+        .vms
+        .values()
+        .map(|v| (v.name.clone(), v.engine_stops))
+        .collect()
+}
+
+#[test]
+fn reboot_required_restarts_only_the_nodes_that_need_it_once_each() {
+    let mut spec = cluster(3, 0, 5);
+    spec.reboot_required = vec!["w-2".into(), "w-4".into()];
+    let sim = Simulation::new(&spec, SEED).expect("simulable");
+    let run = sim.run(&resume(), &restarting(RestartScope::RebootRequired));
+    assert!(run.violation.is_none(), "{}", run.failure_report());
+    let r = report(&run);
+    assert!(r.run.error.is_none(), "{}", run.failure_report());
+    assert_eq!(r.run.done, ["w-2", "w-4"]);
+    for (name, n) in stops(&sim) {
+        let want = u32::from(name == "w-2" || name == "w-4");
+        assert_eq!(n, want, "{name} stopped {n} times");
+    }
+    let w = sim.world();
+    assert!(w.reboot_required.is_empty(), "the reboots cleared the flag");
+    assert_eq!(w.record.state, ClusterState::Running);
+    // Every node checked, each once.
+    let looks = run
+        .trace
+        .iter()
+        .filter(|l| l.contains("hooks.reboot_required("))
+        .count();
+    assert_eq!(looks, 8);
+}
+
+#[test]
+fn restart_control_takes_one_control_node_at_a_time_and_leaves_the_workers() {
+    let sim = Simulation::new(&cluster(3, 0, 2), SEED).expect("simulable");
+    let run = sim.run(&resume(), &restarting(RestartScope::Control));
+    assert!(run.violation.is_none(), "{}", run.failure_report());
+    let r = report(&run);
+    assert!(r.run.error.is_none(), "{}", run.failure_report());
+    assert_eq!(r.run.plan.phases.len(), 1);
+    assert!(
+        r.run.plan.phases[0]
+            .batches
+            .iter()
+            .all(|b| b.nodes.len() == 1)
+    );
+    for (name, n) in stops(&sim) {
+        assert_eq!(n, u32::from(name.starts_with("c-")), "{name}");
+    }
+}
+
+#[test]
+fn restart_all_with_a_change_restarts_every_node_once() {
+    let sim = Simulation::new(&cluster(3, 0, 3), SEED).expect("simulable");
+    let run = sim.run(
+        &offerings(&[("worker", "medium")]),
+        &restarting(RestartScope::All),
+    );
+    assert!(run.violation.is_none(), "{}", run.failure_report());
+    assert!(report(&run).run.error.is_none(), "{}", run.failure_report());
+    for (name, n) in stops(&sim) {
+        assert_eq!(n, 1, "{name}");
+    }
+    let w = sim.world();
+    assert!(
+        w.vms
+            .values()
+            .filter(|v| v.name.starts_with("w-"))
+            .all(|v| v.offering == "medium")
+    );
+}
+
+#[test]
+fn restart_worker_on_a_single_control_cluster_leaves_control_alone() {
+    let sim = Simulation::new(&cluster(1, 0, 2), SEED).expect("simulable");
+    let run = sim.run(&resume(), &restarting(RestartScope::All));
+    assert!(run.violation.is_none(), "{}", run.failure_report());
+    let r = report(&run);
+    // The lone control node cannot be lost: skipped and reported, the workers restarted.
+    assert!(r.run.plan.skipped.iter().any(|s| s.node == "c-1"));
+    assert_eq!(r.run.done, ["w-1", "w-2"]);
+}
