@@ -54,4 +54,5 @@ mod rollout_verify;
 mod soak;
 mod store_lease;
 mod update_call;
+mod watch;
 mod window;

@@ -20,6 +20,7 @@ mod render;
 mod simulate;
 mod sinks;
 mod unconfigured;
+mod watch;
 
 use std::process::ExitCode;
 
@@ -100,6 +101,13 @@ pub enum Command {
         /// Connection.
         #[command(flatten)]
         live: LiveArgs,
+        /// Follow the rollout until it ends (from the store, every --poll-interval): on a
+        /// terminal a live view, otherwise one line per change.
+        #[arg(long)]
+        watch: bool,
+        /// With --watch: the rollout's --events file, for its batch, step and waits.
+        #[arg(long, value_name = "FILE", requires = "watch")]
+        events: Option<std::path::PathBuf>,
     },
     /// The state scanner: a cluster left Updating by a process that died goes to Alert.
     Scan {
@@ -251,7 +259,12 @@ fn run(cli: &Cli) -> Result<Exit> {
             }
             Ok(Exit::Ok)
         }
-        Command::Status { live } => {
+        Command::Status {
+            live,
+            watch: true,
+            events,
+        } => watch::run(live, events.as_ref()),
+        Command::Status { live, .. } => {
             let mut ports = LivePorts::connect(live)?;
             let cluster =
                 view(&mut ports.ports(), &live.cluster_id).context("reading the cluster view")?;
