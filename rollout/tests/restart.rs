@@ -107,3 +107,36 @@ fn restart_worker_on_a_single_control_cluster_leaves_control_alone() {
     assert!(r.run.plan.skipped.iter().any(|s| s.node == "c-1"));
     assert_eq!(r.run.done, ["w-1", "w-2"]);
 }
+
+#[test]
+fn the_real_reboot_check_reads_the_file_over_ssh() {
+    use cks_rollout::adapters::gate_command::CommandHooks;
+    use cks_rollout::ports::Hooks;
+    use cks_ssh::openssh::{HostKeyPolicy, NodeAddress, SshConfig, SshRunner};
+    let sshd = cks_fixtures::sshd::Sshd::start().expect("sshd starts");
+    let runner = SshRunner::new(SshConfig::new(
+        NodeAddress::BehindNat {
+            public_address: "127.0.0.1".to_string(),
+            port: sshd.port(),
+        },
+        sshd.user(),
+        &sshd.client_key(),
+        HostKeyPolicy::KnownHosts {
+            path: sshd.known_hosts().expect("known_hosts"),
+        },
+    ));
+    let mut hooks = CommandHooks::new().with_ssh("w-1", Box::new(runner));
+    // The node is this host: the answer is whether the file exists here.
+    let here = std::path::Path::new("/var/run/reboot-required").exists();
+    assert_eq!(
+        hooks.reboot_required("w-1"),
+        Ok(here),
+        "sshd log:\n{}",
+        sshd.log()
+    );
+    let e = hooks.reboot_required("w-2").expect_err("no route to w-2");
+    assert!(
+        e.message.contains("no SSH route to w-2: pass --ssh-key"),
+        "{e}"
+    );
+}
