@@ -37,6 +37,8 @@ pub struct Discovery {
     errors: Vec<(Needs, String)>,
     /// Held so the private kubeconfig file lives as long as the ports.
     _kubeconfig: Option<FetchedKubeconfig>,
+    /// Each node's SSH way in (for the reboot check), when one was found.
+    pub node_ssh: Vec<(String, SshConfig)>,
 }
 
 const TIMEOUT: Duration = Duration::from_secs(30);
@@ -167,9 +169,10 @@ impl Discovery {
                     ),
                 ));
             }
-            let mut etcd = self
-                .etcd_over_ssh(args, client, &info, &map)
-                .map_err(step(Needs::Etcd))?;
+            let mut node_ssh = Vec::new();
+            let etcd = self.etcd_over_ssh(args, client, &info, &map, &mut node_ssh);
+            self.node_ssh = node_ssh;
+            let mut etcd = etcd.map_err(step(Needs::Etcd))?;
             etcd.prime().map_err(step(Needs::Etcd))?;
             self.etcd = Some(Box::new(etcd));
         }
@@ -194,6 +197,7 @@ impl Discovery {
         client: &CloudStackClient,
         info: &cluster_api::ClusterInfo,
         map: &NodeMap,
+        node_ssh: &mut Vec<(String, SshConfig)>,
     ) -> Result<EtcdOverSsh> {
         let ssh = &args.ssh;
         let Some(key) = &ssh.ssh_key else {
@@ -248,8 +252,7 @@ impl Discovery {
             (SshRoute::Nat { .. }, Some(id)) => cluster_api::port_forwards(client, id)?,
             _ => Vec::new(),
         };
-        let mut etcd_nodes = Vec::new();
-        for node in candidates {
+        let config_for = |node: &cks_rollout::discovery::MatchedNode| -> Result<SshConfig> {
             let address = match overrides.get(&node.node_name) {
                 Some(address) => address.clone(),
                 None => route.address(node, &rules)?,
@@ -267,11 +270,24 @@ impl Discovery {
             };
             let mut config = SshConfig::new(address, &ssh.ssh_user, key, policy);
             config.command_timeout = Duration::from_secs(60);
+            Ok(config)
+        };
+        let mut etcd_nodes = Vec::new();
+        for node in candidates {
             etcd_nodes.push(EtcdNode {
                 node: node.node_name.clone(),
                 address: node.address.clone(),
-                runner: Box::new(SshRunner::new(config)),
+                runner: Box::new(SshRunner::new(config_for(node)?)),
             });
+        }
+        // Every node's way in, for the look at /var/run/reboot-required (`run --restart
+        // reboot-required`); a node with none is named when it is looked at.
+        for t in [NodeType::Control, NodeType::Etcd, NodeType::Worker] {
+            for node in map.of_type(t) {
+                if let Ok(config) = config_for(node) {
+                    node_ssh.push((node.node_name.clone(), config));
+                }
+            }
         }
         let command = EtcdctlCommand {
             etcdctl: ssh.etcdctl.clone(),

@@ -21,6 +21,7 @@ use cks_rollout::engine::autoscaler_risk::{
 use cks_rollout::engine::{EngineConfig, UpdateRequest};
 use cks_rollout::model::{ClusterRecord, ClusterState};
 use cks_rollout::ports::{Cloud, Etcd, Kube, Ports};
+use cks_ssh::openssh::SshRunner;
 
 use super::args::{LiveArgs, pairs};
 use super::discover::Discovery;
@@ -210,7 +211,12 @@ impl LivePorts {
             etcd,
             store,
             clock: SystemClock,
-            hooks: CommandHooks::new(),
+            hooks: discovery
+                .node_ssh
+                .iter()
+                .fold(CommandHooks::new(), |hooks, (node, config)| {
+                    hooks.with_ssh(node, Box::new(SshRunner::new(config.clone())))
+                }),
             discovery,
             client,
         })
