@@ -140,3 +140,44 @@ fn the_real_reboot_check_reads_the_file_over_ssh() {
         "{e}"
     );
 }
+
+#[test]
+fn a_real_run_restarts_the_workers_and_asks_each_node_over_ssh_for_reboot_required() {
+    use crate::discovery_support::{WORKERS, cluster, text};
+    let c = cluster();
+    let run = c
+        .rollout("run")
+        .args([
+            "--restart",
+            "worker",
+            "--poll-interval",
+            "50",
+            "--drain-timeout",
+            "30",
+        ])
+        .output()
+        .expect("runs");
+    let shown = text(&run);
+    assert!(run.status.success(), "{shown}");
+    assert!(
+        shown.contains(&format!("restarted {} node(s)", WORKERS.len())),
+        "{shown}"
+    );
+    // The control nodes answer over SSH (this host has no reboot pending, or the check says so);
+    // the workers of this cluster run no SSH server: the run stops before any batch, naming one.
+    let pending = std::path::Path::new("/var/run/reboot-required").exists();
+    let run = c
+        .rollout("run")
+        .args(["--restart", "reboot-required", "--poll-interval", "50"])
+        .output()
+        .expect("runs");
+    let shown = text(&run);
+    if !pending {
+        assert_eq!(run.status.code(), Some(3), "{shown}");
+        assert!(
+            shown.contains("cannot tell whether k1-node-1 needs a reboot"),
+            "{shown}"
+        );
+        assert!(shown.contains("nothing was taken down"), "{shown}");
+    }
+}
