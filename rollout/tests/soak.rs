@@ -159,3 +159,45 @@ fn a_cancel_in_the_soak_ends_it_early_and_stops_the_rollout() {
         .expect("the soak began");
     assert!(ended.at_ms - began.at_ms < 3_600_000);
 }
+
+#[test]
+fn bad_control_values_are_refused_naming_the_option_and_what_was_expected() {
+    let example = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("examples/soak-interrupted-by-not-ready.yaml");
+    for (args, says) in [
+        (
+            vec!["--soak", "10x"],
+            "is not a duration: expected whole numbers with units",
+        ),
+        (vec!["--gate-timeout", "m"], "is not a duration"),
+        (
+            vec!["--window", "Mon-Fri 22:00-05:00 Nowhere/City"],
+            "not in the system's tz database",
+        ),
+        (
+            vec!["--restart", "everything"],
+            "expected all, control, worker, etcd or reboot-required",
+        ),
+        (
+            vec!["--webhook", "not a url"],
+            "--webhook: expected an http:// or https:// URL",
+        ),
+        (vec!["--wait-for-window"], "--window"),
+    ] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_cks-rollout"))
+            .arg("simulate")
+            .arg("--cluster")
+            .arg(&example)
+            .args(["run", "--offering", "worker=medium"])
+            .args(&args)
+            .output()
+            .expect("cks-rollout runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{args:?}");
+        assert!(stderr.contains(says), "{args:?}: {stderr}");
+        assert!(
+            String::from_utf8_lossy(&out.stdout).is_empty(),
+            "{args:?}: nothing ran"
+        );
+    }
+}
