@@ -47,6 +47,7 @@ pub mod adapters;
 pub mod cli;
 pub mod discovery;
 pub mod engine;
+pub mod events;
 pub mod model;
 pub mod ports;
 pub mod sim;

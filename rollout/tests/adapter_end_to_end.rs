@@ -23,6 +23,7 @@ fn run(c: &mut Cluster, request: &UpdateRequest, drain_timeout: Duration) -> Upd
         drain_timeout,
         poll_interval: Duration::from_millis(20),
         lease_timeout: Duration::from_secs(60),
+        ..EngineConfig::default()
     };
     let mut clock = SystemClock;
     let id = c.cluster_id.clone();

@@ -31,6 +31,7 @@ fn config() -> EngineConfig {
         drain_timeout: Duration::from_secs(20),
         poll_interval: Duration::from_millis(20),
         lease_timeout: Duration::from_secs(60),
+        ..EngineConfig::default()
     }
 }
 
@@ -149,6 +150,7 @@ fn a_member_lost_after_preflight_is_caught_by_the_recheck_before_the_stop() {
             etcd: etcd_port,
             store,
             clock: &mut clock,
+            hooks: None,
         };
         match update(
             &mut ports,

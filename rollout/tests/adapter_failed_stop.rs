@@ -44,6 +44,7 @@ fn roll_one_worker(c: &mut Cluster, batch_timeout: Duration) -> RolloutReport {
         drain_timeout: Duration::from_secs(20),
         poll_interval: Duration::from_millis(50),
         lease_timeout: Duration::from_secs(60),
+        ..EngineConfig::default()
     };
     let mut clock = SystemClock;
     let id = c.cluster_id.clone();

@@ -145,6 +145,7 @@ fn roll(plan: &Value, cluster: &Value, owner: &str) -> Result<(), String> {
         etcd: &mut etcd,
         store: &mut store,
         clock: &mut clock,
+        hooks: None,
     };
     let request = UpdateRequest {
         node_offerings: [("worker".to_string(), text(&cluster["big"]))].into(),
@@ -158,6 +159,7 @@ fn roll(plan: &Value, cluster: &Value, owner: &str) -> Result<(), String> {
         drain_timeout: Duration::from_secs(30),
         poll_interval: Duration::from_millis(20),
         lease_timeout: Duration::from_secs(60),
+        ..EngineConfig::default()
     };
     match update(
         &mut ports,

@@ -31,6 +31,7 @@ fn roll_workers(c: &mut Cluster) -> RolloutReport {
         drain_timeout: Duration::from_secs(20),
         poll_interval: Duration::from_millis(20),
         lease_timeout: Duration::from_secs(60),
+        ..EngineConfig::default()
     };
     let mut clock = SystemClock;
     let id = c.cluster_id.clone();

@@ -20,6 +20,28 @@ fn header(text: &str, key: &str, path: &Path) -> String {
         .to_string()
 }
 
+/// The words of an `expect-args` line: split at spaces, except inside double quotes.
+fn words(line: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut word = String::new();
+    let mut quoted = false;
+    for c in line.chars() {
+        match c {
+            '"' => quoted = !quoted,
+            ' ' if !quoted => {
+                if !word.is_empty() {
+                    out.push(std::mem::take(&mut word));
+                }
+            }
+            c => word.push(c),
+        }
+    }
+    if !word.is_empty() {
+        out.push(word);
+    }
+    out
+}
+
 fn examples() -> Vec<Example> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
     let mut out = Vec::new();
@@ -31,10 +53,7 @@ fn examples() -> Vec<Example> {
         let text = std::fs::read_to_string(&path).expect("example is readable");
         let exit = header(&text, "expect-exit", &path);
         out.push(Example {
-            args: header(&text, "expect-args", &path)
-                .split_whitespace()
-                .map(str::to_string)
-                .collect(),
+            args: words(&header(&text, "expect-args", &path)),
             exit: exit
                 .parse()
                 .unwrap_or_else(|_| panic!("{}: expect-exit {exit:?}", path.display())),
@@ -69,6 +88,10 @@ fn every_example_is_simulated_with_its_expected_verdict() {
         "cloudstack-state-guard",
         "refused-offering",
         "simulate-cluster",
+        "soak-interrupted-by-not-ready",
+        "gate-fails-on-batch-2",
+        "window-closes-then-resumes",
+        "reboot-required-two-of-five",
     ] {
         assert!(
             names.iter().any(|n| n == wanted),

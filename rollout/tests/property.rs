@@ -14,6 +14,9 @@ const RUNS: u64 = 1000;
 /// Seeds whose scenario is also run with a cancel at each of [`CANCEL_STEPS`] spread steps.
 const CANCEL_SEEDS: u64 = 100;
 const CANCEL_STEPS: u64 = 12;
+/// Runs with rollout controls (soak, a node turning NotReady, gates, windows, restarts) drawn
+/// at random.
+const CONTROL_RUNS: u64 = 300;
 
 /// True when `v` is Running and matches the settings in `record`.
 fn up_to_date(record: &ClusterRecord, groups: &[AffinityGroup], v: &SimVm) -> bool {
@@ -169,4 +172,60 @@ fn a_cancel_asked_earlier_in_a_random_scenario_never_restarts_more_nodes_than_a_
         }
     }
     assert!(compared > 500, "only {compared} cancel runs compared");
+}
+
+#[test]
+fn random_rollout_controls_keep_every_invariant() {
+    let mut soaked = 0;
+    for seed in 0..CONTROL_RUNS {
+        let (mut spec, req) = random::scenario(seed);
+        let mut cfg = EngineConfig::default();
+        random::controls(seed, &mut spec, &mut cfg);
+        let sim = Simulation::new(&spec, seed).expect("random scenario is simulable");
+        let run = sim.run(&req, &cfg);
+        assert!(run.violation.is_none(), "{}", run.failure_report());
+        assert_ne!(
+            sim.world().record.state,
+            ClusterState::Updating,
+            "left Updating\n{}",
+            run.failure_report()
+        );
+        // No node is restarted twice in one run, whatever the controls.
+        if !run.crashed
+            && let Some(v) = sim.world().vms.values().find(|v| v.engine_stops > 1)
+        {
+            panic!(
+                "{} stopped {} times\n{}",
+                v.name,
+                v.engine_stops,
+                run.failure_report()
+            );
+        }
+        if let Ok(UpdateOutcome::RolledOut(report)) = &run.outcome
+            && !cfg.soak.is_zero()
+            && report.run.error.is_none()
+            && !report.run.cancelled
+            && !run.crashed
+        {
+            soaked += 1;
+            // Every batch that took a node soaked its whole time (unless a cancel ended it).
+            let soaks: Vec<_> = report
+                .events
+                .iter()
+                .filter(|e| e.step == cks_rollout::engine::StepKind::Soak)
+                .collect();
+            for pair in soaks.chunks(2) {
+                if let [began, over] = pair
+                    && !over.detail.contains("cancel asked")
+                {
+                    assert!(
+                        over.at_ms - began.at_ms >= cfg.soak.as_millis() as u64,
+                        "a soak ended early\n{}",
+                        run.failure_report()
+                    );
+                }
+            }
+        }
+    }
+    assert!(soaked > 30, "only {soaked} runs soaked to the end");
 }

@@ -5,6 +5,7 @@ pub mod clock;
 pub mod cloudstack;
 pub mod etcd;
 pub mod etcd_ssh;
+pub mod gate_command;
 pub mod kube;
 pub use cks_cloudstack::secret;
 pub mod store;

@@ -9,7 +9,8 @@ use clap::Args;
 
 use cks_rollout::adapters::etcd_ssh::KUBEADM_ETCD_PKI;
 use cks_rollout::adapters::store::StoreUrl;
-use cks_rollout::engine::UpdateRequest;
+use cks_rollout::engine::window::Window;
+use cks_rollout::engine::{EngineConfig, UpdateRequest};
 
 /// Splits `TYPE=VALUE`, naming the option when the `=` is missing.
 fn split<'a>(option: &str, text: &'a str) -> Result<(&'a str, &'a str)> {
@@ -91,12 +92,63 @@ pub struct RunArgs {
     /// counts are reported.
     #[arg(long = "no-rollout")]
     pub no_rollout: bool,
+    /// After each batch is verified and uncordoned, wait this long with every node of the batch
+    /// staying Ready before the next batch (`90s`, `10m`, `1h30m`); a node that turns NotReady
+    /// stops the rollout between batches.
+    #[arg(long, value_name = "DURATION", value_parser = super::duration::parse)]
+    pub soak: Option<std::time::Duration>,
+    /// A command run (by `sh -c`) before each batch, with `CKS_CLUSTER_ID`, `CKS_BATCH` and
+    /// `CKS_NODES` in its environment: exit 0 lets the batch go, any other stops the rollout
+    /// between batches with its last line of output in lasterror; repeat for several.
+    #[arg(long = "gate", value_name = "CMD")]
+    pub gates: Vec<String>,
+    /// Time allowed for one gate command (default 5m); one that runs longer is stopped and fails.
+    #[arg(long = "gate-timeout", value_name = "DURATION", value_parser = super::duration::parse)]
+    pub gate_timeout: Option<std::time::Duration>,
+    /// A maintenance window, `DAYS HH:MM-HH:MM ZONE` (e.g. "Mon-Fri 22:00-05:00 Europe/Berlin";
+    /// an end before the start runs into the next day; zones from the system's tz database);
+    /// repeat for several. A batch starts only inside one; outside, the rollout stops between
+    /// batches and `run` again resumes it.
+    #[arg(long = "window", value_name = "SPEC", value_parser = parse_window)]
+    pub windows: Vec<Window>,
+    /// Outside every window, wait for the next one instead of stopping.
+    #[arg(long = "wait-for-window", requires = "windows")]
+    pub wait_for_window: bool,
+    /// Append one JSON line per step to this file (schema in README.md, "Events").
+    #[arg(long, value_name = "FILE")]
+    pub events: Option<PathBuf>,
+    /// POST each event's JSON line to this URL (a short timeout and a few tries; one that
+    /// fails is one warning and never stops the rollout).
+    #[arg(long, value_name = "URL")]
+    pub webhook: Option<String>,
+    /// Also restart nodes whose settings do not differ, by the same safe path: all, control,
+    /// worker, etcd, or reboot-required (the nodes where /var/run/reboot-required exists, read
+    /// over SSH).
+    #[arg(long, value_name = "SCOPE")]
+    pub restart: Option<cks_rollout::engine::RestartScope>,
+}
+
+fn parse_window(text: &str) -> Result<Window, String> {
+    Window::parse(text).map_err(|e| e.to_string())
 }
 
 impl RunArgs {
     /// The update call: `rollout=true` unless `--no-rollout`.
     pub fn request(&self) -> Result<UpdateRequest> {
         self.update.request(!self.no_rollout)
+    }
+
+    /// `cfg` with the rollout controls these options ask for.
+    pub fn controls(&self, cfg: EngineConfig) -> EngineConfig {
+        EngineConfig {
+            soak: self.soak.unwrap_or(cfg.soak),
+            gates: self.gates.clone(),
+            gate_timeout: self.gate_timeout.unwrap_or(cfg.gate_timeout),
+            windows: self.windows.clone(),
+            wait_for_window: self.wait_for_window,
+            restart: self.restart.or(cfg.restart),
+            ..cfg
+        }
     }
 }
 

@@ -14,7 +14,7 @@ use cks_rollout::adapters::cloudstack::CloudStackClient;
 use cks_rollout::adapters::etcd_ssh::{EtcdNode, EtcdOverSsh, EtcdctlCommand};
 use cks_rollout::adapters::kube::{KubeAccess, KubeApi, KubeClient};
 use cks_rollout::discovery::{
-    FetchedKubeconfig, NamedCloud, NodeMap, cluster_api, fetched_kubeconfig, nodes,
+    FetchedKubeconfig, MatchedNode, NamedCloud, NodeMap, cluster_api, fetched_kubeconfig, nodes,
 };
 use cks_rollout::engine::UpdateRequest;
 use cks_rollout::model::NodeType;
@@ -39,6 +39,8 @@ pub struct Discovery {
     errors: Vec<(Needs, String)>,
     /// Held so the private kubeconfig file lives as long as the ports.
     _kubeconfig: Option<FetchedKubeconfig>,
+    /// Each node's SSH way in (for the reboot check), when one was found.
+    pub node_ssh: Vec<(String, SshConfig)>,
 }
 
 const TIMEOUT: Duration = Duration::from_secs(30);
@@ -154,9 +156,10 @@ impl Discovery {
                     ),
                 ));
             }
-            let mut etcd = self
-                .etcd_over_ssh(args, client, &info, &map)
-                .map_err(step(Needs::Etcd))?;
+            let mut node_ssh = Vec::new();
+            let etcd = self.etcd_over_ssh(args, client, &info, &map, &mut node_ssh);
+            self.node_ssh = node_ssh;
+            let mut etcd = etcd.map_err(step(Needs::Etcd))?;
             etcd.prime().map_err(step(Needs::Etcd))?;
             self.etcd = Some(Box::new(etcd));
         }
@@ -181,6 +184,7 @@ impl Discovery {
         client: &CloudStackClient,
         info: &cluster_api::ClusterInfo,
         map: &NodeMap,
+        node_ssh: &mut Vec<(String, SshConfig)>,
     ) -> Result<EtcdOverSsh> {
         let ssh = &args.ssh;
         let Some(key) = &ssh.ssh_key else {
@@ -201,17 +205,49 @@ impl Discovery {
             NodeType::Control
         };
         let candidates: Vec<_> = map.of_type(members_on).collect();
-        let addresses = ssh_access::node_addresses(client, info, &candidates, &overrides)?;
-        let mut etcd_nodes = Vec::new();
-        for (node, address) in candidates.into_iter().zip(addresses) {
+        let config_for = |node: &MatchedNode, address| -> Result<SshConfig> {
             let policy = host_keys.policy_for(&node.node_name)?;
             let mut config = SshConfig::new(address, &ssh.ssh_user, key, policy);
             config.command_timeout = Duration::from_secs(60);
+            Ok(config)
+        };
+        let addresses = ssh_access::node_addresses(client, info, &candidates, &overrides)?;
+        let mut etcd_nodes = Vec::new();
+        for (node, address) in candidates.into_iter().zip(addresses) {
             etcd_nodes.push(EtcdNode {
                 node: node.node_name.clone(),
                 address: node.address.clone(),
-                runner: Box::new(SshRunner::new(config)),
+                runner: Box::new(SshRunner::new(config_for(node, address)?)),
             });
+        }
+        // Every node's way in, for the look at /var/run/reboot-required (`run --restart
+        // reboot-required`); a node with none is named when it is looked at.
+        let all: Vec<_> = [NodeType::Control, NodeType::Etcd, NodeType::Worker]
+            .into_iter()
+            .flat_map(|t| map.of_type(t))
+            .collect();
+        let addressed: Vec<_> = match ssh_access::node_addresses(client, info, &all, &overrides) {
+            Ok(addresses) => all
+                .into_iter()
+                .zip(addresses.into_iter().map(Some))
+                .collect(),
+            // One node without a route: each asked alone, so the others keep theirs.
+            Err(_) => all
+                .into_iter()
+                .map(|node| {
+                    let address = ssh_access::node_addresses(client, info, &[node], &overrides)
+                        .ok()
+                        .and_then(|mut a| a.pop());
+                    (node, address)
+                })
+                .collect(),
+        };
+        for (node, address) in addressed {
+            if let Some(address) = address
+                && let Ok(config) = config_for(node, address)
+            {
+                node_ssh.push((node.node_name.clone(), config));
+            }
         }
         let command = EtcdctlCommand {
             etcdctl: ssh.etcdctl.clone(),

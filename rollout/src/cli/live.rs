@@ -11,6 +11,7 @@ use serde_json::Value;
 use cks_rollout::adapters::clock::SystemClock;
 use cks_rollout::adapters::cloudstack::{CloudStackClient, CloudStackCloud, CloudStackConfig};
 use cks_rollout::adapters::etcd::{EtcdHealth, KnownMember};
+use cks_rollout::adapters::gate_command::CommandHooks;
 use cks_rollout::adapters::kube::{KubeAccess, KubeApi, KubeClient};
 use cks_rollout::adapters::store::{AnyStore, StoreError};
 use cks_rollout::adapters::tls::TlsMaterial;
@@ -20,6 +21,7 @@ use cks_rollout::engine::autoscaler_risk::{
 use cks_rollout::engine::{EngineConfig, UpdateRequest};
 use cks_rollout::model::{ClusterRecord, ClusterState};
 use cks_rollout::ports::{Cloud, Etcd, Kube, Ports};
+use cks_ssh::openssh::SshRunner;
 
 use super::args::{LiveArgs, pairs};
 use super::discover::Discovery;
@@ -32,6 +34,7 @@ pub struct LivePorts {
     etcd: Box<dyn Etcd>,
     store: AnyStore,
     clock: SystemClock,
+    hooks: CommandHooks,
     /// What was found from the cluster id, and what was not.
     pub discovery: Discovery,
     /// The CloudStack client, when configured (for the version checks).
@@ -60,6 +63,7 @@ pub fn engine_config(args: &LiveArgs) -> EngineConfig {
         drain_timeout: Duration::from_secs(args.drain_timeout),
         poll_interval: Duration::from_millis(args.poll_interval_ms),
         lease_timeout: Duration::from_secs(args.lease_timeout),
+        ..EngineConfig::default()
     }
 }
 
@@ -207,6 +211,12 @@ impl LivePorts {
             etcd,
             store,
             clock: SystemClock,
+            hooks: discovery
+                .node_ssh
+                .iter()
+                .fold(CommandHooks::new(), |hooks, (node, config)| {
+                    hooks.with_ssh(node, Box::new(SshRunner::new(config.clone())))
+                }),
             discovery,
             client,
         })
@@ -256,6 +266,7 @@ impl LivePorts {
             etcd: self.etcd.as_mut(),
             store: &mut self.store,
             clock: &mut self.clock,
+            hooks: Some(&mut self.hooks),
         }
     }
 }

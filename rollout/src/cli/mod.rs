@@ -14,10 +14,13 @@ macro_rules! outln {
 mod args;
 mod cleanup;
 mod discover;
+mod duration;
 mod live;
 mod render;
 mod simulate;
+mod sinks;
 mod unconfigured;
+mod watch;
 
 use std::process::ExitCode;
 
@@ -98,6 +101,13 @@ pub enum Command {
         /// Connection.
         #[command(flatten)]
         live: LiveArgs,
+        /// Follow the rollout until it ends (from the store, every --poll-interval): on a
+        /// terminal a live view, otherwise one line per change.
+        #[arg(long)]
+        watch: bool,
+        /// With --watch: the rollout's --events file, for its batch, step and waits.
+        #[arg(long, value_name = "FILE", requires = "watch")]
+        events: Option<std::path::PathBuf>,
     },
     /// The state scanner: a cluster left Updating by a process that died goes to Alert.
     Scan {
@@ -182,7 +192,7 @@ fn run(cli: &Cli) -> Result<Exit> {
             }
             let notes = ports.discovery.check_for(live, &req)?;
             notes.iter().for_each(|note| eprintln!("note: {note}"));
-            let cfg = engine_config(live);
+            let cfg = args.controls(engine_config(live));
             let types = ports
                 .ports()
                 .cloud
@@ -193,15 +203,17 @@ fn run(cli: &Cli) -> Result<Exit> {
                         .collect()
                 })
                 .unwrap_or_default();
+            let mut sinks = sinks::Sinks::open(args, &live.cluster_id)?;
             let mut printer = StepPrinter::new(cli.json, types);
             let outcome = update(
                 &mut ports.ports(),
                 &live.cluster_id,
                 &req,
                 &cfg,
-                &mut printer,
+                &mut sinks.tee(&mut printer),
             );
             printer.finish();
+            sinks.finish();
             let outcome = outcome.context("the update call")?;
             let cluster =
                 view(&mut ports.ports(), &live.cluster_id).context("reading the cluster view")?;
@@ -247,7 +259,12 @@ fn run(cli: &Cli) -> Result<Exit> {
             }
             Ok(Exit::Ok)
         }
-        Command::Status { live } => {
+        Command::Status {
+            live,
+            watch: true,
+            events,
+        } => watch::run(live, events.as_ref()),
+        Command::Status { live, .. } => {
             let mut ports = LivePorts::connect(live)?;
             let cluster =
                 view(&mut ports.ports(), &live.cluster_id).context("reading the cluster view")?;

@@ -30,6 +30,10 @@ pub struct SimulateArgs {
     /// follows its record. The description's cluster id is written there first.
     #[arg(long, value_name = "URL")]
     pub store: Option<String>,
+    /// After the run, move the simulated clock on to this time (RFC 3339) and run the same
+    /// command again, as an operator resuming a rollout that stopped (say, at a window's end).
+    #[arg(long = "resume-at", value_name = "TIME")]
+    pub resume_at: Option<String>,
     /// What to simulate.
     #[command(subcommand)]
     pub action: SimAction,
@@ -115,19 +119,50 @@ pub fn run(args: &SimulateArgs, as_json: bool) -> Result<Exit> {
         }
         SimAction::Run(run_args) => {
             let req = run_args.request()?;
-            let cfg = EngineConfig {
+            let cfg = run_args.controls(EngineConfig {
                 owner: owner(),
                 ..EngineConfig::default()
-            };
+            });
             let types = sim
                 .world()
                 .vms
                 .values()
                 .map(|v| (v.name.clone(), v.node_type))
                 .collect();
+            let mut sinks = super::sinks::Sinks::open(run_args, &id)?;
             let mut printer = StepPrinter::new(as_json, types);
-            let run = sim.run_with(&req, &cfg, &mut printer);
+            let mut run = sim.run_with(&req, &cfg, &mut sinks.tee(&mut printer));
             printer.finish();
+            if let Some(at) = &args.resume_at {
+                let wall: jiff::Timestamp = at.parse().with_context(|| {
+                    format!("--resume-at {at:?}: expected an RFC 3339 time, e.g. 2026-12-08T22:10:00+01:00")
+                })?;
+                if !as_json && let Ok(UpdateOutcome::RolledOut(r)) = &run.outcome {
+                    out!("{}", render::report_text(r));
+                }
+                let now = {
+                    let w = sim.world();
+                    u64::try_from(wall.as_millisecond())
+                        .map(std::time::Duration::from_millis)
+                        .unwrap_or_default()
+                        .saturating_sub(w.epoch)
+                        .saturating_sub(w.now)
+                };
+                sim.world_mut().advance(now);
+                if !as_json {
+                    outln!("run again at {wall}");
+                }
+                let types = sim
+                    .world()
+                    .vms
+                    .values()
+                    .map(|v| (v.name.clone(), v.node_type))
+                    .collect();
+                let mut printer = StepPrinter::new(as_json, types);
+                run = sim.run_with(&req, &cfg, &mut sinks.tee(&mut printer));
+                printer.finish();
+            }
+            sinks.finish();
             let steps = sim.world().step;
             let mut ports = sim.ports();
             let cluster = view(&mut ports.ports(), &id).context("reading the cluster view")?;

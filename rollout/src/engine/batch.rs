@@ -49,7 +49,12 @@ impl Runner<'_, '_> {
             if is_finished(&snap, &np.node) && !differs && vm.state == VmState::Running {
                 continue;
             }
-            if vm.state == VmState::Stopped || annotated || differs {
+            let forced = vm.state == VmState::Running
+                && self
+                    .restart
+                    .as_ref()
+                    .is_some_and(|set| set.contains(&np.node));
+            if vm.state == VmState::Stopped || annotated || differs || forced {
                 names.push(np.node.clone());
             }
         }

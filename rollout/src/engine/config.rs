@@ -19,6 +19,29 @@ pub struct EngineConfig {
     pub poll_interval: Duration,
     /// A lease not renewed for this long means its owner is gone (default 300 s).
     pub lease_timeout: Duration,
+    /// After a batch is verified and uncordoned, how long its nodes must stay Ready before the
+    /// next batch's preflight (`--soak`; zero: no soak).
+    #[serde(default)]
+    pub soak: Duration,
+    /// Commands run before each batch (`--gate`, in order); each must exit 0 for the batch to go.
+    #[serde(default)]
+    pub gates: Vec<String>,
+    /// Time allowed for one gate command (`--gate-timeout`, default 300 s).
+    #[serde(default = "default_gate_timeout")]
+    pub gate_timeout: Duration,
+    /// Maintenance windows (`--window`): a batch starts only while one is open (none: always).
+    #[serde(default)]
+    pub windows: Vec<super::window::Window>,
+    /// Outside every window, wait for the next one instead of stopping (`--wait-for-window`).
+    #[serde(default)]
+    pub wait_for_window: bool,
+    /// Also restart these nodes although their settings do not differ (`run --restart`).
+    #[serde(default)]
+    pub restart: Option<super::restart::RestartScope>,
+}
+
+fn default_gate_timeout() -> Duration {
+    super::gate::GATE_TIMEOUT
 }
 
 impl Default for EngineConfig {
@@ -29,6 +52,12 @@ impl Default for EngineConfig {
             drain_timeout: Duration::from_secs(600),
             poll_interval: Duration::from_secs(10),
             lease_timeout: Duration::from_secs(300),
+            soak: Duration::ZERO,
+            gates: Vec::new(),
+            gate_timeout: super::gate::GATE_TIMEOUT,
+            windows: Vec::new(),
+            wait_for_window: false,
+            restart: None,
         }
     }
 }

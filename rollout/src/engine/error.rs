@@ -66,6 +66,54 @@ pub enum EngineError {
         /// Re-plans done.
         times: usize,
     },
+    /// `/var/run/reboot-required` could not be read on a node (`run --restart reboot-required`).
+    #[error(
+        "cannot tell whether {node} needs a reboot: {cause}; nothing was taken down; check SSH to the node (--ssh-key, --known-hosts) and run the rollout again"
+    )]
+    RebootCheck {
+        /// The node.
+        node: String,
+        /// Why.
+        cause: String,
+    },
+    /// Outside every maintenance window before a batch.
+    #[error(
+        "batch {batch}: the maintenance window closed ({windows}); the rollout stopped between batches with no node taken down; run it again inside a window (the next opens {next}), or pass --wait-for-window to wait"
+    )]
+    WindowClosed {
+        /// Batch number.
+        batch: usize,
+        /// The windows, as given.
+        windows: String,
+        /// When the next opens (RFC 3339, UTC).
+        next: String,
+    },
+    /// A gate command before a batch did not let it go.
+    #[error(
+        "batch {batch}: gate `{command}` {why}; the rollout stopped between batches with no node of the batch taken down; run the rollout again once the gate passes"
+    )]
+    GateFailed {
+        /// Batch number.
+        batch: usize,
+        /// The gate's command line.
+        command: String,
+        /// How it failed: its exit code and last line of output, or its timeout.
+        why: String,
+    },
+    /// A node of a finished batch was not Ready during the soak that follows it.
+    #[error(
+        "batch {batch}: node {node} turned NotReady {seconds} s into the {soak} s soak after its batch; the rollout stopped between batches with no node taken down; find why the node is not Ready and run the rollout again"
+    )]
+    SoakNotReady {
+        /// Batch number.
+        batch: usize,
+        /// The node that turned NotReady.
+        node: String,
+        /// Seconds into the soak.
+        seconds: u64,
+        /// The soak asked, in seconds.
+        soak: u64,
+    },
     /// A batch's preflight found it unsafe to take its nodes down.
     #[error(
         "batch {batch} ({}): preflight failed: {}; nothing was taken down, fix this and run the rollout again",

@@ -18,6 +18,8 @@ pub enum WorkReason {
     Interrupted,
     /// It differs from its type's settings.
     OutOfDate,
+    /// Its settings do not differ, but `run --restart` asked to restart it.
+    Restart,
 }
 
 /// One node's work.
@@ -124,6 +126,16 @@ pub fn is_finished(snap: &Snapshot, node: &str) -> bool {
 
 /// Compute the plan from `snap` (whose record already holds the settings to roll out).
 pub fn plan(snap: &Snapshot, max_unavailable: u32) -> Plan {
+    plan_with(snap, max_unavailable, &std::collections::BTreeSet::new())
+}
+
+/// [`plan`], also restarting the Running nodes named in `restart` whose settings do not differ
+/// (`run --restart`), by the same path.
+pub fn plan_with(
+    snap: &Snapshot,
+    max_unavailable: u32,
+    restart: &std::collections::BTreeSet<String>,
+) -> Plan {
     let record = &snap.record;
     let dedication = dedication_ids(&snap.groups);
     let workers = snap.vms_of(NodeType::Worker).count() as u32;
@@ -151,6 +163,7 @@ pub fn plan(snap: &Snapshot, max_unavailable: u32) -> Plan {
                 VmState::Stopped => WorkReason::Stopped,
                 _ if annotated && !finished => WorkReason::Interrupted,
                 _ if !changes.is_empty() => WorkReason::OutOfDate,
+                VmState::Running if restart.contains(&vm.node_name) => WorkReason::Restart,
                 _ => continue,
             };
             if !matches!(vm.state, VmState::Running | VmState::Stopped) {
@@ -181,7 +194,7 @@ pub fn plan(snap: &Snapshot, max_unavailable: u32) -> Plan {
         work.sort_by(|a, b| (a.reason, &a.node).cmp(&(b.reason, &b.node)));
         let (stopped, running): (Vec<NodePlan>, Vec<NodePlan>) = work
             .into_iter()
-            .partition(|w| w.reason != WorkReason::OutOfDate);
+            .partition(|w| matches!(w.reason, WorkReason::Stopped | WorkReason::Interrupted));
         if !stopped.is_empty() {
             first.push((t, stopped));
         }

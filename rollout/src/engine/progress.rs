@@ -32,6 +32,12 @@ pub enum StepKind {
     Verify,
     /// The node was uncordoned and its annotation removed.
     Uncordon,
+    /// Outside every maintenance window: the rollout waits for the next (or it opened).
+    Window,
+    /// A gate command before a batch passed.
+    Gate,
+    /// A batch's soak began (its nodes must stay Ready this long) or ended.
+    Soak,
     /// A node was skipped.
     Skip,
     /// The rollout stopped on a cancel.
@@ -49,6 +55,10 @@ pub enum StepKind {
 pub struct Event {
     /// Clock time in milliseconds.
     pub at_ms: u64,
+    /// Wall-clock time in milliseconds since the Unix epoch (the simulator's from its
+    /// description's `clock_start`).
+    #[serde(default)]
+    pub wall_ms: u64,
     /// Batch number, if in a batch.
     pub batch: Option<usize>,
     /// Node, if about one node.

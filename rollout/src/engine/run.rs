@@ -1,7 +1,7 @@
 //! Carrying out a plan batch by batch: cancel and lease checks between batches.
 
 use super::observe::{Snapshot, observe};
-use super::plan::{Plan, came_back, plan};
+use super::plan::{Plan, came_back, plan_with};
 use super::progress::{Event, Progress, StepKind};
 use super::{EngineConfig, EngineError};
 use crate::model::{Endpoint, Lease};
@@ -48,6 +48,9 @@ pub struct Runner<'r, 'a> {
     pub(super) lost_lease: bool,
     /// When the store last confirmed the lease (this engine's clock).
     pub(super) confirmed: std::time::Duration,
+    /// The nodes `--restart` names that this run has not restarted yet (None until the first
+    /// look at the cluster).
+    pub(super) restart: Option<BTreeSet<String>>,
 }
 
 impl<'r, 'a> Runner<'r, 'a> {
@@ -69,6 +72,7 @@ impl<'r, 'a> Runner<'r, 'a> {
             events: Vec::new(),
             lost_lease: false,
             confirmed,
+            restart: None,
         }
     }
 
@@ -86,6 +90,7 @@ impl<'r, 'a> Runner<'r, 'a> {
     ) {
         let event = Event {
             at_ms: self.ports.clock.now().as_millis() as u64,
+            wall_ms: self.ports.clock.wall().as_millis() as u64,
             batch,
             node: node.map(str::to_string),
             step,
@@ -333,7 +338,17 @@ impl<'r, 'a> Runner<'r, 'a> {
                 continue;
             }
             let planned: BTreeSet<String> = snap.vms.iter().map(|v| v.id.clone()).collect();
-            let the_plan = plan(&snap, max_unavailable);
+            if self.restart.is_none() {
+                self.restart = Some(match self.cfg.restart {
+                    Some(scope) => match self.restart_set(scope, &snap) {
+                        Ok(set) => set,
+                        Err(e) => break Some(e),
+                    },
+                    None => BTreeSet::new(),
+                });
+            }
+            let restart = self.restart.clone().unwrap_or_default();
+            let the_plan = plan_with(&snap, max_unavailable, &restart);
             self.emit(
                 None,
                 None,
@@ -436,8 +451,28 @@ impl<'r, 'a> Runner<'r, 'a> {
                     );
                     return Ok(true);
                 }
+                let nodes: Vec<String> = batch.nodes.iter().map(|n| n.node.clone()).collect();
+                if let Err(e) = self
+                    .in_window(batch.number)
+                    .and_then(|()| self.gates(batch.number, &nodes))
+                {
+                    self.emit(Some(batch.number), None, StepKind::Failed, e.to_string());
+                    return Err(e);
+                }
                 match self.run_batch(phase.node_type, batch) {
-                    Ok(Some(mut names)) => done.append(&mut names),
+                    Ok(Some(mut names)) => {
+                        if let Err(e) = self.soak(batch.number, &names) {
+                            self.emit(Some(batch.number), None, StepKind::Failed, e.to_string());
+                            done.append(&mut names);
+                            return Err(e);
+                        }
+                        if let Some(set) = self.restart.as_mut() {
+                            names.iter().for_each(|n| {
+                                set.remove(n);
+                            });
+                        }
+                        done.append(&mut names);
+                    }
                     Ok(None) => {
                         *cancelled = true;
                         self.emit(

@@ -4,12 +4,14 @@
 mod clock;
 mod cloud;
 mod etcd;
+mod hooks;
 mod kube;
 mod store;
 
 pub use clock::Clock;
 pub use cloud::{Cloud, Job, JobCall, JobStatus};
 pub use etcd::Etcd;
+pub use hooks::{GateCall, GateRun, GateStatus, Hooks};
 pub use kube::Kube;
 pub use store::Store;
 
@@ -80,4 +82,7 @@ pub struct Ports<'a> {
     pub store: &'a mut dyn Store,
     /// The clock.
     pub clock: &'a mut dyn Clock,
+    /// The operator's gate commands (None: no gate can run; a rollout asking for one stops
+    /// before its first batch).
+    pub hooks: Option<&'a mut dyn Hooks>,
 }

@@ -89,14 +89,21 @@ pub fn run_due(h: &SimHandle) {
     };
     let (req, cfg) = second;
     let id = h.0.borrow().record.id.clone();
-    let (mut cloud, mut kube, mut etcd, mut store, mut clock) =
-        (h.clone(), h.clone(), h.clone(), h.clone(), h.clone());
+    let (mut cloud, mut kube, mut etcd, mut store, mut clock, mut hooks) = (
+        h.clone(),
+        h.clone(),
+        h.clone(),
+        h.clone(),
+        h.clone(),
+        h.clone(),
+    );
     let mut ports = Ports {
         cloud: &mut cloud,
         kube: &mut kube,
         etcd: &mut etcd,
         store: &mut store,
         clock: &mut clock,
+        hooks: Some(&mut hooks),
     };
     let scan = crate::engine::scan(&mut ports, &id, cfg.lease_timeout);
     let run = crate::engine::update(&mut ports, &id, &req, &cfg, &mut NoProgress);

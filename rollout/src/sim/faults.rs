@@ -40,6 +40,29 @@ impl World {
                     let on = step >= at_step && until_step.is_none_or(|u| step < u);
                     self.with_vm(&node, |v| v.api_down = on);
                 }
+                Fault::NodeNotReady {
+                    node,
+                    at_step,
+                    until_step,
+                } => {
+                    if step == at_step {
+                        self.with_vm(&node, |v| {
+                            if let Some(n) = v.node.as_mut() {
+                                n.ready = crate::model::Readiness::False;
+                            }
+                        });
+                        self.trace.push(format!("#{step} {node} turns NotReady"));
+                    } else if until_step == Some(step) {
+                        self.with_vm(&node, |v| {
+                            if v.booted
+                                && v.state == crate::model::VmState::Running
+                                && let Some(n) = v.node.as_mut()
+                            {
+                                n.ready = crate::model::Readiness::True;
+                            }
+                        });
+                    }
+                }
                 Fault::OutsideCordon { node, at_step } if at_step == step => {
                     self.with_vm(&node, |v| {
                         if let Some(n) = v.node.as_mut() {
@@ -110,6 +133,7 @@ fn is_scheduled(f: &Fault) -> bool {
         f,
         Fault::EtcdUnhealthy { .. }
             | Fault::ApiDown { .. }
+            | Fault::NodeNotReady { .. }
             | Fault::OutsideCordon { .. }
             | Fault::OutsideUncordon { .. }
             | Fault::Cancel { .. }

@@ -27,6 +27,7 @@ mod act;
 mod backed;
 mod engines;
 mod faults;
+mod hooks;
 mod invariants;
 mod jobs;
 mod pods;
@@ -40,6 +41,7 @@ mod world;
 
 pub use backed::{Backing, SimStore};
 pub use engines::Engines;
+pub use hooks::{GateSpec, Gates, SimGate};
 pub use invariants::{check_cancels, check_end};
 pub use jobs::{JobDurations, JobSpan, Jobs};
 pub use ports::SimHandle;
@@ -70,6 +72,7 @@ pub struct SimPorts {
     etcd: SimHandle,
     store: SimStore,
     clock: SimHandle,
+    hooks: SimHandle,
 }
 
 impl SimPorts {
@@ -82,6 +85,7 @@ impl SimPorts {
             etcd: &mut self.etcd,
             store,
             clock: &mut self.clock,
+            hooks: Some(&mut self.hooks),
         }
     }
 
@@ -98,6 +102,7 @@ impl SimPorts {
             etcd: &mut self.etcd,
             store: &mut self.store,
             clock: &mut self.clock,
+            hooks: Some(&mut self.hooks),
         }
     }
 }
@@ -171,7 +176,8 @@ impl Simulation {
             kube: h.clone(),
             etcd: h.clone(),
             store: SimStore::new(h.clone(), self.backing.clone()),
-            clock: h,
+            clock: h.clone(),
+            hooks: h,
         }
     }
 

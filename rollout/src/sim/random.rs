@@ -62,6 +62,9 @@ pub fn scenario(seed: u64) -> (ClusterSpec, UpdateRequest) {
         pods: vec![],
         pdbs: vec![],
         faults: vec![],
+        gates: Vec::new(),
+        clock_start: None,
+        reboot_required: Vec::new(),
         jobs: Default::default(),
         state: crate::model::ClusterState::Running,
         kubernetes_version: None,
@@ -203,4 +206,82 @@ pub fn scenario(seed: u64) -> (ClusterSpec, UpdateRequest) {
         req.max_unavailable = Some(rng.random_range(1..=4));
     }
     (spec, req)
+}
+
+/// Random rollout controls for `seed` on `spec`: a soak (none, short, or longer than the lease
+/// timeout), with some a node that turns NotReady (perhaps during a soak) and back, and gates
+/// that pass, fail or run past their timeout before random batches, and with some a clock start
+/// and maintenance windows (waited for or not), and with some a `--restart` scope (nodes
+/// waiting for a reboot drawn too).
+pub fn controls(seed: u64, spec: &mut ClusterSpec, cfg: &mut crate::engine::EngineConfig) {
+    let mut rng = StdRng::seed_from_u64(seed ^ 0xc0_47_20_15);
+    cfg.soak = std::time::Duration::from_secs([0, 0, 30, 120, 600, 900][rng.random_range(0..6)]);
+    if rng.random_bool(0.4) {
+        let workers = spec.workers.count.max(1);
+        let node = if rng.random_bool(0.8) {
+            format!("w-{}", rng.random_range(1..=workers))
+        } else {
+            format!("c-{}", rng.random_range(1..=spec.control.count.max(1)))
+        };
+        let at_step = rng.random_range(1..=400);
+        let until_step = rng
+            .random_bool(0.5)
+            .then(|| at_step + rng.random_range(1..=100));
+        spec.faults.push(Fault::NodeNotReady {
+            node,
+            at_step,
+            until_step,
+        });
+    }
+    if rng.random_bool(0.4) {
+        cfg.gates = vec!["./gate-a".into(), "./gate-b".into()];
+        cfg.gate_timeout = std::time::Duration::from_secs(rng.random_range(30..=900));
+        for _ in 0..rng.random_range(0..=2) {
+            spec.gates.push(super::hooks::GateSpec {
+                batch: rng.random_range(1..=6),
+                command: Some(["gate-a", "gate-b"][rng.random_range(0..2)].into()),
+                exit: [0, 1, 2][rng.random_range(0..3)],
+                output: "random gate".into(),
+                seconds: rng.random_range(0..=1200),
+            });
+        }
+    }
+    if rng.random_bool(0.4) {
+        let day = rng.random_range(7..=13);
+        let hour = rng.random_range(0..24);
+        spec.clock_start = Some(format!(
+            "2026-12-{day:02}T{hour:02}:{:02}:00Z",
+            rng.random_range(0..60)
+        ));
+        let spec_text = [
+            "Mon-Fri 22:00-05:00 Europe/Berlin",
+            "daily 01:00-01:10 UTC",
+            "daily 12:00-18:00 America/New_York",
+            "daily 06:00-06:30 Asia/Kolkata",
+        ][rng.random_range(0..4)];
+        if let Ok(w) = crate::engine::window::Window::parse(spec_text) {
+            cfg.windows = vec![w];
+        }
+        cfg.wait_for_window = rng.random_bool(0.5);
+    }
+    if rng.random_bool(0.4) {
+        use crate::engine::RestartScope;
+        cfg.restart = Some(
+            [
+                RestartScope::All,
+                RestartScope::Control,
+                RestartScope::Worker,
+                RestartScope::Etcd,
+                RestartScope::RebootRequired,
+            ][rng.random_range(0..5)],
+        );
+        for i in 1..=spec.workers.count {
+            if rng.random_bool(0.4) {
+                spec.reboot_required.push(format!("w-{i}"));
+            }
+        }
+        if rng.random_bool(0.3) {
+            spec.reboot_required.push("c-1".into());
+        }
+    }
 }

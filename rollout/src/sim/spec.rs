@@ -63,6 +63,16 @@ pub struct ClusterSpec {
     /// Faults to inject.
     #[serde(default)]
     pub faults: Vec<Fault>,
+    /// The wall-clock time the simulation starts at (RFC 3339, e.g. `2026-12-07T21:30:00+01:00`;
+    /// default the Unix epoch), for maintenance windows.
+    #[serde(default)]
+    pub clock_start: Option<String>,
+    /// Nodes where `/var/run/reboot-required` exists (for `run --restart reboot-required`).
+    #[serde(default)]
+    pub reboot_required: Vec<String>,
+    /// What the gate commands answer before which batch (absent: every gate exits 0 at once).
+    #[serde(default)]
+    pub gates: Vec<super::hooks::GateSpec>,
     /// How long CloudStack's jobs take (absent: they finish as they are started).
     #[serde(default)]
     pub jobs: super::jobs::JobDurations,
@@ -301,6 +311,17 @@ pub enum Fault {
         #[serde(default)]
         until_step: Option<u64>,
     },
+    /// The node's kubelet reports NotReady from `at_step` (until `until_step`), its VM still
+    /// Running: a workload or the host going bad after the node came back.
+    NodeNotReady {
+        /// Node.
+        node: String,
+        /// First step.
+        at_step: u64,
+        /// Step it is Ready again at.
+        #[serde(default)]
+        until_step: Option<u64>,
+    },
     /// Someone cordons the node at `at_step`.
     OutsideCordon {
         /// Node.
@@ -348,6 +369,24 @@ pub enum Fault {
         /// Step.
         at_step: u64,
     },
+}
+
+impl ClusterSpec {
+    /// The wall-clock time virtual time 0 stands for.
+    pub fn epoch(&self) -> Result<std::time::Duration, super::world::SpecError> {
+        let Some(text) = &self.clock_start else {
+            return Ok(std::time::Duration::ZERO);
+        };
+        let bad = || {
+            super::world::SpecError(format!(
+                "clock_start {text:?} is not an RFC 3339 time after 1970, e.g. 2026-12-07T21:30:00+01:00"
+            ))
+        };
+        let ts: jiff::Timestamp = text.parse().map_err(|_| bad())?;
+        u64::try_from(ts.as_millisecond())
+            .map(std::time::Duration::from_millis)
+            .map_err(|_| bad())
+    }
 }
 
 impl Fault {

@@ -169,6 +169,12 @@ pub struct World {
     pub jobs: super::jobs::Jobs,
     /// The engine processes (a second one started by a fault) and their acts.
     pub engines: super::engines::Engines,
+    /// The gate commands as described, and those running.
+    pub gates: super::hooks::Gates,
+    /// The wall-clock time virtual time 0 stands for (since the Unix epoch).
+    pub epoch: Duration,
+    /// Nodes where `/var/run/reboot-required` exists (a boot removes it).
+    pub reboot_required: std::collections::BTreeSet<String>,
 }
 
 /// A description that cannot be simulated.
@@ -353,6 +359,9 @@ impl World {
             boots: 0,
             jobs: super::jobs::Jobs::new(spec.jobs.clone()),
             engines: Default::default(),
+            gates: super::hooks::Gates::new(spec.gates.clone()),
+            epoch: spec.epoch()?,
+            reboot_required: spec.reboot_required.iter().cloned().collect(),
         };
         let (cores, mem) = world.capacity();
         world.record.cores = cores;
@@ -479,6 +488,7 @@ impl World {
         let delay = Duration::from_secs(self.rng.random_range(20..=90));
         let boots = self.boots;
         let now = self.now;
+        self.reboot_required.remove(name);
         self.with_vm(name, |v| {
             v.state = VmState::Running;
             v.boot_id = format!("boot-{name}-{boots}");

@@ -221,6 +221,7 @@ impl Cluster {
             etcd: &mut self.etcd_port,
             store: &mut self.store,
             clock,
+            hooks: None,
         }
     }
 

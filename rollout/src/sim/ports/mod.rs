@@ -16,7 +16,7 @@ use std::time::Duration;
 pub struct SimHandle(pub Rc<RefCell<World>>);
 
 impl SimHandle {
-    fn call<T: Shown>(
+    pub(in crate::sim) fn call<T: Shown>(
         &self,
         what: String,
         f: impl FnOnce(&mut World) -> PortResult<T>,
@@ -77,8 +77,20 @@ impl SimHandle {
 }
 
 /// A short text for a call's result in the trace.
-trait Shown {
+pub(in crate::sim) trait Shown {
     fn shown(&self) -> String;
+}
+
+impl Shown for u64 {
+    fn shown(&self) -> String {
+        self.to_string()
+    }
+}
+
+impl Shown for crate::ports::GateStatus {
+    fn shown(&self) -> String {
+        format!("{self:?}")
+    }
 }
 
 impl Shown for () {
@@ -187,6 +199,11 @@ impl Etcd for SimHandle {
 impl Clock for SimHandle {
     fn now(&self) -> Duration {
         self.0.borrow().now
+    }
+
+    fn wall(&self) -> Duration {
+        let w = self.0.borrow();
+        w.epoch + w.now
     }
 
     fn sleep(&mut self, d: Duration) {

@@ -1,0 +1,204 @@
+//! `status --watch`: the rollout as it goes, from the cluster record in the store and the
+//! rollout's `--events` file. On a terminal, a view redrawn at each poll until the rollout ends;
+//! otherwise one line per change.
+
+use std::collections::BTreeMap;
+use std::io::{IsTerminal, Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use cks_rollout::adapters::store::{AnyStore, RecordStore};
+use cks_rollout::engine::StepKind;
+use cks_rollout::events::EventLine;
+use cks_rollout::model::ClusterState;
+
+use super::Exit;
+use super::args::LiveArgs;
+
+/// The most of the events file read at one poll.
+const READ_LIMIT: u64 = 1 << 20;
+
+/// What the watch knows.
+#[derive(Default)]
+struct Model {
+    state: Option<ClusterState>,
+    lasterror: Option<String>,
+    /// Node → (batch, last step and its detail).
+    nodes: BTreeMap<String, (Option<usize>, String)>,
+    batch: Option<usize>,
+    /// Wall time the current batch began (ms since the epoch).
+    batch_since: Option<i64>,
+    step: String,
+    waiting: Option<String>,
+}
+
+impl Model {
+    fn take(&mut self, e: &EventLine) {
+        let wall = e
+            .time
+            .parse::<jiff::Timestamp>()
+            .map(|t| t.as_millisecond())
+            .ok();
+        if e.batch.is_some() && e.batch != self.batch {
+            self.batch = e.batch;
+            self.batch_since = wall;
+        }
+        let node = e
+            .node
+            .as_deref()
+            .map(|n| format!("{n} "))
+            .unwrap_or_default();
+        self.step = format!("{node}{}: {}", step_name(e.step), e.detail);
+        // A soak or window wait lasts until the next step.
+        self.waiting = match e.step {
+            StepKind::Soak if e.detail.contains("must stay Ready") => Some(e.detail.clone()),
+            StepKind::Window if e.detail.starts_with("outside") => Some(e.detail.clone()),
+            _ => None,
+        };
+        if let Some(n) = &e.node {
+            self.nodes.insert(
+                n.clone(),
+                (e.batch, format!("{}: {}", step_name(e.step), e.detail)),
+            );
+        }
+    }
+
+    /// One line: the state, batch, step and wait.
+    fn line(&self) -> String {
+        let state = self
+            .state
+            .map_or("not found".to_string(), |s| format!("{s:?}"));
+        let batch = self
+            .batch
+            .map(|b| format!("; batch {b}"))
+            .unwrap_or_default();
+        let step = if self.step.is_empty() {
+            String::new()
+        } else {
+            format!("; {}", self.step)
+        };
+        let wait = self
+            .waiting
+            .as_ref()
+            .map(|w| format!("; waiting: {w}"))
+            .unwrap_or_default();
+        format!("{state}{batch}{step}{wait}")
+    }
+
+    /// The full view, for a terminal.
+    fn screen(&self, cluster: &str, now_ms: i64) -> String {
+        let mut out = format!(
+            "cluster {cluster}: {}\n",
+            self.state
+                .map_or("not found".to_string(), |s| format!("{s:?}"))
+        );
+        if let Some(b) = self.batch {
+            let secs = self.batch_since.map_or(0, |t| (now_ms - t).max(0) / 1000);
+            out.push_str(&format!(
+                "batch {b}, {}m{:02}s in the batch\n",
+                secs / 60,
+                secs % 60
+            ));
+        }
+        if !self.step.is_empty() {
+            out.push_str(&format!("step: {}\n", self.step));
+        }
+        if let Some(w) = &self.waiting {
+            out.push_str(&format!("waiting: {w}\n"));
+        }
+        if let Some(e) = &self.lasterror {
+            out.push_str(&format!("lasterror: {e}\n"));
+        }
+        out.push_str(&format!("\n{:<16} {:<6} last step\n", "node", "batch"));
+        for (name, (batch, step)) in &self.nodes {
+            let b = batch.map_or("-".to_string(), |b| b.to_string());
+            out.push_str(&format!("{name:<16} {b:<6} {step}\n"));
+        }
+        out
+    }
+}
+
+fn step_name(s: StepKind) -> String {
+    serde_json::to_value(s)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
+/// New complete lines of `path` from `offset` (moved past them); nothing if it is missing.
+fn new_lines(path: &Path, offset: &mut u64) -> Vec<EventLine> {
+    let Ok(mut file) = std::fs::File::open(path) else {
+        return Vec::new();
+    };
+    if file.seek(SeekFrom::Start(*offset)).is_err() {
+        return Vec::new();
+    }
+    let mut buf = Vec::new();
+    if file.take(READ_LIMIT).read_to_end(&mut buf).is_err() {
+        return Vec::new();
+    }
+    let Some(end) = buf.iter().rposition(|b| *b == b'\n') else {
+        return Vec::new();
+    };
+    *offset += end as u64 + 1;
+    buf[..end]
+        .split(|b| *b == b'\n')
+        .filter_map(|l| serde_json::from_slice(l).ok())
+        .collect()
+}
+
+/// Runs `status --watch`.
+pub fn run(live: &LiveArgs, events: Option<&PathBuf>) -> Result<Exit> {
+    let url = live.store_url()?;
+    let mut store =
+        AnyStore::open(&url).with_context(|| format!("opening the cluster store {url}"))?;
+    let terminal = std::io::stdout().is_terminal();
+    let poll = Duration::from_millis(live.poll_interval_ms.max(50));
+    let mut model = Model::default();
+    let mut offset = 0;
+    let mut shown = String::new();
+    let mut seen_updating = false;
+    loop {
+        let record = store
+            .record(&live.cluster_id)
+            .with_context(|| format!("reading cluster {} from {url}", live.cluster_id))?;
+        model.state = Some(record.state);
+        model.lasterror = record.last_error.clone();
+        if let Some(path) = events {
+            for e in new_lines(path, &mut offset) {
+                if e.cluster == live.cluster_id {
+                    model.take(&e);
+                }
+            }
+        }
+        let updating = record.state == ClusterState::Updating;
+        seen_updating |= updating;
+        let now = jiff::Timestamp::now().as_millisecond();
+        if terminal {
+            let screen = model.screen(&live.cluster_id, now);
+            outln!("\x1b[H\x1b[2J{screen}");
+        } else {
+            let line = model.line();
+            if line != shown {
+                outln!("{line}");
+                shown = line;
+            }
+        }
+        if !updating {
+            let how = if seen_updating {
+                "rollout ended"
+            } else {
+                "no rollout running"
+            };
+            let error = model
+                .lasterror
+                .as_ref()
+                .map(|e| format!("; lasterror: {e}"))
+                .unwrap_or_default();
+            outln!("{how}: {:?}{error}", record.state);
+            return Ok(Exit::Ok);
+        }
+        std::thread::sleep(poll);
+    }
+}

@@ -1,0 +1,104 @@
+//! The gates before each batch: each `--gate` command runs with the cluster, batch and nodes
+//! in its environment; exit 0 lets the batch go. The wait is polled with the clock and the
+//! lease renewed as while a job runs; a gate past `--gate-timeout` is stopped and fails.
+
+use super::EngineError;
+use super::progress::StepKind;
+use super::run::Runner;
+use crate::ports::{GateCall, GateStatus, PortErrorKind};
+use std::time::Duration;
+
+/// The default `--gate-timeout`.
+pub const GATE_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// The longest wait between two looks at a running gate.
+const GATE_POLL: Duration = Duration::from_secs(1);
+
+impl Runner<'_, '_> {
+    /// Run every gate before batch `batch` of `nodes`, in order; the first that does not exit
+    /// 0 stops the rollout (nothing of the batch is touched yet).
+    pub(super) fn gates(&mut self, batch: usize, nodes: &[String]) -> Result<(), EngineError> {
+        for command in self.cfg.gates.clone() {
+            self.gate(batch, nodes, &command)?;
+        }
+        Ok(())
+    }
+
+    fn gate(&mut self, batch: usize, nodes: &[String], command: &str) -> Result<(), EngineError> {
+        let failed = |why: String| EngineError::GateFailed {
+            batch,
+            command: command.to_string(),
+            why,
+        };
+        let cluster = self.cluster.clone();
+        let call = GateCall {
+            command,
+            cluster: &cluster,
+            batch,
+            nodes,
+        };
+        let Some(hooks) = self.ports.hooks.as_mut() else {
+            return Err(failed("this engine has no way to run gate commands".into()));
+        };
+        let run = hooks
+            .start_gate(&call)
+            .map_err(|e| failed(format!("it did not start: {e}")))?;
+        let started = self.ports.clock.now();
+        let limit = self.cfg.gate_timeout;
+        let poll = self
+            .cfg
+            .poll_interval
+            .min(GATE_POLL)
+            .max(Duration::from_millis(1));
+        loop {
+            let status = match self.ports.hooks.as_mut() {
+                Some(hooks) => hooks.gate_status(&run),
+                None => return Err(failed("the gate port went away".into())),
+            };
+            match status {
+                Ok(GateStatus::Running) => {}
+                Ok(GateStatus::Exited { code: Some(0), .. }) => {
+                    self.emit(
+                        Some(batch),
+                        None,
+                        StepKind::Gate,
+                        format!("{command}: passed"),
+                    );
+                    return Ok(());
+                }
+                Ok(GateStatus::Exited { code, last_line }) => {
+                    let code = code.map_or("was killed by a signal".to_string(), |c| {
+                        format!("exited {c}")
+                    });
+                    let said = if last_line.is_empty() {
+                        "it printed nothing".to_string()
+                    } else {
+                        format!("its last line: {last_line}")
+                    };
+                    return Err(failed(format!("{code}; {said}")));
+                }
+                Err(e) if e.kind == PortErrorKind::Unavailable => {}
+                Err(e) => return Err(failed(e.to_string())),
+            }
+            let waited = self.ports.clock.now().saturating_sub(started);
+            if waited >= limit {
+                if let Some(hooks) = self.ports.hooks.as_mut() {
+                    hooks.stop_gate(&run);
+                }
+                return Err(failed(format!(
+                    "it did not finish within the gate timeout of {} s and was stopped",
+                    limit.as_secs()
+                )));
+            }
+            self.ports.clock.sleep(poll.min(limit - waited));
+            if self.ports.clock.now().saturating_sub(self.confirmed) >= self.cfg.poll_interval
+                && let Err(e) = self.renew()
+            {
+                if let Some(hooks) = self.ports.hooks.as_mut() {
+                    hooks.stop_gate(&run);
+                }
+                return Err(e);
+            }
+        }
+    }
+}

@@ -1,0 +1,100 @@
+//! `run --restart`: which nodes to restart although their settings do not differ — every
+//! node, those of one type, or those where `/var/run/reboot-required` exists (asked through
+//! the hooks port, over SSH on a real cluster). They then go the same safe path as a change.
+
+use super::EngineError;
+use super::observe::Snapshot;
+use super::run::Runner;
+use crate::model::{NodeType, VmState};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeSet;
+
+/// The nodes `run --restart` names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RestartScope {
+    /// Every node.
+    All,
+    /// The control nodes.
+    Control,
+    /// The workers.
+    Worker,
+    /// The external etcd nodes.
+    Etcd,
+    /// The nodes where `/var/run/reboot-required` exists (OS updates waiting for a reboot).
+    RebootRequired,
+}
+
+impl std::str::FromStr for RestartScope {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        Ok(match s {
+            "all" => RestartScope::All,
+            "control" => RestartScope::Control,
+            "worker" => RestartScope::Worker,
+            "etcd" => RestartScope::Etcd,
+            "reboot-required" => RestartScope::RebootRequired,
+            _ => {
+                return Err(format!(
+                    "{s:?}: expected all, control, worker, etcd or reboot-required"
+                ));
+            }
+        })
+    }
+}
+
+impl Runner<'_, '_> {
+    /// The Running nodes `scope` names in `snap`.
+    pub(super) fn restart_set(
+        &mut self,
+        scope: RestartScope,
+        snap: &Snapshot,
+    ) -> Result<BTreeSet<String>, EngineError> {
+        let of = |t: NodeType| -> BTreeSet<String> {
+            snap.vms_of(t)
+                .filter(|v| v.state == VmState::Running)
+                .map(|v| v.node_name.clone())
+                .collect()
+        };
+        Ok(match scope {
+            RestartScope::Control => of(NodeType::Control),
+            RestartScope::Worker => of(NodeType::Worker),
+            RestartScope::Etcd => of(NodeType::Etcd),
+            RestartScope::All => [NodeType::Control, NodeType::Etcd, NodeType::Worker]
+                .into_iter()
+                .flat_map(of)
+                .collect(),
+            RestartScope::RebootRequired => {
+                let running: Vec<String> = snap
+                    .vms
+                    .iter()
+                    .filter(|v| v.state == VmState::Running)
+                    .map(|v| v.node_name.clone())
+                    .collect();
+                let mut out = BTreeSet::new();
+                for node in running {
+                    let Some(hooks) = self.ports.hooks.as_mut() else {
+                        return Err(EngineError::RebootCheck {
+                            node,
+                            cause: "this engine has no way to look at the nodes".into(),
+                        });
+                    };
+                    match hooks.reboot_required(&node) {
+                        Ok(true) => {
+                            out.insert(node);
+                        }
+                        Ok(false) => {}
+                        Err(e) => {
+                            return Err(EngineError::RebootCheck {
+                                node,
+                                cause: e.to_string(),
+                            });
+                        }
+                    }
+                }
+                out
+            }
+        })
+    }
+}
