@@ -20,17 +20,15 @@ use anyhow::{Context, Result};
 use cks_pinning::versions_txt::{FILE_NAME as VERSIONS_TXT, FileEntry};
 
 use super::execution::Execution;
-use super::iso_cache::IsoCache;
 use super::iso_recipe::{IsoRecord, Reused, recipe_key};
 use super::plan::Plan;
 use super::record::record_of;
 use super::sbom;
 use super::sources::file_spec;
-use crate::cache_registry::{Finished, iso_tag};
 use crate::fetch::FetchedFile;
 use crate::iso::{BuildTime, Packed, partial_path, sidecar_line, sidecar_path};
 use crate::registry::{ImageRequest, PullReport, PulledImage, RemoteName, resolve_digests};
-use crate::store::{IsoContents, IsoWant, check_iso};
+use crate::store::{ArtifactKey, IsoContents, IsoStore, IsoWant, check_iso};
 
 /// What the build knows of the ISO it is about to make, without any cache.
 struct Known {
@@ -165,40 +163,16 @@ pub async fn reuse(
     let Some(known) = Known::learn(plan, tree, fetched, run).await else {
         return Ok(None);
     };
-    let key = known.key(plan, built.unix_seconds, &run.signatures.recipe())?;
-    let local = run.iso_cache.map(|dir| IsoCache::for_key(dir, &key));
+    let key = ArtifactKey::Iso {
+        recipe: known.key(plan, built.unix_seconds, &run.signatures.recipe())?,
+    };
+    let store = IsoStore::new(run.iso_cache, Some(cache));
     let partial = partial_path(&plan.iso);
-    if let Some(local) = &local
-        && let Some(sha256) = local.link_rehashed(&partial)
-    {
-        match check(&partial, plan, tree, &known, run, built).await? {
-            Ok(reused) => return install(plan, &partial, sha256, reused, built).map(Some),
-            Err(_) => {
-                let _ = std::fs::remove_file(&partial);
-                local.remove();
-            }
-        }
-    }
-    let Some(hit) = cache
-        .fetch_finished(Finished::Iso, &iso_tag(&key), &key, &partial, run.progress)
-        .await
-    else {
+    let check = || check(&partial, plan, tree, &known, run, built);
+    let Some(hit) = store.find(&key, &partial, run.progress, check).await? else {
         return Ok(None);
     };
-    match check(&partial, plan, tree, &known, run, built).await? {
-        Ok(reused) => {
-            let reused = install(plan, &partial, hit.sha256, reused, built)?;
-            if let Some(local) = &local {
-                local.put(&reused.packed);
-            }
-            Ok(Some(reused))
-        }
-        Err(reason) => {
-            let _ = std::fs::remove_file(&partial);
-            cache.refused(Finished::Iso, &format!("ISO {key}"), reason);
-            Ok(None)
-        }
-    }
+    install(plan, &partial, hit.sha256, hit.checked, built).map(Some)
 }
 
 /// What the ISO at `path` is reported as, once it holds what `known` says and its generated

@@ -18,10 +18,14 @@
 //! # Ok::<(), std::io::Error>(())
 //! ```
 
+mod finished_iso;
 mod iso_check;
+mod key;
 mod local;
 mod tarball_check;
 
+pub use finished_iso::{IsoHit, IsoStore};
 pub use iso_check::{IsoContents, IsoWant, check_iso};
+pub use key::ArtifactKey;
 pub use local::LocalFinished;
 pub use tarball_check::{TarballCheck, TarballFacts, check_tarball_file};
