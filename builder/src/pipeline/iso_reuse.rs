@@ -17,6 +17,7 @@
 use std::path::Path;
 
 use anyhow::{Context, Result};
+use cks_pinning::limits::Limits;
 use cks_pinning::versions_txt::{FILE_NAME as VERSIONS_TXT, FileEntry};
 
 use super::execution::Execution;
@@ -121,12 +122,13 @@ impl Known {
         recipe_key(plan, built, signatures, &lines, &self.digests)
     }
 
-    /// What the ISO must hold.
-    fn want(&self, plan: &Plan) -> Result<IsoWant> {
+    /// What the ISO must hold, its image tarballs read within `limits`.
+    fn want(&self, plan: &Plan, limits: Limits) -> Result<IsoWant> {
         let mut want = IsoWant {
             volume_id: plan.volume_id.clone(),
             arch: Some(plan.arch),
             generated: vec![VERSIONS_TXT.to_string(), sbom::FILE_NAME.to_string()],
+            limits,
             ..IsoWant::default()
         };
         for (source, file) in plan.files.iter().zip(&self.files) {
@@ -186,7 +188,7 @@ async fn check(
     run: &Execution<'_>,
     built: BuildTime,
 ) -> Result<Result<Checked, String>> {
-    let want = known.want(plan)?;
+    let want = known.want(plan, run.pull.limits)?;
     let iso = path.to_path_buf();
     let scratch = tempfile::tempdir().context("creating a scratch folder")?;
     // The signatures need only the files' and images' digests: they are checked (small

@@ -270,8 +270,9 @@ impl Job<'_> {
     ) -> Result<CachedTarball, String> {
         let (path, name) = (path.to_path_buf(), self.name.full.clone());
         let (digest, arch) = (top.digest.clone(), self.options.arch);
+        let limits = *self.client.limits();
         let facts = tokio::task::spawn_blocking(move || {
-            crate::store::check_tarball_file(&path, &name, &digest, arch)
+            crate::store::check_tarball_file(&path, &name, &digest, arch, &limits)
         })
         .await
         .map_err(|e| e.to_string())??;
