@@ -1,23 +1,16 @@
 //! The shared tier the downloader asks after its cache directory and before upstream (the
-//! cache registry of many CI runners), seen from here as a port: find a file by its URLs and
-//! write it to a path, verified; keep a verified file for the next build.
+//! cache registry of many CI runners), through the artifact store's port
+//! ([`crate::store::SharedArtifacts`]): find a file by its URLs and write it to a path,
+//! verified; keep a verified file for the next build.
 //!
 //! The tier is a cache, never a source of truth: a file is taken from it only by the digest
 //! this build knows independently of it (the lock's pin, or the checksum the publisher
 //! publishes, asked of upstream: a small request), never by the digest an entry claims for
 //! itself. A file with neither (a manifest without a published checksum) is not taken from it.
 
-use std::fmt;
-use std::future::Future;
 use std::path::Path;
-use std::pin::Pin;
-use std::sync::Arc;
 
 use super::{Checksum, ChecksumStatus, FetchError, Fetcher, FileSpec};
-use crate::progress::ProgressSink;
-
-/// A future the port returns.
-pub type PortFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// A file the shared tier served, verified.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -33,42 +26,6 @@ pub struct SharedHit {
     /// How it was checked when first fetched from upstream.
     pub checksum: ChecksumStatus,
 }
-
-/// A tier of verified files shared between builds. Its failures are its own warnings, never
-/// the download's: a miss is `None`, a failed push is nothing.
-pub trait SharedFiles: Send + Sync + fmt::Debug {
-    /// Writes the first of `urls` the tier holds (satisfying `checksum`) to `file`, checked
-    /// against its size and sha256; `None` when it holds none, or only a damaged copy.
-    fn fetch_file<'a>(
-        &'a self,
-        urls: &'a [String],
-        checksum: &'a Checksum,
-        file: &'a Path,
-        progress: &'a dyn ProgressSink,
-    ) -> PortFuture<'a, Option<SharedHit>>;
-
-    /// Keeps the verified file at `path` (`sha256`, `bytes`) for `url`, with how it was checked.
-    fn push_file<'a>(
-        &'a self,
-        url: &'a str,
-        path: &'a Path,
-        sha256: &'a str,
-        bytes: u64,
-        checksum: &'a ChecksumStatus,
-    ) -> PortFuture<'a, ()>;
-}
-
-/// A shared tier as the fetch options hold it (equal when it is the same one).
-#[derive(Debug, Clone)]
-pub struct SharedTier(pub Arc<dyn SharedFiles>);
-
-impl PartialEq for SharedTier {
-    fn eq(&self, other: &Self) -> bool {
-        Arc::ptr_eq(&self.0, &other.0)
-    }
-}
-
-impl Eq for SharedTier {}
 
 /// The digest a file must have, known independently of any cache: where it was learnt and the
 /// URL of the plan it applies to.

@@ -10,7 +10,7 @@ use std::path::Path;
 
 use super::key::ArtifactKey;
 use super::local::LocalFinished;
-use crate::cache_registry::{Finished, SharedCacheRegistry};
+use super::port::{FinishedFile, SharedTier};
 use crate::iso::{BuildTime, Packed, partial_path, sidecar_line, sidecar_path};
 use crate::progress::ProgressSink;
 
@@ -23,7 +23,7 @@ const GENERATED: &str = "generated";
 #[derive(Debug, Clone)]
 pub struct IsoStore<'a> {
     local: Option<LocalFinished>,
-    shared: Option<&'a SharedCacheRegistry>,
+    shared: Option<&'a SharedTier>,
 }
 
 /// An ISO the store served that passed the check.
@@ -37,7 +37,7 @@ pub struct IsoHit<T> {
 
 impl<'a> IsoStore<'a> {
     /// The ISOs kept in the folder `local` and the cache registry `shared`, where given.
-    pub fn new(local: Option<&Path>, shared: Option<&'a SharedCacheRegistry>) -> Self {
+    pub fn new(local: Option<&Path>, shared: Option<&'a SharedTier>) -> Self {
         IsoStore {
             local: local.map(|dir| LocalFinished::new(dir.to_path_buf(), "iso")),
             shared,
@@ -70,14 +70,10 @@ impl<'a> IsoStore<'a> {
                 }
             }
         }
-        let (Some(shared), Some(tag)) = (self.shared, key.tag()) else {
+        let Some(shared) = self.shared else {
             return Ok(None);
         };
-        let record_key = key.record_key();
-        let Some(hit) = shared
-            .fetch_finished(Finished::Iso, &tag, &record_key, partial, progress)
-            .await
-        else {
+        let Some(hit) = shared.0.iso(key, partial, progress).await else {
             return Ok(None);
         };
         match check().await? {
@@ -92,7 +88,7 @@ impl<'a> IsoStore<'a> {
             }
             Err(reason) => {
                 let _ = std::fs::remove_file(partial);
-                shared.refused(Finished::Iso, &format!("ISO {record_key}"), reason);
+                shared.0.refused_iso(key, reason);
                 Ok(None)
             }
         }
@@ -155,20 +151,14 @@ impl<'a> IsoStore<'a> {
                 &[(SUM, packed.sha256.as_str()), (GENERATED, generated)],
             );
         }
-        let (Some(shared), Some(tag), Some(record)) = (self.shared, key.tag(), record) else {
+        let (Some(shared), Some(record)) = (self.shared, record) else {
             return;
         };
-        shared
-            .push_finished(
-                Finished::Iso,
-                &tag,
-                &key.record_key(),
-                &packed.path,
-                &packed.sha256,
-                packed.size,
-                record,
-            )
-            .await;
+        let file = FinishedFile {
+            sha256: packed.sha256.clone(),
+            size: packed.size,
+        };
+        shared.0.push_iso(key, &packed.path, file, record).await;
     }
 }
 

@@ -22,10 +22,12 @@ mod finished_iso;
 mod iso_check;
 mod key;
 mod local;
+mod port;
 mod tarball_check;
 
 pub use finished_iso::{IsoHit, IsoStore};
 pub use iso_check::{IsoContents, IsoWant, check_iso};
 pub use key::ArtifactKey;
 pub use local::LocalFinished;
+pub use port::{FinishedFile, PortFuture, SharedArtifacts, SharedTier};
 pub use tarball_check::{TarballCheck, TarballFacts, check_tarball_file};
