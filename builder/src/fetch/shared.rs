@@ -1,7 +1,7 @@
-//! The shared tier the downloader asks after its cache directory and before upstream (the
-//! cache registry of many CI runners), through the artifact store's port
-//! ([`crate::store::SharedArtifacts`]): find a file by its URLs and write it to a path,
-//! verified; keep a verified file for the next build.
+//! The artifact store as the downloader sees it, its layers asked in one place: the content
+//! cache directory, then the shared tier (the cache registry of many CI runners, through the
+//! store's port, [`crate::store::SharedArtifacts`]), before upstream; a file fetched upstream
+//! is kept in both.
 //!
 //! The tier is a cache, never a source of truth: a file is taken from it only by the digest
 //! this build knows independently of it (the lock's pin, or the checksum the publisher
@@ -10,6 +10,8 @@
 
 use std::path::Path;
 
+use super::cache::CacheEntry;
+use super::download::Origin;
 use super::{Checksum, ChecksumStatus, FetchError, Fetcher, FileSpec};
 
 /// A file the shared tier served, verified.
@@ -75,10 +77,90 @@ impl Fetcher {
         last.map_or(Ok(None), Err)
     }
 
+    /// `spec` from the store, written to a temporary file in `dir`, with where it came from:
+    /// the content cache (its pinned or verified entry, hashed again), else the shared tier
+    /// ([`Self::take_from_shared_tier`], then kept in the content cache); `None` when neither
+    /// holds it. An error names the URL it is for.
+    pub(super) async fn take_from_store(
+        &self,
+        spec: &FileSpec,
+        dir: &Path,
+        dest_name: &str,
+    ) -> Result<Option<(super::http::Downloaded, Origin)>, (String, FetchError)> {
+        if let Some(cache) = &self.cache
+            && let Some(entry) = cache.lookup(&spec.urls, &spec.checksum)
+        {
+            let restored = cache
+                .restore(&entry, dir, dest_name, &*self.progress, &spec.name)
+                .await
+                .map_err(|e| (entry.url.clone(), e))?;
+            if let Some(got) = restored {
+                let origin = Origin {
+                    url: entry.url,
+                    url_used: entry.url_used,
+                    checksum: entry.checksum,
+                    from_cache: true,
+                    attempts: 0,
+                };
+                return Ok(Some((got, origin)));
+            }
+        }
+        let Some((got, hit)) = self.take_from_shared_tier(spec, dir, dest_name).await else {
+            return Ok(None);
+        };
+        if let Some(cache) = &self.cache {
+            let entry = CacheEntry {
+                url: hit.url.clone(),
+                url_used: hit.url_used.clone(),
+                sha256: hit.sha256,
+                bytes: hit.bytes,
+                checksum: hit.checksum.clone(),
+            };
+            let _ = cache.insert(got.temp.path(), &entry).await;
+        }
+        let origin = Origin {
+            url: hit.url,
+            url_used: hit.url_used,
+            checksum: hit.checksum,
+            from_cache: true,
+            attempts: 0,
+        };
+        Ok(Some((got, origin)))
+    }
+
+    /// Keeps the file `got` fetched from `url` (through `used`) and checked as `checksum` in
+    /// the content cache (an error if it cannot) and the shared tier (its failures are its own
+    /// warnings).
+    pub(super) async fn keep_in_store(
+        &self,
+        url: &str,
+        used: &str,
+        got: &super::http::Downloaded,
+        checksum: &ChecksumStatus,
+    ) -> Result<(), FetchError> {
+        if let Some(cache) = &self.cache {
+            let entry = CacheEntry {
+                url: url.to_string(),
+                url_used: used.to_string(),
+                sha256: got.sha256.clone(),
+                bytes: got.bytes,
+                checksum: checksum.clone(),
+            };
+            cache.insert(got.temp.path(), &entry).await?;
+        }
+        if let Some(registry) = &self.options.cache_registry {
+            registry
+                .0
+                .push_file(url, got.temp.path(), &got.sha256, got.bytes, checksum)
+                .await;
+        }
+        Ok(())
+    }
+
     /// `spec` from the shared tier, written to a temporary file in `dir`, when the tier holds
     /// it with the digest [`Self::expected_sha256`] gives; `None` otherwise (the download then
     /// goes upstream, which reports any error of its own).
-    pub(super) async fn take_from_shared_tier(
+    async fn take_from_shared_tier(
         &self,
         spec: &FileSpec,
         dir: &Path,
