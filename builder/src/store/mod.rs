@@ -19,6 +19,7 @@
 //! ```
 
 mod finished_iso;
+mod finished_tarball;
 mod iso_check;
 mod key;
 mod local;
@@ -26,6 +27,7 @@ mod port;
 mod tarball_check;
 
 pub use finished_iso::{IsoHit, IsoStore};
+pub use finished_tarball::TarballStore;
 pub use iso_check::{IsoContents, IsoWant, check_iso};
 pub use key::ArtifactKey;
 pub use local::LocalFinished;
