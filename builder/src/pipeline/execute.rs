@@ -59,7 +59,10 @@ pub async fn execute(
         Some(seconds) => BuildTime::fixed(seconds),
         None => BuildTime::from_env_value(None, SystemTime::now())?,
     };
-    if let Some(reused) = iso_reuse::reuse(plan, tree, &fetched, &run, built).await? {
+    // The store is asked for the finished ISO before anything large moves, and keeps the one
+    // packed here after the pack.
+    let store = IsoStore::new(run.iso_cache, run.cache_registry);
+    if let Some(reused) = iso_reuse::reuse(plan, tree, &fetched, &run, &store, built).await? {
         laps.lap("iso");
         let seconds = built.unix_seconds;
         return Ok(iso_recipe::summary(
@@ -115,7 +118,6 @@ pub async fn execute(
 
     run.observer.phase("pack");
     let generated = iso_recipe::generated_digest(&[versions_text.as_str(), sbom_text.as_str()]);
-    let store = IsoStore::new(run.iso_cache, run.cache_registry);
     let key = iso_recipe::built_key(
         plan,
         &fetched,

@@ -147,19 +147,18 @@ impl Known {
     }
 }
 
-/// The ISO of this recipe from the local cache or the cache registry, checked, in place at the
-/// plan's path; `None` (the build goes the long way) when neither holds one that passes.
+/// The ISO of this recipe from `store` (the local cache, then the cache registry), checked, in
+/// place at the plan's path; `None` (the build goes the long way) when neither holds one that
+/// passes, or there is no cache registry (the local cache alone is asked after the record).
 pub async fn reuse(
     plan: &Plan,
     tree: &Path,
     fetched: &[FetchedFile],
     run: &Execution<'_>,
+    store: &IsoStore<'_>,
     built: BuildTime,
 ) -> Result<Option<Reused>> {
-    let Some(cache) = run.cache_registry else {
-        return Ok(None);
-    };
-    if run.write_lock.is_some() {
+    if run.cache_registry.is_none() || run.write_lock.is_some() {
         return Ok(None);
     }
     let Some(known) = Known::learn(plan, tree, fetched, run).await else {
@@ -168,7 +167,6 @@ pub async fn reuse(
     let key = ArtifactKey::Iso {
         recipe: known.key(plan, built.unix_seconds, &run.signatures.recipe())?,
     };
-    let store = IsoStore::new(run.iso_cache, Some(cache));
     let partial = partial_path(&plan.iso);
     let check = || check(&partial, plan, tree, &known, run, built);
     let Some(hit) = store.find(&key, &partial, run.progress, check).await? else {
