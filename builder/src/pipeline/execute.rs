@@ -117,14 +117,23 @@ pub async fn execute(
     laps.lap("record");
 
     run.observer.phase("pack");
-    let generated = iso_recipe::generated_digest(&[versions_text.as_str(), sbom_text.as_str()]);
-    let key = iso_recipe::built_key(
-        plan,
-        &fetched,
-        &report,
-        built.unix_seconds,
-        &run.signatures.recipe(),
-    );
+    // The keys are computed only where there is a store to ask.
+    let generated = if store.is_empty() {
+        String::new()
+    } else {
+        iso_recipe::generated_digest(&[versions_text.as_str(), sbom_text.as_str()])
+    };
+    let key = (!store.is_empty())
+        .then(|| {
+            iso_recipe::built_key(
+                plan,
+                &fetched,
+                &report,
+                built.unix_seconds,
+                &run.signatures.recipe(),
+            )
+        })
+        .flatten();
     let packed = pack_iso(plan, tree, &store, key.as_ref(), &generated, built).await?;
     let sbom_path = sbom::beside(&packed.path);
     write_atomically(&sbom_path, sbom_text.as_bytes())?;

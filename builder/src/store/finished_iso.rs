@@ -44,6 +44,11 @@ impl<'a> IsoStore<'a> {
         }
     }
 
+    /// Whether there is neither a local folder nor a shared tier (nothing to ask or keep).
+    pub fn is_empty(&self) -> bool {
+        self.local.is_none() && self.shared.is_none()
+    }
+
     /// The ISO `key` at `partial`, from the local folder and then the cache registry, once
     /// `check` (given the file) says it is the one this build would write; `None` when neither
     /// holds one that passes (nothing is left at `partial`).
