@@ -1,9 +1,12 @@
-//! The artifact store's checks and its local folder of finished files: what a finished tarball
-//! or ISO taken from any cache (the local
-//! `--cache-dir` or the shared `--cache-registry`) must pass before a build uses it. A cache is
-//! never a source of truth: everything it serves is checked against what the build knows on
-//! its own (published checksums, the digests upstream or the lock gives), as thoroughly as the
-//! build's own writing would make it; what fails is not used, and the build makes it instead.
+//! The artifact store: what a build takes from a cache and keeps for the next one. Every entry
+//! has a typed key ([`ArtifactKey`]: a file by canonical URL and checksum, a manifest, a blob
+//! by digest, a finished tarball, an ISO by recipe); the shared tier (the `--cache-registry`)
+//! is reached through one port ([`SharedArtifacts`]); the local `--cache-dir` folder and the
+//! shared tier are layered in one place per kind ([`IsoStore`], [`TarballStore`]; files in
+//! the downloader's store layer). A cache is never a source of truth: everything it serves is
+//! checked against what the build knows on its own (published checksums, the digests upstream
+//! or the lock gives), as thoroughly as the build's own writing would make it
+//! ([`TarballCheck`], [`check_iso`]); what fails is not used, and the build makes it instead.
 //!
 //! ```no_run
 //! use cks_builder::registry::Arch;
