@@ -8,7 +8,7 @@ use std::path::Path;
 use super::artifact::{Descriptor, Entry, FILE_ARTIFACT};
 use super::push::Body;
 use super::{CacheRegistry, Kind, file_tag};
-use crate::fetch::{Checksum, ChecksumStatus, PortFuture, SharedHit};
+use crate::fetch::{Checksum, ChecksumStatus, SharedHit};
 use crate::progress::ProgressSink;
 
 impl CacheRegistry {
@@ -116,33 +116,5 @@ impl CacheRegistry {
             }
             Err(failure) => self.push_failed(failure),
         }
-    }
-}
-
-/// The downloader's shared tier: the files of this cache registry.
-impl crate::fetch::SharedFiles for CacheRegistry {
-    fn fetch_file<'a>(
-        &'a self,
-        urls: &'a [String],
-        checksum: &'a Checksum,
-        file: &'a Path,
-        progress: &'a dyn ProgressSink,
-    ) -> PortFuture<'a, Option<SharedHit>> {
-        Box::pin(CacheRegistry::fetch_file(
-            self, urls, checksum, file, progress,
-        ))
-    }
-
-    fn push_file<'a>(
-        &'a self,
-        url: &'a str,
-        path: &'a Path,
-        sha256: &'a str,
-        bytes: u64,
-        checksum: &'a ChecksumStatus,
-    ) -> PortFuture<'a, ()> {
-        Box::pin(CacheRegistry::push_file(
-            self, url, path, sha256, bytes, checksum,
-        ))
     }
 }

@@ -1,16 +1,15 @@
 //! Image manifests and blobs in the cache registry: blobs by digest, as the upstream registry
 //! serves them; manifests as artifacts found by the tag of `repository@digest` (a tag is never
 //! resolved here: [`crate::registry::manifest`]). With the finished tarballs, they are the
-//! puller's shared tier ([`crate::registry::SharedImages`]).
+//! puller's part of the artifact store's port ([`crate::store::SharedArtifacts`]).
 
 use std::path::Path;
 
 use super::artifact::{Descriptor, Entry, MANIFEST_ARTIFACT};
 use super::push::Body;
 use super::{CacheRegistry, Kind, manifest_tag};
-use crate::fetch::PortFuture;
 use crate::progress::{NoProgress, ProgressSink};
-use crate::registry::{CachedTarball, FetchedManifest, RemoteName, SharedImages, TarballId};
+use crate::registry::{FetchedManifest, RemoteName};
 
 /// The largest manifest taken from the cache (as from any registry).
 const MAX_MANIFEST_BYTES: u64 = 4 * 1024 * 1024;
@@ -26,7 +25,11 @@ impl CacheRegistry {
         self.client.manifest(&self.name, &tag).await.is_ok()
     }
 
-    async fn cached_manifest(&self, name: &RemoteName, reference: &str) -> Option<FetchedManifest> {
+    pub(super) async fn cached_manifest(
+        &self,
+        name: &RemoteName,
+        reference: &str,
+    ) -> Option<FetchedManifest> {
         let repository = format!("{}/{}", name.registry, name.repository);
         let tag = manifest_tag(&repository, reference);
         if !self.usable() {
@@ -66,7 +69,7 @@ impl CacheRegistry {
         })
     }
 
-    async fn push_manifest_entry(
+    pub(super) async fn push_manifest_entry(
         &self,
         name: &RemoteName,
         fetched: &FetchedManifest,
@@ -147,62 +150,5 @@ impl CacheRegistry {
             Ok(()) => self.counters.pushed(Kind::Blob),
             Err(failure) => self.push_failed(failure),
         }
-    }
-}
-
-/// The puller's shared tier: the manifests, blobs and finished tarballs of this cache registry.
-impl SharedImages for CacheRegistry {
-    fn manifest<'a>(
-        &'a self,
-        name: &'a RemoteName,
-        digest: &'a str,
-    ) -> PortFuture<'a, Option<FetchedManifest>> {
-        Box::pin(self.cached_manifest(name, digest))
-    }
-
-    fn push_manifest<'a>(
-        &'a self,
-        name: &'a RemoteName,
-        fetched: &'a FetchedManifest,
-        unless_held: bool,
-    ) -> PortFuture<'a, ()> {
-        Box::pin(self.push_manifest_entry(name, fetched, unless_held))
-    }
-
-    fn blob<'a>(
-        &'a self,
-        image: &'a str,
-        digest: &'a str,
-        size: u64,
-        file: &'a Path,
-        progress: &'a dyn ProgressSink,
-    ) -> PortFuture<'a, bool> {
-        Box::pin(self.fetch_blob(image, digest, size, file, progress))
-    }
-
-    fn push_blob<'a>(&'a self, digest: &'a str, size: u64, path: &'a Path) -> PortFuture<'a, ()> {
-        Box::pin(self.push_image_blob(digest, size, path))
-    }
-
-    fn tarball<'a>(
-        &'a self,
-        id: TarballId<'a>,
-        out_dir: &'a Path,
-        progress: &'a dyn ProgressSink,
-    ) -> PortFuture<'a, Option<tempfile::TempPath>> {
-        Box::pin(self.fetch_tarball(id, out_dir, progress))
-    }
-
-    fn push_tarball<'a>(
-        &'a self,
-        id: TarballId<'a>,
-        path: &'a Path,
-        record: &'a CachedTarball,
-    ) -> PortFuture<'a, ()> {
-        Box::pin(CacheRegistry::push_tarball(self, id, path, record))
-    }
-
-    fn refused_tarball(&self, image: &str, reason: String) {
-        self.refused(super::Finished::Tarball, image, reason);
     }
 }

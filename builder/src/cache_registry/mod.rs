@@ -15,7 +15,7 @@
 //! only after it was verified. A registry that is down, or refuses pushes, costs a
 //! [`CacheWarning`], never the build: after the first failure it is left alone for the rest of
 //! the build. The downloader and the puller reach it through their ports
-//! ([`crate::fetch::SharedFiles`], [`crate::registry::SharedImages`]); the build asks it for the
+//! ([`crate::store::SharedArtifacts`]); the build asks it for the
 //! finished ISO itself.
 //!
 //! ```no_run
@@ -40,6 +40,7 @@ mod error;
 mod files;
 mod finished;
 mod images;
+mod port;
 mod push;
 mod stats;
 mod tag;

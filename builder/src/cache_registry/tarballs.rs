@@ -5,30 +5,28 @@
 
 use std::path::Path;
 
-use super::{CacheRegistry, Finished, tarball_tag};
+use super::{CacheRegistry, Finished};
 use crate::progress::ProgressSink;
 use crate::registry::{CachedTarball, TARBALL_FORMAT, TarballId};
+use crate::store::ArtifactKey;
 
-/// The key and the tag of a tarball's entry.
-trait Keyed {
-    fn key(&self) -> String;
-    fn tag(&self) -> String;
+/// The store's key of the tarball of `id`.
+fn artifact_key(id: TarballId<'_>) -> ArtifactKey {
+    ArtifactKey::Tarball {
+        key: super::tag::tarball_key(
+            TARBALL_FORMAT,
+            id.image,
+            id.digest,
+            id.platform_digest,
+            id.platform,
+        ),
+    }
 }
 
-impl Keyed for TarballId<'_> {
-    fn key(&self) -> String {
-        super::tag::tarball_key(
-            TARBALL_FORMAT,
-            self.image,
-            self.digest,
-            self.platform_digest,
-            self.platform,
-        )
-    }
-
-    fn tag(&self) -> String {
-        tarball_tag(&self.key())
-    }
+/// The tag and the recorded key of the tarball of `id`.
+fn tag_and_key(id: TarballId<'_>) -> (String, String) {
+    let key = artifact_key(id);
+    (key.tag().unwrap_or_default(), key.record_key())
 }
 
 impl CacheRegistry {
@@ -49,7 +47,8 @@ impl CacheRegistry {
             .tempfile_in(out_dir)
             .ok()?
             .into_temp_path();
-        self.fetch_finished(Finished::Tarball, &id.tag(), &id.key(), &file, progress)
+        let (tag, key) = tag_and_key(id);
+        self.fetch_finished(Finished::Tarball, &tag, &key, &file, progress)
             .await?;
         Some(file)
     }
@@ -59,10 +58,11 @@ impl CacheRegistry {
         let Ok(text) = serde_json::to_string(record) else {
             return;
         };
+        let (tag, key) = tag_and_key(id);
         self.push_finished(
             Finished::Tarball,
-            &id.tag(),
-            &id.key(),
+            &tag,
+            &key,
             path,
             &record.sha256,
             record.size,

@@ -1,4 +1,4 @@
-//! Fetching one file of a plan: the content cache first, then each candidate URL in order
+//! Fetching one file of a plan: the store first (the content cache, then the shared tier), then each candidate URL in order
 //! (the next only after a 404), each attempt retried (request, status, then the stream and the checksum file at once,
 //! verify; a body that broke resumes with `Range` from the bytes already hashed), then the edit
 //! and the rename into place.
@@ -8,7 +8,6 @@ use std::path::Path;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::sync::OnceCell;
 
-use super::cache::CacheEntry;
 use super::checksum::{is_sha256_hex, published_digest};
 use super::http::{Downloaded, get_text, temp_in};
 use super::local::{copy_hashing, local_path};
@@ -25,12 +24,12 @@ use crate::http::HttpError;
 type Expected = Option<(String, String)>;
 
 /// Where the bytes of a file came from, for its record.
-struct Origin {
-    url: String,
-    url_used: String,
-    checksum: ChecksumStatus,
-    from_cache: bool,
-    attempts: u32,
+pub(super) struct Origin {
+    pub(super) url: String,
+    pub(super) url_used: String,
+    pub(super) checksum: ChecksumStatus,
+    pub(super) from_cache: bool,
+    pub(super) attempts: u32,
 }
 
 /// The file name at the end of a URL (query and fragment dropped).
@@ -74,50 +73,16 @@ impl Fetcher {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| "download".to_string());
 
-        if let Some(cache) = &self.cache
-            && let Some(entry) = cache.lookup(&spec.urls, &spec.checksum)
+        if let Some((got, origin)) = self
+            .take_from_store(spec, dir, &dest_name)
+            .await
+            .map_err(|(url, e)| fail(&url, 0, e))?
         {
-            let restored = cache
-                .restore(&entry, dir, &dest_name, &*self.progress, &spec.name)
-                .await
-                .map_err(|e| fail(&entry.url, 0, e))?;
-            if let Some(got) = restored {
-                let origin = Origin {
-                    url: entry.url.clone(),
-                    url_used: entry.url_used.clone(),
-                    checksum: entry.checksum.clone(),
-                    from_cache: true,
-                    attempts: 0,
-                };
-                return self
-                    .finish(spec, got, origin, dir, &dest_name)
-                    .await
-                    .map_err(|e| fail(&entry.url, 0, e));
-            }
-        }
-
-        if let Some((got, hit)) = self.take_from_shared_tier(spec, dir, &dest_name).await {
-            if let Some(cache) = &self.cache {
-                let entry = CacheEntry {
-                    url: hit.url.clone(),
-                    url_used: hit.url_used.clone(),
-                    sha256: hit.sha256,
-                    bytes: hit.bytes,
-                    checksum: hit.checksum.clone(),
-                };
-                let _ = cache.insert(got.temp.path(), &entry).await;
-            }
-            let origin = Origin {
-                url: hit.url.clone(),
-                url_used: hit.url_used,
-                checksum: hit.checksum,
-                from_cache: true,
-                attempts: 0,
-            };
+            let url = origin.url.clone();
             return self
                 .finish(spec, got, origin, dir, &dest_name)
                 .await
-                .map_err(|e| fail(&hit.url, 0, e));
+                .map_err(|e| fail(&url, 0, e));
         }
 
         let mut tried = Vec::new();
@@ -139,26 +104,9 @@ impl Fetcher {
             match outcome {
                 Ok(done) => {
                     let (got, checksum) = done.value;
-                    if let Some(cache) = &self.cache {
-                        let entry = CacheEntry {
-                            url: url.clone(),
-                            url_used: used.clone(),
-                            sha256: got.sha256.clone(),
-                            bytes: got.bytes,
-                            checksum: checksum.clone(),
-                        };
-                        cache
-                            .insert(got.temp.path(), &entry)
-                            .await
-                            .map_err(|e| fail(url, done.attempts, e))?;
-                    }
-                    if let Some(registry) = &self.options.cache_registry {
-                        let path = got.temp.path();
-                        registry
-                            .0
-                            .push_file(url, path, &got.sha256, got.bytes, &checksum)
-                            .await;
-                    }
+                    self.keep_in_store(url, &used, &got, &checksum)
+                        .await
+                        .map_err(|e| fail(url, done.attempts, e))?;
                     let origin = Origin {
                         url: url.clone(),
                         url_used: used,

@@ -1,23 +1,18 @@
-//! The shared tier the downloader asks after its cache directory and before upstream (the
-//! cache registry of many CI runners), seen from here as a port: find a file by its URLs and
-//! write it to a path, verified; keep a verified file for the next build.
+//! The artifact store as the downloader sees it, its layers asked in one place: the content
+//! cache directory, then the shared tier (the cache registry of many CI runners, through the
+//! store's port, [`crate::store::SharedArtifacts`]), before upstream; a file fetched upstream
+//! is kept in both.
 //!
 //! The tier is a cache, never a source of truth: a file is taken from it only by the digest
 //! this build knows independently of it (the lock's pin, or the checksum the publisher
 //! publishes, asked of upstream: a small request), never by the digest an entry claims for
 //! itself. A file with neither (a manifest without a published checksum) is not taken from it.
 
-use std::fmt;
-use std::future::Future;
 use std::path::Path;
-use std::pin::Pin;
-use std::sync::Arc;
 
+use super::cache::CacheEntry;
+use super::download::Origin;
 use super::{Checksum, ChecksumStatus, FetchError, Fetcher, FileSpec};
-use crate::progress::ProgressSink;
-
-/// A future the port returns.
-pub type PortFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// A file the shared tier served, verified.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -33,42 +28,6 @@ pub struct SharedHit {
     /// How it was checked when first fetched from upstream.
     pub checksum: ChecksumStatus,
 }
-
-/// A tier of verified files shared between builds. Its failures are its own warnings, never
-/// the download's: a miss is `None`, a failed push is nothing.
-pub trait SharedFiles: Send + Sync + fmt::Debug {
-    /// Writes the first of `urls` the tier holds (satisfying `checksum`) to `file`, checked
-    /// against its size and sha256; `None` when it holds none, or only a damaged copy.
-    fn fetch_file<'a>(
-        &'a self,
-        urls: &'a [String],
-        checksum: &'a Checksum,
-        file: &'a Path,
-        progress: &'a dyn ProgressSink,
-    ) -> PortFuture<'a, Option<SharedHit>>;
-
-    /// Keeps the verified file at `path` (`sha256`, `bytes`) for `url`, with how it was checked.
-    fn push_file<'a>(
-        &'a self,
-        url: &'a str,
-        path: &'a Path,
-        sha256: &'a str,
-        bytes: u64,
-        checksum: &'a ChecksumStatus,
-    ) -> PortFuture<'a, ()>;
-}
-
-/// A shared tier as the fetch options hold it (equal when it is the same one).
-#[derive(Debug, Clone)]
-pub struct SharedTier(pub Arc<dyn SharedFiles>);
-
-impl PartialEq for SharedTier {
-    fn eq(&self, other: &Self) -> bool {
-        Arc::ptr_eq(&self.0, &other.0)
-    }
-}
-
-impl Eq for SharedTier {}
 
 /// The digest a file must have, known independently of any cache: where it was learnt and the
 /// URL of the plan it applies to.
@@ -118,10 +77,90 @@ impl Fetcher {
         last.map_or(Ok(None), Err)
     }
 
+    /// `spec` from the store, written to a temporary file in `dir`, with where it came from:
+    /// the content cache (its pinned or verified entry, hashed again), else the shared tier
+    /// ([`Self::take_from_shared_tier`], then kept in the content cache); `None` when neither
+    /// holds it. An error names the URL it is for.
+    pub(super) async fn take_from_store(
+        &self,
+        spec: &FileSpec,
+        dir: &Path,
+        dest_name: &str,
+    ) -> Result<Option<(super::http::Downloaded, Origin)>, (String, FetchError)> {
+        if let Some(cache) = &self.cache
+            && let Some(entry) = cache.lookup(&spec.urls, &spec.checksum)
+        {
+            let restored = cache
+                .restore(&entry, dir, dest_name, &*self.progress, &spec.name)
+                .await
+                .map_err(|e| (entry.url.clone(), e))?;
+            if let Some(got) = restored {
+                let origin = Origin {
+                    url: entry.url,
+                    url_used: entry.url_used,
+                    checksum: entry.checksum,
+                    from_cache: true,
+                    attempts: 0,
+                };
+                return Ok(Some((got, origin)));
+            }
+        }
+        let Some((got, hit)) = self.take_from_shared_tier(spec, dir, dest_name).await else {
+            return Ok(None);
+        };
+        if let Some(cache) = &self.cache {
+            let entry = CacheEntry {
+                url: hit.url.clone(),
+                url_used: hit.url_used.clone(),
+                sha256: hit.sha256,
+                bytes: hit.bytes,
+                checksum: hit.checksum.clone(),
+            };
+            let _ = cache.insert(got.temp.path(), &entry).await;
+        }
+        let origin = Origin {
+            url: hit.url,
+            url_used: hit.url_used,
+            checksum: hit.checksum,
+            from_cache: true,
+            attempts: 0,
+        };
+        Ok(Some((got, origin)))
+    }
+
+    /// Keeps the file `got` fetched from `url` (through `used`) and checked as `checksum` in
+    /// the content cache (an error if it cannot) and the shared tier (its failures are its own
+    /// warnings).
+    pub(super) async fn keep_in_store(
+        &self,
+        url: &str,
+        used: &str,
+        got: &super::http::Downloaded,
+        checksum: &ChecksumStatus,
+    ) -> Result<(), FetchError> {
+        if let Some(cache) = &self.cache {
+            let entry = CacheEntry {
+                url: url.to_string(),
+                url_used: used.to_string(),
+                sha256: got.sha256.clone(),
+                bytes: got.bytes,
+                checksum: checksum.clone(),
+            };
+            cache.insert(got.temp.path(), &entry).await?;
+        }
+        if let Some(registry) = &self.options.cache_registry {
+            registry
+                .0
+                .push_file(url, got.temp.path(), &got.sha256, got.bytes, checksum)
+                .await;
+        }
+        Ok(())
+    }
+
     /// `spec` from the shared tier, written to a temporary file in `dir`, when the tier holds
     /// it with the digest [`Self::expected_sha256`] gives; `None` otherwise (the download then
     /// goes upstream, which reports any error of its own).
-    pub(super) async fn take_from_shared_tier(
+    async fn take_from_shared_tier(
         &self,
         spec: &FileSpec,
         dir: &Path,

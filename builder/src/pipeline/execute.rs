@@ -9,7 +9,6 @@ use anyhow::{Context, Result, bail};
 
 use super::execution::Execution;
 use super::head_start::HeadStart;
-use super::iso_cache::IsoCache;
 use super::iso_recipe;
 use super::iso_reuse;
 use super::lock::{LOCK_FORMAT, Lock};
@@ -23,6 +22,7 @@ use super::summary::{Summary, mirrored_files};
 use crate::fetch::{FetchedFile, Fetcher};
 use crate::iso::{BuildTime, PackOptions, Packed};
 use crate::registry::{ImageRequest, PullReport, pull_images};
+use crate::store::{ArtifactKey, IsoStore};
 
 /// The seconds each phase took, in order.
 struct Laps {
@@ -59,7 +59,10 @@ pub async fn execute(
         Some(seconds) => BuildTime::fixed(seconds),
         None => BuildTime::from_env_value(None, SystemTime::now())?,
     };
-    if let Some(reused) = iso_reuse::reuse(plan, tree, &fetched, &run, built).await? {
+    // The store is asked for the finished ISO before anything large moves, and keeps the one
+    // packed here after the pack.
+    let store = IsoStore::new(run.iso_cache, run.cache_registry);
+    if let Some(reused) = iso_reuse::reuse(plan, tree, &fetched, &run, &store, built).await? {
         laps.lap("iso");
         let seconds = built.unix_seconds;
         return Ok(iso_recipe::summary(
@@ -114,8 +117,24 @@ pub async fn execute(
     laps.lap("record");
 
     run.observer.phase("pack");
-    let generated = [versions_text.as_str(), sbom_text.as_str()];
-    let packed = pack_iso(plan, tree, &generated, built, run.iso_cache).await?;
+    // The keys are computed only where there is a store to ask.
+    let generated = if store.is_empty() {
+        String::new()
+    } else {
+        iso_recipe::generated_digest(&[versions_text.as_str(), sbom_text.as_str()])
+    };
+    let key = (!store.is_empty())
+        .then(|| {
+            iso_recipe::built_key(
+                plan,
+                &fetched,
+                &report,
+                built.unix_seconds,
+                &run.signatures.recipe(),
+            )
+        })
+        .flatten();
+    let packed = pack_iso(plan, tree, &store, key.as_ref(), &generated, built).await?;
     let sbom_path = sbom::beside(&packed.path);
     write_atomically(&sbom_path, sbom_text.as_bytes())?;
     let record = iso_recipe::IsoRecord {
@@ -126,7 +145,9 @@ pub async fn execute(
         notes: signatures.notes.clone(),
         beside: [(sbom::BESIDE_SUFFIX.to_string(), sbom_text.clone())].into(),
     };
-    iso_recipe::keep(plan, &fetched, &report, &packed, &run, built, record).await;
+    if let Some(key) = &key {
+        iso_recipe::keep(&store, key, &report, &packed, &generated, record).await;
+    }
     laps.lap("pack");
 
     if let Some(path) = run.write_lock {
@@ -246,19 +267,19 @@ fn check_locked_digests(plan: &Plan, report: &PullReport) -> Result<()> {
     Ok(())
 }
 
-/// Packs the tree into the plan's ISO, or takes the ISO packed before from the same generated
-/// files (versions.txt, the SBOM) and volume id: versions.txt names every other byte of the
-/// tree (paths, digests, the build time), so that ISO is this one.
+/// Packs the tree into the plan's ISO, or takes the ISO of the recipe `key` packed here before
+/// from the same generated files (`generated`: versions.txt and the SBOM name every other byte
+/// of the tree, so that ISO is this one).
 async fn pack_iso(
     plan: &Plan,
     tree: &Path,
-    generated: &[&str],
+    store: &IsoStore<'_>,
+    key: Option<&ArtifactKey>,
+    generated: &str,
     built: BuildTime,
-    iso_cache: Option<&Path>,
 ) -> Result<Packed> {
     let options = PackOptions::new(&plan.volume_id, built)?;
-    let iso_cache = iso_cache.map(|dir| IsoCache::new(dir, generated, &plan.volume_id));
-    if let Some(packed) = iso_cache.as_ref().and_then(|c| c.take(&plan.iso, built)) {
+    if let Some(packed) = key.and_then(|k| store.take_packed(k, generated, &plan.iso, built)) {
         return Ok(packed);
     }
     let (tree_path, iso_path) = (tree.to_path_buf(), plan.iso.clone());
@@ -266,9 +287,6 @@ async fn pack_iso(
         tokio::task::spawn_blocking(move || crate::iso::pack(&tree_path, &iso_path, &options))
             .await
             .context("the ISO writer stopped")??;
-    if let Some(cache) = &iso_cache {
-        cache.put(&packed);
-    }
     Ok(packed)
 }
 

@@ -32,9 +32,9 @@ pub struct Execution<'a> {
     pub inputs: &'a Inputs,
     /// Where finished ISOs are kept for identical rebuilds, if anywhere.
     pub iso_cache: Option<&'a Path>,
-    /// The shared cache registry, for finished ISOs (files, manifests, blobs and tarballs
-    /// reach it through the downloader's and the puller's options), if any.
-    pub cache_registry: Option<&'a crate::cache_registry::SharedCacheRegistry>,
+    /// The shared tier of the artifact store (the cache registry), for finished ISOs: the
+    /// same one the downloader's and the puller's options hold, if any.
+    pub cache_registry: Option<&'a crate::store::SharedTier>,
     /// Where the SHA-1 of each image blob (for the SBOM) is remembered, if anywhere.
     pub sha1_memo: Option<&'a Path>,
     /// How upstream signatures are checked.

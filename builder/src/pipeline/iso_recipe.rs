@@ -16,14 +16,12 @@ use std::collections::BTreeMap;
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
-use super::execution::Execution;
-use super::iso_cache::IsoCache;
 use super::plan::Plan;
 use super::summary::{Summary, mirrored_files};
-use crate::cache_registry::{Finished, iso_tag};
 use crate::fetch::FetchedFile;
-use crate::iso::{BuildTime, Packed};
+use crate::iso::Packed;
 use crate::registry::{PullReport, TARBALL_FORMAT};
+use crate::store::{ArtifactKey, IsoStore};
 
 /// What a build reports of an ISO without reading it, kept with it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -96,17 +94,16 @@ pub(super) fn recipe_key(
     Ok(crate::digest::cache_key(&parts))
 }
 
-/// The key from what this build fetched and verified; `None` with an image left out.
-fn built_key(
+/// The key from what this build fetched and verified (an image left out for its platform
+/// counts as `skipped`: no build that knows its digest comes to that key); `None` when a
+/// planned file or image is missing from the record.
+pub(super) fn built_key(
     plan: &Plan,
     fetched: &[FetchedFile],
     report: &PullReport,
     built: i64,
     signatures: &str,
-) -> Option<String> {
-    if !report.skipped.is_empty() {
-        return None;
-    }
+) -> Option<ArtifactKey> {
     let files = plan
         .files
         .iter()
@@ -120,6 +117,9 @@ fn built_key(
         .iter()
         .map(|planned| {
             let reference = planned.reference.to_string();
+            if report.skipped.iter().any(|s| s.reference == reference) {
+                return Some("skipped".to_string());
+            }
             report
                 .images
                 .iter()
@@ -127,51 +127,32 @@ fn built_key(
                 .map(|i| i.digest.clone())
         })
         .collect::<Option<Vec<_>>>()?;
-    recipe_key(plan, built, signatures, &files, &images).ok()
+    let recipe = recipe_key(plan, built, signatures, &files, &images).ok()?;
+    Some(ArtifactKey::Iso { recipe })
 }
 
-/// Keeps the ISO this build packed under its recipe key: in the local cache and the cache
-/// registry (pushed after it was written and hashed; failures are the registry's warnings).
-#[allow(clippy::too_many_arguments)]
+/// The digest of the generated files (`versions.txt`, the SBOM) an ISO was packed with: with
+/// the recipe key, what the local folder holds an ISO packed here for.
+pub(super) fn generated_digest(generated: &[&str]) -> String {
+    crate::digest::cache_key(generated)
+}
+
+/// Keeps the ISO this build packed under its recipe key `key`: in the local folder and, when
+/// no image was left out, in the cache registry with its `record`.
 pub async fn keep(
-    plan: &Plan,
-    fetched: &[FetchedFile],
+    store: &IsoStore<'_>,
+    key: &ArtifactKey,
     report: &PullReport,
     packed: &Packed,
-    run: &Execution<'_>,
-    built: BuildTime,
+    generated: &str,
     record: IsoRecord,
 ) {
-    let Some(cache) = run.cache_registry else {
-        return;
+    let record = if report.skipped.is_empty() {
+        serde_json::to_string(&record).ok()
+    } else {
+        None
     };
-    let Some(key) = built_key(
-        plan,
-        fetched,
-        report,
-        built.unix_seconds,
-        &run.signatures.recipe(),
-    ) else {
-        return;
-    };
-    let Ok(text) = serde_json::to_string(&record) else {
-        return;
-    };
-    if let Some(dir) = run.iso_cache {
-        let local = IsoCache::for_key(dir, &key);
-        local.put(packed);
-    }
-    cache
-        .push_finished(
-            Finished::Iso,
-            &iso_tag(&key),
-            &key,
-            &packed.path,
-            &packed.sha256,
-            packed.size,
-            text,
-        )
-        .await;
+    store.keep(key, packed, generated, record).await;
 }
 
 /// The summary of a build that took its ISO from a cache.

@@ -17,20 +17,19 @@
 use std::path::Path;
 
 use anyhow::{Context, Result};
+use cks_pinning::limits::Limits;
 use cks_pinning::versions_txt::{FILE_NAME as VERSIONS_TXT, FileEntry};
 
 use super::execution::Execution;
-use super::iso_cache::IsoCache;
 use super::iso_recipe::{IsoRecord, Reused, recipe_key};
 use super::plan::Plan;
 use super::record::record_of;
 use super::sbom;
 use super::sources::file_spec;
-use crate::cache_registry::{Finished, iso_tag};
 use crate::fetch::FetchedFile;
 use crate::iso::{BuildTime, Packed, partial_path, sidecar_line, sidecar_path};
 use crate::registry::{ImageRequest, PullReport, PulledImage, RemoteName, resolve_digests};
-use crate::store::{IsoContents, IsoWant, check_iso};
+use crate::store::{ArtifactKey, IsoContents, IsoStore, IsoWant, check_iso};
 
 /// What the build knows of the ISO it is about to make, without any cache.
 struct Known {
@@ -123,12 +122,13 @@ impl Known {
         recipe_key(plan, built, signatures, &lines, &self.digests)
     }
 
-    /// What the ISO must hold.
-    fn want(&self, plan: &Plan) -> Result<IsoWant> {
+    /// What the ISO must hold, its image tarballs read within `limits`.
+    fn want(&self, plan: &Plan, limits: Limits) -> Result<IsoWant> {
         let mut want = IsoWant {
             volume_id: plan.volume_id.clone(),
             arch: Some(plan.arch),
             generated: vec![VERSIONS_TXT.to_string(), sbom::FILE_NAME.to_string()],
+            limits,
             ..IsoWant::default()
         };
         for (source, file) in plan.files.iter().zip(&self.files) {
@@ -147,58 +147,32 @@ impl Known {
     }
 }
 
-/// The ISO of this recipe from the local cache or the cache registry, checked, in place at the
-/// plan's path; `None` (the build goes the long way) when neither holds one that passes.
+/// The ISO of this recipe from `store` (the local cache, then the cache registry), checked, in
+/// place at the plan's path; `None` (the build goes the long way) when neither holds one that
+/// passes, or there is no cache registry (the local cache alone is asked after the record).
 pub async fn reuse(
     plan: &Plan,
     tree: &Path,
     fetched: &[FetchedFile],
     run: &Execution<'_>,
+    store: &IsoStore<'_>,
     built: BuildTime,
 ) -> Result<Option<Reused>> {
-    let Some(cache) = run.cache_registry else {
-        return Ok(None);
-    };
-    if run.write_lock.is_some() {
+    if run.cache_registry.is_none() || run.write_lock.is_some() {
         return Ok(None);
     }
     let Some(known) = Known::learn(plan, tree, fetched, run).await else {
         return Ok(None);
     };
-    let key = known.key(plan, built.unix_seconds, &run.signatures.recipe())?;
-    let local = run.iso_cache.map(|dir| IsoCache::for_key(dir, &key));
+    let key = ArtifactKey::Iso {
+        recipe: known.key(plan, built.unix_seconds, &run.signatures.recipe())?,
+    };
     let partial = partial_path(&plan.iso);
-    if let Some(local) = &local
-        && let Some(sha256) = local.link_rehashed(&partial)
-    {
-        match check(&partial, plan, tree, &known, run, built).await? {
-            Ok(reused) => return install(plan, &partial, sha256, reused, built).map(Some),
-            Err(_) => {
-                let _ = std::fs::remove_file(&partial);
-                local.remove();
-            }
-        }
-    }
-    let Some(hit) = cache
-        .fetch_finished(Finished::Iso, &iso_tag(&key), &key, &partial, run.progress)
-        .await
-    else {
+    let check = || check(&partial, plan, tree, &known, run, built);
+    let Some(hit) = store.find(&key, &partial, run.progress, check).await? else {
         return Ok(None);
     };
-    match check(&partial, plan, tree, &known, run, built).await? {
-        Ok(reused) => {
-            let reused = install(plan, &partial, hit.sha256, reused, built)?;
-            if let Some(local) = &local {
-                local.put(&reused.packed);
-            }
-            Ok(Some(reused))
-        }
-        Err(reason) => {
-            let _ = std::fs::remove_file(&partial);
-            cache.refused(Finished::Iso, &format!("ISO {key}"), reason);
-            Ok(None)
-        }
-    }
+    install(plan, &partial, hit.sha256, hit.checked, built).map(Some)
 }
 
 /// What the ISO at `path` is reported as, once it holds what `known` says and its generated
@@ -212,7 +186,7 @@ async fn check(
     run: &Execution<'_>,
     built: BuildTime,
 ) -> Result<Result<Checked, String>> {
-    let want = known.want(plan)?;
+    let want = known.want(plan, run.pull.limits)?;
     let iso = path.to_path_buf();
     let scratch = tempfile::tempdir().context("creating a scratch folder")?;
     // The signatures need only the files' and images' digests: they are checked (small

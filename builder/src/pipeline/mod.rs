@@ -10,15 +10,14 @@
 //! CCM), `resolve` (the plan), `kubeadm` (kubeadm's image list), `sources` (a planned file as a
 //! download), `head_start` (the large files begun while planning), `execute` (the second phase) and
 //! `execution` (its settings), `record`
-//! (`versions.txt`), `sbom` (the SPDX document), `summary`, `lock`, `iso_cache` and
-//! `iso_recipe` (finished ISOs kept), `iso_reuse` (a finished ISO taken from a cache, checked),
+//! (`versions.txt`), `sbom` (the SPDX document), `summary`, `lock`,
+//! `iso_recipe` (the recipe key finished ISOs are kept by), `iso_reuse` (a finished ISO taken from a cache, checked),
 //! `staging`, `run` (both phases).
 
 mod execute;
 mod execution;
 mod fit;
 mod head_start;
-mod iso_cache;
 mod iso_recipe;
 mod iso_reuse;
 mod kubeadm;

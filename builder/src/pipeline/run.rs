@@ -57,10 +57,12 @@ pub async fn build(
         &pull_options(options)?.credentials,
     )?;
     let signatures = crate::signature::Verifier::new(&options.signatures)?;
-    let mut fetch = fetch_options(options)?;
-    fetch.cache_registry = cache_registry
+    // One shared tier of the artifact store for the files, the images and the finished ISO.
+    let shared = cache_registry
         .as_ref()
-        .map(|c| crate::fetch::SharedTier(c.0.clone()));
+        .map(|c| crate::store::SharedTier(c.0.clone()));
+    let mut fetch = fetch_options(options)?;
+    fetch.cache_registry = shared.clone();
     let fetcher = Fetcher::new(fetch)?.with_progress(progress.clone());
     let staging = Staging::new(request.temp_dir.as_deref())?;
     let started = Instant::now();
@@ -92,9 +94,7 @@ pub async fn build(
         let iso_cache = options.cache_dir.as_ref().map(|d| d.join("iso"));
         let sha1_memo = options.cache_dir.as_ref().map(|d| d.join("sha1"));
         let mut pull = pull_options(options)?;
-        pull.shared = cache_registry
-            .as_ref()
-            .map(|c| crate::registry::SharedImageTier(c.0.clone()));
+        pull.shared = shared.clone();
         let summary = execute(
             &resolved.plan,
             &staging,
@@ -109,7 +109,7 @@ pub async fn build(
                 write_lock: request.write_lock.as_deref(),
                 inputs,
                 iso_cache: iso_cache.as_deref(),
-                cache_registry: cache_registry.as_ref(),
+                cache_registry: shared.as_ref(),
                 sha1_memo: sha1_memo.as_deref(),
                 signatures: &signatures,
             },

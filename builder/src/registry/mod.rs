@@ -58,6 +58,6 @@ pub use pull_types::{
     ImageRequest, PullOptions, PullReport, PullWarning, PulledImage, SkippedImage,
 };
 pub use reference::{RemoteName, is_sha256_digest};
-pub use shared::{SharedImageTier, SharedImages, TarballId, manifest};
+pub use shared::{TarballId, manifest};
 pub use store::{BlobStore, StoreStats};
 pub use tarball_cache::{CachedTarball, TARBALL_FORMAT, TarballCache};

@@ -15,8 +15,9 @@ use super::pull_types::{
 use super::reference::RemoteName;
 use super::shared::{TarballId, manifest};
 use super::store::BlobStore;
-use super::tarball_cache::{CachedTarball, TarballCache};
+use super::tarball_cache::CachedTarball;
 use crate::progress::ProgressSink;
+use crate::store::TarballStore;
 use cks_pinning::limits::{LimitKind, Limits, show_size};
 
 /// The image's platform chosen: the manifest to bundle, its config and layers, and the blobs
@@ -74,18 +75,14 @@ pub(super) async fn pull_one(
             }
         }
     };
-    let cache = options.tarball_cache.clone().map(TarballCache::new);
-    if let Some(pulled) = job
-        .cached_tarball(cache.as_ref(), &top, &top_type, &chosen)
-        .await
-    {
-        return Ok(pulled);
-    }
-    if let Some(pulled) = job
-        .registry_tarball(cache.as_ref(), &top, &top_type, &chosen)
-        .await
-    {
-        return Ok(pulled);
+    let tarballs = TarballStore::new(options.tarball_cache.clone(), options.shared.as_ref());
+    let id = tarball_id(name, &top, &chosen);
+    let check = |path: PathBuf| {
+        let (top, chosen, job) = (&top, &chosen, &job);
+        async move { job.checked(&path, top, chosen).await }
+    };
+    if let Some((file, cached)) = tarballs.find(id, out_dir, progress, check).await {
+        return Ok(job.pulled_from(&top, &top_type, file, cached));
     }
     let mut blobs = vec![top_blob];
     blobs.extend(chosen.blobs.iter().cloned());
@@ -111,13 +108,7 @@ pub(super) async fn pull_one(
         platform: chosen.platform.clone(),
         blobs: digests.clone(),
     };
-    if let Some(cache) = &cache {
-        cache.put(&name.full, &top.digest, &chosen.platform, &file, &record);
-    }
-    if let Some(shared) = &options.shared {
-        let id = tarball_id(name, &top, &chosen);
-        shared.0.push_tarball(id, &file, &record).await;
-    }
+    tarballs.keep(id, &file, &record).await;
     Ok(Outcome::Pulled(
         PulledImage {
             reference: name.full.clone(),
@@ -245,21 +236,6 @@ impl Job<'_> {
         }))
     }
 
-    /// The tarball a build before wrote for the same image, platform and digest, if kept and
-    /// it passes the check of a written one.
-    async fn cached_tarball(
-        &self,
-        cache: Option<&TarballCache>,
-        top: &FetchedManifest,
-        top_type: &str,
-        chosen: &Chosen,
-    ) -> Option<Outcome> {
-        let (file, _) =
-            cache?.take(&self.name.full, &top.digest, &chosen.platform, self.out_dir)?;
-        let cached = self.checked(&file, top, chosen).await.ok()?;
-        Some(self.pulled_from(top, top_type, file, cached))
-    }
-
     /// What the tarball at `path` is, when it is byte for byte the one this pull writes for
     /// `top` and the chosen platform ([`crate::store::TarballCheck`]); what is wrong otherwise.
     async fn checked(
@@ -270,8 +246,9 @@ impl Job<'_> {
     ) -> Result<CachedTarball, String> {
         let (path, name) = (path.to_path_buf(), self.name.full.clone());
         let (digest, arch) = (top.digest.clone(), self.options.arch);
+        let limits = *self.client.limits();
         let facts = tokio::task::spawn_blocking(move || {
-            crate::store::check_tarball_file(&path, &name, &digest, arch)
+            crate::store::check_tarball_file(&path, &name, &digest, arch, &limits)
         })
         .await
         .map_err(|e| e.to_string())??;
@@ -288,37 +265,6 @@ impl Job<'_> {
             platform: facts.platform,
             blobs: facts.blobs,
         })
-    }
-
-    /// The tarball another build pushed to the cache registry for the same image, platform and
-    /// digest, verified (and kept in the local tarball cache too).
-    async fn registry_tarball(
-        &self,
-        local: Option<&TarballCache>,
-        top: &FetchedManifest,
-        top_type: &str,
-        chosen: &Chosen,
-    ) -> Option<Outcome> {
-        let shared = self.options.shared.as_ref()?;
-        let id = tarball_id(self.name, top, chosen);
-        let file = shared.0.tarball(id, self.out_dir, self.progress).await?;
-        let cached = match self.checked(&file, top, chosen).await {
-            Ok(cached) => cached,
-            Err(reason) => {
-                shared.0.refused_tarball(&self.name.full, reason);
-                return None;
-            }
-        };
-        if let Some(local) = local {
-            local.put(
-                &self.name.full,
-                &top.digest,
-                &chosen.platform,
-                &file,
-                &cached,
-            );
-        }
-        Some(self.pulled_from(top, top_type, file, cached))
     }
 
     /// The outcome of a tarball taken from a cache, as its record describes it.

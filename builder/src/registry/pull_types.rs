@@ -35,7 +35,7 @@ pub struct PullOptions {
     /// Where finished tarballs are kept for later builds, if anywhere.
     pub tarball_cache: Option<PathBuf>,
     /// The shared tier for manifests, blobs and finished tarballs (a cache registry), if any.
-    pub shared: Option<super::shared::SharedImageTier>,
+    pub shared: Option<crate::store::SharedTier>,
     /// Digests to pull instead of resolving the tag, by request reference (a lock's record).
     pub pinned: std::collections::BTreeMap<String, String>,
     /// How much is read of manifests, configs and error answers; layers per image (`--limit`).

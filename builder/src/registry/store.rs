@@ -37,7 +37,7 @@ pub struct BlobStore {
     fetched: AtomicU64,
     reused: AtomicU64,
     unique: AtomicU64,
-    shared: Option<super::shared::SharedImageTier>,
+    shared: Option<crate::store::SharedTier>,
 }
 
 impl BlobStore {
@@ -60,7 +60,7 @@ impl BlobStore {
 
     /// Takes blobs from the shared tier `shared` (after this store, before the image's
     /// registry) and keeps the ones fetched upstream there.
-    pub fn with_shared(mut self, shared: Option<super::shared::SharedImageTier>) -> Self {
+    pub fn with_shared(mut self, shared: Option<crate::store::SharedTier>) -> Self {
         self.shared = shared;
         self
     }

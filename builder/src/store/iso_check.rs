@@ -12,6 +12,7 @@ use std::path::Path;
 use super::tarball_check::{TarballCheck, TarballFacts};
 use crate::iso::{EntryKind, IsoImage};
 use crate::registry::Arch;
+use cks_pinning::limits::Limits;
 
 /// The largest generated file (versions.txt, the SBOM) read into memory.
 const MAX_GENERATED: u64 = 16 * 1024 * 1024;
@@ -30,6 +31,8 @@ pub struct IsoWant {
     pub images: BTreeMap<String, (String, String)>,
     /// The files the build generates (versions.txt, the SBOM), by path.
     pub generated: Vec<String>,
+    /// The limits its image tarballs are read within.
+    pub limits: Limits,
 }
 
 /// What the ISO holds beyond the planned files, once checked.
@@ -136,7 +139,7 @@ pub fn check_iso(path: &Path, want: &IsoWant) -> Result<IsoContents, String> {
         .arch
         .ok_or("no target architecture to check images for")?;
     for (rel, (name, digest)) in &want.images {
-        let mut check = TarballCheck::new(name, digest, arch);
+        let mut check = TarballCheck::new(name, digest, arch).within(&want.limits);
         // A read that stops early leaves the check short of its end, which it reports.
         let _ = image.copy_file(&format!("/{rel}"), &mut check);
         let facts = check

@@ -8,6 +8,7 @@
 use std::collections::BTreeMap;
 use std::io::{self, Write};
 
+use cks_pinning::limits::{LimitKind, Limits};
 use cks_pinning::sbom::Layer;
 use sha1::{Digest as _, Sha1};
 
@@ -17,9 +18,9 @@ use crate::registry::{
     docker_repositories_json, entry_header, index_json, parse_manifest, runs_on, select_platform,
 };
 
-/// The largest file other than a layer kept in memory to be read (manifests, configs,
-/// `index.json`).
-const MAX_KEPT: u64 = 4 * 1024 * 1024;
+/// Entries a written tarball holds beyond its layers: the layout's files (`oci-layout`,
+/// `index.json`, `manifest.json`, `repositories`), its folders, the config and the manifests.
+const ENTRIES_BESIDE_LAYERS: u64 = 16;
 
 /// The bytes of `oci-layout`, as the writer puts them.
 const OCI_LAYOUT: &[u8] = br#"{"imageLayoutVersion":"1.0.0"}"#;
@@ -115,6 +116,11 @@ pub struct TarballCheck {
     whole: Whole,
     state: State,
     headers: Vec<(String, [u8; 512])>,
+    /// The largest file other than a layer kept in memory to be read (manifests, configs,
+    /// `index.json`): the `oci` limit.
+    max_kept: u64,
+    /// The most entries: the `layers` limit and the layout's own files.
+    max_entries: u64,
     files: BTreeMap<String, Vec<u8>>,
     blobs: BTreeMap<String, Seen>,
     failure: Option<String>,
@@ -122,9 +128,9 @@ pub struct TarballCheck {
 
 impl TarballCheck {
     /// A check of the tarball of `name` (the full reference) whose reference resolved to
-    /// `digest`, for `arch`.
+    /// `digest`, for `arch`, within the default limits.
     pub fn new(name: &str, digest: &str, arch: Arch) -> Self {
-        TarballCheck {
+        let check = TarballCheck {
             name: name.to_string(),
             digest: digest.to_string(),
             arch,
@@ -134,10 +140,23 @@ impl TarballCheck {
                 trailer: 0,
             },
             headers: Vec::new(),
+            max_kept: 0,
+            max_entries: 0,
             files: BTreeMap::new(),
             blobs: BTreeMap::new(),
             failure: None,
-        }
+        };
+        check.within(&Limits::default())
+    }
+
+    /// The same check within `limits` (the `oci` size of what is read in memory, the `layers`
+    /// count) instead of the defaults.
+    pub fn within(mut self, limits: &Limits) -> Self {
+        self.max_kept = limits.get(LimitKind::Oci);
+        self.max_entries = limits
+            .get(LimitKind::Layers)
+            .saturating_add(ENTRIES_BESIDE_LAYERS);
+        self
     }
 
     fn fail(&mut self, reason: String) -> io::Error {
@@ -171,8 +190,8 @@ impl TarballCheck {
         let mut bytes = [0u8; 512];
         bytes.copy_from_slice(block);
         self.headers.push((name.clone(), bytes));
-        if self.headers.len() > 4096 {
-            return Err("more than 4096 entries".into());
+        if self.headers.len() as u64 > self.max_entries {
+            return Err(format!("more than {} entries", self.max_entries));
         }
         let blob = name.strip_prefix("blobs/sha256/").filter(|h| !h.is_empty());
         let known = blob.is_some()
@@ -188,11 +207,11 @@ impl TarballCheck {
         if !known {
             return Err(format!("it holds {name}, which no image layout has"));
         }
-        if blob.is_none() && size > MAX_KEPT {
+        if blob.is_none() && size > self.max_kept {
             return Err(format!("{name} is {size} bytes"));
         }
         Ok(State::Content {
-            kept: (size <= MAX_KEPT).then(Vec::new),
+            kept: (size <= self.max_kept).then(Vec::new),
             name,
             left: size,
             size,
@@ -456,14 +475,15 @@ impl TarballCheck {
     }
 }
 
-/// Checks the tarball file at `path` (see [`TarballCheck`]).
+/// Checks the tarball file at `path` within `limits` (see [`TarballCheck`]).
 pub fn check_tarball_file(
     path: &std::path::Path,
     name: &str,
     digest: &str,
     arch: Arch,
+    limits: &Limits,
 ) -> Result<TarballFacts, String> {
-    let mut check = TarballCheck::new(name, digest, arch);
+    let mut check = TarballCheck::new(name, digest, arch).within(limits);
     let mut file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let copied = io::copy(&mut file, &mut check);
     match (check.finish(), copied) {
