@@ -1,7 +1,7 @@
 //! The CloudStack API client: signed POST requests, JSON answers, async jobs polled with
 //! `queryAsyncJobResult` until done or the job timeout, and the calls the rollout makes.
 
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -150,47 +150,6 @@ impl CloudStackClient {
             })?
             .to_string();
         self.wait_for_job(command, &job)
-    }
-
-    /// Polls job `job` (made by `command`) until it succeeds, fails or the job timeout passes.
-    pub fn wait_for_job(&self, command: &str, job: &str) -> Result<Value, CloudStackError> {
-        let start = Instant::now();
-        loop {
-            let status = self.call("queryAsyncJobResult", &[("jobid", job.to_string())])?;
-            match status.get("jobstatus").and_then(Value::as_u64) {
-                Some(0) | None => {}
-                Some(1) => return Ok(status.get("jobresult").cloned().unwrap_or(Value::Null)),
-                Some(_) => {
-                    let result = status.get("jobresult").cloned().unwrap_or(Value::Null);
-                    return Err(CloudStackError::Job {
-                        command: command.to_string(),
-                        job: job.to_string(),
-                        code: result
-                            .get("errorcode")
-                            .and_then(Value::as_u64)
-                            .unwrap_or(530),
-                        text: result
-                            .get("errortext")
-                            .and_then(Value::as_str)
-                            .unwrap_or("the job failed without an error text")
-                            .to_string(),
-                    });
-                }
-            }
-            if start.elapsed() >= self.config.job_timeout {
-                return Err(CloudStackError::JobTimeout {
-                    command: command.to_string(),
-                    job: job.to_string(),
-                    waited: start.elapsed(),
-                });
-            }
-            std::thread::sleep(
-                self.config
-                    .poll_interval
-                    .min(self.config.job_timeout.saturating_sub(start.elapsed()))
-                    .max(Duration::from_millis(1)),
-            );
-        }
     }
 
     /// Every item of a list command, page by page.

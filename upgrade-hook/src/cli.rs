@@ -392,10 +392,7 @@ pub fn redeploy(args: &RedeployArgs, parts: Parts) -> Result<ExitCode> {
 
 fn render_provider(outcome: &ProviderOutcome, json: bool) -> Result<()> {
     if json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(outcome).context("writing the outcome as JSON")?
-        );
+        print_json(outcome)?;
     } else {
         println!("{outcome}");
     }
@@ -412,10 +409,7 @@ fn render_both(
 ) -> Result<()> {
     if json {
         let value = serde_json::json!({ "provider": provider, "autoscaler": autoscaler });
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&value).context("writing the outcome as JSON")?
-        );
+        print_json(&value)?;
     } else {
         if let Some(outcome) = provider {
             println!("cloud controller manager: {outcome}");
@@ -435,12 +429,16 @@ fn render_both(
 
 fn render(outcome: &Outcome, json: bool) -> Result<()> {
     if json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(outcome).context("writing the outcome as JSON")?
-        );
+        print_json(outcome)?;
     } else {
         println!("{outcome}");
     }
+    Ok(())
+}
+
+/// Prints `value` as pretty JSON on standard output (`--json`).
+pub(crate) fn print_json(value: &impl serde::Serialize) -> Result<()> {
+    let text = serde_json::to_string_pretty(value).context("writing the outcome as JSON")?;
+    println!("{text}");
     Ok(())
 }

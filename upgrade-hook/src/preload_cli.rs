@@ -112,10 +112,7 @@ impl PreloadArgs {
 pub fn run(args: &PreloadArgs) -> Result<bool> {
     let reports = preload_cluster(args)?;
     if args.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&reports).context("writing the reports as JSON")?
-        );
+        crate::cli::print_json(&reports)?;
     } else {
         for report in &reports {
             println!("{report}");

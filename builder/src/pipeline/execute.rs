@@ -21,7 +21,7 @@ use super::staging::{Staging, write_atomically};
 use super::summary::{Summary, mirrored_files};
 use crate::fetch::{FetchedFile, Fetcher};
 use crate::iso::{BuildTime, PackOptions, Packed};
-use crate::registry::{ImageRequest, PullReport, pull_images};
+use crate::registry::{PullReport, pull_images};
 use crate::store::{ArtifactKey, IsoStore};
 
 /// The seconds each phase took, in order.
@@ -221,14 +221,7 @@ async fn download_files(
 /// Pulls every image of the plan into `docker/`; with a lock, each must have the digest the
 /// lock recorded.
 async fn pull_planned_images(plan: &Plan, tree: &Path, run: &Execution<'_>) -> Result<PullReport> {
-    let requests: Vec<ImageRequest> = plan
-        .images
-        .iter()
-        .map(|i| ImageRequest {
-            reference: i.reference.to_string(),
-            tarball_name: i.tarball.clone(),
-        })
-        .collect();
+    let requests = plan.image_requests();
     let docker = tree.join("docker");
     std::fs::create_dir_all(&docker).with_context(|| format!("creating {}", docker.display()))?;
     // With a cache registry, a lock's digests are pulled as they are (from the cache, by

@@ -28,7 +28,7 @@ use super::sbom;
 use super::sources::file_spec;
 use crate::fetch::FetchedFile;
 use crate::iso::{BuildTime, Packed, partial_path, sidecar_line, sidecar_path};
-use crate::registry::{ImageRequest, PullReport, PulledImage, RemoteName, resolve_digests};
+use crate::registry::{PullReport, PulledImage, RemoteName, resolve_digests};
 use crate::store::{ArtifactKey, IsoContents, IsoStore, IsoWant, check_iso};
 
 /// What the build knows of the ISO it is about to make, without any cache.
@@ -72,14 +72,7 @@ impl Known {
             if let Some(digests) = plan.images.iter().map(|i| i.digest.clone()).collect() {
                 return Some(digests);
             }
-            let requests: Vec<ImageRequest> = plan
-                .images
-                .iter()
-                .map(|i| ImageRequest {
-                    reference: i.reference.to_string(),
-                    tarball_name: i.tarball.clone(),
-                })
-                .collect();
+            let requests = plan.image_requests();
             resolve_digests(&requests, &run.pull).await.ok()
         };
         let (answers, digests) = tokio::join!(answers, digests);

@@ -126,4 +126,15 @@ impl Plan {
         }
         out
     }
+
+    /// What the puller is asked for: each planned image and its tarball's name.
+    pub fn image_requests(&self) -> Vec<crate::registry::ImageRequest> {
+        self.images
+            .iter()
+            .map(|i| crate::registry::ImageRequest {
+                reference: i.reference.to_string(),
+                tarball_name: i.tarball.clone(),
+            })
+            .collect()
+    }
 }

@@ -5,7 +5,7 @@ use super::plan::{Plan, came_back, plan_with};
 use super::progress::{Event, Progress, StepKind};
 use super::{EngineConfig, EngineError};
 use crate::model::{Endpoint, Lease};
-use crate::ports::Ports;
+use crate::ports::{PortResult, Ports};
 use serde::Serialize;
 use std::collections::BTreeSet;
 
@@ -124,18 +124,23 @@ impl<'r, 'a> Runner<'r, 'a> {
     /// store's clock); an error if it was lost. A store that does not answer is retried at the
     /// next renewal (and [`Runner::hold`] before the next act).
     pub(super) fn renew(&mut self) -> Result<(), EngineError> {
-        match self
-            .ports
-            .store
-            .hold_lease(&self.cluster, &mut self.lease, self.cfg.lease_timeout)
-        {
-            Ok(true) => {
-                self.confirmed = self.ports.clock.now();
-                Ok(())
-            }
+        match self.confirm() {
             Ok(false) => Err(self.lost()),
-            Err(_) => Ok(()),
+            Ok(true) | Err(_) => Ok(()),
         }
+    }
+
+    /// Asks the store to confirm and renew this engine's lease: held (the time noted), lost,
+    /// or the store's error when it did not answer.
+    fn confirm(&mut self) -> PortResult<bool> {
+        let held =
+            self.ports
+                .store
+                .hold_lease(&self.cluster, &mut self.lease, self.cfg.lease_timeout)?;
+        if held {
+            self.confirmed = self.ports.clock.now();
+        }
+        Ok(held)
     }
 
     /// Before every act on the cluster (cordon, drain, stop, change, start, uncordon): the
@@ -145,15 +150,8 @@ impl<'r, 'a> Runner<'r, 'a> {
     /// can take it before it expires, so a node this engine stopped is still started again);
     /// after that the engine stops without acting.
     pub(super) fn hold(&mut self) -> Result<(), EngineError> {
-        match self
-            .ports
-            .store
-            .hold_lease(&self.cluster, &mut self.lease, self.cfg.lease_timeout)
-        {
-            Ok(true) => {
-                self.confirmed = self.ports.clock.now();
-                Ok(())
-            }
+        match self.confirm() {
+            Ok(true) => Ok(()),
             Ok(false) => Err(self.lost()),
             Err(source) => {
                 let since = self.ports.clock.now().saturating_sub(self.confirmed);

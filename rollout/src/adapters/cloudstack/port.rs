@@ -9,6 +9,7 @@ use crate::model::{
     Volume, VolumeKind,
 };
 use crate::ports::{Cloud, Job, JobCall, JobStatus, PortError, PortErrorKind, PortResult};
+use cks_cloudstack::JobState;
 use serde_json::Value;
 
 /// The [`Cloud`] port over CloudStack.
@@ -306,29 +307,14 @@ impl Cloud for CloudStackCloud {
     }
 
     fn job_status(&mut self, job: &Job) -> PortResult<JobStatus> {
-        let status = self
+        let state = self
             .client
-            .call("queryAsyncJobResult", &[("jobid", job.id.clone())])
+            .job_state(&job.command, &job.id)
             .map_err(port_error)?;
-        Ok(match status.get("jobstatus").and_then(Value::as_u64) {
-            Some(0) | None => JobStatus::Pending,
-            Some(1) => JobStatus::Done,
-            Some(_) => {
-                let result = status.get("jobresult").cloned().unwrap_or(Value::Null);
-                JobStatus::Failed(port_error(CloudStackError::Job {
-                    command: job.command.clone(),
-                    job: job.id.clone(),
-                    code: result
-                        .get("errorcode")
-                        .and_then(Value::as_u64)
-                        .unwrap_or(530),
-                    text: result
-                        .get("errortext")
-                        .and_then(Value::as_str)
-                        .unwrap_or("the job failed without an error text")
-                        .to_string(),
-                }))
-            }
+        Ok(match state {
+            JobState::Pending => JobStatus::Pending,
+            JobState::Done(_) => JobStatus::Done,
+            JobState::Failed(error) => JobStatus::Failed(port_error(error)),
         })
     }
 
