@@ -18,7 +18,9 @@ use std::path::Path;
 
 use sha2::{Digest as _, Sha256};
 
+mod hash_beside;
 mod hash_thread;
+pub use hash_beside::HashBeside;
 pub use hash_thread::HashThread;
 
 pub use cks_pinning::digest::{is_sha256_digest, is_sha256_hex, is_sha256_lower_hex};

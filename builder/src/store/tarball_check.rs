@@ -12,7 +12,7 @@ use cks_pinning::limits::{LimitKind, Limits};
 use cks_pinning::sbom::Layer;
 use sha1::{Digest as _, Sha1};
 
-use crate::digest::{HashThread, Sha256Count};
+use crate::digest::{HashBeside, Sha256Count};
 use crate::registry::{
     Arch, DockerImage, LayoutContents, Manifest, config_platform, docker_manifest_json,
     docker_repositories_json, entry_header, index_json, parse_manifest, runs_on, select_platform,
@@ -51,44 +51,6 @@ struct Seen {
     kept: Option<Vec<u8>>,
 }
 
-/// The sha256 of the whole stream: on a thread of its own (beside the blobs' hashes on the
-/// writer's), or here when no thread can be started.
-enum Whole {
-    Thread(HashThread, Vec<Vec<u8>>),
-    Here(Sha256Count),
-}
-
-impl Whole {
-    fn start() -> Self {
-        match HashThread::start() {
-            Ok(thread) => Whole::Thread(thread, Vec::new()),
-            Err(_) => Whole::Here(Sha256Count::new()),
-        }
-    }
-
-    fn update(&mut self, buf: &[u8]) -> io::Result<()> {
-        match self {
-            Whole::Here(hash) => hash.update(buf),
-            Whole::Thread(thread, spare) => {
-                let mut bytes = spare.pop().unwrap_or_default();
-                bytes.clear();
-                bytes.extend_from_slice(buf);
-                if let Some(back) = thread.feed(bytes)? {
-                    spare.push(back);
-                }
-            }
-        }
-        Ok(())
-    }
-
-    fn finish(self) -> Result<crate::digest::Digested, String> {
-        match self {
-            Whole::Here(hash) => Ok(hash.finish()),
-            Whole::Thread(thread, _) => thread.finish().map_err(|e| e.to_string()),
-        }
-    }
-}
-
 /// Where the stream stands.
 enum State {
     /// Reading a 512-byte header (`trailer` once the first zero block was read).
@@ -113,7 +75,7 @@ pub struct TarballCheck {
     name: String,
     digest: String,
     arch: Arch,
-    whole: Whole,
+    whole: HashBeside,
     state: State,
     headers: Vec<(String, [u8; 512])>,
     /// The largest file other than a layer kept in memory to be read (manifests, configs,
@@ -134,7 +96,7 @@ impl TarballCheck {
             name: name.to_string(),
             digest: digest.to_string(),
             arch,
-            whole: Whole::start(),
+            whole: HashBeside::start(),
             state: State::Header {
                 block: Vec::with_capacity(512),
                 trailer: 0,

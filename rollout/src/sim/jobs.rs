@@ -1,7 +1,7 @@
 //! How long the simulated CloudStack's jobs take: a range per kind of job in the cluster
 //! description, each job drawn from it, and the jobs still running.
 
-use super::world::SpecError;
+use super::spec_error::SpecError;
 use crate::ports::Job;
 use rand::Rng;
 use rand::rngs::StdRng;

@@ -27,6 +27,7 @@ mod act;
 mod backed;
 mod engines;
 mod faults;
+mod from_spec;
 mod hooks;
 mod invariants;
 mod jobs;
@@ -36,6 +37,7 @@ pub mod random;
 mod record;
 mod signature;
 mod spec;
+mod spec_error;
 mod violation;
 mod world;
 
@@ -49,8 +51,9 @@ pub use signature::{Signature, VmSignature};
 pub use spec::{
     ClusterSpec, Fault, KubernetesVersionSpec, NodeGroupSpec, NodeOverride, PdbSpec, PodSpec,
 };
+pub use spec_error::SpecError;
 pub use violation::Violation;
-pub use world::{NODE_GRACE, SimNode, SimPod, SimVm, SpecError, World, reported_memory};
+pub use world::{NODE_GRACE, SimNode, SimPod, SimVm, World, reported_memory};
 
 use crate::engine::{
     EngineConfig, NoProgress, Progress, ReleaseOutcome, ScanOutcome, UpdateError, UpdateOutcome,

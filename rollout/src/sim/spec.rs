@@ -373,12 +373,12 @@ pub enum Fault {
 
 impl ClusterSpec {
     /// The wall-clock time virtual time 0 stands for.
-    pub fn epoch(&self) -> Result<std::time::Duration, super::world::SpecError> {
+    pub fn epoch(&self) -> Result<std::time::Duration, super::spec_error::SpecError> {
         let Some(text) = &self.clock_start else {
             return Ok(std::time::Duration::ZERO);
         };
         let bad = || {
-            super::world::SpecError(format!(
+            super::spec_error::SpecError(format!(
                 "clock_start {text:?} is not an RFC 3339 time after 1970, e.g. 2026-12-07T21:30:00+01:00"
             ))
         };

@@ -1,0 +1,68 @@
+//! Which dashboards a build carries and which CloudStack lines they must fit, checked before
+//! anything is fetched.
+
+use cks_pinning::headlamp::HeadlampVersion;
+use cks_pinning::node_contract::Target;
+
+use super::OptionsError;
+
+/// The dashboards of a build and the lines they must fit, checked before anything is fetched.
+pub(super) struct Dashboards {
+    pub(super) dashboard_yaml: Option<String>,
+    pub(super) headlamp: Option<HeadlampVersion>,
+    pub(super) cloudstack: Target,
+}
+
+impl Dashboards {
+    pub(super) fn resolve(
+        dashboard_yaml: Option<String>,
+        headlamp_version: Option<String>,
+        cloudstack: Option<String>,
+    ) -> Result<Dashboards, OptionsError> {
+        let cloudstack = match cloudstack {
+            None => Target::Any,
+            Some(text) => text.parse().map_err(|_| OptionsError::Invalid {
+                input: "--cloudstack".into(),
+                value: text,
+                expected: "expected 4.20, 4.22, 4.23 or any".into(),
+            })?,
+        };
+        let headlamp = match headlamp_version.filter(|v| !v.is_empty()) {
+            None => None,
+            Some(text) => {
+                Some(
+                    HeadlampVersion::parse(&text).map_err(|e| OptionsError::Invalid {
+                        input: "--headlamp".into(),
+                        value: text.clone(),
+                        expected: e.to_string(),
+                    })?,
+                )
+            }
+        };
+        let dashboard_yaml = dashboard_yaml.filter(|d| !d.is_empty());
+        let planned =
+            super::super::fit::planned_root_files(dashboard_yaml.is_some(), headlamp.is_some());
+        let planned: Vec<&str> = planned.iter().map(String::as_str).collect();
+        cks_pinning::node_contract::require_fit(cloudstack, &planned).map_err(|e| {
+            OptionsError::Unfit {
+                given: describe(dashboard_yaml.is_some(), headlamp.as_ref()),
+                reason: e.to_string(),
+            }
+        })?;
+        Ok(Dashboards {
+            dashboard_yaml,
+            headlamp,
+            cloudstack,
+        })
+    }
+}
+
+/// The dashboards given, as the refusal names them.
+fn describe(dashboard: bool, headlamp: Option<&HeadlampVersion>) -> String {
+    match (dashboard, headlamp) {
+        (true, Some(v)) => format!("the legacy dashboard and Headlamp {v}"),
+        (true, None) => "only the legacy dashboard".to_string(),
+        (false, Some(v)) => format!("only Headlamp {v}"),
+        (false, None) => "no dashboard (neither DASHBOARD_YAML nor --headlamp)".to_string(),
+    }
+}
