@@ -42,8 +42,9 @@ pub struct Expected {
 }
 
 impl Fetcher {
-    /// The digest `spec` must have, known without any cache: the lock's pin, or the checksum
-    /// the publisher publishes for the first candidate that has one (a small request
+    /// The digest `spec` must have, known without any shared cache: the lock's pin, the digest
+    /// this host's content cache verified against the publisher when it kept the file, or the
+    /// checksum the publisher publishes for the first candidate that has one (a small request
     /// upstream); `None` for a file with no published checksum. A checksum file that fails to
     /// come is an error: the download would fail the same way.
     pub async fn expected_sha256(&self, spec: &FileSpec) -> Result<Option<Expected>, FetchError> {
@@ -57,6 +58,18 @@ impl Fetcher {
                 status: ChecksumStatus::Verified {
                     source: "pinned".to_string(),
                 },
+            }));
+        }
+        // This host's content cache keeps what it verified against the publisher itself.
+        if !matches!(spec.checksum, Checksum::None)
+            && let Some(cache) = &self.cache
+            && let Some(entry) = cache.lookup(&spec.urls, &spec.checksum)
+            && matches!(entry.checksum, ChecksumStatus::Verified { .. })
+        {
+            return Ok(Some(Expected {
+                url: entry.url,
+                sha256: entry.sha256,
+                status: entry.checksum,
             }));
         }
         let mut last = None;

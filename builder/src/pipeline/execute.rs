@@ -22,7 +22,7 @@ use super::summary::{Summary, mirrored_files};
 use crate::fetch::{FetchedFile, Fetcher};
 use crate::iso::{BuildTime, PackOptions, Packed};
 use crate::registry::{PullReport, pull_images};
-use crate::store::{ArtifactKey, IsoStore};
+use crate::store::IsoStore;
 
 /// The seconds each phase took, in order.
 struct Laps {
@@ -117,12 +117,7 @@ pub async fn execute(
     laps.lap("record");
 
     run.observer.phase("pack");
-    // The keys are computed only where there is a store to ask.
-    let generated = if store.is_empty() {
-        String::new()
-    } else {
-        iso_recipe::generated_digest(&[versions_text.as_str(), sbom_text.as_str()])
-    };
+    // The key is computed only where there is a store to keep the ISO in.
     let key = (!store.is_empty())
         .then(|| {
             iso_recipe::built_key(
@@ -134,7 +129,7 @@ pub async fn execute(
             )
         })
         .flatten();
-    let packed = pack_iso(plan, tree, &store, key.as_ref(), &generated, built).await?;
+    let packed = pack_iso(plan, tree, built).await?;
     let sbom_path = sbom::beside(&packed.path);
     write_atomically(&sbom_path, sbom_text.as_bytes())?;
     let record = iso_recipe::IsoRecord {
@@ -146,7 +141,7 @@ pub async fn execute(
         beside: [(sbom::BESIDE_SUFFIX.to_string(), sbom_text.clone())].into(),
     };
     if let Some(key) = &key {
-        iso_recipe::keep(&store, key, &report, &packed, &generated, record).await;
+        iso_recipe::keep(&store, key, &report, &packed, record).await;
     }
     laps.lap("pack");
 
@@ -260,21 +255,9 @@ fn check_locked_digests(plan: &Plan, report: &PullReport) -> Result<()> {
     Ok(())
 }
 
-/// Packs the tree into the plan's ISO, or takes the ISO of the recipe `key` packed here before
-/// from the same generated files (`generated`: versions.txt and the SBOM name every other byte
-/// of the tree, so that ISO is this one).
-async fn pack_iso(
-    plan: &Plan,
-    tree: &Path,
-    store: &IsoStore<'_>,
-    key: Option<&ArtifactKey>,
-    generated: &str,
-    built: BuildTime,
-) -> Result<Packed> {
+/// Packs the tree into the plan's ISO.
+async fn pack_iso(plan: &Plan, tree: &Path, built: BuildTime) -> Result<Packed> {
     let options = PackOptions::new(&plan.volume_id, built)?;
-    if let Some(packed) = key.and_then(|k| store.take_packed(k, generated, &plan.iso, built)) {
-        return Ok(packed);
-    }
     let (tree_path, iso_path) = (tree.to_path_buf(), plan.iso.clone());
     let packed =
         tokio::task::spawn_blocking(move || crate::iso::pack(&tree_path, &iso_path, &options))

@@ -131,12 +131,6 @@ pub(super) fn built_key(
     Some(ArtifactKey::Iso { recipe })
 }
 
-/// The digest of the generated files (`versions.txt`, the SBOM) an ISO was packed with: with
-/// the recipe key, what the local folder holds an ISO packed here for.
-pub(super) fn generated_digest(generated: &[&str]) -> String {
-    crate::digest::cache_key(generated)
-}
-
 /// Keeps the ISO this build packed under its recipe key `key`: in the local folder and, when
 /// no image was left out, in the cache registry with its `record`.
 pub async fn keep(
@@ -144,7 +138,6 @@ pub async fn keep(
     key: &ArtifactKey,
     report: &PullReport,
     packed: &Packed,
-    generated: &str,
     record: IsoRecord,
 ) {
     let record = if report.skipped.is_empty() {
@@ -152,7 +145,7 @@ pub async fn keep(
     } else {
         None
     };
-    store.keep(key, packed, generated, record).await;
+    store.keep(key, packed, record).await;
 }
 
 /// The summary of a build that took its ISO from a cache.

@@ -142,7 +142,7 @@ impl Known {
 
 /// The ISO of this recipe from `store` (the local cache, then the cache registry), checked, in
 /// place at the plan's path; `None` (the build goes the long way) when neither holds one that
-/// passes, or there is no cache registry (the local cache alone is asked after the record).
+/// passes, or there is no store to ask.
 pub async fn reuse(
     plan: &Plan,
     tree: &Path,
@@ -151,7 +151,7 @@ pub async fn reuse(
     store: &IsoStore<'_>,
     built: BuildTime,
 ) -> Result<Option<Reused>> {
-    if run.cache_registry.is_none() || run.write_lock.is_some() {
+    if store.is_empty() || run.write_lock.is_some() {
         return Ok(None);
     }
     let Some(known) = Known::learn(plan, tree, fetched, run).await else {

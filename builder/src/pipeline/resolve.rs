@@ -95,15 +95,25 @@ pub async fn resolve(
         let fetched = fetch_small_files(&small, fetcher, staging).await?;
         anyhow::Ok((releases, small, fetched))
     };
+    let scratch = staging.work().join("signatures");
+    // Its signature comes while it downloads: kubeadm runs once both are checked.
     let kubeadm_file = async {
         create_parents(std::slice::from_ref(&kubeadm.spec))?;
-        anyhow::Ok(fetcher.fetch(&kubeadm.spec).await?)
+        let first_url = kubeadm.spec.urls.first().map(String::as_str);
+        // Boxed: the plan's future stays small.
+        let material = Box::pin(signatures.fetch_before_running(
+            &kubeadm.source,
+            first_url,
+            fetcher,
+            &scratch,
+        ));
+        let (file, material) = tokio::join!(fetcher.fetch(&kubeadm.spec), material);
+        anyhow::Ok((file?, material))
     };
-    let ((releases, mut small, mut fetched), kubeadm_file) =
+    let ((releases, mut small, mut fetched), (kubeadm_file, material)) =
         tokio::try_join!(releases_and_small, kubeadm_file)?;
-    let scratch = staging.work().join("signatures");
     signatures
-        .check_before_running(&kubeadm.source, &kubeadm_file, fetcher, &scratch)
+        .check_before_running(&kubeadm.source, &kubeadm_file, material, fetcher, &scratch)
         .await?;
     if let Some(source) = kubeadm.in_tree {
         // The ISO's own kubeadm: fetched with the small files, not later.

@@ -15,6 +15,7 @@ use crate::pipeline::Plan;
 const MATERIAL_LIMIT: u64 = 1 << 20;
 
 /// The signature material found beside one file.
+#[derive(Debug)]
 pub(super) struct Material {
     sig: Option<String>,
     cert: Option<String>,
@@ -55,13 +56,22 @@ pub(super) async fn material(
     file: &FetchedFile,
     scratch: &Path,
 ) -> Result<Material, String> {
-    let dir = scratch.join(file.name.replace('/', "_"));
+    material_at(fetcher, &file.name, &file.url, scratch).await
+}
+
+/// [`material`] for the file named `name` whose canonical URL is `url`, before it is fetched.
+pub(super) async fn material_at(
+    fetcher: &Fetcher,
+    name: &str,
+    url: &str,
+    scratch: &Path,
+) -> Result<Material, String> {
+    let dir = scratch.join(name.replace('/', "_"));
     std::fs::create_dir_all(&dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
-    let url = &file.url;
     let (sig, cert, bundle) = futures_util::join!(
-        side_file(fetcher, &file.name, format!("{url}.sig"), &dir),
-        side_file(fetcher, &file.name, format!("{url}.cert"), &dir),
-        side_file(fetcher, &file.name, format!("{url}.sigstore.json"), &dir),
+        side_file(fetcher, name, format!("{url}.sig"), &dir),
+        side_file(fetcher, name, format!("{url}.cert"), &dir),
+        side_file(fetcher, name, format!("{url}.sigstore.json"), &dir),
     );
     let (sig, cert, bundle) = (sig?, cert?, bundle?);
     let cached = [&sig, &cert, &bundle]

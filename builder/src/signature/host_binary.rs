@@ -11,7 +11,7 @@ use cks_pinning::sources::signing::{Signing, signing};
 use cks_signature::{Mode, Outcome, SignatureError};
 
 use super::Verifier;
-use super::files::{material, verify};
+use super::files::{Material, material, material_at, verify};
 use crate::fetch::{ChecksumStatus, FetchOptions, FetchedFile, Fetcher};
 
 /// Why a downloaded program is not run.
@@ -28,15 +28,44 @@ pub struct NotRun {
     pub reason: String,
 }
 
+/// The signature material of a program to run, fetched while the program downloads (see
+/// [`Verifier::fetch_before_running`]).
+#[derive(Debug, Default)]
+pub struct BeforeRunning {
+    /// The canonical URL it was fetched for, and what came.
+    fetched: Option<(String, Result<Material, String>)>,
+}
+
 impl Verifier {
+    /// Fetches the signature material of the program `source` names, from its first URL
+    /// `url`, into `scratch`, while the program itself downloads; nothing when its signature
+    /// is not checked (no trusted root, or not signed upstream).
+    pub async fn fetch_before_running(
+        &self,
+        source: &Source,
+        url: Option<&str>,
+        fetcher: &Fetcher,
+        scratch: &Path,
+    ) -> BeforeRunning {
+        let (Some(_), Signing::Kubernetes, Some(url)) = (&self.root, signing(source), url) else {
+            return BeforeRunning::default();
+        };
+        let dir = scratch.join("before-running");
+        let found = material_at(fetcher, &source.iso_path, url, &dir).await;
+        BeforeRunning {
+            fetched: Some((url.to_string(), found)),
+        }
+    }
+
     /// Whether `file` (fetched for `source`) may run here: its digest verified against the
     /// publisher's checksum or the lock, and its signature (when `source` is signed upstream
     /// and the mode is not `off`) not refused, and verified under `require`. Signature
-    /// material is fetched into `scratch`.
+    /// material is the one `early` fetched, or is fetched into `scratch`.
     pub async fn check_before_running(
         &self,
         source: &Source,
         file: &FetchedFile,
+        early: BeforeRunning,
         fetcher: &Fetcher,
         scratch: &Path,
     ) -> Result<(), NotRun> {
@@ -60,7 +89,14 @@ impl Verifier {
         hex::decode_to_slice(&file.upstream_sha256, &mut sha256)
             .map_err(|_| refuse(format!("{:?} is not a SHA-256", file.upstream_sha256)))?;
         let dir = scratch.join("before-running");
-        let found = match material(fetcher, file, &dir).await {
+        // The material fetched while the program downloaded, when it is for the URL it came
+        // from.
+        let early = early.fetched.filter(|(url, _)| *url == file.url);
+        let found = match early {
+            Some((_, found)) => found,
+            None => material(fetcher, file, &dir).await,
+        };
+        let found = match found {
             Ok(found) => found,
             Err(error) if self.settings.mode == Mode::Require => {
                 return Err(refuse(format!(

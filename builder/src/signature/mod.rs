@@ -26,7 +26,7 @@ use crate::pipeline::Plan;
 use crate::registry::{PullOptions, PullReport};
 
 pub use cks_signature::{Mode, Policy};
-pub use host_binary::NotRun;
+pub use host_binary::{BeforeRunning, NotRun};
 pub use outcome::SignatureRefusals;
 pub use settings::{
     IncompletePolicy, KUBERNETES_REGISTRY, PolicyInput, SignatureInputs, SignatureSettings,

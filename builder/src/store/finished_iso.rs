@@ -1,5 +1,6 @@
 //! Finished ISOs in the artifact store, layered in one place: the local `--cache-dir` folder
-//! first (a hard link, hashed again against the digest it was kept with), then the cache
+//! first (a hard link, hashed again against the digest it was kept with while the check reads
+//! it), then the cache
 //! registry (hashed as it streams in). Every entry is found by one key, the ISO's recipe
 //! ([`ArtifactKey::Iso`]), and every hit passes the caller's check of a written ISO before it
 //! is used; one that fails is not used (a local entry is removed, a cache registry's is warned
@@ -11,13 +12,11 @@ use std::path::Path;
 use super::key::ArtifactKey;
 use super::local::LocalFinished;
 use super::port::{FinishedFile, SharedTier};
-use crate::iso::{BuildTime, Packed, partial_path, sidecar_line, sidecar_path};
+use crate::iso::Packed;
 use crate::progress::ProgressSink;
 
 /// The text kept beside a local ISO: its sha256.
 const SUM: &str = "sha256";
-/// The text kept beside a local ISO: the digest of the generated files it was packed with.
-const GENERATED: &str = "generated";
 
 /// The finished ISOs of a build's caches.
 #[derive(Debug, Clone)]
@@ -65,13 +64,28 @@ impl<'a> IsoStore<'a> {
     {
         let name = key.local_name();
         if let Some(local) = &self.local
-            && let Some(sha256) = link_rehashed(local, &name, partial)
+            && let Some(kept) = local.side(&name, SUM)
+            && local.link(&name, partial)
         {
-            match check().await? {
-                Ok(checked) => return Ok(Some(IsoHit { sha256, checked })),
-                Err(_) => {
+            // The whole file is hashed again while the check reads it file by file.
+            let kept = kept.trim().to_string();
+            let whole = {
+                let partial = partial.to_path_buf();
+                tokio::task::spawn_blocking(move || crate::digest::sha256_file(&partial))
+            };
+            let (whole, checked) = tokio::join!(whole, check());
+            let sound = matches!(whole, Ok(Ok(actual)) if actual.hex() == kept);
+            match checked? {
+                Ok(checked) if sound => {
+                    return Ok(Some(IsoHit {
+                        sha256: kept,
+                        checked,
+                    }));
+                }
+                _ => {
+                    tracing::debug!(key = %name, "a cached ISO that fails its check removed");
                     let _ = std::fs::remove_file(partial);
-                    local.remove(&name, &[SUM, GENERATED]);
+                    local.remove(&name, &[SUM]);
                 }
             }
         }
@@ -99,61 +113,15 @@ impl<'a> IsoStore<'a> {
         }
     }
 
-    /// The local ISO `key` packed from the generated files whose digest is `generated`, linked
-    /// to `out` (through `<out>.partial`, hashed again there) with its sidecar; `None` when
-    /// there is no sound entry for those files or it cannot be linked.
-    pub fn take_packed(
-        &self,
-        key: &ArtifactKey,
-        generated: &str,
-        out: &Path,
-        time: BuildTime,
-    ) -> Option<Packed> {
-        let local = self.local.as_ref()?;
-        let name = key.local_name();
-        if local.side(&name, GENERATED)?.trim() != generated {
-            return None;
-        }
-        let size = std::fs::metadata(local.path(&name)).ok()?.len();
-        let partial = partial_path(out);
-        let sha256 = link_rehashed(local, &name, &partial)?;
-        let file_name = out.file_name()?.to_string_lossy().into_owned();
-        let sidecar = sidecar_path(out);
-        let sidecar_partial = partial_path(&sidecar);
-        let done = std::fs::write(&sidecar_partial, sidecar_line(&sha256, &file_name))
-            .and_then(|()| std::fs::rename(&partial, out))
-            .and_then(|()| std::fs::rename(&sidecar_partial, &sidecar));
-        if done.is_err() {
-            let _ = std::fs::remove_file(&partial);
-            let _ = std::fs::remove_file(&sidecar_partial);
-            return None;
-        }
-        Some(Packed {
-            path: out.to_path_buf(),
-            sidecar,
-            size,
-            sha256,
-            time,
-            warnings: Vec::new(),
-        })
-    }
-
-    /// Keeps the ISO `packed` from the generated files whose digest is `generated` as `key`:
-    /// in the local folder, and with `record` (what the build reports of it) in the cache
+    /// Keeps the ISO `packed` as `key`: in the local folder, and with `record` (what the build reports of it) in the cache
     /// registry (pushed after it was written and hashed; failures are the registry's
     /// warnings). Best effort.
-    pub async fn keep(
-        &self,
-        key: &ArtifactKey,
-        packed: &Packed,
-        generated: &str,
-        record: Option<String>,
-    ) {
+    pub async fn keep(&self, key: &ArtifactKey, packed: &Packed, record: Option<String>) {
         if let Some(local) = &self.local {
             local.put(
                 &key.local_name(),
                 &packed.path,
-                &[(SUM, packed.sha256.as_str()), (GENERATED, generated)],
+                &[(SUM, packed.sha256.as_str())],
             );
         }
         let (Some(shared), Some(record)) = (self.shared, record) else {
@@ -164,23 +132,5 @@ impl<'a> IsoStore<'a> {
             size: packed.size,
         };
         shared.0.push_iso(key, &packed.path, file, record).await;
-    }
-}
-
-/// Links the local entry `name` to `to` and hashes it again: its sha256 when that is the digest
-/// it was kept with; `None` (the entry removed, when it is damaged) otherwise.
-fn link_rehashed(local: &LocalFinished, name: &str, to: &Path) -> Option<String> {
-    let sha256 = local.side(name, SUM)?.trim().to_string();
-    if !local.link(name, to) {
-        return None;
-    }
-    match crate::digest::sha256_file(to) {
-        Ok(actual) if actual.hex() == sha256 => Some(sha256),
-        _ => {
-            tracing::debug!(key = %name, "damaged cached ISO removed");
-            let _ = std::fs::remove_file(to);
-            local.remove(name, &[SUM, GENERATED]);
-            None
-        }
     }
 }

@@ -8,6 +8,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{self, Write};
 use std::path::Path;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use super::tarball_check::{TarballCheck, TarballFacts};
 use crate::iso::{EntryKind, IsoImage};
@@ -16,6 +18,9 @@ use cks_pinning::limits::Limits;
 
 /// The largest generated file (versions.txt, the SBOM) read into memory.
 const MAX_GENERATED: u64 = 16 * 1024 * 1024;
+
+/// The most threads that read an ISO at once.
+const MAX_WORKERS: usize = 4;
 
 /// What the ISO must hold.
 #[derive(Debug, Clone, Default)]
@@ -123,36 +128,151 @@ pub fn check_iso(path: &Path, want: &IsoWant) -> Result<IsoContents, String> {
         .iter()
         .map(|e| (e.path.trim_start_matches('/'), e.size))
         .collect();
-    let mut contents = IsoContents::default();
-    for (rel, (sha256, _)) in &want.files {
-        let actual = image
-            .sha256(&format!("/{rel}"))
-            .map_err(|e| e.to_string())?;
-        if actual != *sha256 {
-            return Err(format!("{rel} hashes to {actual}, not {sha256}"));
-        }
-        contents
-            .sizes
-            .insert(rel.clone(), sizes.get(rel.as_str()).copied().unwrap_or(0));
-    }
     let arch = want
         .arch
         .ok_or("no target architecture to check images for")?;
-    for (rel, (name, digest)) in &want.images {
-        let mut check = TarballCheck::new(name, digest, arch).within(&want.limits);
-        // A read that stops early leaves the check short of its end, which it reports.
-        let _ = image.copy_file(&format!("/{rel}"), &mut check);
-        let facts = check
-            .finish()
-            .map_err(|reason| format!("{rel}: {reason}"))?;
-        contents.images.insert(rel.clone(), facts);
-    }
-    for rel in &want.generated {
-        let mut out = Capped(Vec::new());
-        image
-            .copy_file(&format!("/{rel}"), &mut out)
-            .map_err(|e| format!("{rel}: {e}"))?;
-        contents.generated.insert(rel.clone(), out.0);
+    let mut reads: Vec<Read<'_>> = want
+        .files
+        .iter()
+        .map(|(rel, (sha256, _))| Read::File(rel, sha256))
+        .chain(
+            want.images
+                .iter()
+                .map(|(rel, (name, digest))| Read::Image(rel, name, digest)),
+        )
+        .chain(want.generated.iter().map(|rel| Read::Generated(rel)))
+        .collect();
+    // The largest first, so the workers end together.
+    reads.sort_by_key(|read| std::cmp::Reverse(sizes.get(read.path()).copied().unwrap_or(0)));
+    let done = read_all(path, &image, &reads, arch, &want.limits)?;
+    let mut contents = IsoContents::default();
+    for (read, outcome) in reads.iter().zip(done) {
+        match outcome {
+            Done::File => {
+                let rel = read.path();
+                contents
+                    .sizes
+                    .insert(rel.to_string(), sizes.get(rel).copied().unwrap_or(0));
+            }
+            Done::Image(facts) => {
+                contents.images.insert(read.path().to_string(), facts);
+            }
+            Done::Generated(bytes) => {
+                contents.generated.insert(read.path().to_string(), bytes);
+            }
+        }
     }
     Ok(contents)
+}
+
+/// One file of the ISO to read, and what it is checked as.
+enum Read<'a> {
+    /// A planned file, with its sha256.
+    File(&'a str, &'a str),
+    /// An image tarball, with the image's full name and digest.
+    Image(&'a str, &'a str, &'a str),
+    /// A generated file, kept to compare.
+    Generated(&'a str),
+}
+
+impl Read<'_> {
+    fn path(&self) -> &str {
+        match self {
+            Read::File(rel, _) | Read::Image(rel, _, _) | Read::Generated(rel) => rel,
+        }
+    }
+
+    /// Reads the file from `image` and checks it.
+    fn run(&self, image: &IsoImage, arch: Arch, limits: &Limits) -> Result<Done, String> {
+        match *self {
+            Read::File(rel, sha256) => {
+                let actual = image
+                    .sha256(&format!("/{rel}"))
+                    .map_err(|e| e.to_string())?;
+                if actual != sha256 {
+                    return Err(format!("{rel} hashes to {actual}, not {sha256}"));
+                }
+                Ok(Done::File)
+            }
+            Read::Image(rel, name, digest) => {
+                let mut check = TarballCheck::new(name, digest, arch).within(limits);
+                // A read that stops early leaves the check short of its end, which it reports.
+                let _ = image.copy_file(&format!("/{rel}"), &mut check);
+                let facts = check
+                    .finish()
+                    .map_err(|reason| format!("{rel}: {reason}"))?;
+                Ok(Done::Image(facts))
+            }
+            Read::Generated(rel) => {
+                let mut out = Capped(Vec::new());
+                image
+                    .copy_file(&format!("/{rel}"), &mut out)
+                    .map_err(|e| format!("{rel}: {e}"))?;
+                Ok(Done::Generated(out.0))
+            }
+        }
+    }
+}
+
+/// What a [`Read`] found, once it passed.
+enum Done {
+    File,
+    Image(TarballFacts),
+    Generated(Vec<u8>),
+}
+
+/// Runs every read, on as many threads as the host has cores (up to four), each with the
+/// image opened on its own; one result per read, in order, or the first failure in that
+/// order. A failure stops the reads not yet started.
+fn read_all(
+    path: &Path,
+    first: &IsoImage,
+    reads: &[Read<'_>],
+    arch: Arch,
+    limits: &Limits,
+) -> Result<Vec<Done>, String> {
+    let workers = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .clamp(1, MAX_WORKERS)
+        .min(reads.len().max(1));
+    let next = AtomicUsize::new(0);
+    let failed = AtomicBool::new(false);
+    let slots: Vec<Mutex<Option<Result<Done, String>>>> =
+        reads.iter().map(|_| Mutex::new(None)).collect();
+    let work = |image: &IsoImage| {
+        while !failed.load(Ordering::Relaxed) {
+            let index = next.fetch_add(1, Ordering::Relaxed);
+            let Some(read) = reads.get(index) else {
+                break;
+            };
+            let outcome = read.run(image, arch, limits);
+            if outcome.is_err() {
+                failed.store(true, Ordering::Relaxed);
+            }
+            if let Ok(mut slot) = slots[index].lock() {
+                *slot = Some(outcome);
+            }
+        }
+    };
+    std::thread::scope(|scope| {
+        for _ in 1..workers {
+            scope.spawn(|| match IsoImage::open(path) {
+                Ok(image) => work(&image),
+                Err(err) => {
+                    failed.store(true, Ordering::Relaxed);
+                    tracing::debug!(%err, "a second reader of the ISO could not open it");
+                }
+            });
+        }
+        work(first);
+    });
+    let mut done = Vec::with_capacity(reads.len());
+    for (read, slot) in reads.iter().zip(slots) {
+        match slot.into_inner().ok().flatten() {
+            Some(Ok(outcome)) => done.push(outcome),
+            Some(Err(reason)) => return Err(reason),
+            None => return Err(format!("{} was not read", read.path())),
+        }
+    }
+    Ok(done)
 }
