@@ -29,6 +29,12 @@ pub async fn run(args: BuildArgs, interrupt: &super::Interrupt) -> Result<()> {
         inputs = inputs.over(lock.inputs.clone());
     }
     let options = inputs.clone().resolve()?;
+    // Read before the build, so a bad key fails in a second, not after the ISO is packed.
+    let sign_key = args
+        .sign_key
+        .as_deref()
+        .map(cks_builder::signing::SigningKey::read)
+        .transpose()?;
     let request = Request {
         dry_run: args.dry_run,
         write_lock: args.write_lock.clone(),
@@ -45,11 +51,21 @@ pub async fn run(args: BuildArgs, interrupt: &super::Interrupt) -> Result<()> {
             }
         }
         Outcome::Built(plan, summary) => {
+            let signature = match &sign_key {
+                Some(key) => Some(
+                    key.sign_hex_digest(&summary.iso, &summary.sha256)
+                        .context("signing the ISO")?,
+                ),
+                None => None,
+            };
             if args.json {
-                let both = serde_json::json!({ "plan": plan, "summary": summary });
+                let both = serde_json::json!({ "plan": plan, "summary": summary, "signature": signature });
                 println!("{}", serde_json::to_string_pretty(&both)?);
             } else {
                 print!("{}", render_summary(&summary));
+                if let Some(signature) = &signature {
+                    println!("signature: {}", signature.display());
+                }
             }
         }
     }

@@ -5,8 +5,10 @@ use clap::{Parser, Subcommand};
 
 mod build;
 mod build_args;
+mod catalog;
 mod diff;
 mod interrupt;
+mod keygen;
 mod pack;
 mod progress;
 mod pull;
@@ -43,6 +45,10 @@ enum Command {
     Diff(diff::Args),
     /// Register an ISO in CloudStack as a Kubernetes supported version and wait until Ready.
     Register(register::Args),
+    /// Write catalog.json and a SHA256SUMS-X.Y per minor from the ISOs in a folder.
+    Catalog(catalog::Args),
+    /// Write an ECDSA P-256 key pair for --sign-key (PREFIX.key) and verifiers (PREFIX.pub).
+    Keygen(keygen::Args),
 }
 
 pub use interrupt::{Early, Interrupt};
@@ -82,6 +88,8 @@ pub async fn run(cli: Cli, interrupt: Interrupt) -> anyhow::Result<()> {
             Command::Pull(args) => pull::run(args).await,
             Command::Verify(args) => verify::run(args).await,
             Command::Register(args) => register::run(args).await,
+            Command::Catalog(args) => catalog::run(args).await,
+            Command::Keygen(args) => keygen::run(args),
             Command::Build(_) | Command::Pack(_) | Command::Diff(_) => Ok(()),
         }
     };

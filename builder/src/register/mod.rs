@@ -19,7 +19,7 @@
 
 mod catalogue;
 mod error;
-mod iso_facts;
+pub(crate) mod iso_facts;
 mod line_fit;
 mod url_check;
 

@@ -62,11 +62,13 @@ impl SigningKey {
         let text = std::str::from_utf8(&text).map_err(|_| bad("the file is not text"))?;
         // The parser's message is about the structure, never the bytes; still, only its kind
         // is shown.
+        if text.contains("ENCRYPTED") {
+            return Err(bad(
+                "the key is encrypted; export it unencrypted into a file of mode 0600",
+            ));
+        }
         let inner = p256::ecdsa::SigningKey::from_pkcs8_pem(text).map_err(|e| match e {
             p256::pkcs8::Error::KeyMalformed => bad("the key is malformed"),
-            p256::pkcs8::Error::EncryptedPrivateKey => {
-                bad("the key is encrypted; export it unencrypted into a file of mode 0600")
-            }
             p256::pkcs8::Error::PublicKey(_) | p256::pkcs8::Error::ParametersMalformed => {
                 bad("the key is not on the P-256 curve")
             }
