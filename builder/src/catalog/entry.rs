@@ -37,8 +37,7 @@ pub fn isos_in(dir: &Path) -> Result<Vec<PathBuf>, CatalogWriteError> {
     for item in std::fs::read_dir(dir).map_err(io)? {
         let item = item.map_err(io)?;
         let path = item.path();
-        if path.extension().is_some_and(|e| e == "iso") && item.file_type().map_err(io)?.is_file()
-        {
+        if path.extension().is_some_and(|e| e == "iso") && item.file_type().map_err(io)?.is_file() {
             isos.push(path);
         }
     }
@@ -62,8 +61,8 @@ pub fn read(
         .ok_or_else(|| bad("the file name is not UTF-8".to_string()))?
         .to_string();
     let versions = crate::register::iso_facts::versions_txt(iso).map_err(|e| bad(e.to_string()))?;
-    let version = KubeVersion::parse(&versions.kubernetes)
-        .map_err(|e| bad(format!("versions.txt: {e}")))?;
+    let version =
+        KubeVersion::parse(&versions.kubernetes).map_err(|e| bad(format!("versions.txt: {e}")))?;
     let arch = match versions.arch.parse::<Arch>().ok() {
         Some(Arch::Amd64) => "x86_64",
         Some(Arch::Arm64) => "aarch64",

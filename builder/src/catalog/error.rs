@@ -24,7 +24,9 @@ pub enum CatalogWriteError {
         detail: String,
     },
     /// `--base-url` is not an http(s) URL.
-    #[error("--base-url {url}: expected an http:// or https:// URL of the folder the ISOs are published in")]
+    #[error(
+        "--base-url {url}: expected an http:// or https:// URL of the folder the ISOs are published in"
+    )]
     BaseUrl {
         /// The URL given.
         url: String,

@@ -139,7 +139,9 @@ fn remove_stale_sums(dir: &Path, catalog: &Catalog) -> Result<Vec<PathBuf>, Cata
         let Some(minor) = name.strip_prefix(CHECKSUMS_PREFIX) else {
             continue;
         };
-        let minor = minor.strip_suffix(crate::signing::SIG_SUFFIX).unwrap_or(minor);
+        let minor = minor
+            .strip_suffix(crate::signing::SIG_SUFFIX)
+            .unwrap_or(minor);
         if minor.contains('.') && catalog.checksums.iter().all(|c| c.minor != minor) {
             let path = dir.join(name);
             std::fs::remove_file(&path).map_err(|source| CatalogWriteError::Io {

@@ -59,7 +59,8 @@ pub async fn run(args: BuildArgs, interrupt: &super::Interrupt) -> Result<()> {
                 None => None,
             };
             if args.json {
-                let both = serde_json::json!({ "plan": plan, "summary": summary, "signature": signature });
+                let both =
+                    serde_json::json!({ "plan": plan, "summary": summary, "signature": signature });
                 println!("{}", serde_json::to_string_pretty(&both)?);
             } else {
                 print!("{}", render_summary(&summary));

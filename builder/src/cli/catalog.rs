@@ -32,11 +32,7 @@ pub struct Args {
 
 /// Runs `cks-iso catalog`.
 pub async fn run(args: Args) -> anyhow::Result<()> {
-    let key = args
-        .sign_key
-        .as_deref()
-        .map(SigningKey::read)
-        .transpose()?;
+    let key = args.sign_key.as_deref().map(SigningKey::read).transpose()?;
     let dir = args.dir.clone();
     let base_url = args.base_url.clone();
     let written = tokio::task::spawn_blocking(move || {
@@ -63,7 +59,11 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
             iso.arch,
             iso.size,
             iso.sha256,
-            if iso.signature.is_some() { "  signed" } else { "" }
+            if iso.signature.is_some() {
+                "  signed"
+            } else {
+                ""
+            }
         );
     }
     for path in written.checksums.iter().chain(&written.signature) {
@@ -76,7 +76,11 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
         "wrote {} ({} ISO{})",
         written.path.display(),
         written.catalog.isos.len(),
-        if written.catalog.isos.len() == 1 { "" } else { "s" }
+        if written.catalog.isos.len() == 1 {
+            ""
+        } else {
+            "s"
+        }
     );
     Ok(())
 }

@@ -29,7 +29,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if args.json {
         println!("{}", serde_json::to_string_pretty(&pair)?);
     } else {
-        println!("private key: {} (mode 0600; never share it)", pair.private_key.display());
+        println!(
+            "private key: {} (mode 0600; never share it)",
+            pair.private_key.display()
+        );
         println!("public key: {}", pair.public_key.display());
     }
     Ok(())

@@ -30,9 +30,7 @@ pub enum SigningError {
         detail: String,
     },
     /// The key file may be read by others.
-    #[error(
-        "--sign-key {path} can be read by other users (mode {mode:o}); run `chmod 600 {path}`"
-    )]
+    #[error("--sign-key {path} can be read by other users (mode {mode:o}); run `chmod 600 {path}`")]
     Exposed {
         /// The file.
         path: PathBuf,

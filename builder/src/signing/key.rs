@@ -170,9 +170,11 @@ pub fn write_key_pair(prefix: &Path) -> Result<KeyPair, SigningError> {
         }
     }
     let key = generate()?;
-    let private = key.to_pkcs8_pem(LineEnding::LF).map_err(|_| SigningError::Random {
-        detail: "encoding the new key failed".to_string(),
-    })?;
+    let private = key
+        .to_pkcs8_pem(LineEnding::LF)
+        .map_err(|_| SigningError::Random {
+            detail: "encoding the new key failed".to_string(),
+        })?;
     let public = key
         .verifying_key()
         .to_public_key_pem(LineEnding::LF)

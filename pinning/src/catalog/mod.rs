@@ -17,6 +17,6 @@ pub use registration::{
     Existing, Retirement, Step, ZoneRef, latest_per_minor, plan as plan_registration,
 };
 pub use schema::{
-    CHECKSUMS_PREFIX, CatalogError, Catalog, CatalogIso, ChecksumFile, FILE_NAME, Generator,
+    CHECKSUMS_PREFIX, Catalog, CatalogError, CatalogIso, ChecksumFile, FILE_NAME, Generator,
     SCHEMA_VERSION, checksums_file_name,
 };

@@ -288,10 +288,20 @@ mod tests {
         let brief: Vec<String> = steps
             .iter()
             .map(|s| match s {
-                Step::Register { zone, iso } => format!("register {} {}", zone.name, iso.kubernetes_version),
-                Step::Present { zone, existing, .. } => format!("present {} {}", zone.name, existing.id),
-                Step::Conflict { zone, existing, .. } => format!("conflict {} {}", zone.name, existing.id),
-                Step::Retire { zone, existing, how } => format!(
+                Step::Register { zone, iso } => {
+                    format!("register {} {}", zone.name, iso.kubernetes_version)
+                }
+                Step::Present { zone, existing, .. } => {
+                    format!("present {} {}", zone.name, existing.id)
+                }
+                Step::Conflict { zone, existing, .. } => {
+                    format!("conflict {} {}", zone.name, existing.id)
+                }
+                Step::Retire {
+                    zone,
+                    existing,
+                    how,
+                } => format!(
                     "retire {} {} {how:?}",
                     zone.as_ref().map_or("all", |z| z.name.as_str()),
                     existing.id
@@ -309,9 +319,11 @@ mod tests {
                 "retire all old-used Disable",
             ]
         );
-        assert!(!plan(&isos, &minors, &zones(), &have, false)
-            .iter()
-            .any(|s| matches!(s, Step::Retire { .. })));
+        assert!(
+            !plan(&isos, &minors, &zones(), &have, false)
+                .iter()
+                .any(|s| matches!(s, Step::Retire { .. }))
+        );
     }
 
     #[test]
@@ -322,7 +334,10 @@ mod tests {
         let steps = plan(&[], &BTreeSet::new(), &zones(), &[used], true);
         assert!(matches!(
             steps.as_slice(),
-            [Step::Retire { how: Retirement::AlreadyDisabled, .. }]
+            [Step::Retire {
+                how: Retirement::AlreadyDisabled,
+                ..
+            }]
         ));
         assert!(!steps[0].changes());
     }

@@ -152,9 +152,8 @@ impl Catalog {
 
     /// Sorts the ISOs and checksum files into the catalog's order.
     pub fn sort(&mut self) {
-        self.isos.sort_by(|a, b| {
-            (a.version(), &a.arch, &a.file).cmp(&(b.version(), &b.arch, &b.file))
-        });
+        self.isos
+            .sort_by(|a, b| (a.version(), &a.arch, &a.file).cmp(&(b.version(), &b.arch, &b.file)));
         self.checksums
             .sort_by(|a, b| minor_key(&a.minor).cmp(&minor_key(&b.minor)));
     }
@@ -186,7 +185,9 @@ impl CatalogIso {
             detail,
         };
         if !plain_name(&self.file) {
-            return Err(bad("the file name must be a plain name beside catalog.json".into()));
+            return Err(bad(
+                "the file name must be a plain name beside catalog.json".into(),
+            ));
         }
         let version = KubeVersion::parse(&self.kubernetes_version)
             .map_err(|e| bad(format!("kubernetes_version: {e}")))?;
@@ -286,12 +287,31 @@ mod tests {
             Err(CatalogError::Version { found: 2 })
         );
         for (change, word) in [
-            (Box::new(|i: &mut CatalogIso| i.file = "../etc/passwd".into()) as Box<dyn Fn(&mut CatalogIso)>, "plain name"),
-            (Box::new(|i: &mut CatalogIso| i.minor = "1.32".into()), "minor"),
-            (Box::new(|i: &mut CatalogIso| i.arch = "amd64".into()), "arch"),
-            (Box::new(|i: &mut CatalogIso| i.sha256 = "AB".into()), "sha256"),
-            (Box::new(|i: &mut CatalogIso| i.url = Some("file:///etc/passwd".into())), "url"),
-            (Box::new(|i: &mut CatalogIso| i.signature = Some("a/b.sig".into())), "signature"),
+            (
+                Box::new(|i: &mut CatalogIso| i.file = "../etc/passwd".into())
+                    as Box<dyn Fn(&mut CatalogIso)>,
+                "plain name",
+            ),
+            (
+                Box::new(|i: &mut CatalogIso| i.minor = "1.32".into()),
+                "minor",
+            ),
+            (
+                Box::new(|i: &mut CatalogIso| i.arch = "amd64".into()),
+                "arch",
+            ),
+            (
+                Box::new(|i: &mut CatalogIso| i.sha256 = "AB".into()),
+                "sha256",
+            ),
+            (
+                Box::new(|i: &mut CatalogIso| i.url = Some("file:///etc/passwd".into())),
+                "url",
+            ),
+            (
+                Box::new(|i: &mut CatalogIso| i.signature = Some("a/b.sig".into())),
+                "signature",
+            ),
         ] {
             let mut entry = iso("1.33.2", "x86_64");
             change(&mut entry);
