@@ -13,6 +13,7 @@ mod pack;
 mod progress;
 mod pull;
 mod register;
+mod register_catalog;
 mod resolve;
 mod verify;
 
