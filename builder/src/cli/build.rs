@@ -15,6 +15,12 @@ use super::progress::{Bars, Lines, human, interactive};
 
 /// Runs `cks-iso build`.
 pub async fn run(args: BuildArgs, interrupt: &super::Interrupt) -> Result<()> {
+    // Read first, so a bad key fails in a second, not after the ISO is packed.
+    let sign_key = args
+        .sign_key
+        .as_deref()
+        .map(cks_builder::signing::SigningKey::read)
+        .transpose()?;
     let config = match &args.config {
         Some(path) => Inputs::from_config_file(path)?,
         None => Inputs::default(),
@@ -29,12 +35,6 @@ pub async fn run(args: BuildArgs, interrupt: &super::Interrupt) -> Result<()> {
         inputs = inputs.over(lock.inputs.clone());
     }
     let options = inputs.clone().resolve()?;
-    // Read before the build, so a bad key fails in a second, not after the ISO is packed.
-    let sign_key = args
-        .sign_key
-        .as_deref()
-        .map(cks_builder::signing::SigningKey::read)
-        .transpose()?;
     let request = Request {
         dry_run: args.dry_run,
         write_lock: args.write_lock.clone(),

@@ -19,10 +19,19 @@ const AFTER: &str = "Credentials come from the environment as for cks-rollout an
 #[command(after_long_help = AFTER)]
 pub struct Args {
     /// The ISO to register, such as `out/cks-1.33.13-x86_64.iso`.
-    #[arg(value_name = "ISO", required_unless_present = "catalog", conflicts_with = "catalog")]
+    #[arg(
+        value_name = "ISO",
+        required_unless_present = "catalog",
+        conflicts_with = "catalog"
+    )]
     pub iso: Option<PathBuf>,
     /// The URL CloudStack downloads the ISO from (http or https), serving exactly this file.
-    #[arg(long, value_name = "URL", required_unless_present = "catalog", conflicts_with = "catalog")]
+    #[arg(
+        long,
+        value_name = "URL",
+        required_unless_present = "catalog",
+        conflicts_with = "catalog"
+    )]
     pub url: Option<String>,
     /// The zone (name or id) to offer the version in; `all` or left out: every zone. With
     /// --catalog, repeat it (or separate by commas) for several zones.

@@ -16,15 +16,14 @@ pub async fn run(args: Args, config: CloudStackConfig) -> anyhow::Result<()> {
     let catalog = args.catalog.clone().unwrap_or_default();
     let key = match &args.key {
         Some(path) if args.require_signature => {
-            let meta = std::fs::metadata(path)
-                .with_context(|| format!("--key {}", path.display()))?;
+            let meta =
+                std::fs::metadata(path).with_context(|| format!("--key {}", path.display()))?;
             anyhow::ensure!(
                 meta.len() <= MAX_KEY,
                 "--key {}: larger than {MAX_KEY} bytes, not a public key",
                 path.display()
             );
-            let pem =
-                std::fs::read(path).with_context(|| format!("--key {}", path.display()))?;
+            let pem = std::fs::read(path).with_context(|| format!("--key {}", path.display()))?;
             let key = BlobKey::from_pem(&pem).with_context(|| {
                 format!(
                     "--key {}: expected the PEM public key from `cks-iso keygen` (PREFIX.pub)",

@@ -7,7 +7,7 @@ use cks_cloudstack::{CloudStackClient, NewKubernetesVersion};
 use cks_pinning::catalog::{Existing, Retirement, Step, ZoneRef, plan_registration};
 use serde::Serialize;
 
-use super::super::{Request, RegisterError};
+use super::super::{RegisterError, Request};
 use super::{CatalogRegisterError, CatalogRequest, Loaded, Zones};
 
 /// One line of the closing table.
@@ -239,7 +239,10 @@ pub fn apply(
                     }
                     (Retirement::Disable, false) => {
                         client.set_kubernetes_version_enabled(&existing.id, false)?;
-                        ("disabled", "its minor is no longer in the catalog; clusters use it")
+                        (
+                            "disabled",
+                            "its minor is no longer in the catalog; clusters use it",
+                        )
                     }
                     (Retirement::AlreadyDisabled, _) => ("already disabled", "clusters use it"),
                 };

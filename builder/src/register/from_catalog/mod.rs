@@ -87,7 +87,13 @@ pub async fn load(
     let bytes = fetch::read_bounded(&client, "--catalog", source, request.catalog_limit).await?;
     if let Some((key, key_name)) = &request.key {
         let sig_source = format!("{source}{}", crate::signing::SIG_SUFFIX);
-        let sig = fetch::read_bounded(&client, "the catalog's signature", &sig_source, fetch::MAX_SIGNATURE).await?;
+        let sig = fetch::read_bounded(
+            &client,
+            "the catalog's signature",
+            &sig_source,
+            fetch::MAX_SIGNATURE,
+        )
+        .await?;
         key.verify_bytes(&bytes, &sig)
             .map_err(|e| CatalogRegisterError::Signature {
                 what: format!("the catalog {source}"),
@@ -137,14 +143,23 @@ pub async fn load(
                 });
             };
             let sig_url = fetch::beside(&url, sig_name);
-            let sig = fetch::read_bounded(&client, "the ISO's signature", &sig_url, fetch::MAX_SIGNATURE).await?;
+            let sig = fetch::read_bounded(
+                &client,
+                "the ISO's signature",
+                &sig_url,
+                fetch::MAX_SIGNATURE,
+            )
+            .await?;
             key.verify_sha256(&digest, &sig)
                 .map_err(|e| CatalogRegisterError::Signature {
                     what: format!("the ISO {url}"),
                     key: key_name.clone(),
                     source: e,
                 })?;
-            say(&format!("{url}: sha256 {} and signature verified", iso.sha256));
+            say(&format!(
+                "{url}: sha256 {} and signature verified",
+                iso.sha256
+            ));
         } else {
             say(&format!("{url}: sha256 {} verified", iso.sha256));
         }
