@@ -358,3 +358,75 @@ fn the_private_key_is_never_printed() {
         assert!(!all.contains(&secret), "the key leaked: {all}");
     }
 }
+
+#[test]
+fn a_build_with_a_sign_key_writes_a_signature_openssl_accepts_and_the_catalog_lists_it() {
+    let upstream =
+        cks_fixtures::demo::DemoUpstream::start(&cks_fixtures::demo::DemoConfig::default())
+            .expect("demo upstream");
+    let out = tempfile::tempdir().expect("out dir");
+    let keys = tempfile::tempdir().expect("keys");
+    let (key, public, private) = keygen(keys.path());
+    let mut command = cks_iso();
+    command
+        .env_remove("AUTOSCALER_VERSION")
+        .env_remove("CCM_VERSION")
+        .env("CI", "true")
+        .arg("build")
+        .arg(out.path())
+        .args([
+            "1.33.13",
+            "1.6.2",
+            "1.33.0",
+            &upstream.network_yaml(),
+            &upstream.dashboard_yaml(),
+            "cks-1.33.13",
+            "x86_64",
+            "--json",
+        ])
+        .arg("--sign-key")
+        .arg(&key)
+        .arg("--trusted-root")
+        .arg(upstream.trusted_root());
+    for m in upstream.mirrors() {
+        command.args(["--mirror", &m]);
+    }
+    for m in upstream.registry_mirrors() {
+        command.args(["--registry-mirror", &m]);
+    }
+    for r in upstream.insecure_registries() {
+        command.args(["--insecure-registry", &r]);
+    }
+    let built = ok(command.output().expect("cks-iso runs"));
+    assert!(
+        !text(&built).contains(body_line(&private)),
+        "the key leaked"
+    );
+    let json: serde_json::Value = serde_json::from_slice(&built.stdout).expect("JSON");
+    let iso = out.path().join("cks-1.33.13-x86_64.iso");
+    let sig = out.path().join("cks-1.33.13-x86_64.iso.sig");
+    assert_eq!(json["signature"], sig.display().to_string());
+    let verified = openssl_verify(&public, &sig, &iso);
+    assert!(verified.status.success(), "{}", text(&verified));
+
+    ok(cks_iso()
+        .arg("catalog")
+        .arg(out.path())
+        .output()
+        .expect("cks-iso runs"));
+    let catalog: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.path().join("catalog.json")).expect("catalog"))
+            .expect("JSON");
+    let entry = &catalog["isos"][0];
+    assert_eq!(entry["kubernetes_version"], "1.33.13");
+    assert_eq!(entry["signature"], "cks-1.33.13-x86_64.iso.sig");
+    assert_eq!(entry["sbom"], "cks-1.33.13-x86_64.iso.spdx.json");
+    assert_eq!(entry["url"], serde_json::Value::Null);
+    assert_eq!(entry["builder"]["name"], "cks-iso");
+    assert_eq!(entry["builder"]["version"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(catalog["generator"]["name"], "cks-iso");
+    assert!(
+        entry["built"].as_str().is_some_and(|t| t.ends_with('Z')),
+        "{entry}"
+    );
+}

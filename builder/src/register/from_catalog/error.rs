@@ -10,7 +10,7 @@ use super::super::RegisterError;
 #[derive(Debug, thiserror::Error)]
 pub enum CatalogRegisterError {
     /// The catalog (or a signature file) cannot be read.
-    #[error("{what} {source_name}: {detail}")]
+    #[error("{what} {source_name}: {detail}; {}", advice(what))]
     Read {
         /// `--catalog`, `--key` or the signature's name.
         what: &'static str,
@@ -97,4 +97,18 @@ pub enum CatalogRegisterError {
     /// CloudStack answered with an error.
     #[error("{0}")]
     CloudStack(#[from] CloudStackError),
+}
+
+/// What to do when `what` cannot be read.
+fn advice(what: &str) -> &'static str {
+    match what {
+        "the catalog's signature" => {
+            "sign the catalog with `cks-iso catalog DIR --sign-key KEY` and publish catalog.json.sig beside it"
+        }
+        "the ISO's signature" => {
+            "publish the ISO's .sig beside it (`cks-iso catalog DIR --sign-key KEY` writes it)"
+        }
+        "the ISO" => "publish the ISO at the URL the catalog names",
+        _ => "check the URL or path",
+    }
 }

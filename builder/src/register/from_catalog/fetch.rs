@@ -49,17 +49,19 @@ pub async fn read_bounded(
         source_name: source.to_string(),
         detail,
     };
+    // The transport's messages name the URL, which the error names already.
+    let http_failed = |e: HttpError| failed(e.to_string().replace(source, "").trim().to_string());
     if is_url(source) {
         let response = send(client.get(source), source, STALL)
             .await
-            .map_err(|e| failed(e.to_string()))?;
+            .map_err(http_failed)?;
         let kind = cks_pinning::limits::LimitKind::Manifest;
         return crate::http::read_bounded(response, source, kind, limit, STALL)
             .await
             .map_err(|e| match e {
                 HttpError::TooLarge { .. } if what == "--catalog" => too_large(),
                 HttpError::TooLarge { .. } => failed(format!("larger than {limit} bytes")),
-                other => failed(other.to_string()),
+                other => http_failed(other),
             });
     }
     let file = std::fs::File::open(source).map_err(|e| failed(e.to_string()))?;
@@ -97,7 +99,7 @@ pub async fn hash_iso(
     };
     let response = send(client.get(url), url, STALL)
         .await
-        .map_err(|e| failed(e.to_string()))?;
+        .map_err(|e| failed(e.to_string().replace(url, "").trim().to_string()))?;
     if let Some(length) = response.content_length()
         && length != size
     {
