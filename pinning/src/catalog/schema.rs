@@ -154,8 +154,7 @@ impl Catalog {
     pub fn sort(&mut self) {
         self.isos
             .sort_by(|a, b| (a.version(), &a.arch, &a.file).cmp(&(b.version(), &b.arch, &b.file)));
-        self.checksums
-            .sort_by(|a, b| minor_key(&a.minor).cmp(&minor_key(&b.minor)));
+        self.checksums.sort_by_key(|c| minor_key(&c.minor));
     }
 
     /// The minors the catalog has ISOs of.

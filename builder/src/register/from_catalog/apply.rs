@@ -121,17 +121,15 @@ pub fn plan(
     }) = steps.iter().find(|s| matches!(s, Step::Conflict { .. }))
     {
         return Err(CatalogRegisterError::Conflict {
-            version: iso.kubernetes_version.clone(),
-            arch: iso.arch.clone(),
+            version: format!("{} ({})", iso.kubernetes_version, iso.arch),
             zone: zone.name.clone(),
-            existing: existing.name.clone(),
-            id: existing.id.clone(),
-            registered: existing
-                .sha256
-                .clone()
-                .unwrap_or_else(|| "(none)".to_string()),
-            file: iso.file.clone(),
-            ours: iso.sha256.clone(),
+            existing: format!(
+                "{} (id {}) with checksum {}",
+                existing.name,
+                existing.id,
+                existing.sha256.as_deref().unwrap_or("(none)")
+            ),
+            ours: format!("{} has sha256 {}", iso.file, iso.sha256),
         });
     }
     Ok((zones, steps))

@@ -71,32 +71,30 @@ pub enum CatalogRegisterError {
     },
     /// The same version is registered with another checksum in a zone.
     #[error(
-        "Kubernetes {version} ({arch}) is registered in zone {zone} as {existing} (id {id}) with checksum {registered}, but the catalog's {file} has sha256 {ours}; nothing was changed: delete {existing} in CloudStack (no cluster may use it) or publish that ISO"
+        "Kubernetes {version} is registered in zone {zone} as {existing}, but the catalog's {ours}; nothing was changed: delete that version in CloudStack (no cluster may use it) or publish the ISO it was registered with"
     )]
     Conflict {
-        /// The version.
+        /// The version and arch: `1.33.2 (x86_64)`.
         version: String,
-        /// The arch.
-        arch: String,
         /// The zone's name.
         zone: String,
-        /// The registered version's name.
+        /// The registered version: `<name> (id <id>) with checksum <hex>`.
         existing: String,
-        /// Its id.
-        id: String,
-        /// Its checksum.
-        registered: String,
-        /// The catalog's file.
-        file: String,
-        /// The catalog's sha256.
+        /// The catalog's ISO: `<file> has sha256 <hex>`.
         ours: String,
     },
     /// What the single-ISO `register` reports (zones, downloads, timeouts).
     #[error("{0}")]
-    Register(#[from] RegisterError),
+    Register(Box<RegisterError>),
     /// CloudStack answered with an error.
     #[error("{0}")]
     CloudStack(#[from] CloudStackError),
+}
+
+impl From<RegisterError> for CatalogRegisterError {
+    fn from(error: RegisterError) -> Self {
+        CatalogRegisterError::Register(Box::new(error))
+    }
 }
 
 /// What to do when `what` cannot be read.
