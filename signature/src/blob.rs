@@ -46,7 +46,11 @@ impl BlobKey {
         }
         let key = PublicKey::from_spki_der(&block.contents)?;
         // Only ECDSA can check a signature from the file's digest: refuse others here, once.
-        key.verifies_sha256(&[0; 32], &[])?;
+        if !key.is_ecdsa() {
+            return Err(SignatureError::Unsupported {
+                what: "public key for blob signatures: expected ECDSA P-256 (as `cks-iso keygen` writes)".to_string(),
+            });
+        }
         Ok(BlobKey { key })
     }
 
@@ -79,5 +83,13 @@ mod tests {
         let pem = b"-----BEGIN CERTIFICATE-----\nMAA=\n-----END CERTIFICATE-----\n";
         let err = BlobKey::from_pem(pem).expect_err("a certificate");
         assert!(err.to_string().contains("CERTIFICATE"), "{err}");
+    }
+
+    #[test]
+    fn an_ed25519_key_is_refused_as_unsupported() {
+        // The Ed25519 public key of RFC 8410, section 10.1.
+        let pem = b"-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEAGb9ECWmEzf6FQbrBZ9w7lshQhqowtrbLDFw4rXAxZuE=\n-----END PUBLIC KEY-----\n";
+        let err = BlobKey::from_pem(pem).expect_err("not ECDSA");
+        assert!(err.to_string().contains("ECDSA P-256"), "{err}");
     }
 }

@@ -37,6 +37,12 @@ pub enum SigningError {
         /// Its mode bits.
         mode: u32,
     },
+    /// The signature could not be made.
+    #[error("--sign-key {path}: signing failed; make a new key with `cks-iso keygen`")]
+    Sign {
+        /// The key file.
+        path: PathBuf,
+    },
     /// The operating system's random number generator failed.
     #[error("no random bytes from the operating system for a new key: {detail}")]
     Random {

@@ -86,14 +86,15 @@ impl SigningKey {
     }
 
     /// The DER ECDSA signature over the message whose SHA-256 is `sha256`.
-    pub fn sign_sha256(&self, sha256: &[u8; 32]) -> Vec<u8> {
+    pub fn sign_sha256(&self, sha256: &[u8; 32]) -> Result<Vec<u8>, SigningError> {
         // RFC 6979 deterministic nonces: the same file and key give the same signature.
-        let signature: p256::ecdsa::Signature = match self.inner.sign_prehash(sha256) {
-            Ok(signature) => signature,
-            // A 32-byte prehash is always accepted for P-256.
-            Err(_) => unreachable_prehash(),
-        };
-        signature.to_der().as_bytes().to_vec()
+        let signature: p256::ecdsa::Signature =
+            self.inner
+                .sign_prehash(sha256)
+                .map_err(|_| SigningError::Sign {
+                    path: self.path.clone(),
+                })?;
+        Ok(signature.to_der().as_bytes().to_vec())
     }
 
     /// Hashes `file` (streamed) and writes `<file>.sig` beside it; returns its path.
@@ -116,20 +117,8 @@ impl SigningKey {
                 format!("`{sha256_hex}` is not a sha256"),
             ),
         })?;
-        write_signature(file, &self.sign_sha256(&digest))
+        write_signature(file, &self.sign_sha256(&digest)?)
     }
-
-    /// The public key in SubjectPublicKeyInfo PEM.
-    pub fn public_pem(&self) -> String {
-        self.inner
-            .verifying_key()
-            .to_public_key_pem(LineEnding::LF)
-            .unwrap_or_default()
-    }
-}
-
-fn unreachable_prehash() -> ! {
-    panic!("P-256 signs any 32-byte digest")
 }
 
 /// A new P-256 key from the operating system's random source.
