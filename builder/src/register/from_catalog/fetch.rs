@@ -153,6 +153,53 @@ pub fn beside(url: &str, name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use cks_fixtures::http::{Fault, FileServer};
+
+    fn flood(server: &FileServer, path: &str) {
+        server.always(
+            path,
+            Fault::Flood {
+                status: 200,
+                length: None,
+                fill: &[b'A'; 4096],
+            },
+        );
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn endless_answers_are_read_no_further_than_their_bounds() {
+        let dir = tempfile::tempdir().expect("dir");
+        let server = FileServer::start(dir.path()).expect("file server");
+        let client = client().expect("client");
+        for path in ["/catalog.json", "/catalog.json.sig", "/cks.iso"] {
+            flood(&server, path);
+        }
+        let catalog = server.url("/catalog.json");
+        let err = read_bounded(&client, "--catalog", &catalog, 1 << 20)
+            .await
+            .expect_err("an endless catalog");
+        assert!(
+            matches!(&err, CatalogRegisterError::TooLarge { limit, .. } if *limit == 1 << 20),
+            "{err}"
+        );
+        assert!(err.to_string().contains("--catalog-limit"), "{err}");
+        let sig = server.url("/catalog.json.sig");
+        let err = read_bounded(&client, "the catalog's signature", &sig, MAX_SIGNATURE)
+            .await
+            .expect_err("an endless signature");
+        assert!(err.to_string().contains("larger than 65536 bytes"), "{err}");
+        let iso = server.url("/cks.iso");
+        let err = hash_iso(&client, &iso, 1 << 20, &"0".repeat(64))
+            .await
+            .expect_err("an endless ISO");
+        assert!(err.to_string().contains("more than 1048576 bytes"), "{err}");
+        // What the server pushed into the socket buffers before the client hung up, no more.
+        assert!(
+            server.body_bytes_sent() < 64 << 20,
+            "{} bytes sent",
+            server.body_bytes_sent()
+        );
+    }
 
     #[test]
     fn a_file_beside_a_url_replaces_its_last_segment() {
