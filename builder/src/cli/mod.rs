@@ -44,7 +44,7 @@ enum Command {
     Verify(verify::Args),
     /// Compare two ISOs: versions, URLs, images and digests, files.
     Diff(diff::Args),
-    /// Register an ISO in CloudStack as a Kubernetes supported version and wait until Ready.
+    /// Register an ISO (or a catalog's ISOs, per zone) in CloudStack as Kubernetes supported versions.
     Register(register::Args),
     /// Write catalog.json and a SHA256SUMS-X.Y per minor from the ISOs in a folder.
     Catalog(catalog::Args),

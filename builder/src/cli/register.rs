@@ -60,7 +60,7 @@ pub struct Args {
     #[arg(long, value_name = "PUB", requires = "require_signature")]
     pub key: Option<PathBuf>,
     /// The version's name in CloudStack (default `v<version>`).
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", conflicts_with = "catalog")]
     pub name: Option<String>,
     /// The minimum CPUs of a cluster node (CloudStack requires at least 2).
     #[arg(long, value_name = "N", default_value_t = 2)]
@@ -81,13 +81,13 @@ pub struct Args {
     #[arg(long, value_name = "DURATION", default_value = "30m", value_parser = parse_duration)]
     pub timeout: Duration,
     /// Check only the size the URL serves, not the sha256 of its whole body.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "catalog")]
     pub no_check_url: bool,
     /// Delete a version registered with another checksum first (refused while a cluster uses it).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "catalog")]
     pub replace: bool,
     /// Register even an ISO that does not fit the server's CloudStack line (`listCapabilities`).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "catalog")]
     pub force: bool,
     /// Print the outcome as JSON.
     #[arg(long)]
