@@ -14,7 +14,10 @@
 //! | [`signature`] | `--signatures`: the cosign signatures of the Kubernetes binaries and images, fetched and judged |
 //! | [`iso`] | the ISO 9660 writer and reader |
 //! | [`inspect`] | `cks-iso verify` and `diff`: what an ISO holds against the node contract |
-//! | [`register`] | `cks-iso register`: the ISO added to CloudStack |
+//! | [`register`] | `cks-iso register`: the ISO added to CloudStack, or each ISO of a catalog in each zone |
+//! | [`catalog`] | `cks-iso catalog`: `catalog.json` and a `SHA256SUMS-X.Y` per minor from the ISOs of a folder |
+//! | [`signing`] | `keygen` and `--sign-key`: the release key pair and the `.sig` beside what we publish |
+//! | [`atomic`] | small files written whole or not at all |
 //! | [`http`] | the one HTTP transport: `send`, retry classification, `Retry-After`, [`http::HttpError`] |
 //! | [`digest`] | every sha256: hashing writer, file and reader digests, cache keys |
 //! | [`retry`], [`progress`] | the retry policy and the progress sink the transfers share |
@@ -55,8 +58,10 @@
 // completions) and names this crate as its binary does.
 extern crate self as cks_builder;
 
+pub mod atomic;
 #[doc(hidden)]
 pub mod cache_registry;
+pub mod catalog;
 pub mod cli;
 pub mod digest;
 pub mod fetch;
@@ -71,4 +76,5 @@ pub mod register;
 pub mod registry;
 pub mod retry;
 pub mod signature;
+pub mod signing;
 pub mod store;

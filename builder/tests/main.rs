@@ -13,6 +13,7 @@ mod build_dashboard_args;
 mod build_interrupt;
 mod build_mirror_password;
 mod build_signature_flags;
+mod catalog_signing;
 mod demo_program;
 mod diff_isos;
 mod fetch_cache;

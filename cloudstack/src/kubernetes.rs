@@ -1,5 +1,6 @@
 //! The Kubernetes Service's version catalogue: `addKubernetesSupportedVersion`,
-//! `listKubernetesSupportedVersions`, `deleteKubernetesSupportedVersion`, the ISO behind a version
+//! `listKubernetesSupportedVersions`, `deleteKubernetesSupportedVersion`,
+//! `updateKubernetesSupportedVersion` (enable or disable), the ISO behind a version
 //! (`listIsos`: whether secondary storage has it and its download status), the clusters using a
 //! version (`listKubernetesClusters`), the zones (`listZones`), and which parameters a command takes on this server
 //! (`listApis`).
@@ -155,6 +156,22 @@ impl CloudStackClient {
             &[("id", id.to_string())],
         )
         .map(|_| ())
+    }
+
+    /// Enables or disables a version (`updateKubernetesSupportedVersion`): a disabled version
+    /// stays for the clusters that run it, but no new cluster or upgrade can pick it.
+    pub fn set_kubernetes_version_enabled(
+        &self,
+        id: &str,
+        enabled: bool,
+    ) -> Result<KubernetesVersion, CloudStackError> {
+        let command = "updateKubernetesSupportedVersion";
+        let state = if enabled { "Enabled" } else { "Disabled" };
+        let answer = self.call(
+            command,
+            &[("id", id.to_string()), ("state", state.to_string())],
+        )?;
+        Self::one(command, answer, "kubernetessupportedversion")
     }
 
     /// The ISO with `id`, if the key may see it.

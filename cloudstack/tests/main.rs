@@ -9,3 +9,4 @@ mod capabilities_cs;
 mod kubernetes_versions;
 mod kubernetes_versions_cs;
 mod redirect;
+mod zones_cs;

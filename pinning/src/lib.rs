@@ -10,8 +10,8 @@
 //! goes to), [`autoscaler`] (tag listing and release choice), [`ccm`] (the cloud controller
 //! manager pin), [`image`] (references, dedup, tarball names, the image plan and its one-pause
 //! rule), [`limits`] (how much is read of each kind of input), [`manifest`] (text-preserving YAML
-//! edits and what a manifest must hold), [`versions_txt`] (the ISO's record) and [`sbom`] (its
-//! SPDX bill of materials).
+//! edits and what a manifest must hold), [`versions_txt`] (the ISO's record), [`sbom`] (its
+//! SPDX bill of materials) and [`catalog`] (the release catalog and what to register from it).
 //!
 //! ```
 //! use cks_pinning::{autoscaler, ccm, version::KubeVersion};
@@ -26,6 +26,7 @@
 
 pub mod arch;
 pub mod autoscaler;
+pub mod catalog;
 pub mod ccm;
 pub mod digest;
 pub mod headlamp;

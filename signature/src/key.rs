@@ -82,6 +82,11 @@ impl PublicKey {
         PublicKey::from_spki(&spki)
     }
 
+    /// Whether the key is ECDSA P-256 or P-384, the keys that check a signature from a digest.
+    pub(crate) fn is_ecdsa(&self) -> bool {
+        self.curve.is_some()
+    }
+
     /// Whether `signature` (DER for ECDSA) is over `message`.
     pub fn verifies(&self, message: &[u8], signature: &[u8]) -> bool {
         UnparsedPublicKey::new(self.algorithm, &self.bytes)

@@ -15,6 +15,9 @@
 //! - Images: [`image`] finds the simple-signing layers of the `sha256-<hex>.sig` manifest or of
 //!   an OCI referrer and verifies each payload's claim, signature, certificate and Rekor bundle.
 //!
+//! - Our own releases: [`BlobKey`] checks a detached blob signature over a file with a public
+//!   key, as `cosign verify-blob --key` does (the signatures `cks-iso` writes with `--sign-key`).
+//!
 //! - Builds: [`judge`] applies `--signatures require|warn|off` ([`Mode`]) to each verdict.
 //!
 //! The public-good instance's `trusted_root.json` is built in ([`TrustedRoot::public_good`]).
@@ -42,6 +45,7 @@
 //! assert!(refused.is_err());
 //! ```
 
+mod blob;
 mod bundle;
 mod certificate;
 mod chain;
@@ -55,6 +59,7 @@ mod time;
 mod trust_root;
 mod verify;
 
+pub use blob::BlobKey;
 pub use bundle::Bundle;
 pub use certificate::{Certificate, OID_ISSUER_V1, OID_ISSUER_V2};
 pub use error::SignatureError;

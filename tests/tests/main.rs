@@ -14,5 +14,6 @@ mod build_real_components;
 mod build_sbom;
 mod build_signatures;
 mod node_replay;
+mod register_catalog;
 mod register_fit;
 mod register_iso;

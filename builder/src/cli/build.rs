@@ -15,6 +15,12 @@ use super::progress::{Bars, Lines, human, interactive};
 
 /// Runs `cks-iso build`.
 pub async fn run(args: BuildArgs, interrupt: &super::Interrupt) -> Result<()> {
+    // Read first, so a bad key fails in a second, not after the ISO is packed.
+    let sign_key = args
+        .sign_key
+        .as_deref()
+        .map(cks_builder::signing::SigningKey::read)
+        .transpose()?;
     let config = match &args.config {
         Some(path) => Inputs::from_config_file(path)?,
         None => Inputs::default(),
@@ -45,11 +51,22 @@ pub async fn run(args: BuildArgs, interrupt: &super::Interrupt) -> Result<()> {
             }
         }
         Outcome::Built(plan, summary) => {
+            let signature = match &sign_key {
+                Some(key) => Some(
+                    key.sign_hex_digest(&summary.iso, &summary.sha256)
+                        .context("signing the ISO")?,
+                ),
+                None => None,
+            };
             if args.json {
-                let both = serde_json::json!({ "plan": plan, "summary": summary });
+                let both =
+                    serde_json::json!({ "plan": plan, "summary": summary, "signature": signature });
                 println!("{}", serde_json::to_string_pretty(&both)?);
             } else {
                 print!("{}", render_summary(&summary));
+                if let Some(signature) = &signature {
+                    println!("signature: {}", signature.display());
+                }
             }
         }
     }

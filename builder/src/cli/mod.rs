@@ -5,12 +5,15 @@ use clap::{Parser, Subcommand};
 
 mod build;
 mod build_args;
+mod catalog;
 mod diff;
 mod interrupt;
+mod keygen;
 mod pack;
 mod progress;
 mod pull;
 mod register;
+mod register_catalog;
 mod resolve;
 mod verify;
 
@@ -41,8 +44,12 @@ enum Command {
     Verify(verify::Args),
     /// Compare two ISOs: versions, URLs, images and digests, files.
     Diff(diff::Args),
-    /// Register an ISO in CloudStack as a Kubernetes supported version and wait until Ready.
+    /// Register an ISO (or a catalog's ISOs, per zone) in CloudStack as Kubernetes supported versions.
     Register(register::Args),
+    /// Write catalog.json and a SHA256SUMS-X.Y per minor from the ISOs in a folder.
+    Catalog(catalog::Args),
+    /// Write an ECDSA P-256 key pair for --sign-key (PREFIX.key) and verifiers (PREFIX.pub).
+    Keygen(keygen::Args),
 }
 
 pub use interrupt::{Early, Interrupt};
@@ -82,6 +89,8 @@ pub async fn run(cli: Cli, interrupt: Interrupt) -> anyhow::Result<()> {
             Command::Pull(args) => pull::run(args).await,
             Command::Verify(args) => verify::run(args).await,
             Command::Register(args) => register::run(args).await,
+            Command::Catalog(args) => catalog::run(args).await,
+            Command::Keygen(args) => keygen::run(args),
             Command::Build(_) | Command::Pack(_) | Command::Diff(_) => Ok(()),
         }
     };

@@ -8,7 +8,7 @@ use cks_builder::register::{self, Request, Status};
 use cks_cloudstack::{CloudStackClient, CloudStackConfig};
 
 /// What `--help` adds below the flags: credentials, the checks and the exit codes.
-const AFTER: &str = "Credentials come from the environment as for cks-rollout and the `cs` client: CLOUDSTACK_ENDPOINT, CLOUDSTACK_KEY and CLOUDSTACK_SECRET, or CLOUDSTACK_CONFIG naming an INI file (section [cloudstack] or CLOUDSTACK_REGION) with endpoint, key and secret. They are never taken from the command line and never printed. CLOUDSTACK_POLL_INTERVAL sets the seconds between two polls.\n\nBefore CloudStack is called: the ISO must pass `cks-iso verify` and its .sha256 sidecar (when present) must agree. Then the ISO must fit the node contract of the server's line (its version from listCapabilities: 4.20 and 4.22 need dashboard.yaml, 4.23 headlamp.yaml or dashboard.yaml) unless --force, and --url must serve exactly this ISO (its size, and its sha256 unless --no-check-url).\n\nThe same Kubernetes version registered with the same checksum: says so and exits 0. With another checksum: refused, naming both, unless --replace (which deletes the old version only when no cluster uses it).\n\nExit codes: 0 registered (Ready with --wait) or already registered, 1 refused or failed (the message says why; nothing stays registered except after --timeout), 2 bad command line.\n\nExample: cks-iso register out/cks-1.33.13-x86_64.iso --url http://images.example/cks-1.33.13-x86_64.iso --zone zone1";
+const AFTER: &str = "Credentials come from the environment as for cks-rollout and the `cs` client: CLOUDSTACK_ENDPOINT, CLOUDSTACK_KEY and CLOUDSTACK_SECRET, or CLOUDSTACK_CONFIG naming an INI file (section [cloudstack] or CLOUDSTACK_REGION) with endpoint, key and secret. They are never taken from the command line and never printed. CLOUDSTACK_POLL_INTERVAL sets the seconds between two polls.\n\nBefore CloudStack is called: the ISO must pass `cks-iso verify` and its .sha256 sidecar (when present) must agree. Then the ISO must fit the node contract of the server's line (its version from listCapabilities: 4.20 and 4.22 need dashboard.yaml, 4.23 headlamp.yaml or dashboard.yaml) unless --force, and --url must serve exactly this ISO (its size, and its sha256 unless --no-check-url).\n\nThe same Kubernetes version registered with the same checksum: says so and exits 0. With another checksum: refused, naming both, unless --replace (which deletes the old version only when no cluster uses it).\n\nExit codes: 0 registered (Ready with --wait) or already registered, 1 refused or failed (the message says why; nothing stays registered except after --timeout), 2 bad command line.\n\nWith --catalog URL|FILE (a catalog.json from `cks-iso catalog`): the catalog is read (at most --catalog-limit bytes), and with --require-signature --key PUB its signature (<catalog>.sig) is checked; then each ISO (all, or --latest-per-minor) is fetched from its URL, hashed against the catalog's size and sha256, and with --require-signature checked against its .sig: all before CloudStack is called. Then, in each zone (--zone, repeatable, or all), each ISO not registered there is added (and waited for), one already there with the same checksum is left alone, one there with another checksum stops the run before any change; with --retire-eol each registered version whose minor the catalog no longer has is deleted, or disabled while a cluster uses it. A second run does nothing. It ends with a table per zone. --dry-run verifies and prints the table of what would be done.\n\nExample: cks-iso register out/cks-1.33.13-x86_64.iso --url http://images.example/cks-1.33.13-x86_64.iso --zone zone1\n\nExample: cks-iso register --catalog https://images.example/cks/catalog.json --zone all --latest-per-minor --retire-eol --require-signature --key release.pub";
 
 /// Flags of `cks-iso register`.
 ///
@@ -19,16 +19,48 @@ const AFTER: &str = "Credentials come from the environment as for cks-rollout an
 #[command(after_long_help = AFTER)]
 pub struct Args {
     /// The ISO to register, such as `out/cks-1.33.13-x86_64.iso`.
-    #[arg(value_name = "ISO")]
-    pub iso: PathBuf,
+    #[arg(
+        value_name = "ISO",
+        required_unless_present = "catalog",
+        conflicts_with = "catalog"
+    )]
+    pub iso: Option<PathBuf>,
     /// The URL CloudStack downloads the ISO from (http or https), serving exactly this file.
-    #[arg(long, value_name = "URL")]
-    pub url: String,
-    /// The zone (name or id) to offer the version in; every zone when left out.
-    #[arg(long, value_name = "ZONE")]
-    pub zone: Option<String>,
+    #[arg(
+        long,
+        value_name = "URL",
+        required_unless_present = "catalog",
+        conflicts_with = "catalog"
+    )]
+    pub url: Option<String>,
+    /// The zone (name or id) to offer the version in; `all` or left out: every zone. With
+    /// --catalog, repeat it (or separate by commas) for several zones.
+    #[arg(long, value_name = "ZONE", value_delimiter = ',')]
+    pub zone: Vec<String>,
+    /// Register every ISO of this catalog.json (a URL or a file) missing in each zone.
+    #[arg(long, value_name = "URL|FILE")]
+    pub catalog: Option<String>,
+    /// With --catalog: the most bytes read of the catalog.
+    #[arg(long, value_name = "BYTES", default_value_t = register::from_catalog::DEFAULT_CATALOG_LIMIT, requires = "catalog")]
+    pub catalog_limit: u64,
+    /// With --catalog: only the newest patch of each minor (per arch).
+    #[arg(long, requires = "catalog")]
+    pub latest_per_minor: bool,
+    /// With --catalog: delete each registered version whose minor the catalog no longer has
+    /// (disable it instead while a cluster uses it).
+    #[arg(long, requires = "catalog")]
+    pub retire_eol: bool,
+    /// With --catalog: verify everything and print what would be done; change nothing.
+    #[arg(long, requires = "catalog")]
+    pub dry_run: bool,
+    /// With --catalog: refuse unless the catalog and each ISO are signed by --key.
+    #[arg(long, requires_all = ["catalog", "key"])]
+    pub require_signature: bool,
+    /// The public key (PEM, from `cks-iso keygen`) the signatures must verify with.
+    #[arg(long, value_name = "PUB", requires = "require_signature")]
+    pub key: Option<PathBuf>,
     /// The version's name in CloudStack (default `v<version>`).
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", conflicts_with = "catalog")]
     pub name: Option<String>,
     /// The minimum CPUs of a cluster node (CloudStack requires at least 2).
     #[arg(long, value_name = "N", default_value_t = 2)]
@@ -49,13 +81,13 @@ pub struct Args {
     #[arg(long, value_name = "DURATION", default_value = "30m", value_parser = parse_duration)]
     pub timeout: Duration,
     /// Check only the size the URL serves, not the sha256 of its whole body.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "catalog")]
     pub no_check_url: bool,
     /// Delete a version registered with another checksum first (refused while a cluster uses it).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "catalog")]
     pub replace: bool,
     /// Register even an ISO that does not fit the server's CloudStack line (`listCapabilities`).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "catalog")]
     pub force: bool,
     /// Print the outcome as JSON.
     #[arg(long)]
@@ -86,10 +118,24 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
     for warning in config.warnings() {
         eprintln!("cks-iso: warning: {warning}");
     }
+    if args.catalog.is_some() {
+        return super::register_catalog::run(args, config).await;
+    }
+    let (Some(iso), Some(url)) = (args.iso.clone(), args.url.clone()) else {
+        anyhow::bail!("give an ISO and --url, or --catalog");
+    };
+    let zone = match args.zone.as_slice() {
+        [] => None,
+        [one] if one == "all" => None,
+        [one] => Some(one.clone()),
+        _ => anyhow::bail!(
+            "--zone: one zone (or `all`) for a single ISO; several zones need --catalog"
+        ),
+    };
     let request = Request {
-        iso: args.iso.clone(),
-        url: args.url.clone(),
-        zone: args.zone.clone(),
+        iso: iso.clone(),
+        url,
+        zone,
         name: args.name.clone(),
         min_cpus: args.min_cpu,
         min_memory_mib: args.min_memory,
@@ -108,7 +154,7 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
     })
     .await
     .context("the register task stopped")?
-    .with_context(|| format!("registering {}", args.iso.display()))?;
+    .with_context(|| format!("registering {}", iso.display()))?;
     if args.json {
         println!(
             "{}",

@@ -44,6 +44,7 @@ pub use releases::{Reach, Releases, TagSource, resolve_releases};
 pub use resolve::{Resolved, head_start_specs, resolve};
 pub use run::{Outcome, Request, build, fetch_options, pull_options};
 pub use sbom::beside as sbom_beside;
+pub use sbom::tool as sbom_tool;
 pub use sources::file_spec;
 pub use staging::Staging;
 pub use summary::{MirroredFile, Summary, mirrored_files};

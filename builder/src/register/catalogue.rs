@@ -162,7 +162,7 @@ fn failed(status: &str) -> bool {
 }
 
 /// Polls until the ISO is Ready; on a failed download removes the version again.
-fn wait_ready(
+pub(super) fn wait_ready(
     client: &CloudStackClient,
     added: &KubernetesVersion,
     request: &Request,

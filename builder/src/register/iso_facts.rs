@@ -107,7 +107,7 @@ pub fn read(iso: &Path) -> Result<IsoFacts, RegisterError> {
     })
 }
 
-fn versions_txt(iso: &Path) -> Result<VersionsTxt, RegisterError> {
+pub(crate) fn versions_txt(iso: &Path) -> Result<VersionsTxt, RegisterError> {
     let image = IsoImage::open(iso).map_err(|source| RegisterError::Image {
         iso: iso.to_path_buf(),
         source,

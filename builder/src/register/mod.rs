@@ -6,6 +6,8 @@
 //! The same version with the same checksum is already done; with another checksum it is
 //! refused unless replacing was asked for (and no cluster uses the old one).
 //!
+//! [`from_catalog`] does the same for every ISO of a release catalog in every zone.
+//!
 //! ```no_run
 //! use cks_builder::register::{self, Request};
 //! use cks_cloudstack::{CloudStackClient, CloudStackConfig};
@@ -19,7 +21,8 @@
 
 mod catalogue;
 mod error;
-mod iso_facts;
+pub mod from_catalog;
+pub(crate) mod iso_facts;
 mod line_fit;
 mod url_check;
 
