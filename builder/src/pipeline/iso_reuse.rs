@@ -151,7 +151,7 @@ pub async fn reuse(
     store: &IsoStore<'_>,
     built: BuildTime,
 ) -> Result<Option<Reused>> {
-    if store.is_empty() || run.write_lock.is_some() {
+    if store.holds_none() || run.write_lock.is_some() {
         return Ok(None);
     }
     let Some(known) = Known::learn(plan, tree, fetched, run).await else {

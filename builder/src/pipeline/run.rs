@@ -68,8 +68,12 @@ pub async fn build(
     let started = Instant::now();
     observer.phase("plan");
     // The large files start with the plan unless a finished ISO may be taken from the cache
-    // registry instead (checked before anything large moves) or nothing is to be built.
-    let (downloads, head_start) = if !request.dry_run && cache_registry.is_none() {
+    // registry or the local folder instead (asked before anything large moves) or nothing is
+    // to be built.
+    let iso_cache = options.cache_dir.as_ref().map(|d| d.join("iso"));
+    let may_reuse =
+        !crate::store::IsoStore::new(iso_cache.as_deref(), shared.as_ref()).holds_none();
+    let (downloads, head_start) = if !request.dry_run && !may_reuse {
         let specs = head_start_specs(options, &staging, request.locked.as_ref())?;
         let (downloads, head_start) = head_start(&fetcher, specs);
         (Some(downloads), Some(head_start))
@@ -91,7 +95,6 @@ pub async fn build(
         }
         std::fs::create_dir_all(&options.output_path)
             .with_context(|| format!("creating OUTPUT_PATH {}", options.output_path.display()))?;
-        let iso_cache = options.cache_dir.as_ref().map(|d| d.join("iso"));
         let sha1_memo = options.cache_dir.as_ref().map(|d| d.join("sha1"));
         let mut pull = pull_options(options)?;
         pull.shared = shared.clone();

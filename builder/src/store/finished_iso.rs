@@ -48,6 +48,12 @@ impl<'a> IsoStore<'a> {
         self.local.is_none() && self.shared.is_none()
     }
 
+    /// Whether asking can find nothing: no shared tier, and a local folder that holds no ISO
+    /// (a first build need not learn its recipe before it downloads).
+    pub fn holds_none(&self) -> bool {
+        self.shared.is_none() && self.local.as_ref().is_none_or(LocalFinished::holds_none)
+    }
+
     /// The ISO `key` at `partial`, from the local folder and then the cache registry, once
     /// `check` (given the file) says it is the one this build would write; `None` when neither
     /// holds one that passes (nothing is left at `partial`).

@@ -19,6 +19,17 @@ impl LocalFinished {
         LocalFinished { dir, ext }
     }
 
+    /// Whether the folder holds no entry at all (then no key need be computed to ask it).
+    pub fn holds_none(&self) -> bool {
+        let suffix = format!(".{}", self.ext);
+        let Ok(entries) = std::fs::read_dir(&self.dir) else {
+            return true;
+        };
+        !entries
+            .flatten()
+            .any(|e| e.file_name().to_string_lossy().ends_with(&suffix))
+    }
+
     /// Where the entry `key` is.
     pub fn path(&self, key: &str) -> PathBuf {
         self.dir.join(format!("{key}.{}", self.ext))
