@@ -123,7 +123,7 @@ impl Cache {
     pub async fn insert(&self, path: &Path, entry: &CacheEntry) -> Result<(), FetchError> {
         let tmp_dir = self.dir.join("tmp");
         let content = self.content_path(&entry.sha256);
-        if !content.is_file() {
+        if !content.is_file() && !link_in(path, &tmp_dir, &content) {
             let temp = tempfile::NamedTempFile::new_in(&tmp_dir)
                 .map_err(|e| FetchError::io("creating a file in", &tmp_dir, e))?;
             tokio::fs::copy(path, temp.path())
@@ -143,6 +143,26 @@ impl Cache {
             .map_err(|e| FetchError::io("renaming to", &index, e.error))?;
         Ok(())
     }
+}
+
+/// Keeps `path` as `content` by a hard link made in `tmp_dir` and renamed into place (no copy:
+/// a build never writes into a file it downloaded, it writes a new one and renames it);
+/// whether it did (not across file systems).
+fn link_in(path: &Path, tmp_dir: &Path, content: &Path) -> bool {
+    let Ok(temp) = tempfile::Builder::new().prefix(".link").tempfile_in(tmp_dir) else {
+        return false;
+    };
+    // The name only: the link takes its place.
+    let Ok(name) = temp.into_temp_path().keep() else {
+        return false;
+    };
+    let linked = std::fs::remove_file(&name).is_ok()
+        && std::fs::hard_link(path, &name).is_ok()
+        && std::fs::rename(&name, content).is_ok();
+    if !linked {
+        let _ = std::fs::remove_file(&name);
+    }
+    linked
 }
 
 impl Cache {
