@@ -231,7 +231,7 @@ async fn pull_planned_images(plan: &Plan, tree: &Path, run: &Execution<'_>) -> R
         pull.pinned = plan
             .images
             .iter()
-            .filter_map(|i| Some((i.reference.to_string(), i.digest.clone()?)))
+            .filter_map(|i| Some((i.reference.clone(), i.digest.clone()?)))
             .collect();
     }
     let report = pull_images(&requests, &docker, &pull, run.progress)
@@ -248,7 +248,10 @@ fn check_locked_digests(plan: &Plan, report: &PullReport) -> Result<()> {
             continue;
         };
         let reference = planned.reference.to_string();
-        if let Some(pulled) = report.images.iter().find(|i| i.reference == reference)
+        if let Some(pulled) = report
+            .images
+            .iter()
+            .find(|i| i.reference == planned.reference)
             && &pulled.digest != expected
         {
             bail!(
@@ -303,7 +306,7 @@ fn write_lock(
         images: report
             .images
             .iter()
-            .map(|i| (i.reference.clone(), i.digest.clone()))
+            .map(|i| (i.reference.to_string(), i.digest.clone()))
             .collect(),
         mirrored: mirrored_files(fetched)
             .into_iter()

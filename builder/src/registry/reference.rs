@@ -78,6 +78,27 @@ impl RemoteName {
         })
     }
 
+    /// The registry protocol's parts of `image`; a digest other than sha256 (which registries
+    /// here neither serve nor check) is refused.
+    pub fn from_image(image: &cks_pinning::image::ImageRef) -> Result<Self, RegistryError> {
+        if let Some(digest) = image.pinned_digest()
+            && !digest.is_sha256()
+        {
+            return Err(RegistryError::BadReference {
+                reference: image.to_string(),
+                reason: "the digest must be sha256: followed by 64 lowercase hex digits"
+                    .to_string(),
+            });
+        }
+        Ok(RemoteName {
+            full: image.to_string(),
+            registry: image.registry().to_string(),
+            repository: image.repository().to_string(),
+            tag: image.tag().map(str::to_string),
+            digest: image.digest().map(str::to_string),
+        })
+    }
+
     /// What to put after `/manifests/`: the digest when pinned, else the tag.
     pub fn manifest_reference(&self) -> &str {
         self.digest

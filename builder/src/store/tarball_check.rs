@@ -414,16 +414,19 @@ impl TarballCheck {
         }
         let layers = layers
             .iter()
-            .map(|l| Layer {
-                digest: l.digest.clone(),
-                sha1: self
-                    .blobs
-                    .get(&l.digest)
-                    .map(|b| b.sha1.clone())
-                    .unwrap_or_default(),
-                size: l.size,
+            .map(|l| {
+                Ok(Layer {
+                    digest: cks_pinning::digest::Digest::parse(&l.digest)
+                        .map_err(|e| e.to_string())?,
+                    sha1: self
+                        .blobs
+                        .get(&l.digest)
+                        .map(|b| b.sha1.clone())
+                        .unwrap_or_default(),
+                    size: l.size,
+                })
             })
-            .collect();
+            .collect::<Result<Vec<_>, String>>()?;
         let whole = self.whole.finish()?;
         Ok(TarballFacts {
             media_type,

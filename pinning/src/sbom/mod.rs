@@ -50,7 +50,7 @@ pub struct Tool {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Layer {
     /// The blob digest, `sha256:<64 hex>`.
-    pub digest: String,
+    pub digest: crate::digest::Digest,
     /// The SHA-1 of the same bytes (SPDX requires one for every file), 40 hex digits.
     pub sha1: String,
     /// The size in bytes.
