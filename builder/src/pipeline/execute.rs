@@ -91,7 +91,7 @@ pub async fn execute(
     let signatures = run
         .signatures
         .check(
-            plan,
+            &plan.files,
             &fetched,
             &report,
             run.fetcher,

@@ -208,7 +208,7 @@ async fn check(
     let (contents, signatures) = tokio::join!(
         tokio::task::spawn_blocking(move || check_iso(&iso, &want)),
         run.signatures.check(
-            plan,
+            &plan.files,
             &known.files,
             &named,
             run.fetcher,
