@@ -38,7 +38,7 @@ fn record() -> VersionsTxt {
         autoscaler_tag: "cluster-autoscaler-1.33.6".into(),
         etcd: None,
         headlamp: None,
-        arch: "amd64".into(),
+        arch: cks_pinning::arch::Arch::Amd64,
         urls: Vec::new(),
         files: files
             .iter()

@@ -44,7 +44,7 @@ pub fn record_of(
         autoscaler_tag: plan.autoscaler.tag.clone(),
         etcd: plan.etcd.as_deref().map(|e| bare(e).to_string()),
         headlamp: plan.headlamp.as_ref().map(|h| h.version.bare()),
-        arch: plan.arch.go_name().to_string(),
+        arch: plan.arch,
         urls: file_urls(plan, fetched),
         files,
         images: pinned_images(plan, report)?,

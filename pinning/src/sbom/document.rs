@@ -334,7 +334,7 @@ pub fn build(sbom: &Sbom<'_>) -> Result<Document, SbomError> {
             &format!("{}-{}", image.name(), &hex[..hex.len().min(12)]),
         );
         let detail = sbom.images.iter().find(|d| &d.reference == image);
-        let mut refs = vec![purl_ref(purl::image(image, &digest, &v.arch))];
+        let mut refs = vec![purl_ref(purl::image(image, &digest, v.arch.go_name()))];
         refs.push(ExternalRef {
             reference_category: "OTHER",
             reference_type: "oci-reference",
