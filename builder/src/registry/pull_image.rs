@@ -95,8 +95,8 @@ pub(super) async fn pull_one(
         size: top.bytes.len() as u64,
         blobs,
         docker: Some(DockerImage {
-            config: chosen.config.digest.clone(),
-            layers: chosen.layers.iter().map(|l| l.digest.clone()).collect(),
+            config: chosen.config.digest.to_string(),
+            layers: chosen.layers.iter().map(|l| l.digest.to_string()).collect(),
         }),
     };
     let (file, written) = job.write_layout(&contents).await?;
@@ -228,7 +228,7 @@ impl Job<'_> {
             return Ok(Err(Outcome::Skipped(skipped, warning)));
         }
         Ok(Ok(Chosen {
-            blobs: vec![(config.digest.clone(), path)],
+            blobs: vec![(config.digest.to_string(), path)],
             platform_digest: top.digest.clone(),
             platform: found.to_string(),
             config,
@@ -304,7 +304,7 @@ impl Job<'_> {
                     .store
                     .blob(self.client, self.name, &d.digest, d.size, self.progress)
                     .await?;
-                Ok::<_, RegistryError>((d.digest.clone(), path))
+                Ok::<_, RegistryError>((d.digest.to_string(), path))
             });
         futures_util::future::try_join_all(fetches).await
     }
@@ -347,7 +347,7 @@ fn check_size(
     if m.bytes.len() as u64 != entry.size {
         return Err(RegistryError::BlobSize {
             image: name.full.clone(),
-            blob: entry.digest.clone(),
+            blob: entry.digest.to_string(),
             expected: entry.size,
             actual: m.bytes.len() as u64,
         });

@@ -10,7 +10,7 @@
 //! use cks_pinning::sbom::{Sbom, Tool};
 //! use cks_pinning::versions_txt::{FileEntry, VersionsTxt};
 //! let versions = VersionsTxt {
-//!     kubernetes: "1.33.13".into(), arch: "amd64".into(), built: Some(0),
+//!     kubernetes: "1.33.13".into(), arch: cks_pinning::arch::Arch::Amd64, built: Some(0),
 //!     files: vec![FileEntry { path: "cni/cni.tgz".into(), sha256: "0".repeat(64) }],
 //!     ..VersionsTxt::default()
 //! };
