@@ -257,6 +257,25 @@ impl ImageRef {
         }
     }
 
+    /// Whether `text` is this reference's normalised form (its `Display`), without writing it.
+    fn is_written(&self, text: &str) -> bool {
+        let rest = text
+            .strip_prefix(self.registry.as_str())
+            .and_then(|r| r.strip_prefix('/'))
+            .and_then(|r| r.strip_prefix(self.repository.as_str()));
+        let rest = match &self.tag {
+            Some(tag) => rest
+                .and_then(|r| r.strip_prefix(':'))
+                .and_then(|r| r.strip_prefix(tag.as_str())),
+            None => rest,
+        };
+        match (rest, &self.digest) {
+            (Some(rest), Some(digest)) => rest.strip_prefix('@') == Some(digest.as_str()),
+            (Some(rest), None) => rest.is_empty(),
+            (None, _) => false,
+        }
+    }
+
     /// containerd's form (`ParseDockerRef`): a reference with a digest drops its tag.
     pub fn canonical(&self) -> ImageRef {
         match self.digest {
@@ -292,14 +311,14 @@ impl FromStr for ImageRef {
 /// A reference equals the text of its normalised form.
 impl PartialEq<String> for ImageRef {
     fn eq(&self, other: &String) -> bool {
-        self.to_string() == *other
+        self.is_written(other)
     }
 }
 
 /// A text equals a reference when it is the reference's normalised form.
 impl PartialEq<ImageRef> for String {
     fn eq(&self, other: &ImageRef) -> bool {
-        *self == other.to_string()
+        other.is_written(self)
     }
 }
 
@@ -348,6 +367,33 @@ mod tests {
         );
         assert_eq!(norm("localhost:5000/app"), "localhost:5000/app:latest");
         assert_eq!(norm("localhost/app:1"), "localhost/app:1");
+    }
+
+    #[test]
+    fn a_reference_equals_exactly_the_text_it_is_written_as() {
+        let digest = format!("sha256:{HEX}");
+        for text in [
+            "docker.io/library/busybox:1.36".to_string(),
+            format!("docker.io/library/busybox@{digest}"),
+            format!("127.0.0.1:5000/kube/pause:3.10@{digest}"),
+        ] {
+            let image = ImageRef::parse(&text).expect("valid");
+            assert_eq!(image, text);
+            assert_eq!(text, image);
+        }
+        let image = ImageRef::parse("docker.io/library/busybox:1.36").expect("valid");
+        for other in [
+            "busybox:1.36",
+            "docker.io/library/busybox:1.3",
+            "docker.io/library/busybox:1.36 ",
+            "docker.io/library/busybox",
+            "docker.io/library/busybox:1.36@sha256:",
+        ] {
+            assert_ne!(image, other.to_string(), "{other}");
+        }
+        let pinned = image.pinned_to(&digest.parse().expect("digest"));
+        assert_ne!(pinned, "docker.io/library/busybox:1.36".to_string());
+        assert_eq!(pinned.without_digest(), image);
     }
 
     #[test]
