@@ -152,7 +152,7 @@ fn diff_versions_compares_every_version_key() {
     b.csi_driver = "3.1.0".into();
     b.autoscaler = "1.34.0".into();
     b.autoscaler_tag = "cluster-autoscaler-1.34.0".into();
-    b.arch = "arm64".into();
+    b.arch = cks_pinning::arch::Arch::Arm64;
     b.etcd = Some("3.6.0".into());
     let keys: Vec<String> = inspect::diff_versions(&a, &b)
         .versions

@@ -35,6 +35,7 @@ mod pull_auth;
 mod pull_cli;
 mod pull_containerd;
 mod pull_cred_helpers;
+mod pull_digest_header;
 mod pull_docker_archive;
 mod pull_failures;
 mod pull_limits;

@@ -25,7 +25,7 @@ async fn containerd_imports_every_tarball_under_its_full_name_with_the_registry_
     for (image, digest) in report.images.iter().zip(&expected) {
         assert_eq!(&image.digest, digest, "{}", image.reference);
         assert!(
-            image.reference.starts_with(ORIGIN),
+            image.reference.to_string().starts_with(ORIGIN),
             "keeps the original name: {}",
             image.reference
         );
@@ -192,7 +192,7 @@ async fn a_docker_manifest_list_is_kept_as_served_and_imports_with_its_digest() 
         assert_eq!(listed.len(), 1, "{listed:?}");
         assert_eq!(
             (listed[0].name.as_str(), listed[0].digest.as_str()),
-            (image.reference.as_str(), served.as_str())
+            (image.reference.to_string().as_str(), served.as_str())
         );
     }
 }

@@ -54,7 +54,8 @@ fn options(server: &FileServer) -> PullOptions {
 
 async fn pull(name: &str, out: &Path, options: &PullOptions) -> RegistryError {
     let request = ImageRequest {
-        reference: format!("{ORIGIN}/test/{name}:1.0"),
+        reference: cks_pinning::image::ImageRef::parse(&format!("{ORIGIN}/test/{name}:1.0"))
+            .expect("reference"),
         tarball_name: format!("{name}.tar"),
     };
     pull_images(&[request], out, options, &NoProgress)

@@ -148,7 +148,8 @@ async fn a_blob_broken_at_90_percent_resumes_from_the_registry_with_range() {
     options.retry = RetryPolicy::immediate(2);
     let out = work.path().join("out");
     let request = ImageRequest {
-        reference: format!("{ORIGIN}/test/big:1.0"),
+        reference: cks_pinning::image::ImageRef::parse(&format!("{ORIGIN}/test/big:1.0"))
+            .expect("reference"),
         tarball_name: "big.tar".to_string(),
     };
     let report = pull_images(&[request], &out, &options, &NoProgress)

@@ -28,7 +28,8 @@ async fn a_tls_registry_signed_by_a_private_ca_is_pulled_with_ca_file_and_refuse
         .push(images.layout.path(), "multi", "test/multi", "1.0")
         .expect("skopeo push");
     let requests = [ImageRequest {
-        reference: format!("{ORIGIN}/test/multi:1.0"),
+        reference: cks_pinning::image::ImageRef::parse(&format!("{ORIGIN}/test/multi:1.0"))
+            .expect("reference"),
         tarball_name: "multi.tar".into(),
     }];
     let ca = registry.ca_file().expect("the registry's CA");
@@ -68,7 +69,8 @@ async fn an_unreadable_ca_file_for_pulls_is_refused_naming_it() {
     let out = tempfile::tempdir().expect("tempdir");
     let missing = out.path().join("no-such-ca.pem");
     let requests = [ImageRequest {
-        reference: format!("{ORIGIN}/test/multi:1.0"),
+        reference: cks_pinning::image::ImageRef::parse(&format!("{ORIGIN}/test/multi:1.0"))
+            .expect("reference"),
         tarball_name: "multi.tar".into(),
     }];
     let error = pull_images(

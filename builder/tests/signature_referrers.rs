@@ -83,10 +83,10 @@ async fn check(
     pull.insecure = vec![host];
     let report = PullReport {
         images: vec![PulledImage {
-            reference: "registry.k8s.io/pause:3.10".into(),
-            digest: IMAGE_DIGEST.into(),
+            reference: "registry.k8s.io/pause:3.10".parse().expect("reference"),
+            digest: IMAGE_DIGEST.parse().expect("digest"),
             media_type: "application/vnd.oci.image.index.v1+json".into(),
-            platform_digest: IMAGE_DIGEST.into(),
+            platform_digest: IMAGE_DIGEST.parse().expect("digest"),
             platform: "linux/amd64".into(),
             tarball: "docker/pause:3.10.tar".into(),
             tarball_size: 0,

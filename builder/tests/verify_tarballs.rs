@@ -91,7 +91,7 @@ fn a_corrupt_blob_is_named() {
 #[test]
 fn an_index_without_the_isos_arch_is_refused() {
     let mut tree = Tree::valid();
-    tree.versions.arch = "arm64".into();
+    tree.versions.arch = cks_pinning::arch::Arch::Arm64;
     // Every tarball holds amd64 content only: the single-platform images' configs say amd64 and
     // the pause index has its arm64 manifest missing, so each tarball gets one finding.
     tree.render();

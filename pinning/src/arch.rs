@@ -66,6 +66,13 @@ impl FromStr for Arch {
     }
 }
 
+/// An architecture equals its Kubernetes name (`amd64`, `arm64`).
+impl PartialEq<&str> for Arch {
+    fn eq(&self, other: &&str) -> bool {
+        self.go_name() == *other
+    }
+}
+
 impl fmt::Display for Arch {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.go_name())

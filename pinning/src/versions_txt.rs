@@ -39,6 +39,7 @@ mod signature;
 
 use thiserror::Error;
 
+use crate::arch::Arch;
 use crate::image::ImageRef;
 
 pub use signature::SignatureEntry;
@@ -70,7 +71,7 @@ const AUTOSCALER_TAG: usize = 6;
 const AUTOSCALER_TAG_PREFIX: &str = "cluster-autoscaler-";
 
 /// What an ISO holds, as `versions.txt` records it.
-#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct VersionsTxt {
     /// The Kubernetes release, `1.33.13`.
     pub kubernetes: String,
@@ -90,8 +91,8 @@ pub struct VersionsTxt {
     pub etcd: Option<String>,
     /// The Headlamp release, `0.40.1`, when `headlamp.yaml` is bundled.
     pub headlamp: Option<String>,
-    /// The architecture (`amd64`, `arm64`).
-    pub arch: String,
+    /// The architecture, written `amd64` or `arm64`.
+    pub arch: Arch,
     /// Every file downloaded and every checksum file checked, by canonical upstream URL.
     pub urls: Vec<String>,
     /// Every file in the ISO with its digest.
@@ -185,6 +186,39 @@ fn value_error(key: &str, value: &str, expected: &'static str) -> VersionsTxtErr
 
 const WORD: &str = "a value without spaces";
 
+/// The `arch:` value: the architecture's Kubernetes name, the only spelling the record writes.
+fn record_arch(value: &str) -> Result<Arch, VersionsTxtError> {
+    [Arch::Amd64, Arch::Arm64]
+        .into_iter()
+        .find(|arch| arch.go_name() == value)
+        .ok_or_else(|| value_error("arch", value, "amd64 or arm64"))
+}
+
+/// An empty record (every version empty, no files or images) for an `amd64` ISO: the start of
+/// a parse, and a base for records written field by field.
+impl Default for VersionsTxt {
+    fn default() -> Self {
+        VersionsTxt {
+            kubernetes: String::new(),
+            cni_plugins: String::new(),
+            crictl: String::new(),
+            ccm: String::new(),
+            csi_driver: String::new(),
+            autoscaler: String::new(),
+            autoscaler_tag: String::new(),
+            etcd: None,
+            headlamp: None,
+            arch: Arch::Amd64,
+            urls: Vec::new(),
+            files: Vec::new(),
+            images: Vec::new(),
+            skipped_images: Vec::new(),
+            signatures: Vec::new(),
+            built: None,
+        }
+    }
+}
+
 impl VersionsTxt {
     /// Each version key with its value (`None` for etcd when it is not bundled), in order.
     pub fn versions(&self) -> [(&'static str, Option<&str>); 10] {
@@ -203,7 +237,7 @@ impl VersionsTxt {
             Some(&self.autoscaler_tag),
             self.etcd.as_deref(),
             self.headlamp.as_deref(),
-            Some(&self.arch),
+            Some(self.arch.go_name()),
         ]
     }
 
@@ -320,7 +354,7 @@ impl VersionsTxt {
                         AUTOSCALER_TAG => out.autoscaler_tag = value,
                         ETCD => out.etcd = Some(value),
                         HEADLAMP => out.headlamp = Some(value),
-                        _ => out.arch = value,
+                        _ => out.arch = record_arch(&value)?,
                     }
                 }
                 URL => {

@@ -38,7 +38,7 @@ fn record() -> VersionsTxt {
         autoscaler_tag: "cluster-autoscaler-1.33.6".into(),
         etcd: None,
         headlamp: None,
-        arch: "amd64".into(),
+        arch: cks_pinning::arch::Arch::Amd64,
         urls: Vec::new(),
         files: files
             .iter()
@@ -97,12 +97,14 @@ fn sbom(versions: &VersionsTxt) -> Sbom<'_> {
             tarball: "docker/kube-apiserver:v1.33.13.tar".into(),
             layers: vec![
                 Layer {
-                    digest: format!("sha256:{}", hex(11, 64)),
+                    digest: cks_pinning::digest::Digest::parse(&format!("sha256:{}", hex(11, 64)))
+                        .expect("digest"),
                     sha1: hex(12, 40),
                     size: 100,
                 },
                 Layer {
-                    digest: format!("sha256:{}", hex(13, 64)),
+                    digest: cks_pinning::digest::Digest::parse(&format!("sha256:{}", hex(13, 64)))
+                        .expect("digest"),
                     sha1: hex(14, 40),
                     size: 200,
                 },
@@ -112,7 +114,8 @@ fn sbom(versions: &VersionsTxt) -> Sbom<'_> {
             reference: versions.images[1].clone(),
             tarball: "docker/busybox:1.36.tar".into(),
             layers: vec![Layer {
-                digest: format!("sha256:{}", hex(15, 64)),
+                digest: cks_pinning::digest::Digest::parse(&format!("sha256:{}", hex(15, 64)))
+                    .expect("digest"),
                 sha1: hex(16, 40),
                 size: 300,
             }],

@@ -36,7 +36,7 @@ fn sample(etcd: Option<&str>, autoscaler_tag: &str, images: Vec<ImageRef>) -> Ve
         autoscaler_tag: autoscaler_tag.to_string(),
         etcd: etcd.map(str::to_string),
         headlamp: None,
-        arch: "amd64".to_string(),
+        arch: cks_pinning::arch::Arch::Amd64,
         urls: vec![
             "https://dl.k8s.io/release/v1.33.13/bin/linux/amd64/kubeadm".to_string(),
             "https://dl.k8s.io/release/v1.33.13/bin/linux/amd64/kubeadm.sha256".to_string(),
@@ -322,7 +322,7 @@ proptest! {
     fn any_renderable_value_round_trips(
         versions in prop::collection::vec(release(), 6),
         tag in word(),
-        arch in word(),
+        arch in prop::sample::select(vec![cks_pinning::arch::Arch::Amd64, cks_pinning::arch::Arch::Arm64]),
         etcd in prop::option::of(release()),
         urls in prop::collection::vec("https://[a-z]{1,8}\\.example/[a-zA-Z0-9/._%-]{0,20}", 0..4),
         files in prop::collection::vec(("[a-zA-Z0-9._:@+-][a-zA-Z0-9 /._:@+-]{0,20}[a-zA-Z0-9._-]", "[0-9a-f]{64}"), 0..5),

@@ -64,7 +64,7 @@ impl CacheRegistry {
         self.counters.hit(Kind::Manifest, entry.content.size);
         Some(FetchedManifest {
             bytes,
-            digest,
+            digest: cks_pinning::digest::Digest::parse(&digest).ok()?,
             content_type: Some(entry.content.media_type),
         })
     }
@@ -91,7 +91,7 @@ impl CacheRegistry {
             key: format!("{}/{}@{reference}", name.registry, name.repository),
             content: Descriptor {
                 media_type,
-                digest: fetched.digest.clone(),
+                digest: fetched.digest.to_string(),
                 size: fetched.bytes.len() as u64,
                 annotations: Default::default(),
             },

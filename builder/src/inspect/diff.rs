@@ -262,7 +262,7 @@ mod tests {
             autoscaler_tag: "cluster-autoscaler-1.33.0".into(),
             etcd: None,
             headlamp: None,
-            arch: "amd64".into(),
+            arch: cks_pinning::arch::Arch::Amd64,
             urls: vec!["https://dl.k8s.io/v1.33.12/kubeadm".into()],
             files: vec![FileEntry {
                 path: "k8s/kubeadm".into(),

@@ -33,7 +33,7 @@ mod tests {
     fn versions() -> VersionsTxt {
         VersionsTxt {
             kubernetes: "1.33.13".into(),
-            arch: "amd64".into(),
+            arch: cks_pinning::arch::Arch::Amd64,
             built: Some(1_700_000_000),
             files: vec![
                 FileEntry {

@@ -22,7 +22,6 @@ use super::read::{self, Tee};
 use super::{InspectError, contract, files, images, manifests, sbom, tarball, units};
 use crate::iso::DEFAULT_VOLUME_ID;
 use crate::iso::IsoImage;
-use crate::registry::Arch;
 
 /// What `verify` found.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -107,17 +106,7 @@ pub fn verify(iso: &Path) -> Result<Report, InspectError> {
         ));
     }
     let versions = read_versions(&image, &entries, &mut findings);
-    let arch = versions.as_ref().and_then(|v| {
-        let arch = v.arch.parse::<Arch>().ok();
-        if arch.is_none() {
-            findings.push(Finding::new(
-                FILE_NAME,
-                Problem::VersionsTxt,
-                format!("arch is {:?}, expected amd64 or arm64", v.arch),
-            ));
-        }
-        arch
-    });
+    let arch = versions.as_ref().map(|v| v.arch);
 
     let scratch_dir = std::env::temp_dir();
     let mut digests = BTreeMap::new();

@@ -91,7 +91,7 @@ pub async fn execute(
     let signatures = run
         .signatures
         .check(
-            plan,
+            &plan.files,
             &fetched,
             &report,
             run.fetcher,
@@ -226,7 +226,7 @@ async fn pull_planned_images(plan: &Plan, tree: &Path, run: &Execution<'_>) -> R
         pull.pinned = plan
             .images
             .iter()
-            .filter_map(|i| Some((i.reference.to_string(), i.digest.clone()?)))
+            .filter_map(|i| Some((i.reference.clone(), i.digest.clone()?)))
             .collect();
     }
     let report = pull_images(&requests, &docker, &pull, run.progress)
@@ -243,7 +243,10 @@ fn check_locked_digests(plan: &Plan, report: &PullReport) -> Result<()> {
             continue;
         };
         let reference = planned.reference.to_string();
-        if let Some(pulled) = report.images.iter().find(|i| i.reference == reference)
+        if let Some(pulled) = report
+            .images
+            .iter()
+            .find(|i| i.reference == planned.reference)
             && &pulled.digest != expected
         {
             bail!(
@@ -286,7 +289,7 @@ fn write_lock(
         images: report
             .images
             .iter()
-            .map(|i| (i.reference.clone(), i.digest.clone()))
+            .map(|i| (i.reference.to_string(), i.digest.clone()))
             .collect(),
         mirrored: mirrored_files(fetched)
             .into_iter()

@@ -116,15 +116,18 @@ pub(super) fn built_key(
         .images
         .iter()
         .map(|planned| {
-            let reference = planned.reference.to_string();
-            if report.skipped.iter().any(|s| s.reference == reference) {
+            if report
+                .skipped
+                .iter()
+                .any(|s| s.reference == planned.reference)
+            {
                 return Some("skipped".to_string());
             }
             report
                 .images
                 .iter()
-                .find(|i| i.reference == reference)
-                .map(|i| i.digest.clone())
+                .find(|i| i.reference == planned.reference)
+                .map(|i| i.digest.to_string())
         })
         .collect::<Option<Vec<_>>>()?;
     let recipe = recipe_key(plan, built, signatures, &files, &images).ok()?;

@@ -30,13 +30,14 @@ use crate::fetch::FetchedFile;
 use crate::iso::{BuildTime, Packed, partial_path, sidecar_line, sidecar_path};
 use crate::registry::{PullReport, PulledImage, RemoteName, resolve_digests};
 use crate::store::{ArtifactKey, IsoContents, IsoStore, IsoWant, check_iso};
+use cks_pinning::digest::Digest;
 
 /// What the build knows of the ISO it is about to make, without any cache.
 struct Known {
     /// Every planned file as the build records it, in plan order (sizes filled from the ISO).
     files: Vec<FetchedFile>,
     /// Each planned image's digest, in plan order.
-    digests: Vec<String>,
+    digests: Vec<Digest>,
 }
 
 impl Known {
@@ -112,7 +113,8 @@ impl Known {
             .iter()
             .map(|f| (f.name.clone(), f.url.clone(), f.upstream_sha256.clone()))
             .collect();
-        recipe_key(plan, built, signatures, &lines, &self.digests)
+        let digests: Vec<String> = self.digests.iter().map(ToString::to_string).collect();
+        recipe_key(plan, built, signatures, &lines, &digests)
     }
 
     /// What the ISO must hold, its image tarballs read within `limits`.
@@ -133,7 +135,7 @@ impl Known {
                 .with_context(|| format!("image {}", image.reference))?;
             want.images.insert(
                 format!("docker/{}", image.tarball),
-                (name.full, digest.clone()),
+                (name.full, digest.to_string()),
             );
         }
         Ok(want)
@@ -190,10 +192,10 @@ async fn check(
             .iter()
             .zip(&known.digests)
             .map(|(image, digest)| PulledImage {
-                reference: image.reference.to_string(),
+                reference: image.reference.clone(),
                 digest: digest.clone(),
                 media_type: String::new(),
-                platform_digest: String::new(),
+                platform_digest: digest.clone(),
                 platform: String::new(),
                 tarball: tree.join("docker").join(&image.tarball),
                 tarball_size: 0,
@@ -206,7 +208,7 @@ async fn check(
     let (contents, signatures) = tokio::join!(
         tokio::task::spawn_blocking(move || check_iso(&iso, &want)),
         run.signatures.check(
-            plan,
+            &plan.files,
             &known.files,
             &named,
             run.fetcher,
@@ -291,11 +293,14 @@ fn reported(
         let Some(facts) = contents.images.get(&tree_path(tree, &tarball)) else {
             continue;
         };
+        let Ok(platform_digest) = Digest::parse(&facts.platform_digest) else {
+            continue;
+        };
         report.images.push(PulledImage {
-            reference: image.reference.to_string(),
+            reference: image.reference.clone(),
             digest: digest.clone(),
             media_type: facts.media_type.clone(),
-            platform_digest: facts.platform_digest.clone(),
+            platform_digest,
             platform: facts.platform.clone(),
             tarball,
             tarball_size: facts.size,

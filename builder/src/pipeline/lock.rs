@@ -27,7 +27,7 @@ pub struct Lock {
     /// The sha256 of every file as fetched (before any edit), by path in the ISO.
     pub files: BTreeMap<String, String>,
     /// The digest of every image, by full normalised reference.
-    pub images: BTreeMap<String, String>,
+    pub images: BTreeMap<String, cks_pinning::digest::Digest>,
     /// The URL each file fetched through a mirror came from, by path in the ISO (the ISO
     /// records canonical URLs only).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
@@ -41,8 +41,8 @@ impl Lock {
     }
 
     /// The digest recorded for `reference`.
-    pub fn image_digest(&self, reference: &str) -> Option<&str> {
-        self.images.get(reference).map(String::as_str)
+    pub fn image_digest(&self, reference: &str) -> Option<&cks_pinning::digest::Digest> {
+        self.images.get(reference)
     }
 
     /// Reads a lock file.

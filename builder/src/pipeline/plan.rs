@@ -132,7 +132,7 @@ impl Plan {
         self.images
             .iter()
             .map(|i| crate::registry::ImageRequest {
-                reference: i.reference.to_string(),
+                reference: i.reference.clone(),
                 tarball_name: i.tarball.clone(),
             })
             .collect()

@@ -44,7 +44,7 @@ pub fn record_of(
         autoscaler_tag: plan.autoscaler.tag.clone(),
         etcd: plan.etcd.as_deref().map(|e| bare(e).to_string()),
         headlamp: plan.headlamp.as_ref().map(|h| h.version.bare()),
-        arch: plan.arch.go_name().to_string(),
+        arch: plan.arch,
         urls: file_urls(plan, fetched),
         files,
         images: pinned_images(plan, report)?,
@@ -109,12 +109,12 @@ fn file_entries(
     Ok(files)
 }
 
-/// The plan's reference of an image the puller reports by its full name.
-pub(super) fn planned<'a>(plan: &'a Plan, reference: &str) -> Result<&'a ImageRef> {
+/// The plan's reference of an image the puller reports.
+pub(super) fn planned<'a>(plan: &'a Plan, reference: &ImageRef) -> Result<&'a ImageRef> {
     plan.images
         .iter()
         .map(|i| &i.reference)
-        .find(|r| r.to_string() == reference)
+        .find(|r| *r == reference)
         .with_context(|| format!("image {reference} was pulled but is not in the plan"))
 }
 
@@ -123,11 +123,7 @@ fn pinned_images(plan: &Plan, report: &PullReport) -> Result<Vec<ImageRef>> {
     report
         .images
         .iter()
-        .map(|i| {
-            planned(plan, &i.reference)?
-                .with_digest(&i.digest)
-                .with_context(|| format!("recording image {}", i.reference))
-        })
+        .map(|i| Ok(planned(plan, &i.reference)?.pinned_to(&i.digest)))
         .collect()
 }
 

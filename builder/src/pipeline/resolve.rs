@@ -382,7 +382,7 @@ fn image_plan(
             let digest = lock.image_digest(&reference).with_context(|| {
                 format!("the lock has no digest for image {reference}; write it again")
             })?;
-            image.digest = Some(digest.to_string());
+            image.digest = Some(digest.clone());
         }
     }
     Ok(images)

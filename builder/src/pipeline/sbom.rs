@@ -86,9 +86,7 @@ pub fn document(
     }
     for (pulled, layers) in report.images.iter().zip(image_layers) {
         // Pinned as its `image:` line of versions.txt is.
-        let reference = super::record::planned(plan, &pulled.reference)?
-            .with_digest(&pulled.digest)
-            .with_context(|| format!("recording image {}", pulled.reference))?;
+        let reference = super::record::planned(plan, &pulled.reference)?.pinned_to(&pulled.digest);
         let tarball = pulled
             .tarball
             .strip_prefix(tree)
@@ -179,6 +177,7 @@ fn layers(
                 .get(&digest)
                 .cloned()
                 .with_context(|| format!("layer {digest} is not in the tarball"))?;
+            let digest = cks_pinning::digest::Digest::parse(&digest)?;
             Ok(Layer { digest, sha1, size })
         })
         .collect()

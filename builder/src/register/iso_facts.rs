@@ -11,7 +11,6 @@ use super::RegisterError;
 use crate::inspect;
 use crate::iso::IsoImage;
 use crate::iso::sidecar_path;
-use crate::registry::Arch;
 
 /// The facts of one ISO.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -55,20 +54,7 @@ pub fn read(iso: &Path) -> Result<IsoFacts, RegisterError> {
     }
     let versions = versions_txt(iso)?;
     let semantic_version = versions.kubernetes.trim_start_matches('v').to_string();
-    let arch = match versions.arch.parse::<Arch>().ok() {
-        Some(Arch::Amd64) => "x86_64",
-        Some(Arch::Arm64) => "aarch64",
-        None => {
-            return Err(RegisterError::Versions {
-                iso: iso.to_path_buf(),
-                detail: format!(
-                    "/{FILE_NAME} names arch `{}`, expected amd64 or arm64",
-                    versions.arch
-                ),
-            });
-        }
-    }
-    .to_string();
+    let arch = versions.arch.iso_suffix().to_string();
     let (size, sha256) = hash_file(iso)?;
     let sidecar = sidecar_path(iso);
     let sidecar_checked = match std::fs::read_to_string(&sidecar) {

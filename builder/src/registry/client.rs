@@ -13,7 +13,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use crate::digest::{Sha256Count, sha256_hex};
+use crate::digest::Sha256Count;
 use crate::http::HttpError;
 use futures_util::StreamExt;
 use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap, WWW_AUTHENTICATE};
@@ -28,6 +28,7 @@ use super::manifest::MANIFEST_ACCEPT;
 use super::reference::RemoteName;
 use crate::progress::ProgressSink;
 use crate::retry::RetryPolicy;
+use cks_pinning::digest::Digest;
 use cks_pinning::limits::{LimitKind, Limits};
 
 /// A manifest as served: its exact bytes, digest and content type.
@@ -36,7 +37,7 @@ pub struct FetchedManifest {
     /// The exact bytes served.
     pub bytes: Vec<u8>,
     /// `sha256:` of the bytes (checked against `Docker-Content-Digest` and the reference).
-    pub digest: String,
+    pub digest: Digest,
     /// The `Content-Type` header.
     pub content_type: Option<String>,
 }
@@ -147,19 +148,30 @@ impl RegistryClient {
             })?;
         self.fetched
             .fetch_add(bytes.len() as u64, Ordering::Relaxed);
-        let digest = format!("sha256:{}", sha256_hex(&bytes));
+        let digest = Digest::sha256_of(&bytes);
+        // The header is parsed once here; one of another algorithm is not checked.
+        let header_digest = header_digest
+            .filter(|d| d.starts_with("sha256:"))
+            .map(|value| {
+                Digest::parse(&value).map_err(|e| RegistryError::BadDigestHeader {
+                    image: name.full.clone(),
+                    value: value.clone(),
+                    reason: e.to_string(),
+                })
+            })
+            .transpose()?;
         let expected = if reference.starts_with("sha256:") {
             Some(reference.to_string())
         } else {
-            header_digest.filter(|d| d.starts_with("sha256:"))
+            header_digest.map(|d| d.to_string())
         };
         if let Some(expected) = expected
-            && expected != digest
+            && digest != expected
         {
             return Err(RegistryError::ManifestDigest {
                 image: name.full.clone(),
                 expected,
-                actual: digest,
+                actual: digest.to_string(),
             });
         }
         Ok(FetchedManifest {

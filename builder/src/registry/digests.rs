@@ -10,12 +10,13 @@ use super::client::RegistryClient;
 use super::endpoint::Endpoints;
 use super::pull::{checked_names, credentials_for};
 use super::pull_types::{ImageRequest, PullOptions};
+use cks_pinning::digest::Digest;
 
 /// The digest each of `requests` resolves to at its registry, in order.
 pub async fn resolve_digests(
     requests: &[ImageRequest],
     options: &PullOptions,
-) -> Result<Vec<String>, RegistryError> {
+) -> Result<Vec<Digest>, RegistryError> {
     let endpoints = Endpoints::new(&options.mirrors, &options.insecure)?;
     let names = checked_names(requests, &endpoints)?;
     let credentials = credentials_for(&names, &endpoints, options).await?;

@@ -130,6 +130,18 @@ pub enum RegistryError {
         /// The digest of the bytes received.
         actual: String,
     },
+    /// The registry's `Docker-Content-Digest` answer names sha256 but is not a sha256 digest.
+    #[error(
+        "{image}: the registry answered Docker-Content-Digest {value:?}, which is not a digest ({reason}); the registry or a proxy before it is broken"
+    )]
+    BadDigestHeader {
+        /// The image being pulled.
+        image: String,
+        /// The header's value as served.
+        value: String,
+        /// Why it is refused.
+        reason: String,
+    },
     /// An image larger than a limit: too many layers, or a config too large.
     #[error("{image}: {what} is over the {kind} limit of {limit}; {}", kind.advice())]
     OverLimit {

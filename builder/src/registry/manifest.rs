@@ -2,8 +2,9 @@
 
 use serde::{Deserialize, Serialize};
 
+use cks_pinning::digest::Digest;
+
 use super::RegistryError;
-use super::reference::is_sha256_digest;
 
 /// OCI image index.
 pub const OCI_INDEX: &str = "application/vnd.oci.image.index.v1+json";
@@ -26,7 +27,7 @@ pub struct Descriptor {
     #[serde(default)]
     pub media_type: String,
     /// `sha256:<hex>`.
-    pub digest: String,
+    pub digest: Digest,
     /// Size in bytes.
     pub size: u64,
     /// The platform, on index entries.
@@ -80,11 +81,23 @@ struct Raw {
     #[serde(default)]
     media_type: Option<String>,
     #[serde(default)]
-    manifests: Option<Vec<Descriptor>>,
+    manifests: Option<Vec<WireDescriptor>>,
     #[serde(default)]
-    config: Option<Descriptor>,
+    config: Option<WireDescriptor>,
     #[serde(default)]
-    layers: Option<Vec<Descriptor>>,
+    layers: Option<Vec<WireDescriptor>>,
+}
+
+/// A descriptor as served, its digest still text: [`parse_manifest`] checks it.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct WireDescriptor {
+    #[serde(default)]
+    media_type: String,
+    digest: String,
+    size: u64,
+    #[serde(default)]
+    platform: Option<Platform>,
 }
 
 /// Classifies manifest `bytes` served with `content_type` and checks every digest it names.
@@ -125,19 +138,45 @@ pub fn parse_manifest(
             media_type: format!("{media_type} (schemaVersion {:?})", raw.schema_version),
         });
     }
+    // Every digest the manifest names is parsed here, once: a sha256 digest, or refused.
+    let typed = |d: WireDescriptor| {
+        let digest = Digest::parse(&d.digest)
+            .ok()
+            .filter(Digest::is_sha256)
+            .ok_or_else(|| {
+                bad(format!(
+                    "it names `{}`, which is not a sha256 digest",
+                    d.digest
+                ))
+            })?;
+        Ok::<_, RegistryError>(Descriptor {
+            media_type: d.media_type,
+            digest,
+            size: d.size,
+            platform: d.platform,
+        })
+    };
     let manifest = match media_type.as_str() {
         OCI_INDEX | DOCKER_LIST => {
             let entries = raw
                 .manifests
                 .ok_or_else(|| bad("an index without `manifests`".into()))?;
-            Manifest::Index(entries)
+            Manifest::Index(entries.into_iter().map(typed).collect::<Result<_, _>>()?)
         }
-        OCI_MANIFEST | DOCKER_MANIFEST => Manifest::Image {
-            config: raw
+        OCI_MANIFEST | DOCKER_MANIFEST => {
+            let config = raw
                 .config
-                .ok_or_else(|| bad("an image manifest without `config`".into()))?,
-            layers: raw.layers.unwrap_or_default(),
-        },
+                .ok_or_else(|| bad("an image manifest without `config`".into()))?;
+            Manifest::Image {
+                config: typed(config)?,
+                layers: raw
+                    .layers
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(typed)
+                    .collect::<Result<_, _>>()?,
+            }
+        }
         other => {
             return Err(RegistryError::UnsupportedMediaType {
                 image: image.to_string(),
@@ -145,16 +184,6 @@ pub fn parse_manifest(
             });
         }
     };
-    let named: Vec<&Descriptor> = match &manifest {
-        Manifest::Index(entries) => entries.iter().collect(),
-        Manifest::Image { config, layers } => std::iter::once(config).chain(layers).collect(),
-    };
-    if let Some(d) = named.iter().find(|d| !is_sha256_digest(&d.digest)) {
-        return Err(bad(format!(
-            "it names `{}`, which is not a sha256 digest",
-            d.digest
-        )));
-    }
     Ok((media_type, manifest))
 }
 

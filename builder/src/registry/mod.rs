@@ -7,8 +7,9 @@
 //! let mut options = PullOptions::new(Arch::Arm64);
 //! options.mirrors.push("registry.k8s.io=http://127.0.0.1:5000".into());
 //! options.insecure.push("127.0.0.1:5000".into());
+//! let pause = cks_pinning::image::ImageRef::parse("registry.k8s.io/pause:3.10").expect("valid");
 //! let requests = [ImageRequest {
-//!     reference: "registry.k8s.io/pause:3.10".into(),
+//!     reference: pause,
 //!     tarball_name: "pause-3.10.tar".into(),
 //! }];
 //! let report = pull_images(&requests, "docker".as_ref(), &options, &cks_builder::progress::NoProgress).await?;

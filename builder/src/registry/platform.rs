@@ -57,7 +57,9 @@ mod tests {
     fn entry(arch: &str, variant: Option<&str>, c: char) -> Descriptor {
         Descriptor {
             media_type: String::new(),
-            digest: format!("sha256:{}", c.to_string().repeat(64)),
+            digest: format!("sha256:{}", c.to_string().repeat(64))
+                .parse()
+                .expect("a digest"),
             size: 1,
             platform: Some(Platform {
                 architecture: arch.into(),

@@ -87,14 +87,14 @@ pub(super) fn checked_names(
                 || r.tarball_name.starts_with('.')
             {
                 return Err(RegistryError::BadReference {
-                    reference: r.reference.clone(),
+                    reference: r.reference.to_string(),
                     reason: format!(
                         "tarball name `{}` must be a plain file name",
                         r.tarball_name
                     ),
                 });
             }
-            let name = RemoteName::parse(&r.reference)?;
+            let name = RemoteName::from_image(&r.reference)?;
             endpoints.resolve(&name.registry)?;
             Ok(name)
         })

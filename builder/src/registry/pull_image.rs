@@ -18,12 +18,13 @@ use super::store::BlobStore;
 use super::tarball_cache::CachedTarball;
 use crate::progress::ProgressSink;
 use crate::store::TarballStore;
+use cks_pinning::digest::Digest;
 use cks_pinning::limits::{LimitKind, Limits, show_size};
 
 /// The image's platform chosen: the manifest to bundle, its config and layers, and the blobs
 /// already in the store (the top object, the platform manifest, a config read to choose).
 struct Chosen {
-    platform_digest: String,
+    platform_digest: Digest,
     platform: String,
     config: Descriptor,
     layers: Vec<Descriptor>,
@@ -63,7 +64,7 @@ pub(super) async fn pull_one(
     };
     let (top, top_type, parsed) = job.top_manifest().await?;
     let top_blob = (
-        top.digest.clone(),
+        top.digest.to_string(),
         store.put_bytes(&top.digest, &top.bytes).await?,
     );
     let chosen = match parsed {
@@ -82,7 +83,7 @@ pub(super) async fn pull_one(
         async move { job.checked(&path, top, chosen).await }
     };
     if let Some((file, cached)) = tarballs.find(id, out_dir, progress, check).await {
-        return Ok(job.pulled_from(&top, &top_type, file, cached));
+        return Ok(job.pulled_from(&top, &top_type, &chosen, file, cached));
     }
     let mut blobs = vec![top_blob];
     blobs.extend(chosen.blobs.iter().cloned());
@@ -90,12 +91,12 @@ pub(super) async fn pull_one(
     let contents = LayoutContents {
         name: name.full.clone(),
         media_type: top_type.clone(),
-        digest: top.digest.clone(),
+        digest: top.digest.to_string(),
         size: top.bytes.len() as u64,
         blobs,
         docker: Some(DockerImage {
-            config: chosen.config.digest.clone(),
-            layers: chosen.layers.iter().map(|l| l.digest.clone()).collect(),
+            config: chosen.config.digest.to_string(),
+            layers: chosen.layers.iter().map(|l| l.digest.to_string()).collect(),
         }),
     };
     let (file, written) = job.write_layout(&contents).await?;
@@ -104,14 +105,14 @@ pub(super) async fn pull_one(
     let record = CachedTarball {
         size: written.size,
         sha256: written.sha256.clone(),
-        platform_digest: chosen.platform_digest.clone(),
+        platform_digest: chosen.platform_digest.to_string(),
         platform: chosen.platform.clone(),
         blobs: digests.clone(),
     };
     tarballs.keep(id, &file, &record).await;
     Ok(Outcome::Pulled(
         PulledImage {
-            reference: name.full.clone(),
+            reference: request.reference.clone(),
             digest: top.digest,
             media_type: top_type,
             platform_digest: chosen.platform_digest,
@@ -131,7 +132,7 @@ impl Job<'_> {
         let name = self.name;
         let shared = self.options.shared.as_ref();
         let reference = match self.options.pinned.get(&self.request.reference) {
-            Some(digest) => digest.as_str(),
+            Some(digest) => digest,
             None => name.manifest_reference(),
         };
         let top = manifest(shared, self.client, name, reference).await?;
@@ -165,7 +166,7 @@ impl Job<'_> {
         let Manifest::Image { config, layers } = parsed else {
             return Err(RegistryError::BadManifest {
                 image: name.full.clone(),
-                digest: child.digest,
+                digest: child.digest.to_string(),
                 reason: "an index entry for the target platform is itself an index".into(),
             });
         };
@@ -176,7 +177,7 @@ impl Job<'_> {
             .as_ref()
             .map_or_else(|| arch.platform(), ToString::to_string);
         Ok(Chosen {
-            blobs: vec![(child.digest.clone(), stored)],
+            blobs: vec![(child.digest.to_string(), stored)],
             platform_digest: child.digest,
             platform,
             config,
@@ -216,7 +217,7 @@ impl Job<'_> {
                 });
             }
             let skipped = SkippedImage {
-                reference: name.full.clone(),
+                reference: self.request.reference.clone(),
                 platform: found.to_string(),
             };
             let warning = PullWarning::SkippedPlatform {
@@ -227,7 +228,7 @@ impl Job<'_> {
             return Ok(Err(Outcome::Skipped(skipped, warning)));
         }
         Ok(Ok(Chosen {
-            blobs: vec![(config.digest.clone(), path)],
+            blobs: vec![(config.digest.to_string(), path)],
             platform_digest: top.digest.clone(),
             platform: found.to_string(),
             config,
@@ -245,14 +246,14 @@ impl Job<'_> {
         chosen: &Chosen,
     ) -> Result<CachedTarball, String> {
         let (path, name) = (path.to_path_buf(), self.name.full.clone());
-        let (digest, arch) = (top.digest.clone(), self.options.arch);
+        let (digest, arch) = (top.digest.to_string(), self.options.arch);
         let limits = *self.client.limits();
         let facts = tokio::task::spawn_blocking(move || {
             crate::store::check_tarball_file(&path, &name, &digest, arch, &limits)
         })
         .await
         .map_err(|e| e.to_string())??;
-        if facts.platform_digest != chosen.platform_digest || facts.platform != chosen.platform {
+        if chosen.platform_digest != facts.platform_digest || facts.platform != chosen.platform {
             return Err(format!(
                 "it holds {} for {}",
                 facts.platform_digest, facts.platform
@@ -272,15 +273,17 @@ impl Job<'_> {
         &self,
         top: &FetchedManifest,
         top_type: &str,
+        chosen: &Chosen,
         file: tempfile::TempPath,
         cached: CachedTarball,
     ) -> Outcome {
         Outcome::Pulled(
             PulledImage {
-                reference: self.name.full.clone(),
+                reference: self.request.reference.clone(),
                 digest: top.digest.clone(),
                 media_type: top_type.to_string(),
-                platform_digest: cached.platform_digest,
+                // The tarball was checked to hold this platform's manifest.
+                platform_digest: chosen.platform_digest.clone(),
                 platform: cached.platform,
                 tarball: self.out_dir.join(&self.request.tarball_name),
                 tarball_size: cached.size,
@@ -301,7 +304,7 @@ impl Job<'_> {
                     .store
                     .blob(self.client, self.name, &d.digest, d.size, self.progress)
                     .await?;
-                Ok::<_, RegistryError>((d.digest.clone(), path))
+                Ok::<_, RegistryError>((d.digest.to_string(), path))
             });
         futures_util::future::try_join_all(fetches).await
     }
@@ -344,7 +347,7 @@ fn check_size(
     if m.bytes.len() as u64 != entry.size {
         return Err(RegistryError::BlobSize {
             image: name.full.clone(),
-            blob: entry.digest.clone(),
+            blob: entry.digest.to_string(),
             expected: entry.size,
             actual: m.bytes.len() as u64,
         });

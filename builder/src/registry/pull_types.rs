@@ -7,8 +7,9 @@ use serde::Serialize;
 
 use super::auth::CredentialStore;
 use super::platform::Arch;
-use super::reference::RemoteName;
 use crate::retry::RetryPolicy;
+use cks_pinning::digest::Digest;
+use cks_pinning::image::ImageRef;
 
 /// How to pull.
 #[derive(Debug, Clone)]
@@ -37,7 +38,7 @@ pub struct PullOptions {
     /// The shared tier for manifests, blobs and finished tarballs (a cache registry), if any.
     pub shared: Option<crate::store::SharedTier>,
     /// Digests to pull instead of resolving the tag, by request reference (a lock's record).
-    pub pinned: std::collections::BTreeMap<String, String>,
+    pub pinned: std::collections::BTreeMap<ImageRef, Digest>,
     /// How much is read of manifests, configs and error answers; layers per image (`--limit`).
     pub limits: cks_pinning::limits::Limits,
 }
@@ -67,7 +68,7 @@ impl PullOptions {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ImageRequest {
     /// The full normalised reference.
-    pub reference: String,
+    pub reference: ImageRef,
     /// The tarball's file name in the output directory.
     pub tarball_name: String,
 }
@@ -75,12 +76,12 @@ pub struct ImageRequest {
 impl ImageRequest {
     /// One request per image, named with `cks_pinning::image::tarball_names` (short names, long
     /// ones where two images would share a short name).
-    pub fn for_images(images: &[cks_pinning::image::ImageRef]) -> Vec<ImageRequest> {
+    pub fn for_images(images: &[ImageRef]) -> Vec<ImageRequest> {
         images
             .iter()
             .zip(cks_pinning::image::tarball_names(images))
             .map(|(image, tarball_name)| ImageRequest {
-                reference: image.to_string(),
+                reference: image.clone(),
                 tarball_name,
             })
             .collect()
@@ -91,13 +92,13 @@ impl ImageRequest {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct PulledImage {
     /// The full normalised reference, as requested (the original name, even through a mirror).
-    pub reference: String,
+    pub reference: ImageRef,
     /// The digest the registry serves for it (of the index when it is multi-platform).
-    pub digest: String,
+    pub digest: Digest,
     /// The media type of that object.
     pub media_type: String,
     /// The digest of the target platform's manifest (equal to `digest` for a single manifest).
-    pub platform_digest: String,
+    pub platform_digest: Digest,
     /// The platform of the content, e.g. `linux/arm64`.
     pub platform: String,
     /// The tarball's path.
@@ -113,10 +114,10 @@ pub struct PulledImage {
 impl PulledImage {
     /// `<reference without digest>@<digest>`, the line `cks-iso pull` prints.
     pub fn pinned(&self) -> String {
-        match RemoteName::parse(&self.reference) {
-            Ok(name) => format!("{}@{}", name.without_digest(), self.digest),
-            Err(_) => format!("{}@{}", self.reference, self.digest),
-        }
+        self.reference
+            .without_digest()
+            .pinned_to(&self.digest)
+            .to_string()
     }
 }
 
@@ -124,7 +125,7 @@ impl PulledImage {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct SkippedImage {
     /// The full normalised reference.
-    pub reference: String,
+    pub reference: ImageRef,
     /// Its platform, e.g. `linux/arm`.
     pub platform: String,
 }

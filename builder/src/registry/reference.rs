@@ -15,7 +15,7 @@ pub struct RemoteName {
     /// The tag, if the reference has one.
     pub tag: Option<String>,
     /// The digest, if the reference pins one.
-    pub digest: Option<String>,
+    pub digest: Option<cks_pinning::digest::Digest>,
 }
 
 impl RemoteName {
@@ -28,12 +28,13 @@ impl RemoteName {
         };
         let (name, digest) = match full.split_once('@') {
             Some((name, digest)) => {
-                if !is_sha256_digest(digest) {
-                    return Err(bad(
-                        "the digest must be sha256: followed by 64 lowercase hex digits",
-                    ));
-                }
-                (name, Some(digest.to_string()))
+                let digest = cks_pinning::digest::Digest::parse(digest)
+                    .ok()
+                    .filter(|d| d.is_sha256())
+                    .ok_or_else(|| {
+                        bad("the digest must be sha256: followed by 64 lowercase hex digits")
+                    })?;
+                (name, Some(digest))
             }
             None => (full, None),
         };
@@ -75,6 +76,27 @@ impl RemoteName {
             repository: repository.to_string(),
             tag,
             digest,
+        })
+    }
+
+    /// The registry protocol's parts of `image`; a digest other than sha256 (which registries
+    /// here neither serve nor check) is refused.
+    pub fn from_image(image: &cks_pinning::image::ImageRef) -> Result<Self, RegistryError> {
+        if let Some(digest) = image.pinned_digest()
+            && !digest.is_sha256()
+        {
+            return Err(RegistryError::BadReference {
+                reference: image.to_string(),
+                reason: "the digest must be sha256: followed by 64 lowercase hex digits"
+                    .to_string(),
+            });
+        }
+        Ok(RemoteName {
+            full: image.to_string(),
+            registry: image.registry().to_string(),
+            repository: image.repository().to_string(),
+            tag: image.tag().map(str::to_string),
+            digest: image.pinned_digest().cloned(),
         })
     }
 

@@ -1,6 +1,7 @@
 //! The Kubernetes release binaries: `<url>.sigstore.json` when the release server has one,
 //! else `<url>.sig` and `<url>.cert`, each verified from the SHA-256 the download computed.
 
+use cks_pinning::sources::Source;
 use cks_pinning::sources::signing::{Signing, signing};
 use cks_signature::{Outcome, TrustedRoot, verify_blob_sha256, verify_bundle_sha256};
 
@@ -9,7 +10,6 @@ use std::path::Path;
 use super::outcome::Verdicts;
 use super::settings::SignatureSettings;
 use crate::fetch::{FetchError, FetchedFile, Fetcher, FileSpec};
-use crate::pipeline::Plan;
 
 /// The most a `.sig`, `.cert` or `.sigstore.json` may hold.
 const MATERIAL_LIMIT: u64 = 1 << 20;
@@ -121,7 +121,7 @@ pub(super) fn verify(
 /// Checks every Kubernetes binary the build fetched; notes once the release assets that are
 /// not signed upstream.
 pub(super) async fn check(
-    plan: &Plan,
+    sources: &[Source],
     fetched: &[FetchedFile],
     fetcher: &Fetcher,
     scratch: &Path,
@@ -131,7 +131,7 @@ pub(super) async fn check(
 ) {
     let mut unsigned = Vec::new();
     let mut signed = Vec::new();
-    for source in &plan.files {
+    for source in sources {
         let Some(file) = fetched.iter().find(|f| f.name == source.iso_path) else {
             continue;
         };

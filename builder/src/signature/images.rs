@@ -4,7 +4,6 @@
 
 use std::collections::BTreeSet;
 
-use cks_pinning::image::ImageRef;
 use cks_signature::image::{
     Descriptor, signature_layers, signature_referrers, signature_tag, verify_image,
 };
@@ -26,7 +25,7 @@ async fn layers(
     client: &RegistryClient,
     image: &PulledImage,
 ) -> Result<Vec<(Descriptor, Vec<u8>)>, String> {
-    let name = RemoteName::parse(&image.reference).map_err(|e| e.to_string())?;
+    let name = RemoteName::from_image(&image.reference).map_err(|e| e.to_string())?;
     let mut manifests = Vec::new();
     let tag = signature_tag(&image.digest).map_err(|e| e.to_string())?;
     match client.manifest(&name, &tag).await {
@@ -114,14 +113,7 @@ pub(super) async fn check(
     let mut without_policy = BTreeSet::new();
     let mut to_check = Vec::new();
     for image in &report.images {
-        let pinned = ImageRef::parse(&image.reference).and_then(|r| r.with_digest(&image.digest));
-        let pinned = match pinned {
-            Ok(pinned) => pinned,
-            Err(error) => {
-                verdicts.unreachable(&image.pinned(), error.to_string());
-                continue;
-            }
-        };
+        let pinned = image.reference.pinned_to(&image.digest);
         match settings.registries.get(pinned.registry()) {
             Some(policy) => to_check.push((image, pinned.to_string(), policy)),
             None => {

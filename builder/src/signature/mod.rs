@@ -22,7 +22,6 @@ use cks_pinning::versions_txt::SignatureEntry;
 use cks_signature::TrustedRoot;
 
 use crate::fetch::{FetchedFile, Fetcher};
-use crate::pipeline::Plan;
 use crate::registry::{PullOptions, PullReport};
 
 pub use cks_signature::{Mode, Policy};
@@ -120,12 +119,13 @@ impl Verifier {
         )
     }
 
-    /// Checks every signed file of `fetched` and every pulled image with a policy, fetching
+    /// Checks every signed file of `fetched` (the plan's `sources`) and every pulled image with a
+    /// policy, fetching
     /// the files' signature material into `scratch` (outside the ISO tree). Under `require`,
     /// anything not verified fails with every refusal named; under `off`, nothing is fetched.
     pub async fn check(
         &self,
-        plan: &Plan,
+        sources: &[cks_pinning::sources::Source],
         fetched: &[FetchedFile],
         report: &PullReport,
         fetcher: &Fetcher,
@@ -141,7 +141,7 @@ impl Verifier {
         let mut image_verdicts = outcome::Verdicts::new(self.settings.mode);
         futures_util::join!(
             files::check(
-                plan,
+                sources,
                 fetched,
                 fetcher,
                 scratch,

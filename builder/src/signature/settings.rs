@@ -184,31 +184,3 @@ mod tests {
         );
     }
 }
-
-#[cfg(test)]
-mod config_tests {
-    use crate::pipeline::Inputs;
-
-    #[test]
-    fn the_config_file_takes_a_signatures_table_and_refuses_unknown_keys() {
-        let inputs: Inputs = toml::from_str(
-            "kubernetes-version = \"1.33.13\"\n[signatures]\nmode = \"off\"\n\
-             trusted-root = \"/etc/cks/trusted_root.json\"\n\
-             [signatures.registries.\"registry.k8s.io\"]\nissuer = \"https://issuer.example\"\n",
-        )
-        .expect("parses");
-        let settings = inputs.signatures.resolve().expect("valid");
-        assert_eq!(settings.mode, cks_signature::Mode::Off);
-        assert_eq!(
-            settings.registries["registry.k8s.io"].identity,
-            cks_signature::KUBERNETES_IMAGES_IDENTITY
-        );
-        assert_eq!(
-            settings.registries["registry.k8s.io"].issuer,
-            "https://issuer.example"
-        );
-        let err = toml::from_str::<Inputs>("[signatures]\nidentity = \"x\"\n")
-            .expect_err("an unknown key");
-        assert!(err.to_string().contains("identity"), "{err}");
-    }
-}

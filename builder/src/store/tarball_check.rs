@@ -323,7 +323,7 @@ impl TarballCheck {
                     .platform
                     .as_ref()
                     .map_or_else(|| self.arch.platform(), ToString::to_string);
-                (entry.digest.clone(), platform, config, layers)
+                (entry.digest.to_string(), platform, config, layers)
             }
             Manifest::Image { config, layers } => {
                 let found = config_platform(&self.name, &config.digest, kept(&config.digest)?)
@@ -338,8 +338,8 @@ impl TarballCheck {
         if platform_digest != self.digest {
             blobs.push(platform_digest.clone());
         }
-        blobs.push(config.digest.clone());
-        blobs.extend(layers.iter().map(|l| l.digest.clone()));
+        blobs.push(config.digest.to_string());
+        blobs.extend(layers.iter().map(|l| l.digest.to_string()));
         blobs.dedup();
         let mut wanted: Vec<&String> = blobs.iter().collect();
         wanted.sort();
@@ -353,13 +353,13 @@ impl TarballCheck {
             ));
         }
         for descriptor in std::iter::once(&config).chain(&layers) {
-            if self.blobs.get(&descriptor.digest).map(|b| b.size) != Some(descriptor.size) {
+            if self.blobs.get(descriptor.digest.as_str()).map(|b| b.size) != Some(descriptor.size) {
                 return Err(format!("blob {} has another size", descriptor.digest));
             }
         }
         let docker = DockerImage {
-            config: config.digest.clone(),
-            layers: layers.iter().map(|l| l.digest.clone()).collect(),
+            config: config.digest.to_string(),
+            layers: layers.iter().map(|l| l.digest.to_string()).collect(),
         };
         let contents = LayoutContents {
             name: self.name.clone(),
@@ -418,7 +418,7 @@ impl TarballCheck {
                 digest: l.digest.clone(),
                 sha1: self
                     .blobs
-                    .get(&l.digest)
+                    .get(l.digest.as_str())
                     .map(|b| b.sha1.clone())
                     .unwrap_or_default(),
                 size: l.size,

@@ -147,7 +147,7 @@ impl Tree {
             autoscaler_tag: "cluster-autoscaler-1.33.0".into(),
             etcd: Some("3.5.21".into()),
             headlamp: None,
-            arch: "amd64".into(),
+            arch: cks_pinning::arch::Arch::Amd64,
             urls: vec![
                 "https://dl.k8s.io/release/v1.33.13/bin/linux/amd64/kubeadm".into(),
                 "https://dl.k8s.io/release/v1.33.13/bin/linux/amd64/kubelet".into(),

@@ -73,7 +73,8 @@ impl Pushed {
         let requests: Vec<ImageRequest> = tags
             .iter()
             .map(|tag| ImageRequest {
-                reference: self.reference(tag),
+                reference: cks_pinning::image::ImageRef::parse(&self.reference(tag))
+                    .expect("reference"),
                 tarball_name: format!("{tag}.tar"),
             })
             .collect();

@@ -80,15 +80,5 @@ pub(crate) fn valid_tag(tag: &str) -> bool {
 
 /// Whether `digest` is `sha256:<64 lowercase hex>` or `sha512:<128 lowercase hex>`.
 pub fn valid_digest(digest: &str) -> bool {
-    let hex_ok = |hex: &str, len: usize| {
-        hex.len() == len
-            && hex
-                .bytes()
-                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
-    };
-    match digest.split_once(':') {
-        Some(("sha256", _)) => crate::digest::is_sha256_digest(digest),
-        Some(("sha512", hex)) => hex_ok(hex, 128),
-        _ => false,
-    }
+    crate::digest::Digest::parse(digest).is_ok()
 }

@@ -18,7 +18,7 @@ pub struct PlannedImage {
     pub from: Vec<String>,
     /// The digest the registry must serve (from a lock file), if known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub digest: Option<String>,
+    pub digest: Option<crate::digest::Digest>,
 }
 
 /// Why the image plan cannot be made.

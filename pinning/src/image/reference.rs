@@ -5,7 +5,8 @@ use std::str::FromStr;
 
 use thiserror::Error;
 
-use super::grammar::{split_registry, valid_component, valid_digest, valid_registry, valid_tag};
+use super::grammar::{split_registry, valid_component, valid_registry, valid_tag};
+use crate::digest::Digest;
 
 pub use super::grammar::DEFAULT_REGISTRY;
 /// The tag an image gets when its reference names neither a tag nor a digest.
@@ -34,7 +35,7 @@ pub struct ImageRef {
     registry: String,
     repository: String,
     tag: Option<String>,
-    digest: Option<String>,
+    digest: Option<Digest>,
 }
 
 /// Why a text is not an image reference.
@@ -128,13 +129,11 @@ impl ImageRef {
         }
         let (rest, digest) = match text.split_once('@') {
             Some((rest, digest)) => {
-                if !valid_digest(digest) {
-                    return Err(ImageRefError::Digest {
-                        input: text.to_string(),
-                        digest: digest.to_string(),
-                    });
-                }
-                (rest, Some(digest.to_string()))
+                let digest = Digest::parse(digest).map_err(|_| ImageRefError::Digest {
+                    input: text.to_string(),
+                    digest: digest.to_string(),
+                })?;
+                (rest, Some(digest))
             }
             None => (text, None),
         };
@@ -210,9 +209,14 @@ impl ImageRef {
         self.tag.as_deref()
     }
 
-    /// The digest (`sha256:<hex>`), if the reference pins one.
+    /// The digest's text (`sha256:<hex>`), if the reference pins one.
     pub fn digest(&self) -> Option<&str> {
-        self.digest.as_deref()
+        self.digest.as_ref().map(Digest::as_str)
+    }
+
+    /// The digest, if the reference pins one.
+    pub fn pinned_digest(&self) -> Option<&Digest> {
+        self.digest.as_ref()
     }
 
     /// The full name without tag or digest: `registry/repository`.
@@ -228,18 +232,48 @@ impl ImageRef {
             .unwrap_or(self.repository.as_str())
     }
 
-    /// The same image pinned to `digest`, keeping the tag (for `versions.txt` `image:` lines).
+    /// The same image pinned to the digest text `digest`, keeping the tag.
     pub fn with_digest(&self, digest: &str) -> Result<ImageRef, ImageRefError> {
-        if !valid_digest(digest) {
-            return Err(ImageRefError::Digest {
-                input: self.to_string(),
-                digest: digest.to_string(),
-            });
-        }
-        Ok(ImageRef {
-            digest: Some(digest.to_string()),
+        let digest = Digest::parse(digest).map_err(|_| ImageRefError::Digest {
+            input: self.to_string(),
+            digest: digest.to_string(),
+        })?;
+        Ok(self.pinned_to(&digest))
+    }
+
+    /// The same image pinned to `digest`, keeping the tag (for `versions.txt` `image:` lines).
+    pub fn pinned_to(&self, digest: &Digest) -> ImageRef {
+        ImageRef {
+            digest: Some(digest.clone()),
             ..self.clone()
-        })
+        }
+    }
+
+    /// The same image without its digest (the name and tag a pull asks for).
+    pub fn without_digest(&self) -> ImageRef {
+        ImageRef {
+            digest: None,
+            ..self.clone()
+        }
+    }
+
+    /// Whether `text` is this reference's normalised form (its `Display`), without writing it.
+    fn is_written(&self, text: &str) -> bool {
+        let rest = text
+            .strip_prefix(self.registry.as_str())
+            .and_then(|r| r.strip_prefix('/'))
+            .and_then(|r| r.strip_prefix(self.repository.as_str()));
+        let rest = match &self.tag {
+            Some(tag) => rest
+                .and_then(|r| r.strip_prefix(':'))
+                .and_then(|r| r.strip_prefix(tag.as_str())),
+            None => rest,
+        };
+        match (rest, &self.digest) {
+            (Some(rest), Some(digest)) => rest.strip_prefix('@') == Some(digest.as_str()),
+            (Some(rest), None) => rest.is_empty(),
+            (None, _) => false,
+        }
     }
 
     /// containerd's form (`ParseDockerRef`): a reference with a digest drops its tag.
@@ -271,6 +305,20 @@ impl FromStr for ImageRef {
     type Err = ImageRefError;
     fn from_str(text: &str) -> Result<Self, Self::Err> {
         ImageRef::parse(text)
+    }
+}
+
+/// A reference equals the text of its normalised form.
+impl PartialEq<String> for ImageRef {
+    fn eq(&self, other: &String) -> bool {
+        self.is_written(other)
+    }
+}
+
+/// A text equals a reference when it is the reference's normalised form.
+impl PartialEq<ImageRef> for String {
+    fn eq(&self, other: &ImageRef) -> bool {
+        other.is_written(self)
     }
 }
 
@@ -319,6 +367,33 @@ mod tests {
         );
         assert_eq!(norm("localhost:5000/app"), "localhost:5000/app:latest");
         assert_eq!(norm("localhost/app:1"), "localhost/app:1");
+    }
+
+    #[test]
+    fn a_reference_equals_exactly_the_text_it_is_written_as() {
+        let digest = format!("sha256:{HEX}");
+        for text in [
+            "docker.io/library/busybox:1.36".to_string(),
+            format!("docker.io/library/busybox@{digest}"),
+            format!("127.0.0.1:5000/kube/pause:3.10@{digest}"),
+        ] {
+            let image = ImageRef::parse(&text).expect("valid");
+            assert_eq!(image, text);
+            assert_eq!(text, image);
+        }
+        let image = ImageRef::parse("docker.io/library/busybox:1.36").expect("valid");
+        for other in [
+            "busybox:1.36",
+            "docker.io/library/busybox:1.3",
+            "docker.io/library/busybox:1.36 ",
+            "docker.io/library/busybox",
+            "docker.io/library/busybox:1.36@sha256:",
+        ] {
+            assert_ne!(image, other.to_string(), "{other}");
+        }
+        let pinned = image.pinned_to(&digest.parse().expect("digest"));
+        assert_ne!(pinned, "docker.io/library/busybox:1.36".to_string());
+        assert_eq!(pinned.without_digest(), image);
     }
 
     #[test]

@@ -334,7 +334,7 @@ pub fn build(sbom: &Sbom<'_>) -> Result<Document, SbomError> {
             &format!("{}-{}", image.name(), &hex[..hex.len().min(12)]),
         );
         let detail = sbom.images.iter().find(|d| &d.reference == image);
-        let mut refs = vec![purl_ref(purl::image(image, &digest, &v.arch))];
+        let mut refs = vec![purl_ref(purl::image(image, &digest, v.arch.go_name()))];
         refs.push(ExternalRef {
             reference_category: "OTHER",
             reference_type: "oci-reference",
@@ -361,13 +361,11 @@ pub fn build(sbom: &Sbom<'_>) -> Result<Document, SbomError> {
             relationships.push(contains(tarball, &id));
         }
         for layer in detail.map(|d| d.layers.as_slice()).unwrap_or_default() {
-            let layer_hex = layer
-                .digest
-                .strip_prefix("sha256:")
-                .filter(|h| is_hex(h, 64) && is_hex(&layer.sha1, 40))
+            let layer_hex = Some(layer.digest.hex())
+                .filter(|h| layer.digest.is_sha256() && is_hex(h, 64) && is_hex(&layer.sha1, 40))
                 .ok_or_else(|| SbomError::Layer {
                     reference: image.to_string(),
-                    digest: layer.digest.clone(),
+                    digest: layer.digest.to_string(),
                 })?;
             let file_id = spdx_id("Layer", &format!("{id}-{layer_hex}"));
             files.push(File {

@@ -10,7 +10,7 @@
 //! use cks_pinning::sbom::{Sbom, Tool};
 //! use cks_pinning::versions_txt::{FileEntry, VersionsTxt};
 //! let versions = VersionsTxt {
-//!     kubernetes: "1.33.13".into(), arch: "amd64".into(), built: Some(0),
+//!     kubernetes: "1.33.13".into(), arch: cks_pinning::arch::Arch::Amd64, built: Some(0),
 //!     files: vec![FileEntry { path: "cni/cni.tgz".into(), sha256: "0".repeat(64) }],
 //!     ..VersionsTxt::default()
 //! };
@@ -50,7 +50,7 @@ pub struct Tool {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Layer {
     /// The blob digest, `sha256:<64 hex>`.
-    pub digest: String,
+    pub digest: crate::digest::Digest,
     /// The SHA-1 of the same bytes (SPDX requires one for every file), 40 hex digits.
     pub sha1: String,
     /// The size in bytes.
