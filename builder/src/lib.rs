@@ -55,8 +55,8 @@
 // completions) and names this crate as its binary does.
 extern crate self as cks_builder;
 
-#[doc(hidden)]
 pub mod cache_registry;
+#[doc(hidden)]
 pub mod cli;
 pub mod digest;
 pub mod fetch;
