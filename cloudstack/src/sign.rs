@@ -35,7 +35,7 @@ pub fn string_to_sign(params: &[(String, String)]) -> String {
 }
 
 /// The base64 HMAC-SHA1 signature of `params` with `secret`.
-pub fn signature(params: &[(String, String)], secret: &str) -> String {
+pub fn request_signature(params: &[(String, String)], secret: &str) -> String {
     // HMAC accepts keys of any length, so this never fails.
     let mac = <Hmac<Sha1> as KeyInit>::new_from_slice(secret.as_bytes());
     match mac {

@@ -35,7 +35,7 @@ mod pods;
 mod ports;
 pub mod random;
 mod record;
-mod signature;
+mod end_state;
 mod spec;
 mod spec_error;
 mod violation;
@@ -47,7 +47,7 @@ pub use hooks::{GateSpec, Gates, SimGate};
 pub use invariants::{check_cancels, check_end};
 pub use jobs::{JobDurations, JobSpan, Jobs};
 pub use ports::SimHandle;
-pub use signature::{Signature, VmSignature};
+pub use end_state::{EndState, VmEndState};
 pub use spec::{
     ClusterSpec, Fault, KubernetesVersionSpec, NodeGroupSpec, NodeOverride, PdbSpec, PodSpec,
 };
