@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use cks_fixtures::kube_api::tls::TestCa;
+use cks_fixtures::tls::TestCa;
 use cks_fixtures::kube_api::{KubeApiFake, KubeWorld};
 
 use crate::kube_support::web_world;

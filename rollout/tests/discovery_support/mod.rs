@@ -15,7 +15,7 @@ use std::process::{Command, Output};
 
 use cks_fixtures::cloudstack_api::{CloudStackFake, CloudWorld};
 use cks_fixtures::etcd::{EtcdCluster, write_kubeadm_client_pki};
-use cks_fixtures::kube_api::tls::TestCa;
+use cks_fixtures::tls::TestCa;
 use cks_fixtures::kube_api::{KubeApiFake, KubeWorld};
 use cks_fixtures::sshd::{NodeOptions, Sshd, node_addresses};
 use serde_json::json;
