@@ -147,7 +147,10 @@ pub fn render_summary(summary: &Summary) -> String {
         human(summary.image_bytes_fetched),
         human(summary.image_unique_bytes)
     ));
-    out.push_str(&format!("built: {}\n", cks_pinning::sbom::rfc3339(summary.built)));
+    out.push_str(&format!(
+        "built: {}\n",
+        cks_pinning::sbom::rfc3339(summary.built)
+    ));
     if !summary.mirrored.is_empty() {
         out.push_str(&format!(
             "mirrored: {} files (--json and --write-lock list the URLs used)\n",
@@ -201,7 +204,8 @@ mod tests {
         };
         let text = render_summary(&summary);
         assert!(
-            text.lines().any(|line| line == "built: 2023-11-14T22:13:20Z"),
+            text.lines()
+                .any(|line| line == "built: 2023-11-14T22:13:20Z"),
             "{text}"
         );
     }

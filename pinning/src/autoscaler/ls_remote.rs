@@ -191,7 +191,13 @@ mod tests {
     fn object_ids_are_sha1_or_sha256_hex() {
         assert!(is_object_id(A));
         assert!(is_object_id(&"ab".repeat(32)));
-        for bad in ["1".repeat(39), "1".repeat(41), "1".repeat(63), "g".repeat(40), "g".repeat(64)] {
+        for bad in [
+            "1".repeat(39),
+            "1".repeat(41),
+            "1".repeat(63),
+            "g".repeat(40),
+            "g".repeat(64),
+        ] {
             assert!(!is_object_id(&bad), "{bad}");
         }
     }
