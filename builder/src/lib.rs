@@ -59,9 +59,9 @@
 extern crate self as cks_builder;
 
 pub mod atomic;
-#[doc(hidden)]
 pub mod cache_registry;
 pub mod catalog;
+#[doc(hidden)]
 pub mod cli;
 pub mod digest;
 pub mod fetch;

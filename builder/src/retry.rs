@@ -137,41 +137,13 @@ pub fn parse_retry_after(value: &str, now: std::time::SystemTime) -> Option<Dura
 
 /// Seconds since the epoch of an IMF-fixdate such as `Sun, 06 Nov 1994 08:49:37 GMT`.
 fn parse_imf_fixdate(value: &str) -> Option<u64> {
-    let mut parts = value.split_whitespace();
-    let _weekday = parts.next()?;
-    let day: u64 = parts.next()?.parse().ok()?;
-    let month = match parts.next()? {
-        "Jan" => 1,
-        "Feb" => 2,
-        "Mar" => 3,
-        "Apr" => 4,
-        "May" => 5,
-        "Jun" => 6,
-        "Jul" => 7,
-        "Aug" => 8,
-        "Sep" => 9,
-        "Oct" => 10,
-        "Nov" => 11,
-        "Dec" => 12,
-        _ => return None,
-    };
-    let year: i64 = parts.next()?.parse().ok()?;
-    let mut clock = parts.next()?.split(':').map(|p| p.parse::<u64>().ok());
-    let (h, m, s) = (clock.next()??, clock.next()??, clock.next()??);
-    if parts.next()? != "GMT" || !(1..=31).contains(&day) || h > 23 || m > 59 || s > 60 {
+    if !value.ends_with(" GMT") {
         return None;
     }
-    // Days from the civil date (Howard Hinnant's algorithm).
-    let y = if month <= 2 { year - 1 } else { year };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (month + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + day as i64 - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
-    u64::try_from(days)
-        .ok()
-        .map(|d| d * 86_400 + h * 3600 + m * 60 + s)
+    let at = jiff::fmt::rfc2822::DateTimeParser::new()
+        .parse_timestamp(value)
+        .ok()?;
+    u64::try_from(at.as_second()).ok()
 }
 
 #[cfg(test)]

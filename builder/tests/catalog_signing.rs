@@ -45,7 +45,7 @@ pub fn small_iso(dir: &Path, version: &str, arch: &str) -> PathBuf {
         csi_driver: "3.0.0".into(),
         autoscaler: "1.33.0".into(),
         autoscaler_tag: "cluster-autoscaler-1.33.0".into(),
-        arch: arch.into(),
+        arch: arch.parse().expect("amd64 or arm64"),
         built: Some(BUILT),
         ..VersionsTxt::default()
     };

@@ -11,7 +11,8 @@ use cks_builder::fetch::{
 use cks_builder::http::HttpError;
 use cks_builder::progress::ProgressSink;
 use cks_builder::retry::RetryPolicy;
-use cks_fixtures::http::{Fault, FileServer, TestCa};
+use cks_fixtures::http::{Fault, FileServer};
+use cks_fixtures::tls::TestCa;
 use sha2::{Digest, Sha256};
 
 fn sha(bytes: &[u8]) -> String {
@@ -213,7 +214,7 @@ async fn rewrites_usr_bin_in_the_real_nonoss_unit_files() {
 
 #[tokio::test]
 async fn trusts_a_private_ca_given_as_a_file_and_only_then() {
-    let ca = TestCa::generate().expect("test CA");
+    let ca = TestCa::new().expect("test CA");
     let root = tempfile::tempdir().expect("temp dir");
     write(root.path(), "secure", b"over TLS");
     let server = FileServer::start_https(root.path(), &ca).expect("https server");

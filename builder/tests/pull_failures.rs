@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use crate::pull_common::{ORIGIN, files_in, pushed};
 use cks_builder::registry::{Arch, RegistryError};
-use cks_fixtures::fault_proxy::{Fault, FaultProxy};
+use cks_fixtures::http::{Proxy, ProxyFault};
 use cks_fixtures::registry::Auth;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -58,9 +58,9 @@ async fn an_unknown_image_is_a_clear_error() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_429_is_retried_after_the_retry_after_delay() {
     let set = pushed(Auth::None, &["amd64-only"]);
-    let proxy = FaultProxy::start(
+    let proxy = Proxy::faulty(
         set.registry.addr(),
-        Fault {
+        ProxyFault {
             path_contains: "/manifests/".into(),
             times: 2,
             status: "429 Too Many Requests".into(),
@@ -103,9 +103,9 @@ async fn a_429_is_retried_after_the_retry_after_delay() {
 async fn a_blob_answered_500_is_fetched_again_and_too_many_failures_give_up() {
     let set = pushed(Auth::None, &["amd64-only"]);
     let start_proxy = |times| {
-        FaultProxy::start(
+        Proxy::faulty(
             set.registry.addr(),
-            Fault {
+            ProxyFault {
                 path_contains: "/blobs/".into(),
                 times,
                 status: "500 Internal Server Error".into(),
@@ -148,9 +148,9 @@ async fn a_408_and_an_http_date_retry_after_are_retried_as_files_and_git_retry_t
             Some("Sun, 06 Nov 1994 08:49:37 GMT".to_string()),
         ),
     ] {
-        let proxy = FaultProxy::start(
+        let proxy = Proxy::faulty(
             set.registry.addr(),
-            Fault {
+            ProxyFault {
                 path_contains: "/manifests/".into(),
                 times: 1,
                 status: status.into(),

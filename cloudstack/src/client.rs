@@ -48,7 +48,7 @@ impl CloudStackClient {
         let now = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| d.as_secs() as i64);
-        let expires = now + self.config.signature_lifetime.as_secs() as i64;
+        let expires = now + self.config.request_signature_lifetime.as_secs() as i64;
         let mut all: Vec<(String, String)> = params
             .iter()
             .map(|(k, v)| (k.to_string(), v.clone()))
@@ -58,7 +58,7 @@ impl CloudStackClient {
         all.push(("response".into(), "json".into()));
         all.push(("signatureVersion".into(), "3".into()));
         all.push(("expires".into(), sign::format_expires(expires)));
-        let signature = sign::signature(&all, self.config.secret_key.expose());
+        let signature = sign::request_signature(&all, self.config.secret_key.expose());
         all.push(("signature".into(), signature));
         all.iter()
             .map(|(k, v)| format!("{}={}", sign::encode(k), sign::encode(v)))

@@ -26,7 +26,7 @@ pub struct CloudStackConfig {
     /// Time between two `queryAsyncJobResult` polls.
     pub poll_interval: Duration,
     /// How long a signed request stays valid (`expires`).
-    pub signature_lifetime: Duration,
+    pub request_signature_lifetime: Duration,
 }
 
 /// Something about a configuration the user should know; the caller decides how to show it.
@@ -76,7 +76,7 @@ impl CloudStackConfig {
             request_timeout: Duration::from_secs(30),
             job_timeout: Duration::from_secs(1800),
             poll_interval: Duration::from_secs(2),
-            signature_lifetime: Duration::from_secs(600),
+            request_signature_lifetime: Duration::from_secs(600),
         }
     }
 

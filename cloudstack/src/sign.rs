@@ -35,7 +35,7 @@ pub fn string_to_sign(params: &[(String, String)]) -> String {
 }
 
 /// The base64 HMAC-SHA1 signature of `params` with `secret`.
-pub fn signature(params: &[(String, String)], secret: &str) -> String {
+pub fn request_signature(params: &[(String, String)], secret: &str) -> String {
     // HMAC accepts keys of any length, so this never fails.
     let mac = <Hmac<Sha1> as KeyInit>::new_from_slice(secret.as_bytes());
     match mac {
@@ -47,31 +47,18 @@ pub fn signature(params: &[(String, String)], secret: &str) -> String {
     }
 }
 
-/// `YYYY-MM-DDTHH:MM:SS+0000` for `unix_seconds` (UTC), the `expires` format.
+/// `YYYY-MM-DDTHH:MM:SS+0000` for `unix_seconds` (UTC), the `expires` format; a time beyond
+/// jiff's range (years -9999 to 9999) is written as the nearest one within it.
 pub fn format_expires(unix_seconds: i64) -> String {
-    let days = unix_seconds.div_euclid(86_400);
-    let secs = unix_seconds.rem_euclid(86_400);
-    let (y, m, d) = civil_from_days(days);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}+0000",
-        secs / 3600,
-        secs % 3600 / 60,
-        secs % 60
-    )
-}
-
-/// The proleptic Gregorian date of a day count since 1970-01-01.
-fn civil_from_days(days: i64) -> (i64, i64, i64) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (y, m, d)
+    let bound = if unix_seconds < 0 {
+        jiff::Timestamp::MIN
+    } else {
+        jiff::Timestamp::MAX
+    };
+    jiff::Timestamp::from_second(unix_seconds)
+        .unwrap_or(bound)
+        .strftime("%Y-%m-%dT%H:%M:%S+0000")
+        .to_string()
 }
 
 #[cfg(test)]

@@ -156,6 +156,14 @@ mod tests {
     }
 
     #[test]
+    fn same_minor_compares_the_release_line_only() {
+        let v = |text| KubeVersion::parse(text).expect("valid");
+        assert!(v("1.33.2").same_minor(&v("1.33.13")));
+        assert!(!v("1.33.2").same_minor(&v("1.32.2")));
+        assert!(!v("1.33.2").same_minor(&v("2.33.2")));
+    }
+
+    #[test]
     fn orders_numerically() {
         let a = KubeVersion::parse("1.9.0").expect("valid");
         let b = KubeVersion::parse("1.10.0").expect("valid");

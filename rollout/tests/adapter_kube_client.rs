@@ -5,8 +5,8 @@
 
 use std::time::Duration;
 
-use cks_fixtures::kube_api::tls::TestCa;
 use cks_fixtures::kube_api::{KubeApiFake, KubeWorld};
+use cks_fixtures::tls::TestCa;
 
 use crate::kube_support::web_world;
 use cks_rollout::adapters::kube::{KubeAccess, KubeClient, KubeError};

@@ -162,7 +162,7 @@ fn kubectl_drain_is_refused_by_a_budget_the_fake_enforces() {
 fn kubectl_over_tls_sends_the_token_the_fake_requires() {
     let world = world();
     world.require_token("test-token");
-    let ca = cks_fixtures::kube_api::tls::TestCa::new().expect("test CA");
+    let ca = cks_fixtures::tls::TestCa::new().expect("test CA");
     let api = KubeApiFake::start_with(
         world.clone(),
         None,

@@ -6,8 +6,8 @@
 
 use std::path::Path;
 
-use cks_fixtures::kube_api::tls::TestCa;
 use cks_fixtures::postgres::Postgres;
+use cks_fixtures::tls::TestCa;
 use cks_rollout::adapters::store::postgres_tls::SslMode;
 use cks_rollout::adapters::store::{PostgresStore, PostgresUrl};
 

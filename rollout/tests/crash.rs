@@ -34,7 +34,7 @@ fn crash_at_every_step_then_scan_and_resume_reaches_the_uninterrupted_end() {
         "{}",
         run.failure_report()
     );
-    let expected = clean.world().signature();
+    let expected = clean.world().end_state();
     let steps = clean.world().step;
     assert!(
         steps > 100,
@@ -83,7 +83,7 @@ fn crash_at_every_step_then_scan_and_resume_reaches_the_uninterrupted_end() {
         let resumed = sim.run(&req, &cfg());
         assert!(resumed.violation.is_none(), "{}", resumed.failure_report());
         assert!(!resumed.crashed);
-        assert_eq!(sim.world().signature(), expected, "{}", context());
+        assert_eq!(sim.world().end_state(), expected, "{}", context());
         for vm in sim.world().vms.values() {
             assert!(
                 vm.engine_stops <= 1,
@@ -103,7 +103,7 @@ fn crash_at_every_step_then_take_the_lease_over_at_once_and_resume_reaches_the_s
     let clean = Simulation::new(&spec, SEED).expect("simulable");
     let run = clean.run(&req, &cfg());
     assert!(run.violation.is_none(), "{}", run.failure_report());
-    let expected = clean.world().signature();
+    let expected = clean.world().end_state();
     let steps = clean.world().step;
     let at_once = EngineConfig {
         lease_timeout: std::time::Duration::ZERO,
@@ -140,7 +140,7 @@ fn crash_at_every_step_then_take_the_lease_over_at_once_and_resume_reaches_the_s
         let resumed = sim.run(&req, &cfg());
         assert!(resumed.violation.is_none(), "{}", resumed.failure_report());
         assert!(!resumed.crashed);
-        assert_eq!(sim.world().signature(), expected, "{}", context());
+        assert_eq!(sim.world().end_state(), expected, "{}", context());
         for vm in sim.world().vms.values() {
             assert!(
                 vm.engine_stops <= 1,

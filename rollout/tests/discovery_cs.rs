@@ -103,8 +103,8 @@ fn cs_reads_the_kubeconfig_the_public_address_the_nics_and_the_ssh_rules() {
 /// discovery matches VMs by.
 #[test]
 fn kubectl_reads_internal_ips_from_a_control_nodes_own_api_server() {
-    use cks_fixtures::kube_api::tls::TestCa;
     use cks_fixtures::kube_api::{KubeApiFake, KubeWorld};
+    use cks_fixtures::tls::TestCa;
     use std::net::{IpAddr, SocketAddr};
 
     let ip = cks_fixtures::sshd::node_addresses(1).expect("address")[0];

@@ -9,8 +9,8 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use cks_fixtures::cloudstack_api::{CloudStackFake, CloudWorld};
-use cks_fixtures::kube_api::tls::TestCa;
 use cks_fixtures::kube_api::{KubeApiFake, KubeWorld};
+use cks_fixtures::tls::TestCa;
 
 use crate::kube_support::{kubectl, kubectl_ok};
 

@@ -127,12 +127,12 @@ fn a_thousand_random_clusters_and_fault_schedules_keep_every_invariant() {
                 .release(error.as_deref(), report.run.notes.as_deref())
                 .expect("release runs");
         }
-        let before = sim.world().signature();
+        let before = sim.world().end_state();
         let again = sim
             .release(error.as_deref(), report.run.notes.as_deref())
             .expect("release runs");
         assert_eq!(
-            sim.world().signature(),
+            sim.world().end_state(),
             before,
             "release() changed the cluster\n{}",
             run.failure_report()

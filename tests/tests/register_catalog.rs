@@ -39,7 +39,7 @@ fn small_iso(dir: &Path, version: &str) -> PathBuf {
         csi_driver: "3.0.0".into(),
         autoscaler: "1.33.0".into(),
         autoscaler_tag: "cluster-autoscaler-1.33.0".into(),
-        arch: "amd64".into(),
+        arch: cks_pinning::arch::Arch::Amd64,
         built: Some(1_780_000_000),
         ..VersionsTxt::default()
     };

@@ -33,11 +33,15 @@ extern crate self as cks_upgrade_hook;
 pub mod cli;
 pub mod command;
 pub mod hook;
+#[doc(hidden)]
+pub mod json_out;
 pub mod outcome;
 pub mod preload;
 #[doc(hidden)]
 pub mod preload_cli;
 pub mod provider;
+#[doc(hidden)]
+pub mod redeploy_cli;
 pub mod target;
 pub mod upgrade;
 #[doc(hidden)]

@@ -112,7 +112,7 @@ impl PreloadArgs {
 pub fn run(args: &PreloadArgs) -> Result<bool> {
     let reports = preload_cluster(args)?;
     if args.json {
-        crate::cli::print_json(&reports)?;
+        cks_upgrade_hook::json_out::print_json(&reports)?;
     } else {
         for report in &reports {
             println!("{report}");

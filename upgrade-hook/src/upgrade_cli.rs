@@ -11,10 +11,10 @@ use anyhow::{Context, Result, bail};
 use clap::Args;
 
 use cks_cloudstack::{CloudStackClient, CloudStackError};
-use cks_upgrade_hook::cli::{Parts, RedeployArgs, redeploy};
 use cks_upgrade_hook::command::ClusterId;
 use cks_upgrade_hook::preload::NodeOutcome;
 use cks_upgrade_hook::preload_cli::{self, CopyArgs, PreloadArgs};
+use cks_upgrade_hook::redeploy_cli::{Parts, RedeployArgs, redeploy};
 use cks_upgrade_hook::target;
 use cks_upgrade_hook::upgrade;
 

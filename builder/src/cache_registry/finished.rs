@@ -53,6 +53,19 @@ pub struct FinishedHit {
     pub record: String,
 }
 
+/// A finished file on disk to push: where it is, its sha256 and size, and its record.
+#[derive(Debug, Clone)]
+pub struct FinishedUpload<'a> {
+    /// The file.
+    pub path: &'a Path,
+    /// Its sha256, hex (a `sha256:` prefix is allowed).
+    pub sha256: &'a str,
+    /// Its size.
+    pub size: u64,
+    /// The record (JSON) pushed with it.
+    pub record: String,
+}
+
 impl CacheRegistry {
     /// Records that the finished entry this build took for `what` (named `entry`) failed the
     /// check of a written one (`reason`): a miss and one warning; the build makes it and
@@ -115,22 +128,23 @@ impl CacheRegistry {
         })
     }
 
-    /// Pushes the finished file at `path` (`sha256` hex, `size`) under `tag` for `key`, with
-    /// `record`; failures become warnings.
-    #[allow(clippy::too_many_arguments)]
+    /// Pushes the finished file `upload` under `tag` for `key`; failures become warnings.
     pub async fn push_finished(
         &self,
         what: Finished,
         tag: &str,
         key: &str,
-        path: &Path,
-        sha256: &str,
-        size: u64,
-        record: String,
+        upload: FinishedUpload<'_>,
     ) {
         if !self.can_push() {
             return;
         }
+        let FinishedUpload {
+            path,
+            sha256,
+            size,
+            record,
+        } = upload;
         let entry = Entry {
             kind: what.artifact_type().into(),
             key: key.to_string(),

@@ -52,7 +52,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 pub use error::CacheRegistryError;
-pub use finished::{Finished, FinishedHit};
+pub use finished::{Finished, FinishedHit, FinishedUpload};
 pub use stats::{CacheStats, Kind, KindStats};
 pub use tag::{file_tag, iso_tag, manifest_tag, tarball_tag};
 pub use warning::CacheWarning;

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use super::{CacheRegistry, Finished};
+use super::{CacheRegistry, Finished, FinishedUpload};
 use crate::fetch::{Checksum, ChecksumStatus, SharedHit};
 use crate::progress::ProgressSink;
 use crate::registry::{CachedTarball, FetchedManifest, RemoteName, TarballId};
@@ -114,16 +114,14 @@ impl SharedArtifacts for CacheRegistry {
             let Some(tag) = key.tag() else {
                 return;
             };
-            self.push_finished(
-                Finished::Iso,
-                &tag,
-                &key.record_key(),
+            let upload = FinishedUpload {
                 path,
-                &file.sha256,
-                file.size,
+                sha256: &file.sha256,
+                size: file.size,
                 record,
-            )
-            .await;
+            };
+            self.push_finished(Finished::Iso, &tag, &key.record_key(), upload)
+                .await;
         })
     }
 

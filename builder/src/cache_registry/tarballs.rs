@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use super::{CacheRegistry, Finished};
+use super::{CacheRegistry, Finished, FinishedUpload};
 use crate::progress::ProgressSink;
 use crate::registry::{CachedTarball, TARBALL_FORMAT, TarballId};
 use crate::store::ArtifactKey;
@@ -59,15 +59,13 @@ impl CacheRegistry {
             return;
         };
         let (tag, key) = tag_and_key(id);
-        self.push_finished(
-            Finished::Tarball,
-            &tag,
-            &key,
+        let upload = FinishedUpload {
             path,
-            &record.sha256,
-            record.size,
-            text,
-        )
-        .await;
+            sha256: &record.sha256,
+            size: record.size,
+            record: text,
+        };
+        self.push_finished(Finished::Tarball, &tag, &key, upload)
+            .await;
     }
 }

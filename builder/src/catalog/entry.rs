@@ -63,10 +63,9 @@ pub fn read(
     let versions = crate::register::iso_facts::versions_txt(iso).map_err(|e| bad(e.to_string()))?;
     let version =
         KubeVersion::parse(&versions.kubernetes).map_err(|e| bad(format!("versions.txt: {e}")))?;
-    let arch = match versions.arch.parse::<Arch>().ok() {
-        Some(Arch::Amd64) => "x86_64",
-        Some(Arch::Arm64) => "aarch64",
-        None => return Err(bad(format!("versions.txt names arch `{}`", versions.arch))),
+    let arch = match versions.arch {
+        Arch::Amd64 => "x86_64",
+        Arch::Arm64 => "aarch64",
     };
     let digest = crate::digest::sha256_file(iso).map_err(|source| CatalogWriteError::Io {
         path: iso.to_path_buf(),

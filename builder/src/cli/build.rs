@@ -164,7 +164,10 @@ pub fn render_summary(summary: &Summary) -> String {
         human(summary.image_bytes_fetched),
         human(summary.image_unique_bytes)
     ));
-    out.push_str(&format!("built: {}\n", summary.built));
+    out.push_str(&format!(
+        "built: {}\n",
+        cks_pinning::sbom::rfc3339(summary.built)
+    ));
     if !summary.mirrored.is_empty() {
         out.push_str(&format!(
             "mirrored: {} files (--json and --write-lock list the URLs used)\n",
@@ -188,4 +191,39 @@ pub fn render_summary(summary: &Summary) -> String {
     }
     // Notes and warnings may quote a server or a mirror URL.
     cks_builder::redact::controls(&cks_builder::redact::passwords(&out)).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_build_time_reads_as_a_utc_date() {
+        let summary = Summary {
+            iso: "out/cks.iso".into(),
+            sidecar: "out/cks.iso.sha256".into(),
+            sbom: "out/cks.iso.spdx.json".into(),
+            size: 0,
+            sha256: String::new(),
+            files: 0,
+            images: 0,
+            skipped_images: Vec::new(),
+            file_bytes_fetched: 0,
+            files_from_cache: 0,
+            image_bytes_fetched: 0,
+            image_unique_bytes: 0,
+            built: 1_700_000_000,
+            mirrored: Vec::new(),
+            phases: Vec::new(),
+            warnings: Vec::new(),
+            cache_registry: None,
+            notes: Vec::new(),
+        };
+        let text = render_summary(&summary);
+        assert!(
+            text.lines()
+                .any(|line| line == "built: 2023-11-14T22:13:20Z"),
+            "{text}"
+        );
+    }
 }

@@ -149,7 +149,10 @@ impl Cache {
 /// a build never writes into a file it downloaded, it writes a new one and renames it);
 /// whether it did (not across file systems).
 fn link_in(path: &Path, tmp_dir: &Path, content: &Path) -> bool {
-    let Ok(temp) = tempfile::Builder::new().prefix(".link").tempfile_in(tmp_dir) else {
+    let Ok(temp) = tempfile::Builder::new()
+        .prefix(".link")
+        .tempfile_in(tmp_dir)
+    else {
         return false;
     };
     // The name only: the link takes its place.

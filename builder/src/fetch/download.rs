@@ -11,7 +11,7 @@ use tokio::sync::OnceCell;
 use super::checksum::{is_sha256_hex, published_digest};
 use super::http::{Downloaded, get_text, temp_in};
 use super::local::{copy_hashing, local_path};
-use super::resume::{Resume, request_rest, stream_resuming};
+use super::resume::{BodyTarget, Resume, request_rest, stream_resuming};
 use super::spec::{ChecksumStatus, FetchedFile, FileSpec};
 use super::{FetchError, Fetcher, FileError};
 use cks_pinning::limits::LimitKind;
@@ -22,6 +22,18 @@ use crate::http::HttpError;
 
 /// The expected digest of a candidate and where it came from.
 type Expected = Option<(String, String)>;
+
+/// One candidate URL of a file and what the attempts on it share.
+struct Candidate<'a> {
+    /// The URL as the plan lists it.
+    url: &'a str,
+    /// The URL asked (after the mirror table's rewrite).
+    used: String,
+    /// The published digest, fetched once for all attempts.
+    expected: OnceCell<Expected>,
+    /// The bytes an earlier attempt received, so the next asks only for the rest (`Range`).
+    resume: Resume,
+}
 
 /// Where the bytes of a file came from, for its record.
 pub(super) struct Origin {
@@ -93,14 +105,18 @@ impl Fetcher {
                     .await
                     .map_err(|e| fail(url, 1, e));
             }
-            let used = self.options.mirrors.rewrite(url);
-            let expected = OnceCell::new();
-            let resume = Resume::default();
+            let candidate = Candidate {
+                url,
+                used: self.options.mirrors.rewrite(url),
+                expected: OnceCell::new(),
+                resume: Resume::default(),
+            };
             let outcome = self
                 .options
                 .retry
-                .run(|_| self.attempt(spec, url, &used, &expected, &resume, dir, &dest_name))
+                .run(|_| self.attempt(spec, &candidate, dir, &dest_name))
                 .await;
+            let used = candidate.used;
             match outcome {
                 Ok(done) => {
                     let (got, checksum) = done.value;
@@ -132,36 +148,33 @@ impl Fetcher {
     /// One attempt on one candidate: request and status (asking only for the rest when an
     /// earlier attempt broke mid-body), then the body to a temporary file while the expected
     /// digest is fetched (once per candidate), and the check.
-    #[allow(clippy::too_many_arguments)]
     async fn attempt(
         &self,
         spec: &FileSpec,
-        url: &str,
-        used: &str,
-        expected: &OnceCell<Expected>,
-        resume: &Resume,
+        candidate: &Candidate<'_>,
         dir: &Path,
         dest_name: &str,
     ) -> Result<(Downloaded, ChecksumStatus), FetchError> {
+        let Candidate {
+            url,
+            used,
+            expected,
+            resume,
+        } = candidate;
         let stall = self.options.client.stall_timeout;
         let kind = LimitKind::of_file(dest_name);
-        let cap = (kind, self.options.client.limits.get(kind));
+        let target = BodyTarget {
+            dir,
+            dest_name,
+            stall,
+            limit: (kind, self.options.client.limits.get(kind)),
+        };
         let response = request_rest(&self.client, used, stall, resume).await?;
         // The published digest is fetched while the body streams: it is needed only at the
         // end, and asking for it first would leave the body waiting a round trip or more.
         let (expected, got) = tokio::try_join!(
             expected.get_or_try_init(|| self.expected_digest(spec, url)),
-            stream_resuming(
-                response,
-                used,
-                dir,
-                dest_name,
-                stall,
-                &*self.progress,
-                &spec.name,
-                resume,
-                cap,
-            ),
+            stream_resuming(response, used, &target, &*self.progress, &spec.name, resume),
         )?;
         match expected {
             None => Ok((got, ChecksumStatus::Computed)),

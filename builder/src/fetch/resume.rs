@@ -81,22 +81,37 @@ fn content_range(response: &reqwest::Response) -> Option<(u64, Option<u64>)> {
     Some((first.trim().parse().ok()?, total.trim().parse().ok()))
 }
 
+/// Where a streamed body is written and what bounds it.
+#[derive(Debug, Clone, Copy)]
+pub struct BodyTarget<'a> {
+    /// The folder the temporary file is made in (beside the destination).
+    pub dir: &'a Path,
+    /// The destination's file name, which the temporary file is named after.
+    pub dest_name: &'a str,
+    /// The longest wait for the next bytes.
+    pub stall: Duration,
+    /// The size limit, and which one it is.
+    pub limit: (LimitKind, u64),
+}
+
 /// Streams the body of `response` onto the partial file `resume` holds when the server answered
 /// the range asked for, or into a new temporary file otherwise, hashing as it goes. A body that
 /// breaks leaves what was received in `resume` for the next attempt. A body larger than `limit`
 /// (by its `Content-Length`, or as it arrives) fails before the excess is written.
-#[allow(clippy::too_many_arguments)]
 pub async fn stream_resuming(
     mut response: reqwest::Response,
     url: &str,
-    dir: &Path,
-    dest_name: &str,
-    stall: Duration,
+    target: &BodyTarget<'_>,
     progress: &dyn ProgressSink,
     name: &str,
     resume: &Resume,
-    (kind, limit): (LimitKind, u64),
 ) -> Result<Downloaded, FetchError> {
+    let &BodyTarget {
+        dir,
+        dest_name,
+        stall,
+        limit: (kind, limit),
+    } = target;
     let too_large = || {
         FetchError::Http(crate::http::HttpError::TooLarge {
             url: url.to_string(),

@@ -66,6 +66,16 @@ enum Attempt {
     Retry(Option<Duration>, RegistryError),
 }
 
+/// One blob being fetched: which blob, the URL it is asked for at, and the file it streams into.
+struct BlobTransfer<'a> {
+    name: &'a RemoteName,
+    endpoint: &'a Endpoint,
+    url: &'a str,
+    digest: &'a str,
+    size: u64,
+    file: &'a Path,
+}
+
 impl RegistryClient {
     /// A client with the given endpoints, credentials and retry policy, trusting the system
     /// roots only.
@@ -197,13 +207,16 @@ impl RegistryClient {
         let url = endpoint.url(&name.repository, "blobs", digest);
         let mut retry = 0;
         let mut done = (Sha256Count::new(), 0u64);
+        let blob = BlobTransfer {
+            name,
+            endpoint: &endpoint,
+            url: &url,
+            digest,
+            size,
+            file,
+        };
         loop {
-            match self
-                .blob_attempt(
-                    name, &endpoint, &url, digest, size, file, progress, &mut done,
-                )
-                .await
-            {
+            match self.blob_attempt(&blob, progress, &mut done).await {
                 Err(RegistryError::Http { source, .. }) if retry < self.retry.retries => {
                     retry += 1;
                     tracing::debug!(blob = digest, retry, resume_at = done.1, error = %source, "blob transfer failed; retrying");
@@ -215,18 +228,20 @@ impl RegistryClient {
     }
 
     /// One transfer of a blob, from byte `done.1` when the registry answers that range.
-    #[allow(clippy::too_many_arguments)]
     async fn blob_attempt(
         &self,
-        name: &RemoteName,
-        endpoint: &Endpoint,
-        url: &str,
-        digest: &str,
-        size: u64,
-        file: &Path,
+        blob: &BlobTransfer<'_>,
         progress: &dyn ProgressSink,
         done: &mut (Sha256Count, u64),
     ) -> Result<(), RegistryError> {
+        let &BlobTransfer {
+            name,
+            endpoint,
+            url,
+            digest,
+            size,
+            file,
+        } = blob;
         let response = self.get_from(name, endpoint, url, None, done.1).await?;
         let resumed = done.1 > 0
             && response.status() == StatusCode::PARTIAL_CONTENT

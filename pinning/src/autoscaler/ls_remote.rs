@@ -161,6 +161,7 @@ mod tests {
         );
         let tags = RemoteTags::parse(&text).expect("valid listing");
         assert_eq!(tags.len(), 2);
+        assert!(!tags.is_empty());
         let x = tags.get("x").expect("x listed");
         assert_eq!((x.object.as_str(), x.commit()), (A, B));
         assert_eq!(tags.get("y").expect("y listed").commit(), B);
@@ -176,6 +177,28 @@ mod tests {
         ] {
             let error = RemoteTags::parse(&format!("{B}\tHEAD\n{line}\n")).expect_err(line);
             assert!(error.to_string().contains("line 2"), "{error}");
+        }
+    }
+
+    #[test]
+    fn a_listing_without_tags_is_empty() {
+        let tags = RemoteTags::parse(&format!("{A}\tHEAD\n{B}\trefs/heads/main\n")).expect("valid");
+        assert!(tags.is_empty());
+        assert_eq!(tags.len(), 0);
+    }
+
+    #[test]
+    fn object_ids_are_sha1_or_sha256_hex() {
+        assert!(is_object_id(A));
+        assert!(is_object_id(&"ab".repeat(32)));
+        for bad in [
+            "1".repeat(39),
+            "1".repeat(41),
+            "1".repeat(63),
+            "g".repeat(40),
+            "g".repeat(64),
+        ] {
+            assert!(!is_object_id(&bad), "{bad}");
         }
     }
 

@@ -25,7 +25,7 @@ pub fn pin_autoscaler(text: &str, image: &ImageRef) -> Result<String, ManifestEr
         });
     }
     let after = objects(&edited)?;
-    if after.get(..before.len()) != Some(before.as_slice()) || after.len() > before.len() + 2 {
+    if !kept_then_appended(&before, &after) {
         return Err(ManifestError::EditCheck {
             edit: "pinning the autoscaler",
             detail: format!(
@@ -38,8 +38,31 @@ pub fn pin_autoscaler(text: &str, image: &ImageRef) -> Result<String, ManifestEr
     Ok(edited)
 }
 
+/// The extra RBAC's objects: a ClusterRole and its ClusterRoleBinding.
+const EXTRA_RBAC_OBJECTS: usize = 2;
+
+/// Whether `after` holds the objects of `before`, in order, followed by at most the extra
+/// RBAC's.
+fn kept_then_appended<T: PartialEq>(before: &[T], after: &[T]) -> bool {
+    after.get(..before.len()) == Some(before) && after.len() <= before.len() + EXTRA_RBAC_OBJECTS
+}
+
 /// Pins the CCM manifest: sets its one image to `image` and every pull policy to `IfNotPresent`.
 pub fn pin_ccm(text: &str, image: &ImageRef) -> Result<String, ManifestError> {
     let edited = set_image(text, image)?;
     set_pull_policy(&edited)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::kept_then_appended;
+
+    #[test]
+    fn the_input_objects_must_lead_and_at_most_two_follow() {
+        assert!(kept_then_appended(&[1, 2, 3], &[1, 2, 3]));
+        assert!(kept_then_appended(&[1, 2, 3], &[1, 2, 3, 8, 9]));
+        assert!(!kept_then_appended(&[1, 2, 3], &[1, 2, 3, 7, 8, 9]));
+        assert!(!kept_then_appended(&[1, 2, 3], &[1, 3, 2, 8, 9]));
+        assert!(!kept_then_appended(&[1, 2, 3], &[1, 2]));
+    }
 }

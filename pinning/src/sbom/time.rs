@@ -1,30 +1,17 @@
 //! Seconds since 1970 as the UTC timestamp SPDX wants (`2025-01-02T03:04:05Z`), with no clock.
 
-/// Formats `seconds` (Unix time, UTC) as `YYYY-MM-DDThh:mm:ssZ`.
+/// Formats `seconds` (Unix time, UTC) as `YYYY-MM-DDThh:mm:ssZ`; a time beyond jiff's range
+/// (years -9999 to 9999) is written as the nearest one within it.
 pub fn rfc3339(seconds: i64) -> String {
-    let days = seconds.div_euclid(86_400);
-    let rest = seconds.rem_euclid(86_400);
-    let (year, month, day) = civil_from_days(days);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
-        rest / 3600,
-        (rest % 3600) / 60,
-        rest % 60
-    )
-}
-
-/// The proleptic Gregorian date of a day count since 1970-01-01 (Howard Hinnant's algorithm).
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (year, month, day)
+    let bound = if seconds < 0 {
+        jiff::Timestamp::MIN
+    } else {
+        jiff::Timestamp::MAX
+    };
+    jiff::Timestamp::from_second(seconds)
+        .unwrap_or(bound)
+        .strftime("%Y-%m-%dT%H:%M:%SZ")
+        .to_string()
 }
 
 #[cfg(test)]

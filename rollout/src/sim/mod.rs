@@ -25,6 +25,7 @@
 
 mod act;
 mod backed;
+mod end_state;
 mod engines;
 mod faults;
 mod from_spec;
@@ -35,19 +36,18 @@ mod pods;
 mod ports;
 pub mod random;
 mod record;
-mod signature;
 mod spec;
 mod spec_error;
 mod violation;
 mod world;
 
 pub use backed::{Backing, SimStore};
+pub use end_state::{EndState, VmEndState};
 pub use engines::Engines;
 pub use hooks::{GateSpec, Gates, SimGate};
 pub use invariants::{check_cancels, check_end};
 pub use jobs::{JobDurations, JobSpan, Jobs};
 pub use ports::SimHandle;
-pub use signature::{Signature, VmSignature};
 pub use spec::{
     ClusterSpec, Fault, KubernetesVersionSpec, NodeGroupSpec, NodeOverride, PdbSpec, PodSpec,
 };

@@ -13,9 +13,9 @@ use std::time::Duration;
 
 use cks_fixtures::cloudstack_api::{CloudStackFake, CloudWorld};
 use cks_fixtures::etcd::EtcdCluster;
-use cks_fixtures::kube_api::tls::TestCa;
 use cks_fixtures::kube_api::{KubeApiFake, KubeWorld, Owner};
 use cks_fixtures::sshd::node_addresses;
+use cks_fixtures::tls::TestCa;
 use cks_rollout::adapters::clock::SystemClock;
 use cks_rollout::adapters::cloudstack::{
     CloudStackClient, CloudStackCloud, CloudStackConfig, Secret,

@@ -15,9 +15,9 @@ use std::process::{Command, Output};
 
 use cks_fixtures::cloudstack_api::{CloudStackFake, CloudWorld};
 use cks_fixtures::etcd::{EtcdCluster, write_kubeadm_client_pki};
-use cks_fixtures::kube_api::tls::TestCa;
 use cks_fixtures::kube_api::{KubeApiFake, KubeWorld};
 use cks_fixtures::sshd::{NodeOptions, Sshd, node_addresses};
+use cks_fixtures::tls::TestCa;
 use serde_json::json;
 
 pub const CONTROL: [&str; 3] = ["k1-control-1", "k1-control-2", "k1-control-3"];

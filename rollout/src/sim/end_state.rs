@@ -5,16 +5,16 @@ use crate::model::{ClusterState, Readiness};
 
 /// The state of the cluster that a rollout's result is judged by (boot IDs and timing aside).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Signature {
+pub struct EndState {
     /// Cluster state, cores, memory, last error, settings.
     pub record: (ClusterState, u64, u64, Option<String>, String),
     /// Per VM.
-    pub vms: Vec<VmSignature>,
+    pub vms: Vec<VmEndState>,
 }
 
-/// One VM's part of a [`Signature`].
+/// One VM's part of an [`EndState`].
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct VmSignature {
+pub struct VmEndState {
     /// Node name.
     pub name: String,
     /// Power state.
@@ -34,9 +34,9 @@ pub struct VmSignature {
 }
 
 impl World {
-    /// This world's [`Signature`].
-    pub fn signature(&self) -> Signature {
-        Signature {
+    /// This world's [`EndState`].
+    pub fn end_state(&self) -> EndState {
+        EndState {
             record: (
                 self.record.state,
                 self.record.cores,
@@ -49,7 +49,7 @@ impl World {
                 .values()
                 .map(|v| {
                     let n = v.node.as_ref();
-                    VmSignature {
+                    VmEndState {
                         name: v.name.clone(),
                         state: format!("{:?}", v.state),
                         offering: v.offering.clone(),
