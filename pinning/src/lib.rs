@@ -30,6 +30,7 @@ pub mod ccm;
 pub mod digest;
 pub mod headlamp;
 pub mod image;
+pub mod kube_request;
 pub mod limits;
 pub mod manifest;
 pub mod node_contract;
