@@ -11,6 +11,7 @@ mod pull_common;
 mod build_cli;
 mod build_dashboard_args;
 mod build_interrupt;
+mod build_kube_minor;
 mod build_mirror_password;
 mod build_signature_flags;
 mod demo_program;

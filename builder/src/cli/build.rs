@@ -7,7 +7,7 @@ use anyhow::{Context, Result};
 use cks_builder::pipeline::Lock;
 use cks_builder::pipeline::{Inputs, Options};
 use cks_builder::pipeline::{Observer, Summary};
-use cks_builder::pipeline::{Outcome, Request, build};
+use cks_builder::pipeline::{Outcome, Request, build, pin_kubernetes};
 use cks_builder::progress::ProgressSink;
 
 use super::build_args::BuildArgs;
@@ -27,6 +27,9 @@ pub async fn run(args: BuildArgs, interrupt: &super::Interrupt) -> Result<()> {
     let mut inputs = args.inputs().over(env).over(config);
     if let Some(lock) = &lock {
         inputs = inputs.over(lock.inputs.clone());
+    }
+    if let Some(pin) = pin_kubernetes(&mut inputs, lock.as_ref()).await? {
+        eprintln!("{}", pin.line());
     }
     let options = inputs.clone().resolve()?;
     let request = Request {

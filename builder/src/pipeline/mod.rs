@@ -7,7 +7,7 @@
 //!
 //! Files: `options` (flags, environment and config → [`Options`]), `fit` (the files a build
 //! will write, for the CloudStack line check before any download), `releases` (autoscaler and
-//! CCM), `resolve` (the plan), `kubeadm` (kubeadm's image list), `sources` (a planned file as a
+//! CCM), `resolve` (the plan), `kube_pin` (a minor or `stable` resolved to a release), `kubeadm` (kubeadm's image list), `sources` (a planned file as a
 //! download), `head_start` (the large files begun while planning), `execute` (the second phase) and
 //! `execution` (its settings), `record`
 //! (`versions.txt`), `sbom` (the SPDX document), `summary`, `lock`,
@@ -20,6 +20,7 @@ mod fit;
 mod head_start;
 mod iso_recipe;
 mod iso_reuse;
+mod kube_pin;
 mod kubeadm;
 mod lock;
 mod options;
@@ -36,6 +37,7 @@ mod summary;
 pub use execute::execute;
 pub use execution::{Execution, Observer};
 pub use head_start::{Downloads, HeadStart, beside, head_start};
+pub use kube_pin::{KubePin, RELEASE_SERVER, pin_kubernetes, read_release};
 pub use kubeadm::{KubeadmError, kubeadm_images};
 pub use lock::{LOCK_FORMAT, Lock};
 pub use options::{Inputs, LimitInput, Options, OptionsError};
