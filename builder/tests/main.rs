@@ -40,6 +40,7 @@ mod pull_failures;
 mod pull_limits;
 mod pull_resume;
 mod pull_tls;
+mod release_cli;
 mod resolve_cli;
 mod signature_referrers;
 mod verify_containerd;

@@ -102,7 +102,7 @@ fn locked_version(request: &KubeRequest, lock: &Lock) -> Result<KubeVersion> {
 
 /// A fetcher with the build's mirrors, CA files and limits (the other inputs checked as they
 /// will be for the build itself).
-fn probe_fetcher(inputs: &Inputs, request: &KubeRequest) -> Result<Fetcher> {
+pub fn probe_fetcher(inputs: &Inputs, request: &KubeRequest) -> Result<Fetcher> {
     let mut probe = inputs.clone();
     // Any exact release stands in while the other inputs are read.
     let stand_in = match request {

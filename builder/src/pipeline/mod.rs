@@ -6,7 +6,7 @@
 //! URLs, which images) are [`cks_pinning`]'s; this module only orders the work.
 //!
 //! Files: `options` (flags, environment and config → [`Options`]), `fit` (the files a build
-//! will write, for the CloudStack line check before any download), `releases` (autoscaler and
+//! will write, for the CloudStack line check before any download), `release` (the minors `cks-iso release` builds), `releases` (autoscaler and
 //! CCM), `resolve` (the plan), `kube_pin` (a minor or `stable` resolved to a release), `kubeadm` (kubeadm's image list), `sources` (a planned file as a
 //! download), `head_start` (the large files begun while planning), `execute` (the second phase) and
 //! `execution` (its settings), `record`
@@ -26,6 +26,7 @@ mod lock;
 mod options;
 mod plan;
 mod record;
+mod release;
 mod releases;
 mod resolve;
 mod run;
@@ -37,11 +38,12 @@ mod summary;
 pub use execute::execute;
 pub use execution::{Execution, Observer};
 pub use head_start::{Downloads, HeadStart, beside, head_start};
-pub use kube_pin::{KubePin, RELEASE_SERVER, pin_kubernetes, read_release};
+pub use kube_pin::{KubePin, RELEASE_SERVER, pin_kubernetes, probe_fetcher, read_release};
 pub use kubeadm::{KubeadmError, kubeadm_images};
 pub use lock::{LOCK_FORMAT, Lock};
 pub use options::{Inputs, LimitInput, Options, OptionsError};
 pub use plan::{AutoscalerPin, CcmPin, HeadlampPin, Plan};
+pub use release::{Minors, hand_on_release_directory, release_versions};
 pub use releases::{Reach, Releases, TagSource, resolve_releases};
 pub use resolve::{Resolved, head_start_specs, resolve};
 pub use run::{Outcome, Request, build, fetch_options, pull_options};

@@ -1,0 +1,152 @@
+//! `cks-iso release`: the newest patch of each chosen minor, for each arch, built in one process
+//! (one `--cache-dir` for all), an ISO already in the output directory skipped, then a table.
+
+use std::path::Path;
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+use cks_builder::pipeline::{
+    Inputs, Minors, Outcome, Request, hand_on_release_directory, probe_fetcher, release_versions,
+};
+use cks_pinning::kube_request::KubeRequest;
+
+use super::build::build_with_reporting;
+use super::build_args::BuildArgs;
+use super::progress::human;
+
+/// Flags of `cks-iso release`: the minors, and every build flag but the version and the name
+/// (`--arch` takes a comma-separated list).
+#[derive(Debug, Clone, clap::Args)]
+pub struct Args {
+    /// The minors: a count (the newest N, counting down from the minor of the release server's
+    /// `release/stable.txt`) or a list such as 1.31,1.32,1.33; each builds its newest patch
+    /// (`release/stable-X.Y.txt`).
+    #[arg(long, default_value = "3")]
+    pub minors: Minors,
+    /// The build's inputs (`--arch x86_64,aarch64` builds both; BUILD_NAME is the prefix of
+    /// each ISO's name, default `cks`: `cks-1.33.13-x86_64.iso`).
+    #[command(flatten)]
+    pub build: Box<BuildArgs>,
+}
+
+/// One line of the closing table.
+struct Row {
+    minor: String,
+    version: String,
+    arch: String,
+    built: bool,
+    size: u64,
+    seconds: f64,
+}
+
+/// Runs `cks-iso release`.
+pub async fn run(args: Args, interrupt: &super::Interrupt) -> Result<()> {
+    let config = match &args.build.config {
+        Some(path) => Inputs::from_config_file(path)?,
+        None => Inputs::default(),
+    };
+    if args.build.locked.is_some() || args.build.write_lock.is_some() || args.build.dry_run {
+        bail!(
+            "cks-iso release takes no --locked, --write-lock or --dry-run; use cks-iso build for one ISO"
+        );
+    }
+    let env = Inputs::from_env(|key| std::env::var(key).ok())?;
+    let base = args.build.inputs().over(env).over(config);
+    if let Some(version) = &base.kubernetes_version {
+        bail!(
+            "cks-iso release chooses the Kubernetes versions itself (--minors), not {version:?}; use cks-iso build for one version"
+        );
+    }
+    let output = base
+        .output_path
+        .clone()
+        .context("cks-iso release needs --output-path (the folder of the ISOs)")?;
+    let prefix = base.build_name.clone().unwrap_or_else(|| "cks".to_string());
+    let arches: Vec<String> = base
+        .arch
+        .as_deref()
+        .unwrap_or("x86_64")
+        .split(',')
+        .map(|a| a.trim().to_string())
+        .collect();
+    // The release server is read with the build's mirrors, CA files and limits.
+    let mut probe = base.clone();
+    probe.arch = arches.first().cloned();
+    probe.build_name = Some(prefix.clone());
+    let fetcher = probe_fetcher(&probe, &KubeRequest::Stable)?;
+    let versions = release_versions(&args.minors, &fetcher).await?;
+    let mut rows = Vec::new();
+    for (minor, version) in &versions {
+        eprintln!("kubernetes: {minor} -> {version}");
+        for arch in &arches {
+            let mut inputs = base.clone();
+            inputs.kubernetes_version = Some(version.to_string());
+            inputs.arch = Some(arch.clone());
+            inputs.build_name = Some(format!("{prefix}-{version}"));
+            let options = inputs.clone().resolve()?;
+            let iso = options.iso_path();
+            let started = Instant::now();
+            let (built, size) = match already_built(&iso) {
+                Some(size) => (false, size),
+                None => {
+                    let request = Request::default();
+                    match build_with_reporting(&options, &inputs, request, interrupt)
+                        .await
+                        .with_context(|| format!("building Kubernetes {version} for {arch}"))?
+                    {
+                        Outcome::Built(_, summary) => (true, summary.size),
+                        Outcome::Planned(_) => (false, 0),
+                    }
+                }
+            };
+            rows.push(Row {
+                minor: minor.to_string(),
+                version: version.to_string(),
+                arch: options.arch.iso_suffix().to_string(),
+                built,
+                size,
+                seconds: started.elapsed().as_secs_f64(),
+            });
+        }
+    }
+    hand_on_release_directory(&output)?;
+    print!("{}", render(&rows));
+    if rows.iter().all(|r| !r.built) {
+        println!(
+            "nothing to build: every ISO is already in {}",
+            output.display()
+        );
+    }
+    Ok(())
+}
+
+/// The size of `iso` when it and its `.sha256` sidecar (written after the ISO) are there.
+fn already_built(iso: &Path) -> Option<u64> {
+    let sidecar = cks_builder::iso::sidecar_path(iso);
+    let name = iso.file_name()?.to_str()?;
+    let text = std::fs::read_to_string(&sidecar).ok()?;
+    if !text.trim_end().ends_with(&format!("  {name}")) {
+        return None;
+    }
+    Some(std::fs::metadata(iso).ok()?.len())
+}
+
+/// The closing table: minor, version, arch, built or skipped, size, time.
+fn render(rows: &[Row]) -> String {
+    let mut out = format!(
+        "{:<7} {:<10} {:<8} {:<8} {:>10} {:>8}\n",
+        "minor", "version", "arch", "result", "size", "time"
+    );
+    for row in rows {
+        out.push_str(&format!(
+            "{:<7} {:<10} {:<8} {:<8} {:>10} {:>7.1}s\n",
+            row.minor,
+            row.version,
+            row.arch,
+            if row.built { "built" } else { "skipped" },
+            human(row.size),
+            row.seconds
+        ));
+    }
+    out
+}
