@@ -37,5 +37,6 @@ pub mod node_contract;
 pub mod release;
 pub mod sbom;
 pub mod sources;
+pub mod tool_release;
 pub mod version;
 pub mod versions_txt;
