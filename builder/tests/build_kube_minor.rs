@@ -156,3 +156,32 @@ fn an_exact_version_is_not_resolved() {
         0
     );
 }
+
+#[test]
+fn crictl_and_cni_left_out_take_the_newest_releases_from_their_tags() {
+    let upstream = DemoUpstream::start(&DemoConfig::default()).expect("demo upstream");
+    let out = tempfile::tempdir().expect("out dir");
+    let mut args = build_args(&upstream, out.path(), Arch::Amd64);
+    for flag in ["--cni-version", "--crictl-version"] {
+        let at = args
+            .iter()
+            .position(|a| a == flag)
+            .expect("the demo names it");
+        args.drain(at..at + 2);
+    }
+    args.extend(["--dry-run", "--json"].map(String::from));
+    let planned = std::process::Command::new(CKS_ISO)
+        .args(&args)
+        .output()
+        .expect("cks-iso runs");
+    let stderr = text(&planned.stderr);
+    assert!(planned.status.success(), "{stderr}");
+    assert!(stderr.contains("crictl: 1.33.0 (newest at "), "{stderr}");
+    assert!(
+        stderr.contains("cni-plugins: 1.6.2 (newest at "),
+        "{stderr}"
+    );
+    let plan: serde_json::Value = serde_json::from_slice(&planned.stdout).expect("a JSON plan");
+    assert_eq!(plan["crictl"], "v1.33.0");
+    assert_eq!(plan["cni_plugins"], "v1.6.2");
+}

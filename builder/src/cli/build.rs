@@ -7,7 +7,7 @@ use anyhow::{Context, Result};
 use cks_builder::pipeline::Lock;
 use cks_builder::pipeline::{Inputs, Options};
 use cks_builder::pipeline::{Observer, Summary};
-use cks_builder::pipeline::{Outcome, Request, build, pin_kubernetes};
+use cks_builder::pipeline::{Outcome, Request, build, pin_kubernetes, pin_tools};
 use cks_builder::progress::ProgressSink;
 
 use super::build_args::BuildArgs;
@@ -30,6 +30,9 @@ pub async fn run(args: BuildArgs, interrupt: &super::Interrupt) -> Result<()> {
     }
     if let Some(pin) = pin_kubernetes(&mut inputs, lock.as_ref()).await? {
         eprintln!("{}", pin.line());
+    }
+    for line in pin_tools(&mut inputs).await? {
+        eprintln!("{line}");
     }
     let options = inputs.clone().resolve()?;
     let request = Request {

@@ -6,7 +6,8 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 use cks_builder::pipeline::{
-    Inputs, Minors, Outcome, Request, hand_on_release_directory, probe_fetcher, release_versions,
+    Inputs, Minors, Outcome, Request, hand_on_release_directory, pin_tools, probe_fetcher,
+    release_versions,
 };
 use cks_pinning::kube_request::KubeRequest;
 
@@ -83,6 +84,9 @@ pub async fn run(args: Args, interrupt: &super::Interrupt) -> Result<()> {
             inputs.kubernetes_version = Some(version.to_string());
             inputs.arch = Some(arch.clone());
             inputs.build_name = Some(format!("{prefix}-{version}"));
+            for line in pin_tools(&mut inputs).await? {
+                eprintln!("{line}");
+            }
             let options = inputs.clone().resolve()?;
             let iso = options.iso_path();
             let started = Instant::now();

@@ -7,7 +7,7 @@
 //!
 //! Files: `options` (flags, environment and config → [`Options`]), `fit` (the files a build
 //! will write, for the CloudStack line check before any download), `release` (the minors `cks-iso release` builds), `releases` (autoscaler and
-//! CCM), `resolve` (the plan), `kube_pin` (a minor or `stable` resolved to a release), `kubeadm` (kubeadm's image list), `sources` (a planned file as a
+//! CCM), `resolve` (the plan), `kube_pin` (a minor or `stable` resolved to a release), `tool_pin` (crictl and CNI defaults), `kubeadm` (kubeadm's image list), `sources` (a planned file as a
 //! download), `head_start` (the large files begun while planning), `execute` (the second phase) and
 //! `execution` (its settings), `record`
 //! (`versions.txt`), `sbom` (the SPDX document), `summary`, `lock`,
@@ -34,6 +34,7 @@ mod sbom;
 mod sources;
 mod staging;
 mod summary;
+mod tool_pin;
 
 pub use execute::execute;
 pub use execution::{Execution, Observer};
@@ -51,3 +52,4 @@ pub use sbom::beside as sbom_beside;
 pub use sources::file_spec;
 pub use staging::Staging;
 pub use summary::{MirroredFile, Summary, mirrored_files};
+pub use tool_pin::{CNI_PLUGINS_REPO, CRI_TOOLS_REPO, pin_tools};
