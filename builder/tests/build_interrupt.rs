@@ -99,11 +99,7 @@ fn ctrl_c_at_a_random_moment_of_every_phase_exits_1_and_leaves_nothing() {
         // The last phases of the small demo end within the offset: a signal would find the
         // build finished. With large binaries what follows them lasts longer.
         let late = matches!(phase, Some("== signatures" | "== record" | "== pack"));
-        let upstream = if late {
-            &padded
-        } else {
-            &small
-        };
+        let upstream = if late { &padded } else { &small };
         for run in 0..RUNS {
             let out = tempfile::tempdir().expect("out dir");
             let temp = tempfile::tempdir().expect("temp dir");

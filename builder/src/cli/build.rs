@@ -7,7 +7,7 @@ use anyhow::{Context, Result};
 use cks_builder::pipeline::Lock;
 use cks_builder::pipeline::{Inputs, Options};
 use cks_builder::pipeline::{Observer, Summary};
-use cks_builder::pipeline::{Outcome, Request, build};
+use cks_builder::pipeline::{Outcome, Request, build, pin_kubernetes, pin_tools};
 use cks_builder::progress::ProgressSink;
 
 use super::build_args::BuildArgs;
@@ -33,6 +33,12 @@ pub async fn run(args: BuildArgs, interrupt: &super::Interrupt) -> Result<()> {
     let mut inputs = args.inputs().over(env).over(config);
     if let Some(lock) = &lock {
         inputs = inputs.over(lock.inputs.clone());
+    }
+    if let Some(pin) = pin_kubernetes(&mut inputs, lock.as_ref()).await? {
+        eprintln!("{}", pin.line());
+    }
+    for line in pin_tools(&mut inputs).await? {
+        eprintln!("{line}");
     }
     let options = inputs.clone().resolve()?;
     let request = Request {

@@ -14,6 +14,7 @@ mod progress;
 mod pull;
 mod register;
 mod register_catalog;
+mod release;
 mod resolve;
 mod verify;
 
@@ -34,6 +35,8 @@ pub struct Cli {
 enum Command {
     /// Build the ISO: the script's arguments or named flags (see `cks-iso build --help`).
     Build(Box<build_args::BuildArgs>),
+    /// Build the newest patch of each of the newest (or named) minors, for each arch.
+    Release(release::Args),
     /// Resolve the autoscaler release tag and the CCM tag for a Kubernetes version.
     Resolve(resolve::Args),
     /// Pull images by digest into tarballs that `ctr -n k8s.io image import` accepts.
@@ -79,6 +82,7 @@ pub fn init_logging(verbose: u8) {
 pub async fn run(cli: Cli, interrupt: Interrupt) -> anyhow::Result<()> {
     let other = match cli.command {
         Command::Build(args) => return build::run(*args, &interrupt).await,
+        Command::Release(args) => return release::run(args, &interrupt).await,
         Command::Pack(args) => return pack::run(args, &interrupt).await,
         Command::Diff(args) => return diff::run(args, &interrupt).await,
         other => other,
@@ -91,7 +95,7 @@ pub async fn run(cli: Cli, interrupt: Interrupt) -> anyhow::Result<()> {
             Command::Register(args) => register::run(args).await,
             Command::Catalog(args) => catalog::run(args).await,
             Command::Keygen(args) => keygen::run(args),
-            Command::Build(_) | Command::Pack(_) | Command::Diff(_) => Ok(()),
+            Command::Build(_) | Command::Release(_) | Command::Pack(_) | Command::Diff(_) => Ok(()),
         }
     };
     tokio::select! {

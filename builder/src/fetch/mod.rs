@@ -31,6 +31,7 @@
 //! # Ok(()) }
 //! ```
 
+mod answer;
 mod cache;
 mod checksum;
 mod client;

@@ -6,8 +6,8 @@
 //! URLs, which images) are [`cks_pinning`]'s; this module only orders the work.
 //!
 //! Files: `options` (flags, environment and config → [`Options`]), `fit` (the files a build
-//! will write, for the CloudStack line check before any download), `releases` (autoscaler and
-//! CCM), `resolve` (the plan), `kubeadm` (kubeadm's image list), `sources` (a planned file as a
+//! will write, for the CloudStack line check before any download), `release` (the minors `cks-iso release` builds), `releases` (autoscaler and
+//! CCM), `resolve` (the plan), `kube_pin` (a minor or `stable` resolved to a release), `tool_pin` (crictl and CNI defaults), `kubeadm` (kubeadm's image list), `sources` (a planned file as a
 //! download), `head_start` (the large files begun while planning), `execute` (the second phase) and
 //! `execution` (its settings), `record`
 //! (`versions.txt`), `sbom` (the SPDX document), `summary`, `lock`,
@@ -20,11 +20,13 @@ mod fit;
 mod head_start;
 mod iso_recipe;
 mod iso_reuse;
+mod kube_pin;
 mod kubeadm;
 mod lock;
 mod options;
 mod plan;
 mod record;
+mod release;
 mod releases;
 mod resolve;
 mod run;
@@ -32,14 +34,17 @@ mod sbom;
 mod sources;
 mod staging;
 mod summary;
+mod tool_pin;
 
 pub use execute::execute;
 pub use execution::{Execution, Observer};
 pub use head_start::{Downloads, HeadStart, beside, head_start};
+pub use kube_pin::{KubePin, RELEASE_SERVER, pin_kubernetes, probe_fetcher, read_release};
 pub use kubeadm::{KubeadmError, kubeadm_images};
 pub use lock::{LOCK_FORMAT, Lock};
 pub use options::{Inputs, LimitInput, Options, OptionsError};
 pub use plan::{AutoscalerPin, CcmPin, HeadlampPin, Plan};
+pub use release::{Minors, release_versions};
 pub use releases::{Reach, Releases, TagSource, resolve_releases};
 pub use resolve::{Resolved, head_start_specs, resolve};
 pub use run::{Outcome, Request, build, fetch_options, pull_options};
@@ -48,3 +53,4 @@ pub use sbom::tool as sbom_tool;
 pub use sources::file_spec;
 pub use staging::Staging;
 pub use summary::{MirroredFile, Summary, mirrored_files};
+pub use tool_pin::{CNI_PLUGINS_REPO, CRI_TOOLS_REPO, pin_tools};

@@ -29,7 +29,8 @@ use crate::signature::{SignatureInputs, SignatureSettings};
 pub struct Inputs {
     /// Folder the ISO is written to.
     pub output_path: Option<PathBuf>,
-    /// Kubernetes version, `1.33.13` or `v1.33.13`.
+    /// Kubernetes version, `1.33.13` or `v1.33.13`, or `1.33` / `stable` (resolved before the
+    /// build; the lock records the release).
     pub kubernetes_version: Option<String>,
     /// CNI plugins version, e.g. `1.6.2`.
     pub cni_version: Option<String>,

@@ -1,0 +1,194 @@
+//! `cks-iso release`: the newest patch of each chosen minor, for each arch, built in one process
+//! (one `--cache-dir` for all), an ISO already in the output directory skipped, then a table.
+
+use std::path::Path;
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+use cks_builder::catalog;
+use cks_builder::pipeline::{
+    Inputs, Minors, Outcome, Request, pin_tools, probe_fetcher, release_versions,
+};
+use cks_builder::signing::SigningKey;
+use cks_pinning::kube_request::KubeRequest;
+
+use super::build::build_with_reporting;
+use super::build_args::BuildArgs;
+use super::progress::human;
+
+/// Flags of `cks-iso release`: the minors, and every build flag but the version and the name
+/// (`--arch` takes a comma-separated list).
+#[derive(Debug, Clone, clap::Args)]
+pub struct Args {
+    /// The minors: a count (the newest N, counting down from the minor of the release server's
+    /// `release/stable.txt`) or a list such as 1.31,1.32,1.33; each builds its newest patch
+    /// (`release/stable-X.Y.txt`).
+    #[arg(long, default_value = "3")]
+    pub minors: Minors,
+    /// The URL the output folder is published at: each ISO's `url` in `catalog.json` is this
+    /// plus its file name (no `url` without it).
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+    /// The build's inputs (`--arch x86_64,aarch64` builds both; BUILD_NAME is the prefix of
+    /// each ISO's name, default `cks`: `cks-1.33.13-x86_64.iso`).
+    #[command(flatten)]
+    pub build: Box<BuildArgs>,
+}
+
+/// One line of the closing table.
+struct Row {
+    minor: String,
+    version: String,
+    arch: String,
+    built: bool,
+    size: u64,
+    seconds: f64,
+}
+
+/// Runs `cks-iso release`.
+pub async fn run(args: Args, interrupt: &super::Interrupt) -> Result<()> {
+    let config = match &args.build.config {
+        Some(path) => Inputs::from_config_file(path)?,
+        None => Inputs::default(),
+    };
+    if args.build.locked.is_some() || args.build.write_lock.is_some() || args.build.dry_run {
+        bail!(
+            "cks-iso release takes no --locked, --write-lock or --dry-run; use cks-iso build for one ISO"
+        );
+    }
+    // The key is read before anything is built: a key that cannot sign fails at once.
+    let sign_key = args
+        .build
+        .sign_key
+        .as_deref()
+        .map(SigningKey::read)
+        .transpose()?;
+    let env = Inputs::from_env(|key| std::env::var(key).ok())?;
+    let base = args.build.inputs().over(env).over(config);
+    if let Some(version) = &base.kubernetes_version {
+        bail!(
+            "cks-iso release chooses the Kubernetes versions itself (--minors), not {version:?}; use cks-iso build for one version"
+        );
+    }
+    let output = base
+        .output_path
+        .clone()
+        .context("cks-iso release needs --output-path (the folder of the ISOs)")?;
+    let prefix = base.build_name.clone().unwrap_or_else(|| "cks".to_string());
+    let arches: Vec<String> = base
+        .arch
+        .as_deref()
+        .unwrap_or("x86_64")
+        .split(',')
+        .map(|a| a.trim().to_string())
+        .collect();
+    // The release server is read with the build's mirrors, CA files and limits.
+    let mut probe = base.clone();
+    probe.arch = arches.first().cloned();
+    probe.build_name = Some(prefix.clone());
+    let fetcher = probe_fetcher(&probe, &KubeRequest::Stable)?;
+    let versions = release_versions(&args.minors, &fetcher).await?;
+    let mut rows = Vec::new();
+    for (minor, version) in &versions {
+        eprintln!("kubernetes: {minor} -> {version}");
+        for arch in &arches {
+            let mut inputs = base.clone();
+            inputs.kubernetes_version = Some(version.to_string());
+            inputs.arch = Some(arch.clone());
+            inputs.build_name = Some(format!("{prefix}-{version}"));
+            for line in pin_tools(&mut inputs).await? {
+                eprintln!("{line}");
+            }
+            let options = inputs.clone().resolve()?;
+            let iso = options.iso_path();
+            let started = Instant::now();
+            let (built, size) = match already_built(&iso) {
+                Some(size) => (false, size),
+                None => {
+                    let request = Request::default();
+                    match build_with_reporting(&options, &inputs, request, interrupt)
+                        .await
+                        .with_context(|| format!("building Kubernetes {version} for {arch}"))?
+                    {
+                        Outcome::Built(_, summary) => (true, summary.size),
+                        Outcome::Planned(_) => (false, 0),
+                    }
+                }
+            };
+            rows.push(Row {
+                minor: minor.to_string(),
+                version: version.to_string(),
+                arch: options.arch.iso_suffix().to_string(),
+                built,
+                size,
+                seconds: started.elapsed().as_secs_f64(),
+            });
+        }
+    }
+    // The catalog and the checksum files of every ISO in the folder, built now or before
+    // (signed, with the ISOs, when a key is given).
+    let written = {
+        let (dir, base_url) = (output.clone(), args.base_url.clone());
+        tokio::task::spawn_blocking(move || {
+            catalog::write(
+                &dir,
+                &catalog::Options {
+                    base_url,
+                    sign_key: sign_key.as_ref(),
+                },
+            )
+        })
+        .await
+        .context("the catalog task stopped")?
+        .with_context(|| format!("writing the catalog of {}", output.display()))?
+    };
+    print!("{}", render(&rows));
+    println!(
+        "catalog: {} ({} ISOs, checksums per minor{})",
+        written.path.display(),
+        written.catalog.isos.len(),
+        if written.signature.is_some() {
+            ", signed"
+        } else {
+            ""
+        }
+    );
+    if rows.iter().all(|r| !r.built) {
+        println!(
+            "nothing to build: every ISO is already in {}",
+            output.display()
+        );
+    }
+    Ok(())
+}
+
+/// The size of `iso` when it and its `.sha256` sidecar (written after the ISO) are there.
+fn already_built(iso: &Path) -> Option<u64> {
+    let sidecar = cks_builder::iso::sidecar_path(iso);
+    let name = iso.file_name()?.to_str()?;
+    let text = std::fs::read_to_string(&sidecar).ok()?;
+    if !text.trim_end().ends_with(&format!("  {name}")) {
+        return None;
+    }
+    Some(std::fs::metadata(iso).ok()?.len())
+}
+
+/// The closing table: minor, version, arch, built or skipped, size, time.
+fn render(rows: &[Row]) -> String {
+    let mut out = format!(
+        "{:<7} {:<10} {:<8} {:<8} {:>10} {:>8}\n",
+        "minor", "version", "arch", "result", "size", "time"
+    );
+    for row in rows {
+        out.push_str(&format!(
+            "{:<7} {:<10} {:<8} {:<8} {:>10} {:>7.1}s\n",
+            row.minor,
+            row.version,
+            row.arch,
+            if row.built { "built" } else { "skipped" },
+            human(row.size),
+            row.seconds
+        ));
+    }
+    out
+}

@@ -1,0 +1,82 @@
+//! CRICTL_VERSION and CNI_VERSION when not given: the newest cri-tools release of the Kubernetes
+//! minor and the newest CNI plugins release, from their repositories' tags (git ls-remote, through
+//! the mirrors, as the autoscaler's tags are read), then pinned into the inputs so that the plan,
+//! `versions.txt` and the lock hold them (`--locked` takes the lock's and resolves nothing).
+
+use anyhow::{Context, Result};
+use cks_pinning::autoscaler::RemoteTags;
+use cks_pinning::kube_request::KubeRequest;
+use cks_pinning::tool_release::newest_release;
+
+use super::kube_pin::probe_fetcher;
+use super::options::Inputs;
+use crate::git::{LsRemoteOptions, ls_remote_tags_with};
+
+/// The repository whose tags name the cri-tools (crictl) releases.
+pub const CRI_TOOLS_REPO: &str = "https://github.com/kubernetes-sigs/cri-tools.git";
+/// The repository whose tags name the CNI plugins releases.
+pub const CNI_PLUGINS_REPO: &str = "https://github.com/containernetworking/plugins.git";
+
+/// Fills in CRICTL_VERSION and CNI_VERSION when `inputs` leave them out (KUBERNETES_VERSION
+/// exact by now); one line per version chosen, for the build's output.
+pub async fn pin_tools(inputs: &mut Inputs) -> Result<Vec<String>> {
+    if inputs.crictl_version.is_some() && inputs.cni_version.is_some() {
+        return Ok(Vec::new());
+    }
+    let Some(Ok(KubeRequest::Exact(kubernetes))) =
+        inputs.kubernetes_version.as_deref().map(KubeRequest::parse)
+    else {
+        // The options name the missing or malformed version.
+        return Ok(Vec::new());
+    };
+    let mut probe = inputs.clone();
+    probe
+        .crictl_version
+        .get_or_insert_with(|| "1.0.0".to_string());
+    probe.cni_version.get_or_insert_with(|| "1.0.0".to_string());
+    let fetcher = probe_fetcher(&probe, &KubeRequest::Exact(kubernetes))?;
+    let reach = LsRemoteOptions {
+        client: fetcher.options().client.clone(),
+        retry: fetcher.options().retry.clone(),
+    };
+    let mirrors = fetcher.options().mirrors.clone();
+    let mut lines = Vec::new();
+    let wanted = [
+        (
+            inputs.crictl_version.is_none(),
+            CRI_TOOLS_REPO,
+            Some((kubernetes.major, kubernetes.minor)),
+            "crictl",
+        ),
+        (
+            inputs.cni_version.is_none(),
+            CNI_PLUGINS_REPO,
+            None,
+            "cni-plugins",
+        ),
+    ];
+    for (missing, repo, minor, name) in wanted {
+        if !missing {
+            continue;
+        }
+        let url = mirrors.rewrite(repo);
+        let text = ls_remote_tags_with(&url, &reach)
+            .await
+            .with_context(|| format!("listing the {name} release tags at {url}"))?;
+        let tags = RemoteTags::parse(&text)
+            .with_context(|| format!("reading the {name} release tags from {url}"))?;
+        let release = newest_release(&tags, minor).with_context(|| match minor {
+            Some((major, minor)) => format!(
+                "{url} has no {name} release v{major}.{minor}.<patch>; give the version (--crictl-version)"
+            ),
+            None => format!("{url} has no {name} release v<major>.<minor>.<patch>; give the version (--cni-version)"),
+        })?;
+        lines.push(format!("{name}: {} (newest at {url})", release.bare()));
+        let value = Some(release.bare().to_string());
+        match name {
+            "crictl" => inputs.crictl_version = value,
+            _ => inputs.cni_version = value,
+        }
+    }
+    Ok(lines)
+}

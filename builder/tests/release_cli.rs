@@ -1,0 +1,137 @@
+//! `cks-iso release` against the demo upstream: the newest minor (counted from
+//! `release/stable.txt`) for two arches in one run, a table of what was built, and a second run
+//! over the same output that builds nothing and says so.
+
+use std::path::Path;
+use std::process::Output;
+
+use cks_fixtures::demo::run::build_args;
+use cks_fixtures::demo::{DemoConfig, DemoUpstream};
+use cks_pinning::arch::Arch;
+
+const CKS_ISO: &str = env!("CARGO_BIN_EXE_cks-iso");
+
+/// `cks-iso release` with the demo's build flags (no version, name or arch) and `extra`.
+fn release(upstream: &DemoUpstream, out: &Path, extra: &[&str]) -> Output {
+    let demo = build_args(upstream, out, Arch::Amd64);
+    let mut args = vec!["release".to_string()];
+    let mut rest = demo[1..].iter();
+    while let Some(flag) = rest.next() {
+        if ["--kubernetes-version", "--build-name", "--arch"].contains(&flag.as_str()) {
+            rest.next();
+            continue;
+        }
+        args.push(flag.clone());
+    }
+    args.extend(extra.iter().map(ToString::to_string));
+    std::process::Command::new(CKS_ISO)
+        .args(&args)
+        .env("SOURCE_DATE_EPOCH", "1700000000")
+        .output()
+        .expect("cks-iso runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn a_release_builds_each_arch_once_and_a_second_run_builds_nothing() {
+    let upstream = DemoUpstream::start(&DemoConfig::default()).expect("demo upstream");
+    let out = tempfile::tempdir().expect("out dir");
+    let keys = tempfile::tempdir().expect("key dir");
+    let prefix = keys.path().join("release");
+    let keygen = std::process::Command::new(CKS_ISO)
+        .args(["keygen", "--out"])
+        .arg(&prefix)
+        .output()
+        .expect("cks-iso keygen runs");
+    assert!(keygen.status.success(), "{}", text(&keygen.stderr));
+    let key = keys.path().join("release.key");
+    let first = release(
+        &upstream,
+        out.path(),
+        &[
+            "--minors",
+            "1",
+            "--arch",
+            "x86_64,aarch64",
+            "--base-url",
+            "https://images.example/cks/",
+            "--sign-key",
+            key.to_str().expect("UTF-8 path"),
+        ],
+    );
+    let stdout = text(&first.stdout);
+    assert!(first.status.success(), "{}", text(&first.stderr));
+    assert!(
+        stdout.starts_with("minor   version    arch     result"),
+        "{stdout}"
+    );
+    for arch in ["x86_64", "aarch64"] {
+        assert!(out.path().join(format!("cks-1.33.13-{arch}.iso")).exists());
+        let row = stdout
+            .lines()
+            .find(|l| l.contains(arch))
+            .unwrap_or_else(|| panic!("no row for {arch}: {stdout}"));
+        assert!(
+            row.starts_with("1.33    1.33.13") && row.contains("built"),
+            "{row}"
+        );
+    }
+    assert_eq!(
+        upstream
+            .file_server()
+            .requests("/dl.k8s.io/release/stable.txt"),
+        1
+    );
+    // The catalog of the folder, signed, with a checksum file for the minor.
+    let catalog: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(out.path().join("catalog.json")).expect("catalog.json"),
+    )
+    .expect("catalog.json is JSON");
+    let isos = catalog["isos"].as_array().expect("isos");
+    assert_eq!(isos.len(), 2, "{catalog}");
+    for iso in isos {
+        let file = iso["file"].as_str().expect("file");
+        assert_eq!(
+            iso["url"].as_str(),
+            Some(format!("https://images.example/cks/{file}").as_str())
+        );
+        assert!(out.path().join(format!("{file}.sig")).is_file(), "{file}");
+    }
+    assert!(out.path().join("catalog.json.sig").is_file());
+    assert!(out.path().join("SHA256SUMS-1.33").is_file());
+    assert!(stdout.contains("catalog: "), "{stdout}");
+
+    let second = release(
+        &upstream,
+        out.path(),
+        &["--minors", "1.33", "--arch", "x86_64,aarch64"],
+    );
+    let stdout = text(&second.stdout);
+    assert!(second.status.success(), "{}", text(&second.stderr));
+    assert_eq!(stdout.matches("skipped").count(), 2, "{stdout}");
+    assert!(!stdout.contains("built "), "{stdout}");
+    assert!(
+        stdout.contains("nothing to build: every ISO is already in"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn a_release_refuses_a_version_and_a_bad_minor_list() {
+    let upstream = DemoUpstream::start(&DemoConfig::default()).expect("demo upstream");
+    let out = tempfile::tempdir().expect("out dir");
+    let versioned = release(&upstream, out.path(), &["--kubernetes-version", "1.33"]);
+    assert!(!versioned.status.success());
+    assert!(text(&versioned.stderr).contains("chooses the Kubernetes versions itself"));
+    let bad = release(&upstream, out.path(), &["--minors", "1.33.1"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(
+        text(&bad.stderr).contains("is not a minor"),
+        "{}",
+        text(&bad.stderr)
+    );
+    assert_eq!(std::fs::read_dir(out.path()).expect("out").count(), 0);
+}

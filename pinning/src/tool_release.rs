@@ -1,0 +1,77 @@
+//! The default release of a bundled tool, chosen from its repository's tags (`git ls-remote
+//! --tags`): crictl the newest cri-tools release of the Kubernetes minor, the CNI plugins their
+//! newest release. Pre-releases are never chosen.
+
+use crate::autoscaler::RemoteTags;
+use crate::release::ReleaseVersion;
+use crate::version::KubeVersion;
+
+/// The newest `v<major>.<minor>.<patch>` tag of `tags`, of `minor` (`(1, 33)`) when given.
+///
+/// ```
+/// use cks_pinning::autoscaler::RemoteTags;
+/// use cks_pinning::tool_release::newest_release;
+/// let tags = RemoteTags::parse(&format!(
+///     "{0}\trefs/tags/v1.33.0\n{0}\trefs/tags/v1.33.1-rc.0\n{0}\trefs/tags/v1.34.0\n",
+///     "a".repeat(40)
+/// )).expect("listing");
+/// assert_eq!(newest_release(&tags, Some((1, 33))).map(|v| v.tag()), Some("v1.33.0".into()));
+/// assert_eq!(newest_release(&tags, None).map(|v| v.tag()), Some("v1.34.0".into()));
+/// ```
+pub fn newest_release(tags: &RemoteTags, minor: Option<(u64, u64)>) -> Option<ReleaseVersion> {
+    tags.iter()
+        .filter_map(|tag| tag.name.strip_prefix('v'))
+        .filter_map(|name| KubeVersion::parse(name).ok())
+        .filter(|v| minor.is_none_or(|(major, minor)| v.major == major && v.minor == minor))
+        .max()
+        .and_then(|v| ReleaseVersion::parse(&v.to_string()).ok())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn listing(names: &[&str]) -> RemoteTags {
+        let text: String = names
+            .iter()
+            .enumerate()
+            .map(|(i, name)| format!("{:040x}\trefs/tags/{name}\n", i + 1))
+            .collect();
+        RemoteTags::parse(&text).expect("listing")
+    }
+
+    #[test]
+    fn the_newest_patch_of_the_minor_numerically() {
+        let tags = listing(&[
+            "v1.33.2",
+            "v1.33.10",
+            "v1.32.11",
+            "v1.34.0",
+            "v1.33.11-rc.0",
+        ]);
+        let chosen = newest_release(&tags, Some((1, 33))).expect("a release");
+        assert_eq!(chosen.bare(), "1.33.10");
+    }
+
+    #[test]
+    fn the_newest_release_of_all_skipping_other_shapes() {
+        let tags = listing(&[
+            "v1.6.2",
+            "v1.7.0-rc.1",
+            "v1.5.1",
+            "latest",
+            "1.9.0",
+            "v01.8.0",
+        ]);
+        assert_eq!(
+            newest_release(&tags, None).map(|v| v.tag()).as_deref(),
+            Some("v1.6.2")
+        );
+    }
+
+    #[test]
+    fn no_release_of_the_minor_is_none() {
+        let tags = listing(&["v1.32.0"]);
+        assert_eq!(newest_release(&tags, Some((1, 33))), None);
+    }
+}
