@@ -13,6 +13,7 @@ mod pack;
 mod progress;
 mod pull;
 mod register;
+mod register_args;
 mod register_catalog;
 mod release;
 mod resolve;
@@ -48,7 +49,7 @@ enum Command {
     /// Compare two ISOs: versions, URLs, images and digests, files.
     Diff(diff::Args),
     /// Register an ISO (or a catalog's ISOs, per zone) in CloudStack as Kubernetes supported versions.
-    Register(register::Args),
+    Register(register_args::Args),
     /// Write catalog.json and a SHA256SUMS-X.Y per minor from the ISOs in a folder.
     Catalog(catalog::Args),
     /// Write an ECDSA P-256 key pair for --sign-key (PREFIX.key) and verifiers (PREFIX.pub).

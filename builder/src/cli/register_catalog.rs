@@ -6,7 +6,7 @@ use cks_builder::register::from_catalog::{self, CatalogRequest, Zones};
 use cks_cloudstack::{CloudStackClient, CloudStackConfig};
 use cks_signature::BlobKey;
 
-use super::register::Args;
+use super::register_args::Args;
 
 /// The most read of a public key file.
 const MAX_KEY: u64 = 64 * 1024;

@@ -1,0 +1,111 @@
+//! The flags of `cks-iso register`, shared by its single-ISO and catalog forms.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use cks_builder::register;
+
+/// What `--help` adds below the flags: credentials, the checks and the exit codes.
+const AFTER: &str = "Credentials come from the environment as for cks-rollout and the `cs` client: CLOUDSTACK_ENDPOINT, CLOUDSTACK_KEY and CLOUDSTACK_SECRET, or CLOUDSTACK_CONFIG naming an INI file (section [cloudstack] or CLOUDSTACK_REGION) with endpoint, key and secret. They are never taken from the command line and never printed. CLOUDSTACK_POLL_INTERVAL sets the seconds between two polls.\n\nBefore CloudStack is called: the ISO must pass `cks-iso verify` and its .sha256 sidecar (when present) must agree. Then the ISO must fit the node contract of the server's line (its version from listCapabilities: 4.20 and 4.22 need dashboard.yaml, 4.23 headlamp.yaml or dashboard.yaml) unless --force, and --url must serve exactly this ISO (its size, and its sha256 unless --no-check-url).\n\nThe same Kubernetes version registered with the same checksum: says so and exits 0. With another checksum: refused, naming both, unless --replace (which deletes the old version only when no cluster uses it).\n\nExit codes: 0 registered (Ready with --wait) or already registered, 1 refused or failed (the message says why; nothing stays registered except after --timeout), 2 bad command line.\n\nWith --catalog URL|FILE (a catalog.json from `cks-iso catalog`): the catalog is read (at most --catalog-limit bytes), and with --require-signature --key PUB its signature (<catalog>.sig) is checked; then each ISO (all, or --latest-per-minor) is fetched from its URL, hashed against the catalog's size and sha256, and with --require-signature checked against its .sig: all before CloudStack is called. Then, in each zone (--zone, repeatable, or all), each ISO not registered there is added (and waited for), one already there with the same checksum is left alone, one there with another checksum stops the run before any change; with --retire-eol each registered version whose minor the catalog no longer has is deleted, or disabled while a cluster uses it. A second run does nothing. It ends with a table per zone. --dry-run verifies and prints the table of what would be done.\n\nExample: cks-iso register out/cks-1.33.13-x86_64.iso --url http://images.example/cks-1.33.13-x86_64.iso --zone zone1\n\nExample: cks-iso register --catalog https://images.example/cks/catalog.json --zone all --latest-per-minor --retire-eol --require-signature --key release.pub";
+
+/// Flags of `cks-iso register`.
+///
+/// Registers a built ISO in CloudStack as a Kubernetes supported version
+/// (`addKubernetesSupportedVersion`) with the version and arch from its versions.txt and its
+/// sha256, then waits until secondary storage has downloaded it and it is Ready.
+#[derive(Debug, clap::Args)]
+#[command(after_long_help = AFTER)]
+pub struct Args {
+    /// The ISO to register, such as `out/cks-1.33.13-x86_64.iso`.
+    #[arg(
+        value_name = "ISO",
+        required_unless_present = "catalog",
+        conflicts_with = "catalog"
+    )]
+    pub iso: Option<PathBuf>,
+    /// The URL CloudStack downloads the ISO from (http or https), serving exactly this file.
+    #[arg(
+        long,
+        value_name = "URL",
+        required_unless_present = "catalog",
+        conflicts_with = "catalog"
+    )]
+    pub url: Option<String>,
+    /// The zone (name or id) to offer the version in; `all` or left out: every zone. With
+    /// --catalog, repeat it (or separate by commas) for several zones.
+    #[arg(long, value_name = "ZONE", value_delimiter = ',')]
+    pub zone: Vec<String>,
+    /// Register every ISO of this catalog.json (a URL or a file) missing in each zone.
+    #[arg(long, value_name = "URL|FILE")]
+    pub catalog: Option<String>,
+    /// With --catalog: the most bytes read of the catalog.
+    #[arg(long, value_name = "BYTES", default_value_t = register::from_catalog::DEFAULT_CATALOG_LIMIT, requires = "catalog")]
+    pub catalog_limit: u64,
+    /// With --catalog: only the newest patch of each minor (per arch).
+    #[arg(long, requires = "catalog")]
+    pub latest_per_minor: bool,
+    /// With --catalog: delete each registered version whose minor the catalog no longer has
+    /// (disable it instead while a cluster uses it).
+    #[arg(long, requires = "catalog")]
+    pub retire_eol: bool,
+    /// With --catalog: verify everything and print what would be done; change nothing.
+    #[arg(long, requires = "catalog")]
+    pub dry_run: bool,
+    /// With --catalog: refuse unless the catalog and each ISO are signed by --key.
+    #[arg(long, requires_all = ["catalog", "key"])]
+    pub require_signature: bool,
+    /// The public key (PEM, from `cks-iso keygen`) the signatures must verify with.
+    #[arg(long, value_name = "PUB", requires = "require_signature")]
+    pub key: Option<PathBuf>,
+    /// The version's name in CloudStack (default `v<version>`).
+    #[arg(long, value_name = "NAME", conflicts_with = "catalog")]
+    pub name: Option<String>,
+    /// The minimum CPUs of a cluster node (CloudStack requires at least 2).
+    #[arg(long, value_name = "N", default_value_t = 2)]
+    pub min_cpu: u32,
+    /// The minimum memory of a cluster node in MiB (CloudStack requires at least 2048).
+    #[arg(long, value_name = "MIB", default_value_t = 2048)]
+    pub min_memory: u64,
+    /// Let nodes download the ISO straight to primary storage (CloudStack 4.18.2 and newer).
+    #[arg(long)]
+    pub direct_download: bool,
+    /// Wait until the ISO is Ready (the default).
+    #[arg(long, overrides_with = "no_wait")]
+    pub wait: bool,
+    /// Return once CloudStack has accepted the version, without waiting for the download.
+    #[arg(long, overrides_with = "wait")]
+    pub no_wait: bool,
+    /// How long to wait for Ready: seconds, or with a unit (`90s`, `30m`, `1h`).
+    #[arg(long, value_name = "DURATION", default_value = "30m", value_parser = parse_duration)]
+    pub timeout: Duration,
+    /// Check only the size the URL serves, not the sha256 of its whole body.
+    #[arg(long, conflicts_with = "catalog")]
+    pub no_check_url: bool,
+    /// Delete a version registered with another checksum first (refused while a cluster uses it).
+    #[arg(long, conflicts_with = "catalog")]
+    pub replace: bool,
+    /// Register even an ISO that does not fit the server's CloudStack line (`listCapabilities`).
+    #[arg(long, conflicts_with = "catalog")]
+    pub force: bool,
+    /// Print the outcome as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Parses `90`, `90s`, `30m` or `1h`.
+fn parse_duration(text: &str) -> Result<Duration, String> {
+    let (number, unit) = match text.find(|c: char| !c.is_ascii_digit()) {
+        Some(at) => text.split_at(at),
+        None => (text, "s"),
+    };
+    let n: u64 = number
+        .parse()
+        .map_err(|_| format!("`{text}` is not a duration: expected e.g. 90, 90s, 30m or 1h"))?;
+    let scale = match unit {
+        "s" => 1,
+        "m" => 60,
+        "h" => 3600,
+        _ => return Err(format!("`{text}`: the unit must be s, m or h")),
+    };
+    Ok(Duration::from_secs(n.saturating_mul(scale)))
+}
