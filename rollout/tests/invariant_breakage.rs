@@ -7,7 +7,7 @@ use cks_rollout::engine::{Event, NoProgress, Progress, StepKind, UpdateRequest};
 use cks_rollout::model::{ClusterRecord, ClusterState, Endpoint, Lease, TypeSettings};
 use cks_rollout::ports::{PortResult, Store};
 use cks_rollout::sim::{
-    ClusterSpec, Fault, JobSpan, PdbSpec, PodSpec, SimPorts, SimStore, Simulation, check_cancels,
+    ClusterSpec, Fault, JobSpan, PdbSpec, PodSpec, SimHandle, SimPorts, Simulation, check_cancels,
     check_end,
 };
 use std::time::Duration;
@@ -129,7 +129,7 @@ fn a_release_that_left_the_cluster_updating_is_named_by_the_checker() {
 
 /// A broken store port: the lease check answers "held" without asking the store (and so never
 /// renews the heartbeat either); every other call goes to the simulation's store.
-struct NoLeaseCheck(SimStore);
+struct NoLeaseCheck(SimHandle);
 
 impl Store for NoLeaseCheck {
     fn load(&mut self, id: &str) -> PortResult<ClusterRecord> {
