@@ -3,13 +3,16 @@
 //! the broken rule (and the nodes, where there are some).
 
 use crate::common::{cfg, cluster, offerings, run_ok};
-use cks_rollout::engine::{Event, NoProgress, Progress, StepKind, UpdateRequest};
+use cks_rollout::adapters::store::{RecordStore, SqliteStore, StoreError};
+use cks_rollout::engine::{Event, NoProgress, Progress, StepKind, UpdateOutcome, UpdateRequest};
 use cks_rollout::model::{ClusterRecord, ClusterState, Endpoint, Lease, TypeSettings};
 use cks_rollout::ports::{PortResult, Store};
 use cks_rollout::sim::{
-    ClusterSpec, Fault, JobSpan, PdbSpec, PodSpec, SimPorts, SimStore, Simulation, check_cancels,
+    ClusterSpec, Fault, JobSpan, PdbSpec, PodSpec, SimHandle, SimPorts, Simulation, check_cancels,
     check_end,
 };
+use std::cell::Cell;
+use std::rc::Rc;
 use std::time::Duration;
 
 fn worker_update() -> UpdateRequest {
@@ -129,7 +132,7 @@ fn a_release_that_left_the_cluster_updating_is_named_by_the_checker() {
 
 /// A broken store port: the lease check answers "held" without asking the store (and so never
 /// renews the heartbeat either); every other call goes to the simulation's store.
-struct NoLeaseCheck(SimStore);
+struct NoLeaseCheck(SimHandle);
 
 impl Store for NoLeaseCheck {
     fn load(&mut self, id: &str) -> PortResult<ClusterRecord> {
@@ -252,4 +255,182 @@ fn an_engine_acting_without_its_lease_checked_is_named_by_the_checker() {
     let clean = Simulation::new(&spec, 6).expect("simulable");
     let run = clean.run(&req, &cfg());
     assert!(run.violation.is_none(), "{}", run.failure_report());
+}
+
+/// A real SQLite store whose clock the test steps forward (as a database server's clock can
+/// be), and which, broken, reports every change as made whatever the store's rules decided:
+/// every compare-and-set "wins".
+#[derive(Debug)]
+struct SteppedClock {
+    store: SqliteStore,
+    ahead_ms: Rc<Cell<u64>>,
+    every_change_wins: bool,
+}
+
+impl RecordStore for SteppedClock {
+    fn record(&mut self, id: &str) -> Result<ClusterRecord, StoreError> {
+        self.store.record(id)
+    }
+
+    fn change(
+        &mut self,
+        id: &str,
+        change: &mut dyn FnMut(&mut ClusterRecord, u64) -> bool,
+    ) -> Result<bool, StoreError> {
+        let ahead = self.ahead_ms.get();
+        let made = self
+            .store
+            .change(id, &mut |r, now_ms| change(r, now_ms + ahead))?;
+        Ok(made || self.every_change_wins)
+    }
+}
+
+/// Steps the store's clock past the lease timeout once the rollout has started.
+struct StepAtStart(Rc<Cell<u64>>);
+
+impl Progress for StepAtStart {
+    fn on_event(&mut self, e: &Event) {
+        if e.step == StepKind::Start {
+            self.0.set(cfg().lease_timeout.as_millis() as u64 + 1_000);
+        }
+    }
+}
+
+/// A run of `spec` on a fresh SQLite store whose clock steps past the lease timeout as the
+/// rollout starts; `every_change_wins` breaks the store.
+fn stepped_run(spec: &ClusterSpec, every_change_wins: bool) -> cks_rollout::sim::SimRun {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let sim = Simulation::new(spec, 4).expect("simulable");
+    let mut store = SqliteStore::open(&dir.path().join("clusters.db")).expect("the store opens");
+    store
+        .put(&sim.world().record)
+        .expect("the record is written");
+    let ahead_ms = Rc::new(Cell::new(0));
+    let sim = sim.backed_by(Box::new(SteppedClock {
+        store,
+        ahead_ms: ahead_ms.clone(),
+        every_change_wins,
+    }));
+    sim.run_with(&worker_update(), &cfg(), &mut StepAtStart(ahead_ms))
+}
+
+#[test]
+fn a_storage_whose_compare_and_set_always_wins_is_named_by_the_checker() {
+    // The store's clock steps past the lease timeout as the rollout starts, and a second engine
+    // starts after the first cordon: its scanner rightly takes the cluster over. The store's
+    // rules tell the first engine its lease is lost; the broken storage says it still holds
+    // it, so both engines act on the cluster.
+    let mut spec = cluster(3, 0, 3);
+    let probe = Simulation::new(&spec, 4).expect("simulable");
+    run_ok(&probe, &worker_update());
+    let at_step = probe
+        .world()
+        .trace
+        .iter()
+        .find(|l| l.contains("kube.set_unschedulable"))
+        .and_then(|l| l.trim_start_matches('#').split(' ').next()?.parse().ok())
+        .expect("the rollout cordons a node");
+    spec.faults.push(Fault::SecondEngine { at_step });
+
+    let run = stepped_run(&spec, true);
+    let v = run.violation.clone().expect("the checker fires");
+    assert_eq!(
+        v.invariant,
+        "one-engine-at-a-time",
+        "{}",
+        run.failure_report()
+    );
+
+    // On the storage as it is, the first engine stops at its first lease check.
+    let run = stepped_run(&spec, false);
+    assert!(run.violation.is_none(), "{}", run.failure_report());
+    assert!(
+        matches!(&run.outcome, Ok(UpdateOutcome::RolledOut(r)) if r.run.lost_lease),
+        "{}",
+        run.failure_report()
+    );
+}
+
+#[test]
+fn the_simulated_store_answers_by_the_store_rules() {
+    // The world's record is a store under the same rules as SQLite: the same calls, in the same
+    // order, give the same answers and the same record on both.
+    let sim = Simulation::new(&cluster(3, 0, 3), 1).expect("simulable");
+    let id = sim.cluster_id();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut sqlite = SqliteStore::open(&dir.path().join("clusters.db")).expect("the store opens");
+    sqlite
+        .put(&sim.world().record)
+        .expect("the record is written");
+    let mine = Lease {
+        owner: "a".into(),
+        heartbeat_ms: 0,
+    };
+    let theirs = Lease {
+        owner: "b".into(),
+        heartbeat_ms: 0,
+    };
+    let settings = sim.world().record.settings.clone();
+    let t = Duration::from_secs(600);
+    type Call<'a> = Box<dyn Fn(&mut dyn Store) -> PortResult<bool> + 'a>;
+    let calls: Vec<(&str, Call)> = vec![
+        (
+            "cancel with no rollout",
+            Box::new(|s| s.request_cancel(&id)),
+        ),
+        (
+            "begin from Updating",
+            Box::new(|s| s.begin_rollout(&id, ClusterState::Updating, &mine, &settings)),
+        ),
+        (
+            "settings when not Updating",
+            Box::new(|s| s.save_settings(&id, ClusterState::Updating, &settings)),
+        ),
+        (
+            "begin",
+            Box::new(|s| s.begin_rollout(&id, ClusterState::Running, &mine, &settings)),
+        ),
+        (
+            "begin again",
+            Box::new(|s| s.begin_rollout(&id, ClusterState::Running, &theirs, &settings)),
+        ),
+        ("renew not ours", Box::new(|s| s.renew_lease(&id, &theirs))),
+        ("cancel", Box::new(|s| s.request_cancel(&id))),
+        (
+            "expire a fresh lease seen as another",
+            Box::new(|s| s.expire_lease(&id, Some(&theirs), t)),
+        ),
+        (
+            "end not ours",
+            Box::new(|s| s.end_rollout(&id, &theirs, t, ClusterState::Running)),
+        ),
+        (
+            "cas from Running",
+            Box::new(|s| {
+                s.compare_and_set_state(&id, ClusterState::Running, ClusterState::Alert, None)
+            }),
+        ),
+        (
+            "cas from Updating",
+            Box::new(|s| {
+                s.compare_and_set_state(&id, ClusterState::Updating, ClusterState::Alert, None)
+            }),
+        ),
+        (
+            "settings in Alert",
+            Box::new(|s| s.save_settings(&id, ClusterState::Alert, &settings)),
+        ),
+    ];
+    let mut simulated = sim.ports().store();
+    for (what, call) in &calls {
+        let a = call(&mut simulated).expect("the simulated store answers");
+        let b = call(&mut sqlite).expect("SQLite answers");
+        assert_eq!(a, b, "{what}");
+        let (a, b) = (sim.world().record.clone(), sqlite.get(&id).expect("record"));
+        assert_eq!(
+            (a.state, a.cancel, a.lease.map(|l| l.owner)),
+            (b.state, b.cancel, b.lease.map(|l| l.owner)),
+            "{what}"
+        );
+    }
 }

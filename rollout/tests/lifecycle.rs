@@ -2,7 +2,7 @@
 
 use crate::common::{cluster, offerings, report, run_ok};
 use cks_rollout::engine::{EngineConfig, ScanOutcome, StepKind};
-use cks_rollout::model::{ClusterState, Lease, ROLLOUT_ANNOTATION, Readiness};
+use cks_rollout::model::{ClusterState, Lease, ROLLOUT_ANNOTATION, Readiness, VmState};
 use cks_rollout::sim::{Fault, Simulation};
 use std::time::Duration;
 
@@ -151,6 +151,7 @@ fn release_uncordons_only_annotated_nodes_back_with_a_new_boot_id() {
     );
     assert_eq!(out.left_cordoned, vec!["w-2"]);
     assert_eq!(w.record.state, ClusterState::Running);
+    assert_eq!(out.last_error, None, "no error to explain: no cordon named");
 }
 
 #[test]
@@ -352,4 +353,49 @@ fn a_resumed_node_already_restarted_and_changed_is_waited_for_not_restarted() {
             .as_ref()
             .is_some_and(|n| !n.unschedulable && n.annotations.is_empty())
     );
+}
+
+#[test]
+fn release_moves_a_cluster_with_a_vm_down_to_alert_naming_it() {
+    let sim = Simulation::new(&cluster(3, 0, 3), 9).expect("simulable");
+    {
+        let mut w = sim.world_mut();
+        w.record.state = ClusterState::Updating;
+        w.vms.get_mut("w-3").expect("w-3").state = VmState::Stopped;
+    }
+    let out = sim.release(None, None).expect("release");
+    assert_eq!(out.state, ClusterState::Alert);
+    assert!(
+        out.last_error
+            .as_deref()
+            .is_some_and(|e| e.contains("VM of w-3 is Stopped")),
+        "{out:?}"
+    );
+}
+
+#[test]
+fn release_moves_a_cluster_whose_etcd_lost_quorum_to_alert() {
+    // Two of three etcd members unhealthy: no quorum; one of three: still a quorum.
+    for (down, state) in [
+        (&["e-1", "e-2"][..], ClusterState::Alert),
+        (&["e-1"][..], ClusterState::Running),
+    ] {
+        let sim = Simulation::new(&cluster(3, 3, 3), 9).expect("simulable");
+        {
+            let mut w = sim.world_mut();
+            w.record.state = ClusterState::Updating;
+            for n in down {
+                w.vms.get_mut(*n).expect("etcd VM").etcd_unhealthy = true;
+            }
+        }
+        let out = sim.release(None, None).expect("release");
+        assert_eq!(out.state, state, "{down:?}: {out:?}");
+        assert_eq!(
+            out.last_error
+                .as_deref()
+                .is_some_and(|e| e.contains("etcd has no quorum: 1 of 3 members healthy")),
+            state == ClusterState::Alert,
+            "{down:?}: {out:?}"
+        );
+    }
 }

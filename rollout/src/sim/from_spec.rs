@@ -187,9 +187,10 @@ impl World {
             boots: 0,
             jobs: super::jobs::Jobs::new(spec.jobs.clone()),
             engines: Default::default(),
-            gates: super::hooks::Gates::new(spec.gates.clone()),
+            gates: super::gates::Gates::new(spec.gates.clone()),
             epoch: spec.epoch()?,
             reboot_required: spec.reboot_required.iter().cloned().collect(),
+            backing: None,
         };
         let (cores, mem) = world.capacity();
         world.record.cores = cores;

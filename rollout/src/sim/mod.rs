@@ -24,16 +24,17 @@
 //! ```
 
 mod act;
-mod backed;
+mod backing;
 mod end_state;
 mod engines;
 mod faults;
 mod from_spec;
-mod hooks;
+mod gates;
 mod invariants;
 mod jobs;
 mod pods;
 mod ports;
+mod processes;
 pub mod random;
 mod record;
 mod spec;
@@ -41,13 +42,13 @@ mod spec_error;
 mod violation;
 mod world;
 
-pub use backed::{Backing, SimStore};
+pub use backing::Backing;
 pub use end_state::{EndState, VmEndState};
-pub use engines::Engines;
-pub use hooks::{GateSpec, Gates, SimGate};
+pub use gates::{GateSpec, Gates, SimGate};
 pub use invariants::{check_cancels, check_end};
 pub use jobs::{JobDurations, JobSpan, Jobs};
 pub use ports::SimHandle;
+pub use processes::Engines;
 pub use spec::{
     ClusterSpec, Fault, KubernetesVersionSpec, NodeGroupSpec, NodeOverride, PdbSpec, PodSpec,
 };
@@ -73,7 +74,7 @@ pub struct SimPorts {
     cloud: SimHandle,
     kube: SimHandle,
     etcd: SimHandle,
-    store: SimStore,
+    store: SimHandle,
     clock: SimHandle,
     hooks: SimHandle,
 }
@@ -93,7 +94,7 @@ impl SimPorts {
     }
 
     /// The simulation's store port.
-    pub fn store(&self) -> SimStore {
+    pub fn store(&self) -> SimHandle {
         self.store.clone()
     }
 
@@ -146,7 +147,6 @@ impl SimRun {
 pub struct Simulation {
     world: Rc<RefCell<World>>,
     seed: u64,
-    backing: Option<Backing>,
 }
 
 impl Simulation {
@@ -155,14 +155,14 @@ impl Simulation {
         Ok(Simulation {
             world: Rc::new(RefCell::new(World::new(spec, seed)?)),
             seed,
-            backing: None,
         })
     }
 
-    /// The same simulation with every store call also made on `store` (a real database that
-    /// already holds the world's record), whose answers the engine gets.
-    pub fn backed_by(mut self, store: Box<dyn crate::ports::Store>) -> Self {
-        self.backing = Some(Backing::new(store));
+    /// The same simulation with every store call made on `store` (a real database that
+    /// already holds the world's record): the store's rules run there, the engine gets its
+    /// answers and the world takes its record after each call.
+    pub fn backed_by(self, store: Box<dyn crate::adapters::store::RecordStore>) -> Self {
+        self.world_mut().backing = Some(Backing::new(store));
         self
     }
 
@@ -178,7 +178,7 @@ impl Simulation {
             cloud: h.clone(),
             kube: h.clone(),
             etcd: h.clone(),
-            store: SimStore::new(h.clone(), self.backing.clone()),
+            store: h.clone(),
             clock: h.clone(),
             hooks: h,
         }

@@ -237,7 +237,7 @@ pub fn controls(seed: u64, spec: &mut ClusterSpec, cfg: &mut crate::engine::Engi
         cfg.gates = vec!["./gate-a".into(), "./gate-b".into()];
         cfg.gate_timeout = std::time::Duration::from_secs(rng.random_range(30..=900));
         for _ in 0..rng.random_range(0..=2) {
-            spec.gates.push(super::hooks::GateSpec {
+            spec.gates.push(super::gates::GateSpec {
                 batch: rng.random_range(1..=6),
                 command: Some(["gate-a", "gate-b"][rng.random_range(0..2)].into()),
                 exit: [0, 1, 2][rng.random_range(0..3)],

@@ -72,7 +72,7 @@ pub struct ClusterSpec {
     pub reboot_required: Vec<String>,
     /// What the gate commands answer before which batch (absent: every gate exits 0 at once).
     #[serde(default)]
-    pub gates: Vec<super::hooks::GateSpec>,
+    pub gates: Vec<super::gates::GateSpec>,
     /// How long CloudStack's jobs take (absent: they finish as they are started).
     #[serde(default)]
     pub jobs: super::jobs::JobDurations,

@@ -168,13 +168,15 @@ pub struct World {
     /// CloudStack's jobs and how long they take.
     pub jobs: super::jobs::Jobs,
     /// The engine processes (a second one started by a fault) and their acts.
-    pub engines: super::engines::Engines,
+    pub engines: super::processes::Engines,
     /// The gate commands as described, and those running.
-    pub gates: super::hooks::Gates,
+    pub gates: super::gates::Gates,
     /// The wall-clock time virtual time 0 stands for (since the Unix epoch).
     pub epoch: Duration,
     /// Nodes where `/var/run/reboot-required` exists (a boot removes it).
     pub reboot_required: std::collections::BTreeSet<String>,
+    /// The real database the store calls go to, when the simulation is backed by one.
+    pub backing: Option<super::backing::Backing>,
 }
 
 impl World {

@@ -11,7 +11,7 @@ pub mod sqlite;
 use std::path::PathBuf;
 
 pub use postgres::{PostgresStore, PostgresUrl};
-pub use rules::RecordStore;
+pub use rules::{RecordStore, RecordTable};
 pub use select::{AnyStore, StoreUrl};
 pub use sqlite::SqliteStore;
 

@@ -1,7 +1,7 @@
 //! PostgreSQL under the store's rules ([`RecordStore`]): each change one serialisable
 //! transaction, retried on serialisation failures.
 
-use super::rules::RecordStore;
+use super::rules::{RecordStore, RecordTable};
 use super::{PostgresStore, StoreError};
 use crate::model::ClusterRecord;
 
@@ -16,5 +16,19 @@ impl RecordStore for PostgresStore {
         change: &mut dyn FnMut(&mut ClusterRecord, u64) -> bool,
     ) -> Result<bool, StoreError> {
         self.update(id, change)
+    }
+}
+
+impl RecordTable for PostgresStore {
+    fn put(&mut self, record: &ClusterRecord) -> Result<(), StoreError> {
+        PostgresStore::put(self, record)
+    }
+
+    fn insert_new(&mut self, record: &ClusterRecord) -> Result<bool, StoreError> {
+        PostgresStore::insert_new(self, record)
+    }
+
+    fn ids(&mut self) -> Result<Vec<String>, StoreError> {
+        PostgresStore::ids(self)
     }
 }

@@ -25,6 +25,19 @@ pub trait RecordStore {
     ) -> Result<bool, StoreError>;
 }
 
+/// A database of cluster records as the command line opens it: a [`RecordStore`] that also
+/// writes whole records and lists them.
+pub trait RecordTable: RecordStore + Send + std::fmt::Debug {
+    /// Writes `record` whole, replacing any record with its id.
+    fn put(&mut self, record: &ClusterRecord) -> Result<(), StoreError>;
+
+    /// Writes `record` unless a record with its id exists; `true` when it wrote it.
+    fn insert_new(&mut self, record: &ClusterRecord) -> Result<bool, StoreError>;
+
+    /// Every record's id.
+    fn ids(&mut self) -> Result<Vec<String>, StoreError>;
+}
+
 /// Whether a PostgreSQL error means "the database is not there right now" (connection lost,
 /// server shutting down or starting, conflicts that outlasted the retries): the engine retries
 /// those later.

@@ -5,7 +5,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
-use super::rules::RecordStore;
+use super::rules::{RecordStore, RecordTable};
 use super::{PostgresStore, PostgresUrl, SqliteStore, StoreError};
 use crate::model::ClusterRecord;
 
@@ -72,58 +72,42 @@ impl fmt::Display for StoreUrl {
 
 /// The store a [`StoreUrl`] names, open.
 #[derive(Debug)]
-pub enum AnyStore {
-    /// SQLite.
-    Sqlite(SqliteStore),
-    /// PostgreSQL.
-    Postgres(Box<PostgresStore>),
-}
+pub struct AnyStore(Box<dyn RecordTable>);
 
 impl AnyStore {
     /// Opens (creating or migrating as needed) the store at `url`.
     pub fn open(url: &StoreUrl) -> Result<Self, StoreError> {
-        Ok(match url {
-            StoreUrl::Sqlite(path) => AnyStore::Sqlite(SqliteStore::open(Path::new(path))?),
-            StoreUrl::Postgres(url) => AnyStore::Postgres(Box::new(PostgresStore::open(url)?)),
-        })
+        let store: Box<dyn RecordTable> = match url {
+            StoreUrl::Sqlite(path) => Box::new(SqliteStore::open(Path::new(path))?),
+            StoreUrl::Postgres(url) => Box::new(PostgresStore::open(url)?),
+        };
+        Ok(AnyStore(store))
     }
 
     /// Reads one record.
     pub fn get(&mut self, id: &str) -> Result<ClusterRecord, StoreError> {
-        match self {
-            AnyStore::Sqlite(s) => s.get(id),
-            AnyStore::Postgres(s) => s.get(id),
-        }
+        self.0.record(id)
     }
 
     /// Writes `record` whole, replacing any record with its id.
     pub fn put(&mut self, record: &ClusterRecord) -> Result<(), StoreError> {
-        match self {
-            AnyStore::Sqlite(s) => s.put(record),
-            AnyStore::Postgres(s) => s.put(record),
-        }
+        self.0.put(record)
     }
 
     /// Writes `record` unless a record with its id exists; `true` when it wrote it.
     pub fn insert_new(&mut self, record: &ClusterRecord) -> Result<bool, StoreError> {
-        match self {
-            AnyStore::Sqlite(s) => s.insert_new(record),
-            AnyStore::Postgres(s) => s.insert_new(record),
-        }
+        self.0.insert_new(record)
     }
 
     /// Every record's id.
     pub fn ids(&mut self) -> Result<Vec<String>, StoreError> {
-        match self {
-            AnyStore::Sqlite(s) => s.ids(),
-            AnyStore::Postgres(s) => s.ids(),
-        }
+        self.0.ids()
     }
 }
 
 impl RecordStore for AnyStore {
     fn record(&mut self, id: &str) -> Result<ClusterRecord, StoreError> {
-        self.get(id)
+        self.0.record(id)
     }
 
     fn change(
@@ -131,10 +115,7 @@ impl RecordStore for AnyStore {
         id: &str,
         change: &mut dyn FnMut(&mut ClusterRecord, u64) -> bool,
     ) -> Result<bool, StoreError> {
-        match self {
-            AnyStore::Sqlite(s) => s.change(id, change),
-            AnyStore::Postgres(s) => s.change(id, change),
-        }
+        self.0.change(id, change)
     }
 }
 

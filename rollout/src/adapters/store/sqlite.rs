@@ -8,7 +8,7 @@ use std::time::Duration;
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
 use super::StoreError;
-use super::rules::RecordStore;
+use super::rules::{RecordStore, RecordTable};
 use crate::model::{ClusterRecord, ClusterState};
 
 /// A store in one SQLite file.
@@ -193,5 +193,19 @@ impl RecordStore for SqliteStore {
         change: &mut dyn FnMut(&mut ClusterRecord, u64) -> bool,
     ) -> Result<bool, StoreError> {
         self.update(id, change)
+    }
+}
+
+impl RecordTable for SqliteStore {
+    fn put(&mut self, record: &ClusterRecord) -> Result<(), StoreError> {
+        SqliteStore::put(self, record)
+    }
+
+    fn insert_new(&mut self, record: &ClusterRecord) -> Result<bool, StoreError> {
+        SqliteStore::insert_new(self, record)
+    }
+
+    fn ids(&mut self) -> Result<Vec<String>, StoreError> {
+        SqliteStore::ids(self)
     }
 }

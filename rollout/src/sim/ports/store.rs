@@ -1,25 +1,80 @@
-//! The cluster store over the simulated world.
+//! The cluster store over the simulated world: the world's record is a [`RecordStore`] (or the
+//! real database it is backed by), so every call runs the store's own rules
+//! ([`crate::adapters::store::rules`]); each call is a step of the world, with its faults,
+//! trace line and checks around the rule.
 
 use super::SimHandle;
+use crate::adapters::store::{RecordStore, StoreError};
 use crate::model::{ClusterRecord, ClusterState, Lease, TypeSettings};
 use crate::ports::{PortError, PortResult, Store};
 use crate::sim::spec::Fault;
 use crate::sim::world::World;
 use std::time::Duration;
 
-fn cluster<'a>(w: &'a mut World, id: &str) -> PortResult<&'a mut ClusterRecord> {
-    if w.record.id == id {
-        Ok(&mut w.record)
-    } else {
-        Err(PortError::not_found(format!("no cluster {id}")))
+/// How the world's store is named in its errors.
+const STORE: &str = "of the simulation";
+
+impl World {
+    /// The world's own record, when it is `id`.
+    fn own(&mut self, id: &str) -> Result<&mut ClusterRecord, StoreError> {
+        if self.record.id == id {
+            Ok(&mut self.record)
+        } else {
+            Err(StoreError::NoSuchCluster {
+                id: id.to_string(),
+                store: STORE.to_string(),
+            })
+        }
     }
+}
+
+impl RecordStore for World {
+    fn record(&mut self, id: &str) -> Result<ClusterRecord, StoreError> {
+        if let Some(backing) = self.backing.clone() {
+            let record = backing.record(id)?;
+            self.record = record.clone();
+            return Ok(record);
+        }
+        self.own(id).cloned()
+    }
+
+    /// One change at the virtual time, written only when `change` says so; when backed, the
+    /// change is made on the real database (with its clock) and the world takes its record.
+    fn change(
+        &mut self,
+        id: &str,
+        change: &mut dyn FnMut(&mut ClusterRecord, u64) -> bool,
+    ) -> Result<bool, StoreError> {
+        if let Some(backing) = self.backing.clone() {
+            let answer = backing.change(id, change);
+            if let Ok(record) = backing.record(id) {
+                self.record = record;
+            }
+            return answer;
+        }
+        let now_ms = self.now.as_millis() as u64;
+        let mut next = self.own(id)?.clone();
+        if !change(&mut next, now_ms) {
+            return Ok(false);
+        }
+        self.record = next;
+        Ok(true)
+    }
+}
+
+/// The fault that fails a write of the settings, as a locked database does.
+fn settings_fault(w: &mut World) -> PortResult<()> {
+    if w.take_fault(|f| matches!(f, Fault::SaveSettingsFails)) {
+        return Err(PortError::unavailable("database is locked"));
+    }
+    Ok(())
 }
 
 impl Store for SimHandle {
     fn load(&mut self, cluster_id: &str) -> PortResult<ClusterRecord> {
         self.call("store.load".into(), |w| {
             w.last_load_step = w.step;
-            Ok(cluster(w, cluster_id)?.clone())
+            Store::load(w, cluster_id)
         })
     }
 
@@ -31,16 +86,11 @@ impl Store for SimHandle {
         lease: Option<&Lease>,
     ) -> PortResult<bool> {
         self.call(format!("store.cas({expected:?} -> {new:?})"), |w| {
-            let r = cluster(w, cluster_id)?;
-            if r.state != expected {
-                return Ok(false);
-            }
-            r.state = new;
-            r.lease = lease.cloned();
-            if new == ClusterState::Updating {
+            let won = Store::compare_and_set_state(w, cluster_id, expected, new, lease)?;
+            if won && new == ClusterState::Updating {
                 w.phase = None;
             }
-            Ok(true)
+            Ok(won)
         })
     }
 
@@ -51,28 +101,14 @@ impl Store for SimHandle {
         settings: &TypeSettings,
     ) -> PortResult<bool> {
         self.call("store.save_settings".into(), |w| {
-            if w.take_fault(|f| matches!(f, Fault::SaveSettingsFails)) {
-                return Err(PortError::unavailable("database is locked"));
-            }
-            let r = cluster(w, cluster_id)?;
-            if r.state != expected {
-                return Ok(false);
-            }
-            r.settings = settings.clone();
-            Ok(true)
+            settings_fault(w)?;
+            Store::save_settings(w, cluster_id, expected, settings)
         })
     }
 
     fn renew_lease(&mut self, cluster_id: &str, lease: &Lease) -> PortResult<bool> {
         self.call("store.renew_lease".into(), |w| {
-            let r = cluster(w, cluster_id)?;
-            match &mut r.lease {
-                Some(l) if l.owner == lease.owner => {
-                    l.heartbeat_ms = lease.heartbeat_ms;
-                    Ok(true)
-                }
-                _ => Ok(false),
-            }
+            Store::renew_lease(w, cluster_id, lease)
         })
     }
 
@@ -83,9 +119,9 @@ impl Store for SimHandle {
         timeout: Duration,
     ) -> PortResult<bool> {
         let hold = |w: &mut World| {
-            let now_ms = w.now.as_millis() as u64;
             w.engines.held_at = Some(w.now);
-            Ok(cluster(w, cluster_id)?.renew_held(lease, timeout, now_ms))
+            let mut held = lease.clone();
+            Ok(Store::hold_lease(w, cluster_id, &mut held, timeout)?.then_some(held.heartbeat_ms))
         };
         // A confirmation at the same virtual instant as the last one is traced but is not a
         // step of its own, so the steps that faults are scheduled at stay where they were.
@@ -112,8 +148,7 @@ impl Store for SimHandle {
         new: ClusterState,
     ) -> PortResult<bool> {
         self.call(format!("store.end_rollout(Updating -> {new:?})"), |w| {
-            let now_ms = w.now.as_millis() as u64;
-            Ok(cluster(w, cluster_id)?.end_held(lease, timeout, now_ms, new))
+            Store::end_rollout(w, cluster_id, lease, timeout, new)
         })
     }
 
@@ -124,8 +159,7 @@ impl Store for SimHandle {
         timeout: Duration,
     ) -> PortResult<bool> {
         self.call("store.expire_lease(Updating -> Alert)".into(), |w| {
-            let now_ms = w.now.as_millis() as u64;
-            Ok(cluster(w, cluster_id)?.expire_lease(seen, timeout, now_ms))
+            Store::expire_lease(w, cluster_id, seen, timeout)
         })
     }
 
@@ -139,59 +173,38 @@ impl Store for SimHandle {
         self.call(
             format!("store.begin_rollout({expected:?} -> Updating)"),
             |w| {
-                if w.take_fault(|f| matches!(f, Fault::SaveSettingsFails)) {
-                    return Err(PortError::unavailable("database is locked"));
+                settings_fault(w)?;
+                let won = Store::begin_rollout(w, cluster_id, expected, lease, settings)?;
+                if won {
+                    w.engines.held_at = Some(w.now);
+                    w.phase = None;
                 }
-                let now_ms = w.now.as_millis() as u64;
-                let r = cluster(w, cluster_id)?;
-                if r.state != expected {
-                    return Ok(false);
-                }
-                r.state = ClusterState::Updating;
-                r.lease = Some(Lease {
-                    owner: lease.owner.clone(),
-                    heartbeat_ms: now_ms,
-                });
-                r.cancel = false;
-                r.settings = settings.clone();
-                w.engines.held_at = Some(w.now);
-                w.phase = None;
-                Ok(true)
+                Ok(won)
             },
         )
     }
 
     fn request_cancel(&mut self, cluster_id: &str) -> PortResult<bool> {
         self.call("store.request_cancel".into(), |w| {
-            let r = cluster(w, cluster_id)?;
-            if r.state != ClusterState::Updating {
-                return Ok(false);
-            }
-            r.cancel = true;
-            Ok(true)
+            Store::request_cancel(w, cluster_id)
         })
     }
 
     fn set_cancel(&mut self, cluster_id: &str, cancel: bool) -> PortResult<()> {
         self.call(format!("store.set_cancel({cancel})"), |w| {
-            cluster(w, cluster_id)?.cancel = cancel;
-            Ok(())
+            Store::set_cancel(w, cluster_id, cancel)
         })
     }
 
     fn set_last_error(&mut self, cluster_id: &str, error: Option<&str>) -> PortResult<()> {
         self.call("store.set_last_error".into(), |w| {
-            cluster(w, cluster_id)?.last_error = error.map(str::to_string);
-            Ok(())
+            Store::set_last_error(w, cluster_id, error)
         })
     }
 
     fn set_capacity(&mut self, cluster_id: &str, cores: u64, memory_mb: u64) -> PortResult<()> {
         self.call(format!("store.set_capacity({cores}, {memory_mb})"), |w| {
-            let r = cluster(w, cluster_id)?;
-            r.cores = cores;
-            r.memory_mb = memory_mb;
-            Ok(())
+            Store::set_capacity(w, cluster_id, cores, memory_mb)
         })
     }
 }
