@@ -3,7 +3,8 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use cks_builder::register;
+use cks_builder::register::{self, RegisterSettings};
+use cks_cloudstack::CloudStackConfig;
 
 /// What `--help` adds below the flags: credentials, the checks and the exit codes.
 const AFTER: &str = "Credentials come from the environment as for cks-rollout and the `cs` client: CLOUDSTACK_ENDPOINT, CLOUDSTACK_KEY and CLOUDSTACK_SECRET, or CLOUDSTACK_CONFIG naming an INI file (section [cloudstack] or CLOUDSTACK_REGION) with endpoint, key and secret. They are never taken from the command line and never printed. CLOUDSTACK_POLL_INTERVAL sets the seconds between two polls.\n\nBefore CloudStack is called: the ISO must pass `cks-iso verify` and its .sha256 sidecar (when present) must agree. Then the ISO must fit the node contract of the server's line (its version from listCapabilities: 4.20 and 4.22 need dashboard.yaml, 4.23 headlamp.yaml or dashboard.yaml) unless --force, and --url must serve exactly this ISO (its size, and its sha256 unless --no-check-url).\n\nThe same Kubernetes version registered with the same checksum: says so and exits 0. With another checksum: refused, naming both, unless --replace (which deletes the old version only when no cluster uses it).\n\nExit codes: 0 registered (Ready with --wait) or already registered, 1 refused or failed (the message says why; nothing stays registered except after --timeout), 2 bad command line.\n\nWith --catalog URL|FILE (a catalog.json from `cks-iso catalog`): the catalog is read (at most --catalog-limit bytes), and with --require-signature --key PUB its signature (<catalog>.sig) is checked; then each ISO (all, or --latest-per-minor) is fetched from its URL, hashed against the catalog's size and sha256, and with --require-signature checked against its .sig: all before CloudStack is called. Then, in each zone (--zone, repeatable, or all), each ISO not registered there is added (and waited for), one already there with the same checksum is left alone, one there with another checksum stops the run before any change; with --retire-eol each registered version whose minor the catalog no longer has is deleted, or disabled while a cluster uses it. A second run does nothing. It ends with a table per zone. --dry-run verifies and prints the table of what would be done.\n\nExample: cks-iso register out/cks-1.33.13-x86_64.iso --url http://images.example/cks-1.33.13-x86_64.iso --zone zone1\n\nExample: cks-iso register --catalog https://images.example/cks/catalog.json --zone all --latest-per-minor --retire-eol --require-signature --key release.pub";
@@ -90,6 +91,21 @@ pub struct Args {
     /// Print the outcome as JSON.
     #[arg(long)]
     pub json: bool,
+}
+
+impl Args {
+    /// How each version is registered and waited for, from the flags and the CloudStack
+    /// settings (`config`'s poll interval).
+    pub fn settings(&self, config: &CloudStackConfig) -> RegisterSettings {
+        RegisterSettings {
+            min_cpus: self.min_cpu,
+            min_memory_mib: self.min_memory,
+            direct_download: self.direct_download,
+            wait: !self.no_wait,
+            timeout: self.timeout,
+            poll_interval: config.poll_interval,
+        }
+    }
 }
 
 /// Parses `90`, `90s`, `30m` or `1h`.

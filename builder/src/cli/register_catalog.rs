@@ -47,12 +47,7 @@ pub async fn run(args: Args, config: CloudStackConfig) -> anyhow::Result<()> {
         retire_eol: args.retire_eol,
         dry_run: args.dry_run,
         key,
-        min_cpus: args.min_cpu,
-        min_memory_mib: args.min_memory,
-        direct_download: args.direct_download,
-        wait: !args.no_wait,
-        timeout: args.timeout,
-        poll_interval: config.poll_interval,
+        settings: args.settings(&config),
     };
     let loaded = from_catalog::load(&request, &mut |line| eprintln!("{line}"))
         .await

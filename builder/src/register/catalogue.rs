@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use cks_cloudstack::{CloudStackClient, KubernetesVersion, NewKubernetesVersion};
 
-use super::{IsoFacts, RegisterError, Registration, Request, Status};
+use super::{IsoFacts, RegisterError, RegisterSettings, Registration, Request, Status};
 
 /// A checksum without CloudStack's `{ALGORITHM}` prefix, lower-cased.
 fn bare(checksum: &str) -> String {
@@ -122,7 +122,7 @@ pub fn register(
 
     let params = client.api_parameters("addKubernetesSupportedVersion")?;
     let has = |name: &str| params.as_ref().map(|p| p.iter().any(|n| n == name));
-    if request.direct_download && has("directdownload") == Some(false) {
+    if request.settings.direct_download && has("directdownload") == Some(false) {
         return Err(RegisterError::Unsupported {
             flag: "--direct-download",
             parameter: "directdownload",
@@ -133,11 +133,11 @@ pub fn register(
         semantic_version: facts.semantic_version.clone(),
         url: request.url.clone(),
         checksum: facts.checksum(),
-        min_cpus: request.min_cpus,
-        min_memory_mib: request.min_memory_mib,
+        min_cpus: request.settings.min_cpus,
+        min_memory_mib: request.settings.min_memory_mib,
         zone_id: zone,
         name: request.name.clone(),
-        direct_download: request.direct_download,
+        direct_download: request.settings.direct_download,
         arch: (has("arch") == Some(true)).then(|| facts.arch.clone()),
     };
     let added = client.add_kubernetes_version(&new)?;
@@ -147,8 +147,8 @@ pub fn register(
     ));
     let mut done = registration(Status::Registered, &added, facts, &request.url);
     done.replaced = replaced;
-    if request.wait {
-        done.iso_state = wait_ready(client, &added, request, say)?;
+    if request.settings.wait {
+        done.iso_state = wait_ready(client, &added, &request.url, &request.settings, say)?;
     }
     Ok(done)
 }
@@ -165,7 +165,8 @@ fn failed(status: &str) -> bool {
 pub(super) fn wait_ready(
     client: &CloudStackClient,
     added: &KubernetesVersion,
-    request: &Request,
+    url: &str,
+    settings: &RegisterSettings,
     say: &mut dyn FnMut(&str),
 ) -> Result<String, RegisterError> {
     let start = Instant::now();
@@ -191,7 +192,7 @@ pub(super) fn wait_ready(
             };
             return Err(RegisterError::DownloadFailed {
                 version: added.semantic_version.clone(),
-                url: request.url.clone(),
+                url: url.to_string(),
                 state,
                 status: if status.is_empty() {
                     "no status".to_string()
@@ -205,7 +206,7 @@ pub(super) fn wait_ready(
             say(&format!("ISO {state}: {status}"));
             last_status = status.clone();
         }
-        if start.elapsed() >= request.timeout {
+        if start.elapsed() >= settings.timeout {
             return Err(RegisterError::Timeout {
                 version: added.semantic_version.clone(),
                 id: added.id.clone(),
@@ -219,9 +220,9 @@ pub(super) fn wait_ready(
             });
         }
         std::thread::sleep(
-            request
+            settings
                 .poll_interval
-                .min(request.timeout.saturating_sub(start.elapsed()))
+                .min(settings.timeout.saturating_sub(start.elapsed()))
                 .max(Duration::from_millis(1)),
         );
     }

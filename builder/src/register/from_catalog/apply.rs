@@ -7,7 +7,7 @@ use cks_cloudstack::{CloudStackClient, NewKubernetesVersion};
 use cks_pinning::catalog::{Existing, Retirement, Step, ZoneRef, plan_registration};
 use serde::Serialize;
 
-use super::super::{RegisterError, Request};
+use super::super::RegisterError;
 use super::{CatalogRegisterError, CatalogRequest, Loaded, Zones};
 
 /// One line of the closing table.
@@ -149,7 +149,7 @@ pub fn apply(
     let arch_known = if steps.iter().any(|s| matches!(s, Step::Register { .. })) && !request.dry_run
     {
         let params = client.api_parameters("addKubernetesSupportedVersion")?;
-        if request.direct_download
+        if request.settings.direct_download
             && params
                 .as_ref()
                 .is_some_and(|p| !p.iter().any(|n| n == "directdownload"))
@@ -183,22 +183,25 @@ pub fn apply(
                         semantic_version: iso.kubernetes_version.clone(),
                         url: url.clone(),
                         checksum: format!("{{SHA-256}}{}", iso.sha256),
-                        min_cpus: request.min_cpus,
-                        min_memory_mib: request.min_memory_mib,
+                        min_cpus: request.settings.min_cpus,
+                        min_memory_mib: request.settings.min_memory_mib,
                         zone_id: Some(zone.id.clone()),
                         name: None,
-                        direct_download: request.direct_download,
+                        direct_download: request.settings.direct_download,
                         arch: arch_known.then(|| iso.arch.clone()),
                     })?;
                     say(&format!(
                         "{}: added Kubernetes {} {} as {} (id {})",
                         zone.name, iso.kubernetes_version, iso.arch, added.name, added.id
                     ));
-                    let state = if request.wait {
-                        let mut single = Request::new(&iso.file, url);
-                        single.timeout = request.timeout;
-                        single.poll_interval = request.poll_interval;
-                        super::super::catalogue::wait_ready(client, &added, &single, say)?
+                    let state = if request.settings.wait {
+                        super::super::catalogue::wait_ready(
+                            client,
+                            &added,
+                            &url,
+                            &request.settings,
+                            say,
+                        )?
                     } else {
                         added.iso_state.clone()
                     };

@@ -15,7 +15,7 @@ mod error;
 mod fetch;
 mod table;
 
-use std::time::Duration;
+use super::RegisterSettings;
 
 use cks_pinning::catalog::{Catalog, CatalogIso, latest_per_minor};
 use cks_signature::BlobKey;
@@ -53,18 +53,8 @@ pub struct CatalogRequest {
     pub dry_run: bool,
     /// Require the catalog's and each ISO's signature by this key (`--key`, with its path).
     pub key: Option<(BlobKey, String)>,
-    /// Minimum CPUs of a node.
-    pub min_cpus: u32,
-    /// Minimum memory of a node, MiB.
-    pub min_memory_mib: u64,
-    /// Let nodes download the ISO straight to primary storage.
-    pub direct_download: bool,
-    /// Wait until each registered ISO is Ready.
-    pub wait: bool,
-    /// How long to wait for each.
-    pub timeout: Duration,
-    /// Time between two polls.
-    pub poll_interval: Duration,
+    /// How each ISO is registered and waited for.
+    pub settings: RegisterSettings,
 }
 
 /// A catalog whose selected ISOs were verified.
