@@ -91,7 +91,7 @@ fn bad_input_is_a_one_line_error_naming_it() {
     for (args, name) in [
         (
             vec![
-                "/tmp/x", "1.33", "1.6.2", "1.33.0", "n.yaml", "d.yaml", "cks",
+                "/tmp/x", "1.x", "1.6.2", "1.33.0", "n.yaml", "d.yaml", "cks",
             ],
             "KUBERNETES_VERSION",
         ),
