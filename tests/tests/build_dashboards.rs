@@ -140,7 +140,7 @@ fn check(upstream: &DemoUpstream, summary: &Summary, dashboards: Dashboards) {
     );
     let pinned = format!("{HEADLAMP_IMAGE}@{digest}");
     assert!(
-        versions.images.iter().any(|i| i.to_string() == pinned),
+        versions.images.iter().any(|i| *i == pinned),
         "{pinned} not in {:?}",
         versions.images
     );
