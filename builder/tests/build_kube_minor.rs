@@ -185,3 +185,80 @@ fn crictl_and_cni_left_out_take_the_newest_releases_from_their_tags() {
     assert_eq!(plan["crictl"], "v1.33.0");
     assert_eq!(plan["cni_plugins"], "v1.6.2");
 }
+
+#[test]
+fn etcd_asked_for_as_kubeadm_takes_the_release_kubeadm_names_and_the_lock_keeps_it() {
+    let upstream = DemoUpstream::start(&DemoConfig::default()).expect("demo upstream");
+    let out = tempfile::tempdir().expect("out dir");
+    let lock = out.path().join("cks.lock");
+    let lock_arg = lock.display().to_string();
+    let mut args = build_args(&upstream, out.path(), Arch::Amd64);
+    let at = args
+        .iter()
+        .position(|a| a == "--etcd-version")
+        .expect("the demo bundles etcd");
+    args[at + 1] = "kubeadm".to_string();
+    let run = |extra: &[&str]| {
+        std::process::Command::new(CKS_ISO)
+            .args(&args)
+            .args(extra)
+            .env("SOURCE_DATE_EPOCH", "1700000000")
+            .output()
+            .expect("cks-iso runs")
+    };
+    // The plan names it, and the line says where it came from.
+    let planned = run(&["--dry-run", "--json"]);
+    let stderr = text(&planned.stderr);
+    assert!(planned.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("etcd: 3.5.21 (the etcd kubeadm v1.33.13 names in `config images list`)"),
+        "{stderr}"
+    );
+    let plan: serde_json::Value = serde_json::from_slice(&planned.stdout).expect("a JSON plan");
+    assert_eq!(plan["etcd"], "v3.5.21");
+    assert!(
+        plan["files"]
+            .as_array()
+            .expect("files")
+            .iter()
+            .any(|f| f["urls"][0].as_str().is_some_and(|u| u.ends_with(
+                "/etcd-io/etcd/releases/download/v3.5.21/etcd-v3.5.21-linux-amd64.tar.gz"
+            ))),
+        "{plan}"
+    );
+
+    let built = run(&["--write-lock", &lock_arg]);
+    assert!(built.status.success(), "{}", text(&built.stderr));
+    let iso = out.path().join("cks-demo-1.33.13-x86_64.iso");
+    let image = cks_builder::iso::IsoImage::open(&iso).expect("the ISO opens");
+    let mut versions = Vec::new();
+    image
+        .copy_file("versions.txt", &mut versions)
+        .expect("the ISO holds versions.txt");
+    assert!(
+        text(&versions).contains("\netcd: 3.5.21\n"),
+        "{}",
+        text(&versions)
+    );
+    let mut tarball = Vec::new();
+    image
+        .copy_file("etcd/etcd-linux-amd64.tar.gz", &mut tarball)
+        .expect("the ISO holds etcd");
+    assert!(!tarball.is_empty());
+
+    // A locked build takes the lock's etcd: the same ISO, byte for byte.
+    let again = tempfile::tempdir().expect("second out dir");
+    let mut locked_args = build_args(&upstream, again.path(), Arch::Amd64);
+    locked_args[at + 1] = "kubeadm".to_string();
+    let locked = std::process::Command::new(CKS_ISO)
+        .args(&locked_args)
+        .args(["--locked", &lock_arg])
+        .env("SOURCE_DATE_EPOCH", "1700000000")
+        .output()
+        .expect("cks-iso runs");
+    assert!(locked.status.success(), "{}", text(&locked.stderr));
+    assert_eq!(
+        std::fs::read(again.path().join("cks-demo-1.33.13-x86_64.iso")).expect("locked ISO"),
+        std::fs::read(&iso).expect("first ISO")
+    );
+}

@@ -107,7 +107,7 @@ fn a_release_builds_each_arch_once_and_a_second_run_builds_nothing() {
     let second = release(
         &upstream,
         out.path(),
-        &["--minors", "1.33", "--arch", "x86_64,aarch64"],
+        &["--minors", "1.33", "--arch", "x86_64", "--arch", "aarch64"],
     );
     let stdout = text(&second.stdout);
     assert!(second.status.success(), "{}", text(&second.stderr));
@@ -134,4 +134,135 @@ fn a_release_refuses_a_version_and_a_bad_minor_list() {
         text(&bad.stderr)
     );
     assert_eq!(std::fs::read_dir(out.path()).expect("out").count(), 0);
+}
+
+#[test]
+fn a_matrix_names_each_minors_arches_and_etcd_and_a_cache_answers_a_new_folder() {
+    let upstream = DemoUpstream::start(&DemoConfig::default()).expect("demo upstream");
+    let work = tempfile::tempdir().expect("work dir");
+    let matrix = work.path().join("release.toml");
+    std::fs::write(
+        &matrix,
+        "[[release]]\nminor = \"1.33\"\narch = [\"aarch64\"]\netcd-version = \"kubeadm\"\n",
+    )
+    .expect("write the matrix");
+    let cache = work.path().join("cache");
+    let (first_out, second_out) = (work.path().join("a"), work.path().join("b"));
+    let run = |out: &Path| {
+        release(
+            &upstream,
+            out,
+            &[
+                "--matrix",
+                matrix.to_str().expect("UTF-8 path"),
+                "--arch",
+                "x86_64",
+                "--cache-dir",
+                cache.to_str().expect("UTF-8 path"),
+            ],
+        )
+    };
+    let first = run(&first_out);
+    let (stdout, stderr) = (text(&first.stdout), text(&first.stderr));
+    assert!(first.status.success(), "{stderr}");
+    // The matrix's arch beats --arch; its etcd is the one kubeadm names.
+    assert!(first_out.join("cks-1.33.13-aarch64.iso").is_file());
+    assert!(!first_out.join("cks-1.33.13-x86_64.iso").exists());
+    assert!(
+        stderr.contains("etcd: 3.5.21 (the etcd kubeadm v1.33.13 names in `config images list`)"),
+        "{stderr}"
+    );
+    let row = stdout
+        .lines()
+        .find(|l| l.contains("aarch64"))
+        .unwrap_or_else(|| panic!("no aarch64 row: {stdout}"));
+    assert!(row.contains("built"), "{row}");
+    let mut versions = Vec::new();
+    cks_builder::iso::IsoImage::open(&first_out.join("cks-1.33.13-aarch64.iso"))
+        .expect("the ISO opens")
+        .copy_file("versions.txt", &mut versions)
+        .expect("versions.txt");
+    assert!(
+        text(&versions).contains("\netcd: 3.5.21\n"),
+        "{}",
+        text(&versions)
+    );
+
+    // Another folder, the same cache: the ISO comes from the cache, checked, not packed again.
+    let second = run(&second_out);
+    let stdout = text(&second.stdout);
+    assert!(second.status.success(), "{}", text(&second.stderr));
+    let row = stdout
+        .lines()
+        .find(|l| l.contains("aarch64"))
+        .unwrap_or_else(|| panic!("no aarch64 row: {stdout}"));
+    assert!(row.contains("cached"), "{row}");
+    assert!(
+        stdout.contains("nothing to build: every ISO is already in")
+            && stdout.contains("or a cache"),
+        "{stdout}"
+    );
+    assert_eq!(
+        std::fs::read(second_out.join("cks-1.33.13-aarch64.iso")).expect("second ISO"),
+        std::fs::read(first_out.join("cks-1.33.13-aarch64.iso")).expect("first ISO")
+    );
+}
+
+#[test]
+fn a_matrix_with_an_unknown_key_is_refused_before_anything_is_built() {
+    let upstream = DemoUpstream::start(&DemoConfig::default()).expect("demo upstream");
+    let work = tempfile::tempdir().expect("work dir");
+    let matrix = work.path().join("release.toml");
+    std::fs::write(
+        &matrix,
+        "[[release]]\nminor = \"1.33\"\nkubernetes = \"1.33.1\"\n",
+    )
+    .expect("write the matrix");
+    let out = work.path().join("out");
+    let refused = release(
+        &upstream,
+        &out,
+        &["--matrix", matrix.to_str().expect("UTF-8 path")],
+    );
+    let stderr = text(&refused.stderr);
+    assert!(!refused.status.success());
+    assert!(stderr.contains("release.toml"), "{stderr}");
+    assert!(stderr.contains("unknown field `kubernetes`"), "{stderr}");
+    assert!(!out.exists() || std::fs::read_dir(&out).expect("out").count() == 0);
+    assert_eq!(
+        upstream
+            .file_server()
+            .requests("/dl.k8s.io/release/stable-1.33.txt"),
+        0
+    );
+    let both = release(
+        &upstream,
+        &out,
+        &[
+            "--matrix",
+            matrix.to_str().expect("UTF-8 path"),
+            "--minors",
+            "2",
+        ],
+    );
+    assert_eq!(both.status.code(), Some(2), "{}", text(&both.stderr));
+}
+
+#[test]
+fn build_takes_one_arch() {
+    let upstream = DemoUpstream::start(&DemoConfig::default()).expect("demo upstream");
+    let out = tempfile::tempdir().expect("out dir");
+    let mut args = build_args(&upstream, out.path(), Arch::Amd64);
+    args.extend(["--arch", "aarch64", "--dry-run"].map(String::from));
+    let two = std::process::Command::new(CKS_ISO)
+        .args(&args)
+        .output()
+        .expect("cks-iso runs");
+    assert!(!two.status.success());
+    assert!(
+        text(&two.stderr)
+            .contains("cks-iso build makes one ISO, for one --arch (given x86_64, aarch64)"),
+        "{}",
+        text(&two.stderr)
+    );
 }

@@ -1,8 +1,10 @@
 //! The default release of a bundled tool, chosen from its repository's tags (`git ls-remote
 //! --tags`): crictl the newest cri-tools release of the Kubernetes minor, the CNI plugins their
-//! newest release. Pre-releases are never chosen.
+//! newest release. Pre-releases are never chosen. etcd, when asked for as `kubeadm`, is the one
+//! the release's kubeadm names in `config images list` (`etcd:<version>-<n>`).
 
 use crate::autoscaler::RemoteTags;
+use crate::image::ImageRef;
 use crate::release::ReleaseVersion;
 use crate::version::KubeVersion;
 
@@ -25,6 +27,33 @@ pub fn newest_release(tags: &RemoteTags, minor: Option<(u64, u64)>) -> Option<Re
         .filter(|v| minor.is_none_or(|(major, minor)| v.major == major && v.minor == minor))
         .max()
         .and_then(|v| ReleaseVersion::parse(&v.to_string()).ok())
+}
+
+/// The `ETCD_VERSION` that asks for the etcd the release's kubeadm uses.
+pub const ETCD_FROM_KUBEADM: &str = "kubeadm";
+
+/// The etcd release kubeadm's image list names: the tag `<version>-<n>` of its `etcd` image
+/// (`registry.k8s.io/etcd:3.5.21-0` gives 3.5.21). `None` when no line is an etcd image with
+/// such a tag.
+///
+/// ```
+/// use cks_pinning::tool_release::kubeadm_etcd;
+/// let list = ["registry.k8s.io/pause:3.10", "registry.k8s.io/etcd:3.5.21-0"].map(String::from);
+/// assert_eq!(kubeadm_etcd(&list).map(|v| v.tag()), Some("v3.5.21".into()));
+/// ```
+pub fn kubeadm_etcd(images: &[String]) -> Option<ReleaseVersion> {
+    images
+        .iter()
+        .filter_map(|line| ImageRef::parse(line.trim()).ok())
+        .filter(|image| image.short_name() == "etcd")
+        .find_map(|image| {
+            let (version, build) = image.tag()?.rsplit_once('-')?;
+            let numbered = !build.is_empty() && build.bytes().all(|b| b.is_ascii_digit());
+            let plain = !version.contains(['-', '+']);
+            (numbered && plain)
+                .then(|| ReleaseVersion::parse(version).ok())
+                .flatten()
+        })
 }
 
 #[cfg(test)]
@@ -73,5 +102,34 @@ mod tests {
     fn no_release_of_the_minor_is_none() {
         let tags = listing(&["v1.32.0"]);
         assert_eq!(newest_release(&tags, Some((1, 33))), None);
+    }
+
+    #[test]
+    fn kubeadm_names_etcd_with_a_build_number() {
+        let list = |lines: &[&str]| lines.iter().map(ToString::to_string).collect::<Vec<_>>();
+        let kubeadm = list(&[
+            "registry.k8s.io/kube-apiserver:v1.32.9",
+            "registry.k8s.io/coredns/coredns:v1.11.3",
+            "registry.k8s.io/etcd:3.5.16-0",
+        ]);
+        assert_eq!(
+            kubeadm_etcd(&kubeadm).map(|v| v.bare().to_string()),
+            Some("3.5.16".to_string())
+        );
+        let mirrored = list(&["mirror.example/k8s/etcd:3.6.4-1"]);
+        assert_eq!(
+            kubeadm_etcd(&mirrored).map(|v| v.tag()),
+            Some("v3.6.4".to_string())
+        );
+        for odd in [
+            "registry.k8s.io/etcd:3.5.16",
+            "registry.k8s.io/etcd:3.5.16-rc.0",
+            "registry.k8s.io/etcd:latest",
+            "registry.k8s.io/etcd-operator:3.5.16-0",
+            "registry.k8s.io/etcd:3.5-0",
+        ] {
+            assert_eq!(kubeadm_etcd(&list(&[odd])), None, "{odd}");
+        }
+        assert_eq!(kubeadm_etcd(&[]), None);
     }
 }

@@ -7,7 +7,9 @@ use anyhow::{Context, Result};
 use cks_builder::pipeline::Lock;
 use cks_builder::pipeline::{Inputs, Options};
 use cks_builder::pipeline::{Observer, Summary};
-use cks_builder::pipeline::{Outcome, Request, build, pin_kubernetes, pin_tools};
+use cks_builder::pipeline::{
+    Outcome, Request, build, etcd_from_lock, kubeadm_etcd_line, pin_kubernetes, pin_tools,
+};
 use cks_builder::progress::ProgressSink;
 
 use super::build_args::BuildArgs;
@@ -15,6 +17,12 @@ use super::progress::{Bars, Lines, human, interactive};
 
 /// Runs `cks-iso build`.
 pub async fn run(args: BuildArgs, interrupt: &super::Interrupt) -> Result<()> {
+    if args.arch.len() > 1 {
+        anyhow::bail!(
+            "cks-iso build makes one ISO, for one --arch (given {}); cks-iso release builds one per arch",
+            args.arch.join(", ")
+        );
+    }
     // Read first, so a bad key fails in a second, not after the ISO is packed.
     let sign_key = args
         .sign_key
@@ -40,6 +48,7 @@ pub async fn run(args: BuildArgs, interrupt: &super::Interrupt) -> Result<()> {
     for line in pin_tools(&mut inputs).await? {
         eprintln!("{line}");
     }
+    etcd_from_lock(&mut inputs, lock.as_ref());
     let options = inputs.clone().resolve()?;
     let request = Request {
         dry_run: args.dry_run,
@@ -48,6 +57,10 @@ pub async fn run(args: BuildArgs, interrupt: &super::Interrupt) -> Result<()> {
         temp_dir: None,
     };
     let outcome = build_with_reporting(&options, &inputs, request, interrupt).await?;
+    let (Outcome::Planned(plan) | Outcome::Built(plan, _)) = &outcome;
+    if let Some(line) = kubeadm_etcd_line(&options, plan) {
+        eprintln!("{line}");
+    }
     match outcome {
         Outcome::Planned(plan) => {
             if args.json {
@@ -207,6 +220,7 @@ mod tests {
     fn the_build_time_reads_as_a_utc_date() {
         let summary = Summary {
             iso: "out/cks.iso".into(),
+            reused: false,
             sidecar: "out/cks.iso.sha256".into(),
             sbom: "out/cks.iso.spdx.json".into(),
             size: 0,

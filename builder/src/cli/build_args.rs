@@ -36,7 +36,8 @@ pub struct BuildArgs {
     /// Target architecture: x86_64 (amd64, the default) or aarch64 (arm64).
     #[arg(value_name = "ARCH")]
     pub pos_arch: Option<String>,
-    /// etcd version to bundle for external etcd nodes, e.g. 3.5.21.
+    /// etcd version to bundle for external etcd nodes, e.g. 3.5.21, or `kubeadm`: the one the
+    /// release's kubeadm names in `config images list`.
     #[arg(value_name = "ETCD_VERSION")]
     pub pos_etcd_version: Option<String>,
 
@@ -69,9 +70,9 @@ pub struct BuildArgs {
     /// Same as BUILD_NAME.
     #[arg(long, conflicts_with = "pos_build_name")]
     pub build_name: Option<String>,
-    /// Same as ARCH.
-    #[arg(long, conflicts_with = "pos_arch")]
-    pub arch: Option<String>,
+    /// Same as ARCH (`cks-iso release` takes several: repeated, or a comma list).
+    #[arg(long, conflicts_with = "pos_arch", action = clap::ArgAction::Append)]
+    pub arch: Vec<String>,
     /// Same as ETCD_VERSION.
     #[arg(long, conflicts_with = "pos_etcd_version")]
     pub etcd_version: Option<String>,
@@ -196,7 +197,10 @@ impl BuildArgs {
             headlamp_version: self.headlamp_version.clone().or(pos_headlamp),
             cloudstack: self.cloudstack.clone(),
             build_name: self.build_name.clone().or(self.pos_build_name.clone()),
-            arch: self.arch.clone().or(self.pos_arch.clone()),
+            arch: match self.arch.as_slice() {
+                [] => self.pos_arch.clone(),
+                several => Some(several.join(",")),
+            },
             etcd_version: self.etcd_version.clone().or(self.pos_etcd_version.clone()),
             csi_version: self.csi_version.clone(),
             autoscaler_version: self.autoscaler_version.clone(),

@@ -7,7 +7,8 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 use cks_builder::catalog;
 use cks_builder::pipeline::{
-    Inputs, Minors, Outcome, Request, pin_tools, probe_fetcher, release_versions,
+    Inputs, Matrix, MatrixRelease, Minors, Outcome, Request, kubeadm_etcd_line, pin_tools,
+    probe_fetcher, release_versions,
 };
 use cks_builder::signing::SigningKey;
 use cks_pinning::kube_request::KubeRequest;
@@ -22,15 +23,20 @@ use super::progress::human;
 pub struct Args {
     /// The minors: a count (the newest N, counting down from the minor of the release server's
     /// `release/stable.txt`) or a list such as 1.31,1.32,1.33; each builds its newest patch
-    /// (`release/stable-X.Y.txt`).
-    #[arg(long, default_value = "3")]
-    pub minors: Minors,
+    /// (`release/stable-X.Y.txt`) [default: 3].
+    #[arg(long, conflicts_with = "matrix")]
+    pub minors: Option<Minors>,
+    /// A TOML matrix instead of --minors: `[[release]]` tables of `minor` with their own
+    /// `arch`, `crictl-version`, `cni-version` and `etcd-version` (unknown keys are refused).
+    #[arg(long, value_name = "FILE")]
+    pub matrix: Option<std::path::PathBuf>,
     /// The URL the output folder is published at: each ISO's `url` in `catalog.json` is this
     /// plus its file name (no `url` without it).
     #[arg(long, value_name = "URL")]
     pub base_url: Option<String>,
-    /// The build's inputs (`--arch x86_64,aarch64` builds both; BUILD_NAME is the prefix of
-    /// each ISO's name, default `cks`: `cks-1.33.13-x86_64.iso`).
+    /// The build's inputs (`--arch x86_64 --arch aarch64`, or `--arch x86_64,aarch64`, builds
+    /// both; BUILD_NAME is the prefix of each ISO's name, default `cks`:
+    /// `cks-1.33.13-x86_64.iso`).
     #[command(flatten)]
     pub build: Box<BuildArgs>,
 }
@@ -40,9 +46,43 @@ struct Row {
     minor: String,
     version: String,
     arch: String,
-    built: bool,
+    result: IsoResult,
     size: u64,
     seconds: f64,
+}
+
+/// What became of one ISO of the release.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum IsoResult {
+    /// Packed by this run.
+    Built,
+    /// Already in the output folder.
+    Skipped,
+    /// Taken, once checked, from `--cache-dir` or the cache registry.
+    Cached,
+}
+
+impl IsoResult {
+    fn word(self) -> &'static str {
+        match self {
+            IsoResult::Built => "built",
+            IsoResult::Skipped => "skipped",
+            IsoResult::Cached => "cached",
+        }
+    }
+}
+
+/// A matrix entry's tool versions over the release's inputs.
+fn apply_release(inputs: &mut Inputs, release: &MatrixRelease) {
+    for (value, slot) in [
+        (&release.crictl_version, &mut inputs.crictl_version),
+        (&release.cni_version, &mut inputs.cni_version),
+        (&release.etcd_version, &mut inputs.etcd_version),
+    ] {
+        if value.is_some() {
+            slot.clone_from(value);
+        }
+    }
 }
 
 /// Runs `cks-iso release`.
@@ -63,6 +103,7 @@ pub async fn run(args: Args, interrupt: &super::Interrupt) -> Result<()> {
         .as_deref()
         .map(SigningKey::read)
         .transpose()?;
+    let matrix = args.matrix.as_deref().map(Matrix::read).transpose()?;
     let env = Inputs::from_env(|key| std::env::var(key).ok())?;
     let base = args.build.inputs().over(env).over(config);
     if let Some(version) = &base.kubernetes_version {
@@ -87,31 +128,53 @@ pub async fn run(args: Args, interrupt: &super::Interrupt) -> Result<()> {
     probe.arch = arches.first().cloned();
     probe.build_name = Some(prefix.clone());
     let fetcher = probe_fetcher(&probe, &KubeRequest::Stable)?;
-    let versions = release_versions(&args.minors, &fetcher).await?;
+    let minors = match &matrix {
+        Some(matrix) => matrix.minors()?,
+        None => args.minors.clone().unwrap_or(Minors::Newest(3)),
+    };
+    let versions = release_versions(&minors, &fetcher).await?;
     let mut rows = Vec::new();
-    for (minor, version) in &versions {
+    for (index, (minor, version)) in versions.iter().enumerate() {
         eprintln!("kubernetes: {minor} -> {version}");
-        for arch in &arches {
+        let entry = matrix.as_ref().map(|m| (m, &m.releases[index]));
+        let minor_arches = match entry {
+            Some((matrix, release)) => matrix.arches_of(release, &arches),
+            None => arches.clone(),
+        };
+        for arch in &minor_arches {
             let mut inputs = base.clone();
             inputs.kubernetes_version = Some(version.to_string());
             inputs.arch = Some(arch.clone());
             inputs.build_name = Some(format!("{prefix}-{version}"));
+            if let Some((_, release)) = entry {
+                apply_release(&mut inputs, release);
+            }
             for line in pin_tools(&mut inputs).await? {
                 eprintln!("{line}");
             }
             let options = inputs.clone().resolve()?;
             let iso = options.iso_path();
             let started = Instant::now();
-            let (built, size) = match already_built(&iso) {
-                Some(size) => (false, size),
+            let (result, size) = match already_built(&iso) {
+                Some(size) => (IsoResult::Skipped, size),
                 None => {
                     let request = Request::default();
                     match build_with_reporting(&options, &inputs, request, interrupt)
                         .await
                         .with_context(|| format!("building Kubernetes {version} for {arch}"))?
                     {
-                        Outcome::Built(_, summary) => (true, summary.size),
-                        Outcome::Planned(_) => (false, 0),
+                        Outcome::Built(plan, summary) => {
+                            if let Some(line) = kubeadm_etcd_line(&options, &plan) {
+                                eprintln!("{line}");
+                            }
+                            let result = if summary.reused {
+                                IsoResult::Cached
+                            } else {
+                                IsoResult::Built
+                            };
+                            (result, summary.size)
+                        }
+                        Outcome::Planned(_) => (IsoResult::Skipped, 0),
                     }
                 }
             };
@@ -119,7 +182,7 @@ pub async fn run(args: Args, interrupt: &super::Interrupt) -> Result<()> {
                 minor: minor.to_string(),
                 version: version.to_string(),
                 arch: options.arch.iso_suffix().to_string(),
-                built,
+                result,
                 size,
                 seconds: started.elapsed().as_secs_f64(),
             });
@@ -153,10 +216,12 @@ pub async fn run(args: Args, interrupt: &super::Interrupt) -> Result<()> {
             ""
         }
     );
-    if rows.iter().all(|r| !r.built) {
+    if rows.iter().all(|r| r.result != IsoResult::Built) {
+        let cached = rows.iter().any(|r| r.result == IsoResult::Cached);
         println!(
-            "nothing to build: every ISO is already in {}",
-            output.display()
+            "nothing to build: every ISO is already in {}{}",
+            output.display(),
+            if cached { " or a cache" } else { "" }
         );
     }
     Ok(())
@@ -185,7 +250,7 @@ fn render(rows: &[Row]) -> String {
             row.minor,
             row.version,
             row.arch,
-            if row.built { "built" } else { "skipped" },
+            row.result.word(),
             human(row.size),
             row.seconds
         ));

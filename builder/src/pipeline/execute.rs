@@ -312,6 +312,7 @@ fn summarise(
     let mut warnings = plan.warnings.clone();
     warnings.extend(kept_warnings(report, &packed));
     Summary {
+        reused: false,
         iso: packed.path,
         sidecar: packed.sidecar,
         sbom,

@@ -162,6 +162,7 @@ pub fn summary(
     let mut warnings = plan.warnings.clone();
     warnings.extend(reused.record.warnings);
     Summary {
+        reused: true,
         sbom: super::sbom::beside(&reused.packed.path),
         iso: reused.packed.path,
         sidecar: reused.packed.sidecar,

@@ -7,7 +7,7 @@
 //!
 //! Files: `options` (flags, environment and config → [`Options`]), `fit` (the files a build
 //! will write, for the CloudStack line check before any download), `release` (the minors `cks-iso release` builds), `releases` (autoscaler and
-//! CCM), `resolve` (the plan), `kube_pin` (a minor or `stable` resolved to a release), `tool_pin` (crictl and CNI defaults), `kubeadm` (kubeadm's image list), `sources` (a planned file as a
+//! CCM), `resolve` (the plan), `kube_pin` (a minor or `stable` resolved to a release), `tool_pin` (crictl and CNI defaults), `release_matrix` (the minors and arches of `cks-iso release --matrix`), `kubeadm` (kubeadm's image list), `sources` (a planned file as a
 //! download), `head_start` (the large files begun while planning), `execute` (the second phase) and
 //! `execution` (its settings), `record`
 //! (`versions.txt`), `sbom` (the SPDX document), `summary`, `lock`,
@@ -27,6 +27,7 @@ mod options;
 mod plan;
 mod record;
 mod release;
+mod release_matrix;
 mod releases;
 mod resolve;
 mod run;
@@ -45,6 +46,7 @@ pub use lock::{LOCK_FORMAT, Lock};
 pub use options::{Inputs, LimitInput, Options, OptionsError};
 pub use plan::{AutoscalerPin, CcmPin, HeadlampPin, Plan};
 pub use release::{Minors, release_versions};
+pub use release_matrix::{Matrix, MatrixRelease};
 pub use releases::{Reach, Releases, TagSource, resolve_releases};
 pub use resolve::{Resolved, head_start_specs, resolve};
 pub use run::{Outcome, Request, build, fetch_options, pull_options};
@@ -53,4 +55,6 @@ pub use sbom::tool as sbom_tool;
 pub use sources::file_spec;
 pub use staging::Staging;
 pub use summary::{MirroredFile, Summary, mirrored_files};
-pub use tool_pin::{CNI_PLUGINS_REPO, CRI_TOOLS_REPO, pin_tools};
+pub use tool_pin::{
+    CNI_PLUGINS_REPO, CRI_TOOLS_REPO, etcd_from_lock, kubeadm_etcd_line, pin_tools,
+};

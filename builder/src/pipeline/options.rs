@@ -12,6 +12,7 @@ use cks_pinning::limits::Limits;
 use cks_pinning::node_contract::Target;
 use cks_pinning::release::ReleaseVersion;
 use cks_pinning::sources::urls::AUTOSCALER_REPO;
+use cks_pinning::tool_release::ETCD_FROM_KUBEADM;
 use cks_pinning::version::KubeVersion;
 
 mod dashboards;
@@ -227,7 +228,9 @@ impl Inputs {
             )?,
             "CRICTL_VERSION (--crictl-version)",
         )?;
-        let etcd_version = match self.etcd_version.filter(|v| !v.is_empty()) {
+        let etcd_asked = self.etcd_version.filter(|v| !v.is_empty());
+        let etcd_from_kubeadm = etcd_asked.as_deref() == Some(ETCD_FROM_KUBEADM);
+        let etcd_version = match etcd_asked.filter(|_| !etcd_from_kubeadm) {
             Some(v) => Some(release_version(v, "ETCD_VERSION (--etcd-version)")?),
             None => None,
         };
@@ -304,6 +307,7 @@ impl Inputs {
             build_name,
             arch,
             etcd_version,
+            etcd_from_kubeadm,
             csi_version,
             autoscaler_version: self.autoscaler_version,
             ccm_version: self.ccm_version,
@@ -363,6 +367,10 @@ pub struct Options {
     pub arch: Arch,
     /// etcd version to bundle, if any.
     pub etcd_version: Option<ReleaseVersion>,
+    /// etcd is bundled in the version the release's kubeadm names (`--etcd-version kubeadm`),
+    /// learnt when kubeadm lists its images.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub etcd_from_kubeadm: bool,
     /// CloudStack CSI driver release.
     pub csi_version: ReleaseVersion,
     /// Autoscaler release override.

@@ -12,7 +12,9 @@ use anyhow::{Context, Result, bail};
 use cks_pinning::arch::Arch;
 use cks_pinning::image::{PlannedImage, plan_images};
 use cks_pinning::manifest;
+use cks_pinning::release::ReleaseVersion;
 use cks_pinning::sources::{Source, urls};
+use cks_pinning::tool_release::kubeadm_etcd;
 
 use super::kubeadm::kubeadm_images;
 use super::lock::Lock;
@@ -126,16 +128,26 @@ pub async fn resolve(
     let (tree, kubeadm_path) = (staging.tree().to_path_buf(), kubeadm.path.clone());
     let (planning, owned_lock, pin) = (options.clone(), lock.cloned(), headlamp.clone());
     let hold = staging.hold();
-    let (releases, images, fetched) = tokio::task::spawn_blocking(move || {
+    let (releases, images, fetched, etcd) = tokio::task::spawn_blocking(move || {
         let _hold = hold;
         check_manifests(&tree, &fetched)?;
         pin_manifests(&tree, &releases, pin.as_ref())?;
-        let images = image_plan(&tree, &kubeadm_path, &planning, owned_lock.as_ref())?;
-        anyhow::Ok((releases, images, fetched))
+        let listed = kubeadm_images(&kubeadm_path, &planning.kubernetes_version)?;
+        let etcd = kubeadm_etcd_choice(&planning, &listed)?;
+        let images = image_plan(&tree, listed, owned_lock.as_ref())?;
+        anyhow::Ok((releases, images, fetched, etcd))
     })
     .await
     .context("the planning task stopped")??;
+    if let Some(etcd) = &etcd {
+        let mut source = vec![urls::etcd(etcd, options.arch)];
+        pin_to_lock(&mut source, lock)?;
+        large.extend(source);
+    }
     let mut plan = assemble(options, releases, small, large, images);
+    if etcd.is_some() {
+        plan.etcd = etcd.map(|e| e.tag());
+    }
     plan.headlamp = headlamp;
     Ok(Resolved { plan, fetched })
 }
@@ -356,16 +368,8 @@ fn pin_manifests(tree: &Path, releases: &Releases, headlamp: Option<&HeadlampPin
 
 /// kubeadm's images and the pinned manifests' images, merged into the plan's images; with a
 /// lock, each pinned to the digest the lock recorded.
-fn image_plan(
-    tree: &Path,
-    kubeadm: &Path,
-    options: &Options,
-    lock: Option<&Lock>,
-) -> Result<Vec<PlannedImage>> {
-    let mut lists = vec![(
-        "kubeadm",
-        kubeadm_images(kubeadm, &options.kubernetes_version)?,
-    )];
+fn image_plan(tree: &Path, kubeadm: Vec<String>, lock: Option<&Lock>) -> Result<Vec<PlannedImage>> {
+    let mut lists = vec![("kubeadm", kubeadm)];
     for name in IMAGE_MANIFESTS {
         if !tree.join(name).exists() {
             continue;
@@ -386,6 +390,22 @@ fn image_plan(
         }
     }
     Ok(images)
+}
+
+/// The etcd release to bundle when it is asked for as the one kubeadm uses (`--etcd-version
+/// kubeadm`): the `etcd:<version>-<n>` of kubeadm's image list.
+fn kubeadm_etcd_choice(options: &Options, listed: &[String]) -> Result<Option<ReleaseVersion>> {
+    if !options.etcd_from_kubeadm {
+        return Ok(None);
+    }
+    match kubeadm_etcd(listed) {
+        Some(etcd) => Ok(Some(etcd)),
+        None => bail!(
+            "kubeadm {} names no etcd image (etcd:<version>-<n>) in `config images list`, so \
+             ETCD_VERSION kubeadm has no version to take; give one (--etcd-version 3.5.21)",
+            options.kubernetes_version.with_v()
+        ),
+    }
 }
 
 /// The plan: the releases, every file in ISO path order, the images.

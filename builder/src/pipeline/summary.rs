@@ -10,6 +10,9 @@ use crate::fetch::FetchedFile;
 pub struct Summary {
     /// The ISO.
     pub iso: std::path::PathBuf,
+    /// The ISO was taken, once checked, from a cache (`--cache-dir` or the cache registry)
+    /// rather than packed.
+    pub reused: bool,
     /// Its `.sha256` sidecar.
     pub sidecar: std::path::PathBuf,
     /// The SBOM beside it, `<iso>.spdx.json` (the same as `sbom.spdx.json` inside).

@@ -2,14 +2,19 @@
 //! minor and the newest CNI plugins release, from their repositories' tags (git ls-remote, through
 //! the mirrors, as the autoscaler's tags are read), then pinned into the inputs so that the plan,
 //! `versions.txt` and the lock hold them (`--locked` takes the lock's and resolves nothing).
+//! ETCD_VERSION `kubeadm` is chosen later, when kubeadm lists its images (`resolve`); here is
+//! the line that reports it and the lock's answer for a locked build.
 
 use anyhow::{Context, Result};
 use cks_pinning::autoscaler::RemoteTags;
 use cks_pinning::kube_request::KubeRequest;
-use cks_pinning::tool_release::newest_release;
+use cks_pinning::release::bare;
+use cks_pinning::tool_release::{ETCD_FROM_KUBEADM, newest_release};
 
 use super::kube_pin::probe_fetcher;
-use super::options::Inputs;
+use super::lock::Lock;
+use super::options::{Inputs, Options};
+use super::plan::Plan;
 use crate::git::{LsRemoteOptions, ls_remote_tags_with};
 
 /// The repository whose tags name the cri-tools (crictl) releases.
@@ -79,4 +84,26 @@ pub async fn pin_tools(inputs: &mut Inputs) -> Result<Vec<String>> {
         }
     }
     Ok(lines)
+}
+
+/// The line that says which etcd kubeadm's image list chose (`--etcd-version kubeadm`), for the
+/// build's output; `None` when etcd was given or not asked for.
+pub fn kubeadm_etcd_line(options: &Options, plan: &Plan) -> Option<String> {
+    let etcd = plan.etcd.as_deref().filter(|_| options.etcd_from_kubeadm)?;
+    Some(format!(
+        "etcd: {} (the etcd kubeadm {} names in `config images list`)",
+        bare(etcd),
+        options.kubernetes_version.with_v()
+    ))
+}
+
+/// With a lock, `--etcd-version kubeadm` takes the etcd the lock's plan recorded: a locked
+/// build resolves nothing again.
+pub fn etcd_from_lock(inputs: &mut Inputs, lock: Option<&Lock>) {
+    let Some(etcd) = lock.and_then(|lock| lock.plan.etcd.as_deref()) else {
+        return;
+    };
+    if inputs.etcd_version.as_deref() == Some(ETCD_FROM_KUBEADM) {
+        inputs.etcd_version = Some(bare(etcd).to_string());
+    }
 }
