@@ -262,3 +262,42 @@ fn etcd_asked_for_as_kubeadm_takes_the_release_kubeadm_names_and_the_lock_keeps_
         std::fs::read(&iso).expect("first ISO")
     );
 }
+
+#[test]
+fn an_older_minor_with_crictl_and_cni_left_out_takes_its_own_releases() {
+    let upstream = DemoUpstream::start(&DemoConfig::default().with_older_minors())
+        .expect("demo upstream with older minors");
+    let out = tempfile::tempdir().expect("out dir");
+    let mut args = build_args(&upstream, out.path(), Arch::Arm64);
+    for flag in ["--cni-version", "--crictl-version"] {
+        let at = args
+            .iter()
+            .position(|a| a == flag)
+            .expect("the demo names it");
+        args.drain(at..at + 2);
+    }
+    let at = args
+        .iter()
+        .position(|a| a == "--kubernetes-version")
+        .expect("the demo names the version");
+    args[at + 1] = "1.32".to_string();
+    let at = args
+        .iter()
+        .position(|a| a == "--etcd-version")
+        .expect("the demo bundles etcd");
+    args[at + 1] = "kubeadm".to_string();
+    args.extend(["--dry-run", "--json"].map(String::from));
+    let planned = std::process::Command::new(CKS_ISO)
+        .args(&args)
+        .output()
+        .expect("cks-iso runs");
+    let stderr = text(&planned.stderr);
+    assert!(planned.status.success(), "{stderr}");
+    assert!(stderr.contains("kubernetes: 1.32 -> 1.32.9"), "{stderr}");
+    assert!(stderr.contains("crictl: 1.32.0 (newest at "), "{stderr}");
+    let plan: serde_json::Value = serde_json::from_slice(&planned.stdout).expect("a JSON plan");
+    assert_eq!(plan["kubernetes"], "1.32.9");
+    assert_eq!(plan["crictl"], "v1.32.0");
+    assert_eq!(plan["cni_plugins"], "v1.6.2");
+    assert_eq!(plan["etcd"], "v3.5.16");
+}

@@ -43,6 +43,7 @@ mod pull_limits;
 mod pull_resume;
 mod pull_tls;
 mod release_cli;
+mod release_minors;
 mod resolve_cli;
 mod signature_referrers;
 mod verify_containerd;

@@ -101,7 +101,8 @@ fn locked_version(request: &KubeRequest, lock: &Lock) -> Result<KubeVersion> {
 }
 
 /// A fetcher with the build's mirrors, CA files and limits (the other inputs checked as they
-/// will be for the build itself).
+/// will be for the build itself; crictl and CNI, chosen after the Kubernetes release when left
+/// out, need not be given yet).
 pub fn probe_fetcher(inputs: &Inputs, request: &KubeRequest) -> Result<Fetcher> {
     let mut probe = inputs.clone();
     // Any exact release stands in while the other inputs are read.
@@ -110,6 +111,10 @@ pub fn probe_fetcher(inputs: &Inputs, request: &KubeRequest) -> Result<Fetcher> 
         _ => "1.0.0".to_string(),
     };
     probe.kubernetes_version = Some(stand_in);
+    probe
+        .crictl_version
+        .get_or_insert_with(|| "1.0.0".to_string());
+    probe.cni_version.get_or_insert_with(|| "1.0.0".to_string());
     let options = probe.resolve()?;
     Ok(Fetcher::new(fetch_options(&options)?)?)
 }

@@ -34,12 +34,7 @@ pub async fn pin_tools(inputs: &mut Inputs) -> Result<Vec<String>> {
         // The options name the missing or malformed version.
         return Ok(Vec::new());
     };
-    let mut probe = inputs.clone();
-    probe
-        .crictl_version
-        .get_or_insert_with(|| "1.0.0".to_string());
-    probe.cni_version.get_or_insert_with(|| "1.0.0".to_string());
-    let fetcher = probe_fetcher(&probe, &KubeRequest::Exact(kubernetes))?;
+    let fetcher = probe_fetcher(inputs, &KubeRequest::Exact(kubernetes))?;
     let reach = LsRemoteOptions {
         client: fetcher.options().client.clone(),
         retry: fetcher.options().retry.clone(),
