@@ -2,8 +2,7 @@
 //! uncordon. The steps on one node live beside it: [`super::mark`] (annotate, cordon),
 //! [`super::recheck`] (safe to stop), [`super::change`] (stop, change, start).
 
-use super::EngineError;
-use super::outdated::{changes_for, dedication_ids};
+use super::error::EngineError;
 use super::plan::{Batch, is_finished};
 use super::preflight::{Verdict, preflight};
 use super::progress::StepKind;
@@ -36,7 +35,6 @@ impl Runner<'_, '_> {
         let n = batch.number;
         let deadline = self.ports.clock.now() + self.cfg.batch_timeout;
         let snap = self.observe()?;
-        let dedication = dedication_ids(&snap.groups);
         let mut names = Vec::new();
         for np in &batch.nodes {
             let Some(vm) = snap.vm_by_node(&np.node) else {
@@ -45,7 +43,7 @@ impl Runner<'_, '_> {
             let annotated = snap
                 .node(&np.node)
                 .is_some_and(|x| x.annotations.contains_key(ROLLOUT_ANNOTATION));
-            let differs = !changes_for(&snap.record, vm, &snap.volumes, &dedication).is_empty();
+            let differs = snap.out_of_date(vm);
             if is_finished(&snap, &np.node) && !differs && vm.state == VmState::Running {
                 continue;
             }

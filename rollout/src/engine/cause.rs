@@ -1,7 +1,7 @@
 //! What stopped one step on one node, as typed causes inside [`super::EngineError`]: why a node
 //! was not safe to stop, and which change on a stopped VM failed.
 
-use super::EngineError;
+use super::error::EngineError;
 use super::members::UnknownMember;
 use crate::model::VmState;
 use crate::ports::PortError;

@@ -1,11 +1,11 @@
 //! A node's restart: stop (judging a failed stop by the VM read again), every change while
 //! stopped, start.
 
-use super::EngineError;
 use super::batch::Work;
 use super::cause::ChangeError;
+use super::error::EngineError;
 use super::observe::observe_cloud;
-use super::outdated::{Change, changes_for, dedication_ids};
+use super::outdated::Change;
 use super::progress::StepKind;
 use super::run::Runner;
 use crate::model::VmState;
@@ -136,8 +136,7 @@ impl Runner<'_, '_> {
             }));
         }
         let vm_id = vm.id.clone();
-        let dedication = dedication_ids(&snap.groups);
-        for c in changes_for(&snap.record, vm, &snap.volumes, &dedication) {
+        for c in snap.changes_of(vm).to_vec() {
             match c {
                 Change::Offering { to, .. } => {
                     self.hold()?;

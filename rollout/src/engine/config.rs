@@ -67,9 +67,9 @@ impl EngineConfig {
     /// renewals of the lease (the poll interval: every wait — a job poll, a drain round, a
     /// readiness poll — is at most one, and a renewal follows each), so that one late renewal
     /// never lets another process take the cluster.
-    pub fn check_lease(&self) -> Result<(), super::UpdateError> {
+    pub fn check_lease(&self) -> Result<(), super::request::UpdateError> {
         if self.lease_timeout < 2 * self.poll_interval || self.lease_timeout.is_zero() {
-            return Err(super::UpdateError::LeaseTooShort {
+            return Err(super::request::UpdateError::LeaseTooShort {
                 lease_ms: self.lease_timeout.as_millis() as u64,
                 poll_ms: self.poll_interval.as_millis() as u64,
             });

@@ -1,6 +1,6 @@
 //! Draining a node through the Eviction API, within a timeout.
 
-use super::EngineError;
+use super::error::EngineError;
 use super::run::Runner;
 use crate::model::{Endpoint, EvictionOutcome};
 use std::time::Duration;

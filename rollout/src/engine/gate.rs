@@ -2,7 +2,7 @@
 //! in its environment; exit 0 lets the batch go. The wait is polled with the clock and the
 //! lease renewed as while a job runs; a gate past `--gate-timeout` is stopped and fails.
 
-use super::EngineError;
+use super::error::EngineError;
 use super::progress::StepKind;
 use super::run::Runner;
 use crate::ports::{GateCall, GateStatus, PortErrorKind};

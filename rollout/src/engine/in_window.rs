@@ -1,7 +1,7 @@
 //! Before each batch: inside a maintenance window, or stop cleanly between batches (or, with
 //! `--wait-for-window`, wait for the next one, the lease renewed as while a job runs).
 
-use super::EngineError;
+use super::error::EngineError;
 use super::progress::StepKind;
 use super::run::Runner;
 use super::window::{any_open, next_open, shown};

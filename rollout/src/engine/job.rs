@@ -2,7 +2,7 @@
 //! the lease confirmed before the start and renewed while the job runs, so no wait on
 //! CloudStack outlasts the lease.
 
-use super::EngineError;
+use super::error::EngineError;
 use super::run::Runner;
 use crate::ports::{JobCall, JobStatus, PortError, PortErrorKind};
 use std::time::Duration;

@@ -1,10 +1,9 @@
 //! Taking a node of a batch: its annotation with the boot ID before the restart, the cordon,
 //! and a node an earlier run left annotated (wait for its new boot, or restart it).
 
-use super::EngineError;
 use super::batch::Work;
+use super::error::EngineError;
 use super::observe::Snapshot;
-use super::outdated::{changes_for, dedication_ids};
 use super::progress::StepKind;
 use super::run::Runner;
 use crate::model::{Endpoint, NodeType, ROLLOUT_ANNOTATION, VmState};
@@ -90,13 +89,7 @@ impl Runner<'_, '_> {
             Some(old) => {
                 w.ours = true;
                 w.old_boot = Some(old.to_string());
-                let differs = !changes_for(
-                    &snap.record,
-                    vm,
-                    &snap.volumes,
-                    &dedication_ids(&snap.groups),
-                )
-                .is_empty();
+                let differs = snap.out_of_date(vm);
                 if stopped {
                 } else if old == node.boot_id {
                     // Same boot as annotated. Up to date and Running, an earlier run may have

@@ -1,12 +1,13 @@
 //! One look at the world: the record, VMs, volumes, nodes, etcd members and catalogues.
 
-use super::EngineError;
+use super::error::EngineError;
+use super::outdated::{Change, changes_for, dedication_ids};
 use crate::model::{
     AffinityGroup, ClusterRecord, DiskOffering, Endpoint, EtcdMember, NodeStatus, NodeType,
-    ReadyzCheck, ServiceOffering, Vm, VmState, Volume,
+    ReadyzCheck, ServiceOffering, TypeSettings, Vm, VmState, Volume,
 };
 use crate::ports::Ports;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// What the engine saw at one moment.
 #[derive(Debug, Clone)]
@@ -33,9 +34,42 @@ pub struct Snapshot {
     pub disk_offerings: Vec<DiskOffering>,
     /// Affinity groups.
     pub groups: Vec<AffinityGroup>,
+    /// What would change on each VM to match the record's settings for its type, by VM id:
+    /// computed once when the snapshot is taken ([`Snapshot::compute_changes`]), and again
+    /// when its settings are replaced ([`Snapshot::set_settings`]).
+    pub changes: BTreeMap<String, Vec<Change>>,
 }
 
 impl Snapshot {
+    /// What would change on `vm` to match its type's settings; empty when up to date.
+    pub fn changes_of(&self, vm: &Vm) -> &[Change] {
+        self.changes.get(&vm.id).map(Vec::as_slice).unwrap_or(&[])
+    }
+
+    /// True when `vm` differs from its type's settings.
+    pub fn out_of_date(&self, vm: &Vm) -> bool {
+        !self.changes_of(vm).is_empty()
+    }
+
+    /// Replaces the record's settings (a validated request's) and computes the changes again.
+    pub fn set_settings(&mut self, settings: TypeSettings) {
+        self.record.settings = settings;
+        self.compute_changes();
+    }
+
+    /// Computes [`Snapshot::changes`] from the record, the VMs, their volumes and the groups.
+    pub fn compute_changes(&mut self) {
+        let dedication = dedication_ids(&self.groups);
+        self.changes = self
+            .vms
+            .iter()
+            .map(|vm| {
+                let changes = changes_for(&self.record, vm, &self.volumes, &dedication);
+                (vm.id.clone(), changes)
+            })
+            .collect();
+    }
+
     /// The node named `name`.
     pub fn node(&self, name: &str) -> Option<&NodeStatus> {
         self.nodes.iter().find(|n| n.name == name)
@@ -113,7 +147,7 @@ fn observe_cloud_with(
         .cloud
         .list_affinity_groups()
         .map_err(EngineError::cloud)?;
-    Ok(Snapshot {
+    let mut snap = Snapshot {
         record,
         vms,
         volumes,
@@ -125,7 +159,10 @@ fn observe_cloud_with(
         offerings,
         disk_offerings,
         groups,
-    })
+        changes: BTreeMap::new(),
+    };
+    snap.compute_changes();
+    Ok(snap)
 }
 
 /// Everything: cloud, API servers, nodes and etcd members.

@@ -1,7 +1,7 @@
 //! The rollout plan: phases, batches, per-node changes, skips and preflight verdicts.
 
 use super::observe::Snapshot;
-use super::outdated::{Change, changes_for, dedication_ids};
+use super::outdated::Change;
 use super::preflight::{Verdict, preflight};
 use super::safety::{cannot_lose_a_node, cannot_lose_reason, worker_batch_size};
 use super::validate::types_of;
@@ -137,7 +137,6 @@ pub fn plan_with(
     restart: &std::collections::BTreeSet<String>,
 ) -> Plan {
     let record = &snap.record;
-    let dedication = dedication_ids(&snap.groups);
     let workers = snap.vms_of(NodeType::Worker).count() as u32;
     let batch_size = worker_batch_size(max_unavailable, workers);
     let mut out = Plan {
@@ -158,7 +157,7 @@ pub fn plan_with(
             if finished {
                 out.finish.push(vm.node_name.clone());
             }
-            let changes = changes_for(record, vm, &snap.volumes, &dedication);
+            let changes = snap.changes_of(vm).to_vec();
             let reason = match &vm.state {
                 VmState::Stopped => WorkReason::Stopped,
                 _ if annotated && !finished => WorkReason::Interrupted,

@@ -193,6 +193,7 @@ mod tests {
             offerings: vec![],
             disk_offerings: vec![],
             groups: vec![],
+            changes: Default::default(),
         }
     }
 

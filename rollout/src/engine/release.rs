@@ -1,6 +1,6 @@
 //! The end of every rollout, and the state scanner for rollouts whose process died.
 
-use super::EngineError;
+use super::error::EngineError;
 use super::observe::{Snapshot, observe, observe_cloud};
 use super::plan::came_back;
 use super::safety::quorum;

@@ -88,7 +88,7 @@ pub enum UpdateError {
     },
     /// The engine stopped on an error of its own before anything was changed.
     #[error(transparent)]
-    Engine(super::EngineError),
+    Engine(super::error::EngineError),
     /// A port call failed before anything was changed.
     #[error("{what}: {source}")]
     Port {

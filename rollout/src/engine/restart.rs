@@ -2,7 +2,7 @@
 //! node, those of one type, or those where `/var/run/reboot-required` exists (asked through
 //! the hooks port, over SSH on a real cluster). They then go the same safe path as a change.
 
-use super::EngineError;
+use super::error::EngineError;
 use super::observe::Snapshot;
 use super::run::Runner;
 use crate::model::{NodeType, VmState};

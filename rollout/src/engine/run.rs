@@ -1,9 +1,10 @@
 //! Carrying out a plan batch by batch: cancel and lease checks between batches.
 
+use super::config::EngineConfig;
+use super::error::EngineError;
 use super::observe::{Snapshot, observe};
 use super::plan::{Plan, came_back, plan_with};
 use super::progress::{Event, Progress, StepKind};
-use super::{EngineConfig, EngineError};
 use crate::model::{Endpoint, Lease};
 use crate::ports::{PortResult, Ports};
 use serde::Serialize;
@@ -232,13 +233,12 @@ impl<'r, 'a> Runner<'r, 'a> {
 
     /// Annotated nodes Ready with the annotated boot ID on a Running VM that is up to date (or
     /// of a type that cannot lose a node): an earlier run may have started them again before
-    /// their kubelet posted, or never stopped them. Wait (at most [`super::BOOT_WAIT`]) for a
+    /// their kubelet posted, or never stopped them. Wait (at most [`super::mark::BOOT_WAIT`]) for a
     /// new boot ID: with one and Ready, they came back; still Ready with the old one after the
     /// wait (far beyond the node grace period), the kubelet of that boot kept posting, so they
     /// never went down. Either way they are uncordoned; the others stay unfinished work. True
     /// when one was uncordoned (look again before planning).
     fn settle_unsure(&mut self, snap: &Snapshot) -> bool {
-        let dedication = super::outdated::dedication_ids(&snap.groups);
         let mut unsure: Vec<(String, String)> = snap
             .nodes
             .iter()
@@ -249,13 +249,7 @@ impl<'r, 'a> Runner<'r, 'a> {
                 snap.vm_by_node(&n.name).is_some_and(|vm| {
                     vm.state == crate::model::VmState::Running
                         && (super::safety::cannot_lose_a_node(&snap.record, vm.node_type)
-                            || super::outdated::changes_for(
-                                &snap.record,
-                                vm,
-                                &snap.volumes,
-                                &dedication,
-                            )
-                            .is_empty())
+                            || !snap.out_of_date(vm))
                 })
             })
             .map(|(n, old)| (n.name.clone(), old.to_string()))
@@ -264,7 +258,7 @@ impl<'r, 'a> Runner<'r, 'a> {
             return false;
         }
         let ep = snap.endpoint_avoiding(&[]);
-        let until = self.ports.clock.now() + super::BOOT_WAIT;
+        let until = self.ports.clock.now() + super::mark::BOOT_WAIT;
         let mut settled = false;
         while !unsure.is_empty() {
             let mut still = Vec::new();

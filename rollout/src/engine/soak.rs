@@ -1,7 +1,7 @@
 //! The soak after a batch: its nodes must stay Ready for `--soak` before the next batch, the
 //! wait driven by the clock and the lease renewed at every poll as while a job runs.
 
-use super::EngineError;
+use super::error::EngineError;
 use super::progress::StepKind;
 use super::run::Runner;
 use std::time::Duration;

@@ -1,13 +1,14 @@
 //! The update call: validate, store, and (with `rollout=true`) roll out and release.
 
+use super::config::EngineConfig;
 use super::observe::{observe, observe_cloud};
 use super::plan::{Plan, plan};
 use super::progress::{Progress, StepKind};
 use super::release::{ReleaseOutcome, release_held};
+use super::request::{UpdateError, UpdateRequest};
 use super::run::{RunOutcome, Runner};
 use super::validate::validate;
 use super::view::{ClusterView, cluster_view};
-use super::{EngineConfig, UpdateError, UpdateRequest};
 use crate::model::{CksCluster, ClusterState, KubernetesVersion, Lease};
 use crate::ports::Ports;
 use serde::Serialize;
@@ -44,9 +45,9 @@ fn port(what: &'static str) -> impl Fn(crate::ports::PortError) -> UpdateError {
     move |source| UpdateError::Port { what, source }
 }
 
-fn engine_err(e: super::EngineError) -> UpdateError {
+fn engine_err(e: super::error::EngineError) -> UpdateError {
     match e {
-        super::EngineError::Port { what, source } => UpdateError::Port { what, source },
+        super::error::EngineError::Port { what, source } => UpdateError::Port { what, source },
         other => UpdateError::Engine(other),
     }
 }
@@ -295,7 +296,7 @@ pub fn plan_update(
     as_rollout.cancel_rollout = false;
     let (_, version) = cks_view(ports, cluster_id)?;
     let valid = validate(&as_rollout, &snap, version.as_ref())?;
-    snap.record.settings = valid.settings;
+    snap.set_settings(valid.settings);
     Ok(plan(&snap, valid.max_unavailable))
 }
 

@@ -1,8 +1,8 @@
 //! The update call's checks and the settings it stores.
 
-use super::UpdateError;
 use super::observe::Snapshot;
 use super::outdated::{Change, changes_for, compared_groups, dedication_ids, root_volume};
+use super::request::UpdateError;
 use super::safety::{cannot_lose_a_node, cannot_lose_reason};
 use crate::model::{
     ClusterRecord, ClusterState, KubernetesVersion, NodeType, ServiceOffering, TypeSettings,
@@ -138,7 +138,7 @@ fn check_offering(
 /// Check `req` against the cluster and compute the settings to store; `version` is the
 /// cluster's Kubernetes version when CloudStack lists it (its node minimums apply).
 pub fn validate(
-    req: &super::UpdateRequest,
+    req: &super::request::UpdateRequest,
     snap: &Snapshot,
     version: Option<&KubernetesVersion>,
 ) -> Result<Validated, UpdateError> {
@@ -230,7 +230,7 @@ pub fn validate(
 }
 
 fn check_disks(
-    req: &super::UpdateRequest,
+    req: &super::request::UpdateRequest,
     snap: &Snapshot,
     after: &TypeSettings,
 ) -> Result<(), UpdateError> {

@@ -1,12 +1,12 @@
 //! The last step of a batch: wait until each node is back, up to date, with a new boot ID (the
 //! design's two conditions); a reported capacity unlike the offering's is a warning, not a wait.
 
-use super::EngineError;
 use super::batch::Work;
 use super::cause::NotBack;
+use super::error::EngineError;
 use super::members::member_of;
 use super::observe::{Snapshot, observe_cloud_or, observe_live};
-use super::outdated::{capacity_warning, changes_for, dedication_ids};
+use super::outdated::capacity_warning;
 use super::preflight::is_member_type;
 use super::progress::StepKind;
 use super::run::Runner;
@@ -96,8 +96,7 @@ fn node_verdict(snap: &Snapshot, t: NodeType, w: &Work) -> Result<Option<String>
             state: vm.state.clone(),
         });
     }
-    let dedication = dedication_ids(&snap.groups);
-    let left = changes_for(&snap.record, vm, &snap.volumes, &dedication);
+    let left = snap.changes_of(vm);
     if !left.is_empty() {
         return Err(NotBack::StillDiffers {
             node: node_name(),

@@ -1,7 +1,7 @@
 //! The cluster view: per-type settings, out-of-date counts and the last error.
 
 use super::observe::Snapshot;
-use super::outdated::{capacity_warning, changes_for, dedication_ids};
+use super::outdated::capacity_warning;
 use super::release::unhealthy_vms;
 use super::validate::types_of;
 use crate::model::{ClusterState, NodeType, VmState};
@@ -83,7 +83,6 @@ fn condition(r: &crate::model::ClusterRecord, problems: &[String]) -> String {
 /// The view of `snap` (only its cloud part is needed).
 pub fn cluster_view(snap: &Snapshot) -> ClusterView {
     let r = &snap.record;
-    let dedication = dedication_ids(&snap.groups);
     let types: Vec<TypeView> = types_of(r)
         .into_iter()
         .map(|t| {
@@ -94,10 +93,7 @@ pub fn cluster_view(snap: &Snapshot) -> ClusterView {
                 offering_id: r.offering_for(t).to_string(),
                 root_disk_size_gb: s.root_disk_size_gb,
                 affinity_group_ids: s.affinity_group_ids,
-                out_of_date: snap
-                    .vms_of(t)
-                    .filter(|vm| !changes_for(r, vm, &snap.volumes, &dedication).is_empty())
-                    .count(),
+                out_of_date: snap.vms_of(t).filter(|vm| snap.out_of_date(vm)).count(),
                 created_since_settings: match &s.vms_when_stored {
                     Some(known) => snap
                         .vms_of(t)
