@@ -43,7 +43,6 @@ mod images;
 mod port;
 mod push;
 mod stats;
-mod tag;
 mod tarballs;
 mod warning;
 
@@ -51,10 +50,10 @@ use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
+pub use crate::store::{file_tag, iso_tag, manifest_tag, tarball_tag};
 pub use error::CacheRegistryError;
 pub use finished::{Finished, FinishedHit, FinishedUpload};
 pub use stats::{CacheStats, Kind, KindStats};
-pub use tag::{file_tag, iso_tag, manifest_tag, tarball_tag};
 pub use warning::CacheWarning;
 
 use std::path::PathBuf;

@@ -13,7 +13,7 @@ use crate::store::ArtifactKey;
 /// The store's key of the tarball of `id`.
 fn artifact_key(id: TarballId<'_>) -> ArtifactKey {
     ArtifactKey::Tarball {
-        key: super::tag::tarball_key(
+        key: crate::store::tarball_key(
             TARBALL_FORMAT,
             id.image,
             id.digest,

@@ -1,6 +1,7 @@
 //! The artifact store: what a build takes from a cache and keeps for the next one. Every entry
 //! has a typed key ([`ArtifactKey`]: a file by canonical URL and checksum, a manifest, a blob
-//! by digest, a finished tarball, an ISO by recipe); the shared tier (the `--cache-registry`)
+//! by digest, a finished tarball, an ISO by recipe), named in every layer by one tag
+//! ([`file_tag`], [`manifest_tag`], [`tarball_tag`], [`iso_tag`]); the shared tier (the `--cache-registry`)
 //! is reached through one port ([`SharedArtifacts`]); the local `--cache-dir` folder and the
 //! shared tier are layered in one place per kind ([`IsoStore`], [`TarballStore`]; files in
 //! the downloader's store layer). A cache is never a source of truth: everything it serves is
@@ -27,6 +28,7 @@ mod iso_check;
 mod key;
 mod local;
 mod port;
+mod tag;
 mod tarball_check;
 
 pub use finished_iso::{IsoHit, IsoStore};
@@ -35,4 +37,6 @@ pub use iso_check::{IsoContents, IsoWant, check_iso};
 pub use key::ArtifactKey;
 pub use local::LocalFinished;
 pub use port::{FinishedFile, PortFuture, SharedArtifacts, SharedTier};
+pub(crate) use tag::tarball_key;
+pub use tag::{file_tag, iso_tag, manifest_tag, tarball_tag};
 pub use tarball_check::{TarballCheck, TarballFacts, check_tarball_file};
