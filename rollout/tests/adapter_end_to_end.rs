@@ -12,7 +12,7 @@ use std::time::Duration;
 use crate::adapter_support::{CONTROL, Cluster, WORKERS, cluster};
 use cks_rollout::adapters::clock::SystemClock;
 use cks_rollout::engine::observe::observe;
-use cks_rollout::engine::preflight::preflight;
+use cks_rollout::engine::preflight::{Verdict, preflight};
 use cks_rollout::engine::{EngineConfig, NoProgress, UpdateOutcome, UpdateRequest, update};
 use cks_rollout::model::{ClusterState, NodeType, ROLLOUT_ANNOTATION};
 
@@ -37,7 +37,8 @@ fn preflight_allows(c: &mut Cluster, node: &str) -> (bool, String) {
     let mut ports = c.ports(&mut clock);
     let snap = observe(&mut ports, &id).expect("observe");
     let verdict = preflight(&snap, NodeType::Control, &[node.to_string()]);
-    (verdict.allows(), format!("{verdict:?}"))
+    let allows = !matches!(verdict, Verdict::Fail { .. });
+    (allows, format!("{verdict:?}"))
 }
 
 fn offerings(to: &str, max_unavailable: i64) -> UpdateRequest {

@@ -21,13 +21,6 @@ pub enum Verdict {
     },
 }
 
-impl Verdict {
-    /// True unless [`Verdict::Fail`].
-    pub fn allows(&self) -> bool {
-        !matches!(self, Verdict::Fail { .. })
-    }
-}
-
 /// True when nodes of type `t` are etcd members (etcd nodes, or control nodes with stacked etcd).
 pub fn is_member_type(snap: &Snapshot, t: NodeType) -> bool {
     match t {
@@ -131,6 +124,10 @@ mod tests {
     };
     use std::collections::BTreeSet;
 
+    fn fails(verdict: &Verdict) -> bool {
+        matches!(verdict, Verdict::Fail { .. })
+    }
+
     fn snapshot(health: &[MemberHealth]) -> Snapshot {
         let names: Vec<String> = (1..=health.len()).map(|i| format!("c-{i}")).collect();
         Snapshot {
@@ -216,13 +213,13 @@ mod tests {
                 NodeType::Control,
                 &c1,
             );
-            assert!(!v.allows(), "{other:?} must count as unhealthy: {v:?}");
+            assert!(fails(&v), "{other:?} must count as unhealthy: {v:?}");
         }
         // 5 members: 3 of the 4 others healthy is a quorum (3 of 5).
         let five = snapshot(&[Healthy, Healthy, Healthy, Healthy, Unknown]);
         assert_eq!(preflight(&five, NodeType::Control, &c1), Verdict::Pass);
         let two_down = snapshot(&[Healthy, Healthy, Healthy, Unknown, Unhealthy]);
-        assert!(!preflight(&two_down, NodeType::Control, &c1).allows());
+        assert!(fails(&preflight(&two_down, NodeType::Control, &c1)));
     }
 
     #[test]
@@ -230,10 +227,10 @@ mod tests {
         let c1 = ["c-1".to_string()];
         let mut s = snapshot(&[Healthy, Healthy, Healthy]);
         s.members[2].learner = true;
-        assert!(!preflight(&s, NodeType::Control, &c1).allows());
+        assert!(fails(&preflight(&s, NodeType::Control, &c1)));
         let mut s = snapshot(&[Healthy, Healthy, Healthy]);
         s.etcd_ready = false;
-        assert!(!preflight(&s, NodeType::Control, &c1).allows());
+        assert!(fails(&preflight(&s, NodeType::Control, &c1)));
     }
 
     #[test]
