@@ -454,3 +454,45 @@ fn a_state_changed_by_another_operation_before_the_compare_and_set_is_refused() 
     assert!(w.vms.values().all(|v| v.engine_stops == 0));
     assert!(w.record.settings.is_empty(), "nothing stored");
 }
+
+#[test]
+fn a_vm_not_matched_to_its_node_refuses_an_update_of_its_type_only() {
+    let mut spec = cluster(3, 0, 3);
+    spec.nodes.push(NodeOverride {
+        unmatched: true,
+        ..override_node("w-2")
+    });
+    let err = refused(
+        &Simulation::new(&spec, 1).expect("simulable"),
+        &offerings(&[("worker", "medium")]),
+    );
+    assert!(
+        matches!(
+            &err,
+            UpdateError::Unmatched {
+                node_type: NodeType::Worker,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert_eq!(
+        err.to_string(),
+        "cannot roll out the worker nodes: VM w-2 has no Kubernetes node (no node's InternalIP \
+         is one of its addresses); node w-2 has no VM in the cluster (no VM has its InternalIP); \
+         fix the cluster, or leave the worker settings out to roll out the other types"
+    );
+    // The control nodes, all matched, still roll out.
+    let sim = Simulation::new(&spec, 1).expect("simulable");
+    let outcome = sim
+        .update(
+            &offerings(&[("control", "medium")]),
+            &cfg(),
+            &mut NoProgress,
+        )
+        .expect("the control nodes roll out");
+    assert!(
+        matches!(outcome, UpdateOutcome::RolledOut(_)),
+        "{outcome:?}"
+    );
+}

@@ -259,7 +259,11 @@ impl Discovery {
 
     /// The cloud port, naming each VM after the node matched to it.
     pub fn cloud(&self, inner: Box<dyn Cloud>) -> Box<dyn Cloud> {
-        Box::new(NamedCloud::new(inner, self.node_names.clone()))
+        Box::new(NamedCloud::new(
+            inner,
+            self.node_names.clone(),
+            self.blocked.clone(),
+        ))
     }
 
     /// Why there is no Kubernetes port, for the port that answers in its place.
@@ -277,8 +281,9 @@ impl Discovery {
         })
     }
 
-    /// For `plan` and `run`: the first thing not found, as an error; else notes on node types
-    /// that cannot be rolled out, which refuse `req` only when it changes that type.
+    /// For `plan` and `run`: the first thing not found, as an error; else notes on the node
+    /// types `req` leaves alone that cannot be rolled out (the engine refuses an update that
+    /// changes one: [`cks_rollout::engine::UpdateError::Unmatched`]).
     pub fn check_for(&self, args: &LiveArgs, req: &UpdateRequest) -> Result<Vec<String>> {
         if args.kubeconfig.is_none()
             && let Some(first) = self.first_error(true)
@@ -296,16 +301,11 @@ impl Discovery {
                 || req.node_root_disk_sizes.contains_key(name)
                 || req.node_affinity_groups.contains_key(name)
         };
-        let mut notes = Vec::new();
-        for (t, reasons) in &self.blocked {
-            if touched(*t) {
-                bail!(
-                    "cannot roll out the {t} nodes: {}; fix the cluster, or leave the {t} settings out to roll out the other types",
-                    reasons.join("; ")
-                );
-            }
-            notes.extend(reasons.iter().map(|r| format!("{t} nodes: {r}")));
-        }
-        Ok(notes)
+        Ok(self
+            .blocked
+            .iter()
+            .filter(|(t, _)| !touched(**t))
+            .flat_map(|(t, reasons)| reasons.iter().map(move |r| format!("{t} nodes: {r}")))
+            .collect())
     }
 }

@@ -4,24 +4,39 @@
 use std::collections::BTreeMap;
 
 use crate::model::{
-    AffinityGroup, CksCluster, DiskOffering, KubernetesVersion, ServiceOffering, Vm, Volume,
+    AffinityGroup, CksCluster, DiskOffering, KubernetesVersion, NodeType, ServiceOffering, Vm,
+    Volume,
 };
 use crate::ports::{Cloud, Job, JobCall, JobStatus, PortResult};
 
-/// A [`Cloud`] whose `list_vms` reports the discovered node names.
+/// A [`Cloud`] whose `list_vms` reports the discovered node names, and whose `unmatched`
+/// says which VMs and nodes discovery could not match.
 pub struct NamedCloud {
     inner: Box<dyn Cloud>,
     node_names: BTreeMap<String, String>,
+    unmatched: BTreeMap<NodeType, Vec<String>>,
 }
 
 impl NamedCloud {
-    /// `inner`, with the node name of each VM id in `node_names`.
-    pub fn new(inner: Box<dyn Cloud>, node_names: BTreeMap<String, String>) -> Self {
-        NamedCloud { inner, node_names }
+    /// `inner`, with the node name of each VM id in `node_names`, and why the nodes of a type
+    /// could not be matched (`unmatched`).
+    pub fn new(
+        inner: Box<dyn Cloud>,
+        node_names: BTreeMap<String, String>,
+        unmatched: BTreeMap<NodeType, Vec<String>>,
+    ) -> Self {
+        NamedCloud {
+            inner,
+            node_names,
+            unmatched,
+        }
     }
 }
 
 impl Cloud for NamedCloud {
+    fn unmatched(&self) -> BTreeMap<NodeType, Vec<String>> {
+        self.unmatched.clone()
+    }
     fn list_vms(&mut self, cluster_id: &str) -> PortResult<Vec<Vm>> {
         let mut vms = self.inner.list_vms(cluster_id)?;
         for vm in &mut vms {

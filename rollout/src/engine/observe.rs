@@ -38,6 +38,8 @@ pub struct Snapshot {
     /// computed once when the snapshot is taken ([`Snapshot::compute_changes`]), and again
     /// when its settings are replaced ([`Snapshot::set_settings`]).
     pub changes: BTreeMap<String, Vec<Change>>,
+    /// Why the nodes of a type cannot be rolled out ([`crate::ports::Cloud::unmatched`]).
+    pub unmatched: BTreeMap<NodeType, Vec<String>>,
 }
 
 impl Snapshot {
@@ -160,6 +162,7 @@ fn observe_cloud_with(
         disk_offerings,
         groups,
         changes: BTreeMap::new(),
+        unmatched: ports.cloud.unmatched(),
     };
     snap.compute_changes();
     Ok(snap)

@@ -191,6 +191,7 @@ mod tests {
             disk_offerings: vec![],
             groups: vec![],
             changes: Default::default(),
+            unmatched: Default::default(),
         }
     }
 

@@ -1,6 +1,6 @@
 //! The update call's inputs and its refusals.
 
-use crate::model::ClusterState;
+use crate::model::{ClusterState, NodeType};
 use crate::ports::PortError;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -85,6 +85,17 @@ pub enum UpdateError {
         lease_ms: u64,
         /// The poll interval.
         poll_ms: u64,
+    },
+    /// The update changes a node type whose VMs and Kubernetes nodes could not all be matched.
+    #[error(
+        "cannot roll out the {node_type} nodes: {}; fix the cluster, or leave the {node_type} settings out to roll out the other types",
+        reasons.join("; ")
+    )]
+    Unmatched {
+        /// The node type.
+        node_type: NodeType,
+        /// Each VM without a node and node without a VM, one line each.
+        reasons: Vec<String>,
     },
     /// The engine stopped on an error of its own before anything was changed.
     #[error(transparent)]

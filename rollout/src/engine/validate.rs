@@ -71,6 +71,27 @@ fn parse_type(
     Ok(t)
 }
 
+/// Refuses `req` when it changes a node type whose VMs and nodes could not all be matched
+/// ([`Snapshot::unmatched`]); the other types can still be rolled out.
+fn refuse_unmatched(
+    req: &super::request::UpdateRequest,
+    snap: &Snapshot,
+) -> Result<(), UpdateError> {
+    for (node_type, reasons) in &snap.unmatched {
+        let name = node_type.as_str();
+        let touched = req.node_offerings.contains_key(name)
+            || req.node_root_disk_sizes.contains_key(name)
+            || req.node_affinity_groups.contains_key(name);
+        if touched && !reasons.is_empty() {
+            return Err(UpdateError::Unmatched {
+                node_type: *node_type,
+                reasons: reasons.clone(),
+            });
+        }
+    }
+    Ok(())
+}
+
 /// Smallest node CKS creates: 2 vCPUs (`MIN_KUBERNETES_CLUSTER_NODE_CPU`).
 pub const MIN_NODE_CPU: u32 = 2;
 /// Smallest node memory CKS accepts, MiB (`MIN_KUBERNETES_CLUSTER_NODE_RAM_SIZE`).
@@ -143,6 +164,7 @@ pub fn validate(
     version: Option<&KubernetesVersion>,
 ) -> Result<Validated, UpdateError> {
     let record = &snap.record;
+    refuse_unmatched(req, snap)?;
     let max_unavailable = match req.max_unavailable {
         Some(_) if !req.rollout => {
             return Err(UpdateError::param(

@@ -1,8 +1,11 @@
 //! CloudStack: the cluster's VMs and volumes, and the calls that change them.
 
+use std::collections::BTreeMap;
+
 use super::{PortError, PortResult};
 use crate::model::{
-    AffinityGroup, CksCluster, DiskOffering, KubernetesVersion, ServiceOffering, Vm, Volume,
+    AffinityGroup, CksCluster, DiskOffering, KubernetesVersion, NodeType, ServiceOffering, Vm,
+    Volume,
 };
 
 /// A CloudStack call that runs as an asynchronous job.
@@ -74,6 +77,14 @@ pub enum JobStatus {
 pub trait Cloud {
     /// The cluster's VMs (`listKubernetesClusters` + `listVirtualMachines`), with node types.
     fn list_vms(&mut self, cluster_id: &str) -> PortResult<Vec<Vm>>;
+
+    /// Why the nodes of a type cannot be rolled out, as the port that matched each VM to its
+    /// Kubernetes node found it (a VM without a node, a node without a VM), one line each; an
+    /// update that changes such a type is refused ([`crate::engine::UpdateError::Unmatched`]).
+    /// Known once, when the port is made: no call. Empty by default.
+    fn unmatched(&self) -> BTreeMap<NodeType, Vec<String>> {
+        BTreeMap::new()
+    }
 
     /// The volumes of the cluster's VMs (`listVolumes`).
     fn list_volumes(&mut self, cluster_id: &str) -> PortResult<Vec<Volume>>;

@@ -197,6 +197,7 @@ impl World {
             etcd_unhealthy: false,
             never_ready: false,
             stale_ready: false,
+            unmatched: false,
             stale_capacity: false,
             ip: format!("10.1.{}.{}", k / 250, k % 250 + 1),
             member_name: name.clone(),

@@ -67,6 +67,7 @@ impl World {
                         etcd_unhealthy: false,
                         never_ready: false,
                         stale_ready: false,
+                        unmatched: false,
                         stale_capacity: false,
                         ip: format!("10.1.{}.{}", k / 250, k % 250 + 1),
                         member_name: name.clone(),
@@ -98,6 +99,7 @@ impl World {
             if let Some(x) = &o.member_address {
                 vm.member_address = x.clone();
             }
+            vm.unmatched = o.unmatched;
             if o.stopped {
                 vm.external_down = true;
                 vm.state = VmState::Stopped;

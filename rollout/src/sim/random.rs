@@ -171,6 +171,7 @@ pub fn scenario(seed: u64) -> (ClusterSpec, UpdateRequest) {
             ip: None,
             member_name: None,
             member_address: None,
+            unmatched: false,
         });
     }
     let mut req = UpdateRequest {

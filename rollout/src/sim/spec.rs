@@ -154,6 +154,10 @@ pub struct NodeOverride {
     /// The address in the etcd member's URLs (default: the VM's IP address).
     #[serde(default)]
     pub member_address: Option<String>,
+    /// Discovery could not match the VM to its Kubernetes node (their addresses differ): an
+    /// update that changes its type is refused, the other types still roll out.
+    #[serde(default)]
+    pub unmatched: bool,
 }
 
 /// A workload: `replicas` pods spread over the workers, or a DaemonSet on every node.

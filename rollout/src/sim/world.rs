@@ -77,6 +77,8 @@ pub struct SimVm {
     pub never_ready: bool,
     /// Reports Ready with the old boot ID while down.
     pub stale_ready: bool,
+    /// Not matched to its Kubernetes node by discovery ([`crate::ports::Cloud::unmatched`]).
+    pub unmatched: bool,
     /// Reports old capacity after its next boot.
     pub stale_capacity: bool,
     /// The VM's IP address.

@@ -2,12 +2,13 @@
 
 use super::SimHandle;
 use crate::model::{
-    AffinityGroup, CksCluster, DiskOffering, KubernetesVersion, ServiceOffering, Vm, VmState,
-    Volume, VolumeKind,
+    AffinityGroup, CksCluster, DiskOffering, KubernetesVersion, NodeType, ServiceOffering, Vm,
+    VmState, Volume, VolumeKind,
 };
 use crate::ports::{Cloud, Job, JobCall, JobStatus, PortError, PortErrorKind, PortResult};
 use crate::sim::spec::Fault;
 use crate::sim::world::{SimVm, World};
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 fn vm_by_id<'a>(w: &'a mut World, id: &str) -> PortResult<&'a mut SimVm> {
@@ -26,6 +27,24 @@ fn refused(message: String) -> PortError {
 }
 
 impl Cloud for SimHandle {
+    /// Known from the description, as discovery knows it before the engine runs: no step.
+    fn unmatched(&self) -> BTreeMap<NodeType, Vec<String>> {
+        let mut out: BTreeMap<NodeType, Vec<String>> = BTreeMap::new();
+        for vm in self.0.borrow().vms.values().filter(|v| v.unmatched) {
+            out.entry(vm.node_type).or_default().extend([
+                format!(
+                    "VM {} has no Kubernetes node (no node's InternalIP is one of its addresses)",
+                    vm.name
+                ),
+                format!(
+                    "node {} has no VM in the cluster (no VM has its InternalIP)",
+                    vm.name
+                ),
+            ]);
+        }
+        out
+    }
+
     fn list_vms(&mut self, _cluster_id: &str) -> PortResult<Vec<Vm>> {
         self.call("cloud.list_vms".into(), |w| {
             Ok(w.vms
