@@ -76,26 +76,26 @@ pub fn last_line(tail: &[u8]) -> String {
 
 impl Hooks for CommandHooks {
     fn start_gate(&mut self, call: &GateCall<'_>) -> PortResult<GateRun> {
-        let mut child = Command::new("sh")
+        // One pipe for stdout and stderr, so the last line is the one the gate wrote last.
+        let (output, input) = std::io::pipe()
+            .map_err(|e| PortError::other(format!("a pipe for gate {:?}: {e}", call.command)))?;
+        let errors = input
+            .try_clone()
+            .map_err(|e| PortError::other(format!("a pipe for gate {:?}: {e}", call.command)))?;
+        let child = Command::new("sh")
             .arg("-c")
             .arg(call.command)
             .env("CKS_CLUSTER_ID", call.cluster)
             .env("CKS_BATCH", call.batch.to_string())
             .env("CKS_NODES", call.nodes.join(","))
             .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
+            .stdout(input)
+            .stderr(errors)
             .process_group(0)
             .spawn()
             .map_err(|e| PortError::other(format!("starting gate {:?}: {e}", call.command)))?;
         let tail = Arc::new(Mutex::new(Vec::new()));
-        let mut readers = Vec::new();
-        if let Some(out) = child.stdout.take() {
-            readers.push(read_into(out, tail.clone()));
-        }
-        if let Some(err) = child.stderr.take() {
-            readers.push(read_into(err, tail.clone()));
-        }
+        let readers = vec![read_into(output, tail.clone())];
         self.next += 1;
         self.running.insert(
             self.next,
