@@ -48,6 +48,7 @@ pub mod cli;
 pub mod discovery;
 pub mod engine;
 pub mod events;
+pub mod live;
 pub mod model;
 pub mod ports;
 pub mod sim;

@@ -1,7 +1,6 @@
 //! Command-line arguments shared by several commands: the update options and the connection
 //! options of a real cluster.
 
-use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
@@ -11,6 +10,7 @@ use cks_rollout::adapters::etcd_ssh::KUBEADM_ETCD_PKI;
 use cks_rollout::adapters::store::StoreUrl;
 use cks_rollout::engine::window::Window;
 use cks_rollout::engine::{EngineConfig, UpdateRequest};
+use cks_rollout::live::{LiveOptions, SshOptions};
 
 /// Splits `TYPE=VALUE`, naming the option when the `=` is missing.
 fn split<'a>(option: &str, text: &'a str) -> Result<(&'a str, &'a str)> {
@@ -214,21 +214,41 @@ impl LiveArgs {
     /// The store `--store` names, parsed here rather than by clap so that a value that does not
     /// parse is never echoed with its password.
     pub fn store_url(&self) -> Result<StoreUrl> {
-        Ok(self.store.parse::<StoreUrl>()?)
+        self.options().store_url()
     }
-}
 
-/// Parses repeated `NAME=URL` options into a map.
-pub fn pairs(option: &str, items: &[String]) -> Result<BTreeMap<String, String>> {
-    let mut out = BTreeMap::new();
-    for text in items {
-        let (name, url) = split(option, text)?;
-        if !url.starts_with("http://") && !url.starts_with("https://") {
-            bail!("--{option} {text:?}: the URL must start with https:// (or http://)");
+    /// The options as the library's live entry takes them.
+    pub fn options(&self) -> LiveOptions {
+        LiveOptions {
+            cluster_id: self.cluster_id.clone(),
+            store: self.store.clone(),
+            kubeconfig: self.kubeconfig.clone(),
+            context: self.context.clone(),
+            control_endpoints: self.control_endpoints.clone(),
+            etcd_endpoints: self.etcd_endpoints.clone(),
+            etcd_ca: self.etcd_ca.clone(),
+            etcd_cert: self.etcd_cert.clone(),
+            etcd_key: self.etcd_key.clone(),
+            batch_timeout: self.batch_timeout,
+            drain_timeout: self.drain_timeout,
+            poll_interval_ms: self.poll_interval_ms,
+            lease_timeout: self.lease_timeout,
+            ssh: SshOptions {
+                ssh_key: self.ssh.ssh_key.clone(),
+                known_hosts: self.ssh.known_hosts.clone(),
+                host_key_fingerprints: self.ssh.host_key_fingerprints.clone(),
+                ssh_user: self.ssh.ssh_user.clone(),
+                ssh_endpoints: self.ssh.ssh_endpoints.clone(),
+                etcd_pki_dir: self.ssh.etcd_pki_dir.clone(),
+                etcdctl: self.ssh.etcdctl.clone(),
+            },
         }
-        out.insert(name.to_string(), url.to_string());
     }
-    Ok(out)
+
+    /// The engine settings the options ask for.
+    pub fn engine_config(&self) -> EngineConfig {
+        cks_rollout::live::engine_config(&self.options())
+    }
 }
 
 /// How to reach the nodes over SSH, and the overrides of what discovery finds.

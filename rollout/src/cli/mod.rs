@@ -12,14 +12,10 @@ macro_rules! outln {
 }
 
 mod args;
-mod cleanup;
-mod discover;
 mod duration;
-mod live;
 mod render;
 mod simulate;
 mod sinks;
-mod unconfigured;
 mod watch;
 
 use std::process::ExitCode;
@@ -30,7 +26,7 @@ use clap::{Parser, Subcommand};
 use cks_rollout::engine::{UpdateOutcome, plan_update, scan, update, view};
 
 use args::{LiveArgs, RunArgs, UpdateArgs};
-use live::{LivePorts, engine_config};
+use cks_rollout::live::LivePorts;
 use render::StepPrinter;
 
 /// Roll new node settings (offering, root disk size, affinity groups) out to a CKS cluster,
@@ -141,9 +137,9 @@ pub fn command() -> clap::Command {
 /// Parses the command line and runs it.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
-    cleanup::install();
+    cks_rollout::live::cleanup::install();
     let result = run(&cli);
-    cleanup::remove_all();
+    cks_rollout::live::cleanup::remove_all();
     match result {
         Ok(Exit::Ok) => ExitCode::SUCCESS,
         Ok(Exit::RolloutFailed) => ExitCode::from(3),
@@ -162,13 +158,13 @@ fn run(cli: &Cli) -> Result<Exit> {
         Command::Plan { live, update } => {
             // The options are checked before anything is reached.
             let req = update.request(true)?;
-            let mut ports = LivePorts::connect(live)?;
+            let mut ports = LivePorts::connect(&live.options())?;
             if let Some(note) =
                 ports.autoscaler_risk(&live.cluster_id, &req, update.accept_autoscaler_risk)?
             {
                 eprintln!("note: {note}");
             }
-            let notes = ports.discovery.check_for(live, &req)?;
+            let notes = ports.discovery.check_for(&live.options(), &req)?;
             notes.iter().for_each(|note| eprintln!("note: {note}"));
             let plan = plan_update(&mut ports.ports(), &live.cluster_id, &req)
                 .context("planning the update")?;
@@ -184,15 +180,15 @@ fn run(cli: &Cli) -> Result<Exit> {
         }
         Command::Run { live, run: args } => {
             let req = args.request()?;
-            let mut ports = LivePorts::connect(live)?;
+            let mut ports = LivePorts::connect(&live.options())?;
             if let Some(note) =
                 ports.autoscaler_risk(&live.cluster_id, &req, args.update.accept_autoscaler_risk)?
             {
                 eprintln!("note: {note}");
             }
-            let notes = ports.discovery.check_for(live, &req)?;
+            let notes = ports.discovery.check_for(&live.options(), &req)?;
             notes.iter().for_each(|note| eprintln!("note: {note}"));
-            let cfg = args.controls(engine_config(live));
+            let cfg = args.controls(live.engine_config());
             let types = ports
                 .ports()
                 .cloud
@@ -235,12 +231,12 @@ fn run(cli: &Cli) -> Result<Exit> {
             })
         }
         Command::Cancel { live } => {
-            let mut ports = LivePorts::connect(live)?;
+            let mut ports = LivePorts::connect(&live.options())?;
             let req = cks_rollout::engine::UpdateRequest {
                 cancel_rollout: true,
                 ..Default::default()
             };
-            let cfg = engine_config(live);
+            let cfg = live.engine_config();
             let outcome = update(
                 &mut ports.ports(),
                 &live.cluster_id,
@@ -265,7 +261,7 @@ fn run(cli: &Cli) -> Result<Exit> {
             events,
         } => watch::run(live, events.as_ref()),
         Command::Status { live, .. } => {
-            let mut ports = LivePorts::connect(live)?;
+            let mut ports = LivePorts::connect(&live.options())?;
             let cluster =
                 view(&mut ports.ports(), &live.cluster_id).context("reading the cluster view")?;
             if cli.json {
@@ -276,8 +272,8 @@ fn run(cli: &Cli) -> Result<Exit> {
             Ok(Exit::Ok)
         }
         Command::Scan { live } => {
-            let mut ports = LivePorts::connect(live)?;
-            let cfg = engine_config(live);
+            let mut ports = LivePorts::connect(&live.options())?;
+            let cfg = live.engine_config();
             let outcome = scan(&mut ports.ports(), &live.cluster_id, cfg.lease_timeout)
                 .context("scanning the cluster")?;
             if cli.json {

@@ -16,7 +16,7 @@ use cks_rollout::model::NodeType;
 pub fn write_out(text: std::fmt::Arguments<'_>) {
     let mut stdout = std::io::stdout().lock();
     if let Err(e) = stdout.write_fmt(text).and_then(|()| stdout.flush()) {
-        super::cleanup::remove_all();
+        cks_rollout::live::cleanup::remove_all();
         if e.kind() == std::io::ErrorKind::BrokenPipe {
             std::process::exit(0);
         }

@@ -93,7 +93,7 @@ fn backed(sim: Simulation, url: &str) -> Result<Simulation> {
 /// two processes on one store never pass for each other.
 fn owner() -> String {
     let random: u32 = rand::random();
-    format!("simulator@{}:{random:08x}", super::live::owner())
+    format!("simulator@{}:{random:08x}", cks_rollout::live::owner())
 }
 
 /// Runs `simulate`.

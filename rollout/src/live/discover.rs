@@ -8,20 +8,20 @@ use std::time::Duration;
 
 use anyhow::{Result, bail};
 
-use cks_discovery::HostKeys;
-use cks_discovery::ssh_access;
-use cks_rollout::adapters::cloudstack::CloudStackClient;
-use cks_rollout::adapters::etcd_ssh::{EtcdNode, EtcdOverSsh, EtcdctlCommand};
-use cks_rollout::adapters::kube::{KubeAccess, KubeApi, KubeClient};
-use cks_rollout::discovery::{
+use crate::adapters::cloudstack::CloudStackClient;
+use crate::adapters::etcd_ssh::{EtcdNode, EtcdOverSsh, EtcdctlCommand};
+use crate::adapters::kube::{KubeAccess, KubeApi, KubeClient};
+use crate::discovery::{
     FetchedKubeconfig, MatchedNode, NamedCloud, NodeMap, cluster_api, fetched_kubeconfig, nodes,
 };
-use cks_rollout::engine::UpdateRequest;
-use cks_rollout::model::NodeType;
-use cks_rollout::ports::{Cloud, Etcd, Kube};
+use crate::engine::UpdateRequest;
+use crate::model::NodeType;
+use crate::ports::{Cloud, Etcd, Kube};
+use cks_discovery::HostKeys;
+use cks_discovery::ssh_access;
 use cks_ssh::openssh::{SshConfig, SshRunner};
 
-use super::args::{LiveArgs, pairs};
+use super::options::{LiveOptions, pairs};
 
 /// What discovery found, and what it could not.
 #[derive(Default)]
@@ -73,7 +73,7 @@ fn url_host(address: &str) -> String {
 
 impl Discovery {
     /// Finds what `args` does not give, through `client`.
-    pub fn run(args: &LiveArgs, client: Option<&CloudStackClient>) -> Self {
+    pub fn run(args: &LiveOptions, client: Option<&CloudStackClient>) -> Self {
         let mut found = Discovery::default();
         let Some(client) = client else {
             return found;
@@ -85,7 +85,7 @@ impl Discovery {
         found
     }
 
-    fn find(&mut self, args: &LiveArgs, client: &CloudStackClient) -> Result<(), Failed> {
+    fn find(&mut self, args: &LiveOptions, client: &CloudStackClient) -> Result<(), Failed> {
         let both = Needs::Both;
         let info = cluster_api::cluster_info(client, &args.cluster_id).map_err(step(both))?;
         let path = match &args.kubeconfig {
@@ -180,7 +180,7 @@ impl Discovery {
 
     fn etcd_over_ssh(
         &self,
-        args: &LiveArgs,
+        args: &LiveOptions,
         client: &CloudStackClient,
         info: &cluster_api::ClusterInfo,
         map: &NodeMap,
@@ -283,8 +283,8 @@ impl Discovery {
 
     /// For `plan` and `run`: the first thing not found, as an error; else notes on the node
     /// types `req` leaves alone that cannot be rolled out (the engine refuses an update that
-    /// changes one: [`cks_rollout::engine::UpdateError::Unmatched`]).
-    pub fn check_for(&self, args: &LiveArgs, req: &UpdateRequest) -> Result<Vec<String>> {
+    /// changes one: [`crate::engine::UpdateError::Unmatched`]).
+    pub fn check_for(&self, args: &LiveOptions, req: &UpdateRequest) -> Result<Vec<String>> {
         if args.kubeconfig.is_none()
             && let Some(first) = self.first_error(true)
         {

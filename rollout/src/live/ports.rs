@@ -1,4 +1,4 @@
-//! The ports of a real cluster, built from the command line and the environment: CloudStack
+//! The ports of a real cluster, built from the live options and the environment: CloudStack
 //! (keys from the environment or its config file), Kubernetes (kubeconfig and per-control-node
 //! endpoints), etcd (member URLs and client certificates), the store (SQLite or PostgreSQL) and
 //! the clock.
@@ -8,23 +8,23 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use serde_json::Value;
 
-use cks_rollout::adapters::clock::SystemClock;
-use cks_rollout::adapters::cloudstack::{CloudStackClient, CloudStackCloud, CloudStackConfig};
-use cks_rollout::adapters::etcd::{EtcdHealth, KnownMember};
-use cks_rollout::adapters::gate_command::CommandHooks;
-use cks_rollout::adapters::kube::{KubeAccess, KubeApi, KubeClient};
-use cks_rollout::adapters::store::{AnyStore, StoreError};
-use cks_rollout::adapters::tls::TlsMaterial;
-use cks_rollout::engine::autoscaler_risk::{
+use crate::adapters::clock::SystemClock;
+use crate::adapters::cloudstack::{CloudStackClient, CloudStackCloud, CloudStackConfig};
+use crate::adapters::etcd::{EtcdHealth, KnownMember};
+use crate::adapters::gate_command::CommandHooks;
+use crate::adapters::kube::{KubeAccess, KubeApi, KubeClient};
+use crate::adapters::store::{AnyStore, StoreError};
+use crate::adapters::tls::TlsMaterial;
+use crate::engine::autoscaler_risk::{
     AutoscalerRiskInput, CloudStackVersion, check_autoscaler_risk,
 };
-use cks_rollout::engine::{EngineConfig, UpdateRequest};
-use cks_rollout::model::{ClusterRecord, ClusterState};
-use cks_rollout::ports::{Cloud, Etcd, Kube, Ports};
+use crate::engine::{EngineConfig, UpdateRequest};
+use crate::model::{ClusterRecord, ClusterState};
+use crate::ports::{Cloud, Etcd, Kube, Ports};
 use cks_ssh::openssh::SshRunner;
 
-use super::args::{LiveArgs, pairs};
 use super::discover::Discovery;
+use super::options::{LiveOptions, pairs};
 use super::unconfigured::Unconfigured;
 
 /// Everything a command needs to act on a real cluster.
@@ -42,7 +42,7 @@ pub struct LivePorts {
 }
 
 /// The lease owner of this process: host, process id and start time.
-pub(super) fn owner() -> String {
+pub fn owner() -> String {
     let host = std::fs::read_to_string("/etc/hostname")
         .map(|h| h.trim().to_string())
         .ok()
@@ -56,7 +56,7 @@ pub(super) fn owner() -> String {
 }
 
 /// The engine settings the options ask for.
-pub fn engine_config(args: &LiveArgs) -> EngineConfig {
+pub fn engine_config(args: &LiveOptions) -> EngineConfig {
     EngineConfig {
         owner: owner(),
         batch_timeout: Duration::from_secs(args.batch_timeout),
@@ -110,7 +110,7 @@ fn import_record(client: &CloudStackClient, cluster_id: &str) -> Result<ClusterR
 impl LivePorts {
     /// Opens the store and connects what the options and environment allow; the rest answers
     /// every call with what to configure.
-    pub fn connect(args: &LiveArgs) -> Result<Self> {
+    pub fn connect(args: &LiveOptions) -> Result<Self> {
         let cloud_client = match CloudStackConfig::from_env() {
             Ok(config) => {
                 for warning in config.warnings() {

@@ -1,11 +1,11 @@
 //! Ports for systems the command was not given the means to reach: every call fails with a
 //! message saying what to configure, so commands that need only the store still work.
 
-use cks_rollout::model::{
+use crate::model::{
     AffinityGroup, CksCluster, DiskOffering, Endpoint, EtcdMember, EvictionOutcome,
     KubernetesVersion, NodeStatus, Pod, ReadyzCheck, ServiceOffering, Vm, Volume,
 };
-use cks_rollout::ports::{Cloud, Etcd, Kube, PortError, PortResult};
+use crate::ports::{Cloud, Etcd, Kube, PortError, PortResult};
 
 /// A port that answers every call with `Unavailable` and the hint it holds.
 #[derive(Debug, Clone)]
