@@ -2,7 +2,7 @@
 //! stopped, start.
 
 use super::batch::Work;
-use super::cause::ChangeError;
+use super::error::ChangeError;
 use super::error::EngineError;
 use super::observe::observe_cloud;
 use super::outdated::Change;

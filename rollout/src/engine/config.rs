@@ -1,10 +1,53 @@
-//! Timeouts and identity of one engine instance.
+//! Timeouts and identity of one engine instance, and which nodes `run --restart` names.
 
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
 /// The default per-batch timeout (`cloud.kubernetes.cluster.update.node.timeout`).
 pub const DEFAULT_BATCH_TIMEOUT: Duration = Duration::from_secs(1800);
+
+/// The default `--gate-timeout`.
+pub const GATE_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// Longest wait for a node found annotated and Ready with its annotated boot ID (perhaps started
+/// again by an earlier run before its kubelet posted) to report a new boot, before the rollout
+/// takes it for a node that never went down and restarts it.
+pub const BOOT_WAIT: Duration = Duration::from_secs(600);
+
+/// The nodes `run --restart` names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RestartScope {
+    /// Every node.
+    All,
+    /// The control nodes.
+    Control,
+    /// The workers.
+    Worker,
+    /// The external etcd nodes.
+    Etcd,
+    /// The nodes where `/var/run/reboot-required` exists (OS updates waiting for a reboot).
+    RebootRequired,
+}
+
+impl std::str::FromStr for RestartScope {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        Ok(match s {
+            "all" => RestartScope::All,
+            "control" => RestartScope::Control,
+            "worker" => RestartScope::Worker,
+            "etcd" => RestartScope::Etcd,
+            "reboot-required" => RestartScope::RebootRequired,
+            _ => {
+                return Err(format!(
+                    "{s:?}: expected all, control, worker, etcd or reboot-required"
+                ));
+            }
+        })
+    }
+}
 
 /// Engine settings.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -37,11 +80,11 @@ pub struct EngineConfig {
     pub wait_for_window: bool,
     /// Also restart these nodes although their settings do not differ (`run --restart`).
     #[serde(default)]
-    pub restart: Option<super::restart::RestartScope>,
+    pub restart: Option<RestartScope>,
 }
 
 fn default_gate_timeout() -> Duration {
-    super::gate::GATE_TIMEOUT
+    GATE_TIMEOUT
 }
 
 impl Default for EngineConfig {
@@ -54,7 +97,7 @@ impl Default for EngineConfig {
             lease_timeout: Duration::from_secs(300),
             soak: Duration::ZERO,
             gates: Vec::new(),
-            gate_timeout: super::gate::GATE_TIMEOUT,
+            gate_timeout: GATE_TIMEOUT,
             windows: Vec::new(),
             wait_for_window: false,
             restart: None,

@@ -8,9 +8,6 @@ use super::run::Runner;
 use crate::ports::{GateCall, GateStatus, PortErrorKind};
 use std::time::Duration;
 
-/// The default `--gate-timeout`.
-pub const GATE_TIMEOUT: Duration = Duration::from_secs(300);
-
 /// The longest wait between two looks at a running gate.
 const GATE_POLL: Duration = Duration::from_secs(1);
 

@@ -2,17 +2,13 @@
 //! and a node an earlier run left annotated (wait for its new boot, or restart it).
 
 use super::batch::Work;
+use super::config::BOOT_WAIT;
 use super::error::EngineError;
 use super::observe::Snapshot;
 use super::progress::StepKind;
 use super::run::Runner;
 use crate::model::{Endpoint, NodeType, ROLLOUT_ANNOTATION, VmState};
 use std::time::Duration;
-
-/// Longest wait for a node found annotated and Ready with its annotated boot ID (perhaps started
-/// again by an earlier run before its kubelet posted) to report a new boot, before the rollout
-/// takes it for a node that never went down and restarts it.
-pub const BOOT_WAIT: Duration = Duration::from_secs(600);
 
 impl Runner<'_, '_> {
     /// Wait (at most [`BOOT_WAIT`], within the batch) for `name` to report a boot ID other

@@ -3,7 +3,6 @@
 
 pub mod autoscaler_risk;
 mod batch;
-mod cause;
 mod change;
 mod config;
 mod drain;
@@ -31,18 +30,15 @@ mod verify;
 mod view;
 pub mod window;
 
-pub use cause::{ChangeError, NotBack, UnsafeStop};
-pub use config::{DEFAULT_BATCH_TIMEOUT, EngineConfig};
+pub use config::{BOOT_WAIT, DEFAULT_BATCH_TIMEOUT, EngineConfig, GATE_TIMEOUT, RestartScope};
 pub use error::EngineError;
-pub use gate::GATE_TIMEOUT;
+pub use error::{ChangeError, NotBack, UnsafeStop};
 pub use job::{JOB_POLL, JOB_TIMEOUT};
-pub use mark::BOOT_WAIT;
 pub use plan::{Batch, NodePlan, Phase, Plan, Skip, WorkReason, came_back};
 pub use preflight::Verdict;
 pub use progress::{Event, NoProgress, Progress, StepKind};
 pub use release::{ReleaseOutcome, ScanOutcome, release, release_held, release_with, scan};
 pub use request::{UpdateError, UpdateRequest};
-pub use restart::RestartScope;
 pub use run::{RunOutcome, Runner};
 pub use update::{RolloutReport, UpdateOutcome, plan_update, update, view};
 pub use view::{ClusterView, TypeView, cluster_view};

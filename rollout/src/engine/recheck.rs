@@ -1,7 +1,7 @@
 //! The check just before a control or etcd node is stopped: another API server serves, and
 //! the other etcd members (the node's own found by address) keep quorum.
 
-use super::cause::UnsafeStop;
+use super::error::UnsafeStop;
 use super::members::member_of;
 use super::observe::Snapshot;
 use super::run::Runner;

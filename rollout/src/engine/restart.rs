@@ -2,47 +2,12 @@
 //! node, those of one type, or those where `/var/run/reboot-required` exists (asked through
 //! the hooks port, over SSH on a real cluster). They then go the same safe path as a change.
 
+use super::config::RestartScope;
 use super::error::EngineError;
 use super::observe::Snapshot;
 use super::run::Runner;
 use crate::model::{NodeType, VmState};
-use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
-
-/// The nodes `run --restart` names.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum RestartScope {
-    /// Every node.
-    All,
-    /// The control nodes.
-    Control,
-    /// The workers.
-    Worker,
-    /// The external etcd nodes.
-    Etcd,
-    /// The nodes where `/var/run/reboot-required` exists (OS updates waiting for a reboot).
-    RebootRequired,
-}
-
-impl std::str::FromStr for RestartScope {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, String> {
-        Ok(match s {
-            "all" => RestartScope::All,
-            "control" => RestartScope::Control,
-            "worker" => RestartScope::Worker,
-            "etcd" => RestartScope::Etcd,
-            "reboot-required" => RestartScope::RebootRequired,
-            _ => {
-                return Err(format!(
-                    "{s:?}: expected all, control, worker, etcd or reboot-required"
-                ));
-            }
-        })
-    }
-}
 
 impl Runner<'_, '_> {
     /// The Running nodes `scope` names in `snap`.

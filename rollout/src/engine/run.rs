@@ -233,7 +233,7 @@ impl<'r, 'a> Runner<'r, 'a> {
 
     /// Annotated nodes Ready with the annotated boot ID on a Running VM that is up to date (or
     /// of a type that cannot lose a node): an earlier run may have started them again before
-    /// their kubelet posted, or never stopped them. Wait (at most [`super::mark::BOOT_WAIT`]) for a
+    /// their kubelet posted, or never stopped them. Wait (at most [`super::config::BOOT_WAIT`]) for a
     /// new boot ID: with one and Ready, they came back; still Ready with the old one after the
     /// wait (far beyond the node grace period), the kubelet of that boot kept posting, so they
     /// never went down. Either way they are uncordoned; the others stay unfinished work. True
@@ -258,7 +258,7 @@ impl<'r, 'a> Runner<'r, 'a> {
             return false;
         }
         let ep = snap.endpoint_avoiding(&[]);
-        let until = self.ports.clock.now() + super::mark::BOOT_WAIT;
+        let until = self.ports.clock.now() + super::config::BOOT_WAIT;
         let mut settled = false;
         while !unsure.is_empty() {
             let mut still = Vec::new();

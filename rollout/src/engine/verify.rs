@@ -2,8 +2,8 @@
 //! design's two conditions); a reported capacity unlike the offering's is a warning, not a wait.
 
 use super::batch::Work;
-use super::cause::NotBack;
 use super::error::EngineError;
+use super::error::NotBack;
 use super::members::member_of;
 use super::observe::{Snapshot, observe_cloud_or, observe_live};
 use super::outdated::capacity_warning;
