@@ -47,6 +47,7 @@ mod invariant_breakage;
 mod lease;
 mod lifecycle;
 mod property;
+mod release_edges;
 mod restart;
 mod rollout_order;
 mod rollout_steps;
