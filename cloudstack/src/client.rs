@@ -209,47 +209,19 @@ impl CloudStackClient {
         )
     }
 
-    /// A CKS cluster's name and the ids of its VMs (`listKubernetesClusters`, which lists them
-    /// as `virtualmachines`, or as `virtualmachineids` in older versions).
+    /// The CKS cluster with `cluster_id` ([`Self::find_kubernetes_cluster`]); an error naming
+    /// the id when CloudStack lists none.
     pub fn kubernetes_cluster(
         &self,
         cluster_id: &str,
-    ) -> Result<(String, Vec<String>), CloudStackError> {
-        let command = "listKubernetesClusters";
-        let clusters: Vec<Value> = self.list(
-            command,
-            "kubernetescluster",
-            &[("id", cluster_id.to_string())],
-        )?;
-        let cluster = clusters
-            .into_iter()
-            .next()
+    ) -> Result<crate::KubernetesCluster, CloudStackError> {
+        self.find_kubernetes_cluster(cluster_id)?
             .ok_or_else(|| CloudStackError::Api {
-                command: command.to_string(),
+                command: "listKubernetesClusters".to_string(),
                 status: 200,
                 code: 431,
                 text: format!("no Kubernetes cluster with id {cluster_id}"),
-            })?;
-        let name = cluster["name"].as_str().unwrap_or_default().to_string();
-        let mut ids: Vec<String> = cluster["virtualmachines"]
-            .as_array()
-            .map(|vms| {
-                vms.iter()
-                    .filter_map(|v| v["id"].as_str().map(str::to_string))
-                    .collect()
             })
-            .unwrap_or_default();
-        if ids.is_empty() {
-            ids = cluster["virtualmachineids"]
-                .as_array()
-                .map(|vms| {
-                    vms.iter()
-                        .filter_map(|v| v.as_str().map(str::to_string))
-                        .collect()
-                })
-                .unwrap_or_default();
-        }
-        Ok((name, ids))
     }
 
     /// VMs by id.

@@ -1,8 +1,7 @@
 //! The Kubernetes Service's version catalogue: `addKubernetesSupportedVersion`,
 //! `listKubernetesSupportedVersions`, `deleteKubernetesSupportedVersion`,
 //! `updateKubernetesSupportedVersion` (enable or disable), the ISO behind a version
-//! (`listIsos`: whether secondary storage has it and its download status), the clusters using a
-//! version (`listKubernetesClusters`), the zones (`listZones`), and which parameters a command takes on this server
+//! (`listIsos`: whether secondary storage has it and its download status), the zones (`listZones`), and which parameters a command takes on this server
 //! (`listApis`).
 
 use serde::Deserialize;
@@ -14,6 +13,7 @@ use crate::{CloudStackClient, CloudStackError};
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 pub struct KubernetesVersion {
     /// Its id.
+    #[serde(deserialize_with = "crate::scalar::text")]
     pub id: String,
     /// Its name, e.g. `v1.33.13`.
     #[serde(default)]
@@ -37,10 +37,18 @@ pub struct KubernetesVersion {
     #[serde(rename = "zoneid", default)]
     pub zone_id: Option<String>,
     /// The minimum CPUs of a node.
-    #[serde(rename = "mincpunumber", default)]
+    #[serde(
+        rename = "mincpunumber",
+        default,
+        deserialize_with = "crate::scalar::small_count"
+    )]
     pub min_cpus: u32,
     /// The minimum memory of a node, MiB.
-    #[serde(rename = "minmemory", default)]
+    #[serde(
+        rename = "minmemory",
+        default,
+        deserialize_with = "crate::scalar::count"
+    )]
     pub min_memory_mib: u64,
     /// Whether nodes download the ISO straight to primary storage.
     #[serde(rename = "directdownload", default)]
@@ -67,19 +75,6 @@ pub struct Iso {
     /// The checksum it was registered with.
     #[serde(default)]
     pub checksum: Option<String>,
-}
-
-/// A CKS cluster, as far as the version catalogue cares.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-pub struct KubernetesCluster {
-    /// Its id.
-    pub id: String,
-    /// Its name.
-    #[serde(default)]
-    pub name: String,
-    /// The id of the Kubernetes version it runs.
-    #[serde(rename = "kubernetesversionid", default)]
-    pub kubernetes_version_id: String,
 }
 
 /// What `addKubernetesSupportedVersion` is asked to register.
@@ -198,15 +193,6 @@ impl CloudStackClient {
         }
         let zones: Vec<Zone> = self.list("listZones", "zone", &[])?;
         Ok(zones.into_iter().map(|z| (z.id, z.name)).collect())
-    }
-
-    /// Every CKS cluster the key may see.
-    pub fn list_kubernetes_clusters(&self) -> Result<Vec<KubernetesCluster>, CloudStackError> {
-        self.list(
-            "listKubernetesClusters",
-            "kubernetescluster",
-            &[("listall", "true".to_string())],
-        )
     }
 
     /// The parameter names `command` takes on this server (from `listApis`), or `None` when the

@@ -17,18 +17,21 @@
 
 pub mod capabilities;
 pub mod client;
+pub mod cluster;
 pub mod config;
 pub mod error;
 pub mod job;
 pub mod kubernetes;
+pub mod scalar;
 pub mod secret;
 pub mod sign;
 pub mod types;
 
 pub use capabilities::Capabilities;
 pub use client::CloudStackClient;
+pub use cluster::KubernetesCluster;
 pub use config::{CloudStackConfig, ConfigWarning, Secret};
 pub use error::CloudStackError;
 pub use job::JobState;
-pub use kubernetes::{Iso, KubernetesCluster, KubernetesVersion, NewKubernetesVersion};
-pub use types::{AffinityGroup, DiskOffering, ServiceOffering, VirtualMachine, Volume};
+pub use kubernetes::{Iso, KubernetesVersion, NewKubernetesVersion};
+pub use types::{AffinityGroup, DiskOffering, Nic, ServiceOffering, VirtualMachine, Volume};

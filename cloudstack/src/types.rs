@@ -26,6 +26,7 @@ impl AffinityGroup {
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 pub struct VirtualMachine {
     /// Its id.
+    #[serde(deserialize_with = "crate::scalar::text")]
     pub id: String,
     /// Its name.
     #[serde(default)]
@@ -48,6 +49,39 @@ pub struct VirtualMachine {
     /// Its affinity groups.
     #[serde(rename = "affinitygroup", default)]
     pub affinity_groups: Vec<AffinityGroup>,
+    /// Its NICs.
+    #[serde(rename = "nic", default)]
+    pub nics: Vec<Nic>,
+}
+
+impl VirtualMachine {
+    /// The IP addresses of its NICs, IPv4 and IPv6, in NIC order.
+    pub fn addresses(&self) -> Vec<String> {
+        self.nics
+            .iter()
+            .flat_map(|n| [n.ip_address.clone(), n.ip6_address.clone()])
+            .flatten()
+            .collect()
+    }
+}
+
+/// A NIC of a VM (`nic[]` of `listVirtualMachines`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+pub struct Nic {
+    /// Its IPv4 address.
+    #[serde(
+        rename = "ipaddress",
+        default,
+        deserialize_with = "crate::scalar::optional_text"
+    )]
+    pub ip_address: Option<String>,
+    /// Its IPv6 address.
+    #[serde(
+        rename = "ip6address",
+        default,
+        deserialize_with = "crate::scalar::optional_text"
+    )]
+    pub ip6_address: Option<String>,
 }
 
 /// A volume from `listVolumes`.
@@ -82,17 +116,29 @@ impl Volume {
 /// A service offering.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 pub struct ServiceOffering {
-    /// Its id.
+    /// Its id (empty when the answer names none).
+    #[serde(default, deserialize_with = "crate::scalar::text")]
     pub id: String,
     /// Its name.
     #[serde(default)]
     pub name: String,
     /// CPU cores.
-    #[serde(rename = "cpunumber", default)]
+    #[serde(
+        rename = "cpunumber",
+        default,
+        deserialize_with = "crate::scalar::small_count"
+    )]
     pub cpus: u32,
     /// Memory in MiB.
-    #[serde(rename = "memory", default)]
+    #[serde(rename = "memory", default, deserialize_with = "crate::scalar::count")]
     pub memory_mib: u64,
+    /// A custom offering (CPU and memory chosen per VM), which CKS refuses.
+    #[serde(
+        rename = "iscustomized",
+        default,
+        deserialize_with = "crate::scalar::flag"
+    )]
+    pub customized: bool,
 }
 
 /// A disk offering.

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::DiscoveryError;
 use crate::node_type::{NodeType, node_type_of};
-use cks_cloudstack::CloudStackClient;
+use cks_cloudstack::{CloudStackClient, KubernetesCluster};
 
 /// A CKS cluster as discovery sees it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -44,17 +44,12 @@ pub struct Autoscaling {
 }
 
 impl Autoscaling {
-    /// Reads the settings from one `listKubernetesClusters` entry.
-    pub fn of_cluster(cluster: &Value) -> Self {
-        let size = |key: &str| text(cluster, key).and_then(|t| t.parse::<u32>().ok());
+    /// The settings of one `listKubernetesClusters` entry.
+    pub fn of_cluster(cluster: &KubernetesCluster) -> Self {
         Autoscaling {
-            enabled: match &cluster["autoscalingenabled"] {
-                Value::Bool(b) => *b,
-                Value::String(s) => s.eq_ignore_ascii_case("true"),
-                _ => false,
-            },
-            min_size: size("minsize"),
-            max_size: size("maxsize"),
+            enabled: cluster.autoscaling_enabled,
+            min_size: cluster.min_size,
+            max_size: cluster.max_size,
         }
     }
 }
@@ -97,41 +92,16 @@ fn text(value: &Value, key: &str) -> Option<String> {
     }
 }
 
-/// The ids of a CKS cluster's VMs in a `listKubernetesClusters` entry: from `virtualmachines`
-/// (objects with an `id`, string or number), else from `virtualmachineids` (older servers).
-pub fn cluster_vm_ids(cluster: &Value) -> Vec<String> {
-    let id = |v: &Value| match v {
-        Value::String(s) if !s.is_empty() => Some(s.clone()),
-        Value::Number(n) => Some(n.to_string()),
-        _ => None,
-    };
-    let listed: Vec<String> = cluster["virtualmachines"]
-        .as_array()
-        .map(|vms| vms.iter().filter_map(|v| id(&v["id"])).collect())
-        .unwrap_or_default();
-    if !listed.is_empty() {
-        return listed;
-    }
-    cluster["virtualmachineids"]
-        .as_array()
-        .map(|vms| vms.iter().filter_map(id).collect())
-        .unwrap_or_default()
-}
-
 /// The cluster, its network and public address, and its VMs with their NIC addresses.
 pub fn cluster_info(
     client: &CloudStackClient,
     cluster_id: &str,
 ) -> Result<ClusterInfo, DiscoveryError> {
     let what = format!("reading cluster {cluster_id} (listKubernetesClusters)");
-    let clusters: Vec<Value> = client
-        .list(
-            "listKubernetesClusters",
-            "kubernetescluster",
-            &[("id", cluster_id.to_string())],
-        )
-        .map_err(failed(what))?;
-    let Some(cluster) = clusters.into_iter().next() else {
+    let Some(cluster) = client
+        .find_kubernetes_cluster(cluster_id)
+        .map_err(failed(what))?
+    else {
         return Err(DiscoveryError::CloudStack {
             what: format!("reading cluster {cluster_id}"),
             source: cks_cloudstack::CloudStackError::BadResponse {
@@ -140,48 +110,32 @@ pub fn cluster_info(
             },
         });
     };
-    let name = text(&cluster, "name").unwrap_or_default();
-    let ids = cluster_vm_ids(&cluster);
+    let ids = cluster.vm_ids();
     let mut vms = Vec::new();
     if !ids.is_empty() {
-        let listed: Vec<Value> = client
-            .list(
-                "listVirtualMachines",
-                "virtualmachine",
-                &[("ids", ids.join(",")), ("listall", "true".into())],
-            )
-            .map_err(failed(format!(
-                "reading the VMs of cluster {cluster_id} (listVirtualMachines)"
-            )))?;
+        let listed = client.list_vms_by_id(&ids).map_err(failed(format!(
+            "reading the VMs of cluster {cluster_id} (listVirtualMachines)"
+        )))?;
         for vm in listed {
-            let vm_name = text(&vm, "name").unwrap_or_default();
-            let addresses = vm["nic"]
-                .as_array()
-                .map(|nics| {
-                    nics.iter()
-                        .flat_map(|nic| [text(nic, "ipaddress"), text(nic, "ip6address")])
-                        .flatten()
-                        .collect()
-                })
-                .unwrap_or_default();
             vms.push(ClusterVm {
-                id: text(&vm, "id").unwrap_or_default(),
-                node_type: node_type_of(&name, &vm_name),
-                name: vm_name,
-                addresses,
+                addresses: vm.addresses(),
+                node_type: node_type_of(&cluster.name, &vm.name),
+                id: vm.id,
+                name: vm.name,
             });
         }
     }
+    let present = |text: &str| Some(text.to_string()).filter(|t| !t.is_empty());
     Ok(ClusterInfo {
         id: cluster_id.to_string(),
-        name,
-        network_id: text(&cluster, "networkid"),
-        public_address: text(&cluster, "ipaddress"),
-        public_address_id: text(&cluster, "ipaddressid"),
+        network_id: cluster.network_id.clone(),
+        public_address: cluster.public_address.clone(),
+        public_address_id: cluster.public_address_id.clone(),
         vms,
-        state: text(&cluster, "state"),
-        kubernetes_version_id: text(&cluster, "kubernetesversionid"),
+        state: present(&cluster.state),
+        kubernetes_version_id: present(&cluster.kubernetes_version_id),
         autoscaling: Autoscaling::of_cluster(&cluster),
+        name: cluster.name,
     })
 }
 
@@ -262,11 +216,14 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// The settings of a `listKubernetesClusters` entry given as JSON.
+    fn of(entry: Value) -> Autoscaling {
+        Autoscaling::of_cluster(&serde_json::from_value(entry).expect("any entry reads"))
+    }
+
     #[test]
     fn autoscaling_settings_read_as_cloudstack_writes_them() {
-        let on = Autoscaling::of_cluster(
-            &json!({"autoscalingenabled": true, "minsize": 1, "maxsize": "5"}),
-        );
+        let on = of(json!({"autoscalingenabled": true, "minsize": 1, "maxsize": "5"}));
         assert_eq!(
             on,
             Autoscaling {
@@ -275,8 +232,8 @@ mod tests {
                 max_size: Some(5)
             }
         );
-        assert_eq!(Autoscaling::of_cluster(&json!({})), Autoscaling::default());
-        let bad = Autoscaling::of_cluster(&json!({"autoscalingenabled": "true", "minsize": -1}));
+        assert_eq!(of(json!({})), Autoscaling::default());
+        let bad = of(json!({"autoscalingenabled": "true", "minsize": -1}));
         assert_eq!(
             bad,
             Autoscaling {

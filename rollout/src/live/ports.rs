@@ -6,10 +6,11 @@
 use std::time::Duration;
 
 use anyhow::{Context, Result};
-use serde_json::Value;
 
 use crate::adapters::clock::SystemClock;
-use crate::adapters::cloudstack::{CloudStackClient, CloudStackCloud, CloudStackConfig};
+use crate::adapters::cloudstack::{
+    CloudStackClient, CloudStackCloud, CloudStackConfig, imported_record,
+};
 use crate::adapters::etcd::{EtcdHealth, KnownMember};
 use crate::adapters::gate_command::CommandHooks;
 use crate::adapters::kube::{KubeAccess, KubeApi, KubeClient};
@@ -19,7 +20,7 @@ use crate::engine::autoscaler_risk::{
     AutoscalerRiskInput, CloudStackVersion, check_autoscaler_risk,
 };
 use crate::engine::{EngineConfig, UpdateRequest};
-use crate::model::{ClusterRecord, ClusterState};
+use crate::model::ClusterRecord;
 use crate::ports::{Cloud, Etcd, Kube, Ports};
 use cks_ssh::openssh::SshRunner;
 
@@ -69,42 +70,13 @@ pub fn engine_config(args: &LiveOptions) -> EngineConfig {
 
 /// The cluster record from `listKubernetesClusters`, for a store that has none yet.
 fn import_record(client: &CloudStackClient, cluster_id: &str) -> Result<ClusterRecord> {
-    let clusters: Vec<Value> = client
-        .list(
-            "listKubernetesClusters",
-            "kubernetescluster",
-            &[("id", cluster_id.to_string())],
-        )
-        .with_context(|| format!("reading cluster {cluster_id} from CloudStack"))?;
-    let c = clusters.into_iter().next().with_context(|| {
-        format!("CloudStack has no Kubernetes cluster with id {cluster_id}; check --cluster-id")
-    })?;
-    let count = |key: &str| {
-        c[key]
-            .as_u64()
-            .or_else(|| c[key].as_str().and_then(|s| s.parse().ok()))
-            .unwrap_or(0)
-    };
-    let state: ClusterState =
-        serde_json::from_value(c["state"].clone()).unwrap_or(ClusterState::Alert);
-    Ok(ClusterRecord {
-        id: cluster_id.to_string(),
-        name: c["name"].as_str().unwrap_or_default().to_string(),
-        state,
-        service_offering_id: c["serviceofferingid"]
-            .as_str()
-            .unwrap_or_default()
-            .to_string(),
-        control_count: count("controlnodes") as u32,
-        worker_count: count("size") as u32,
-        etcd_count: count("etcdnodes") as u32,
-        settings: Default::default(),
-        cores: count("cpunumber"),
-        memory_mb: count("memory"),
-        cancel: false,
-        last_error: None,
-        lease: None,
-    })
+    let cluster = client
+        .find_kubernetes_cluster(cluster_id)
+        .with_context(|| format!("reading cluster {cluster_id} from CloudStack"))?
+        .with_context(|| {
+            format!("CloudStack has no Kubernetes cluster with id {cluster_id}; check --cluster-id")
+        })?;
+    Ok(imported_record(cluster_id, &cluster))
 }
 
 impl LivePorts {
@@ -238,20 +210,16 @@ impl LivePorts {
             .capabilities()
             .ok()
             .and_then(|c| CloudStackVersion::parse(&c.cloudstack_version));
-        let clusters: Vec<Value> = client
-            .list(
-                "listKubernetesClusters",
-                "kubernetescluster",
-                &[("id", cluster_id.to_string())],
-            )
-            .with_context(|| format!("reading cluster {cluster_id} from CloudStack"))?;
-        let Some(cluster) = clusters.first() else {
+        let Some(cluster) = client
+            .find_kubernetes_cluster(cluster_id)
+            .with_context(|| format!("reading cluster {cluster_id} from CloudStack"))?
+        else {
             return Ok(None);
         };
         let input = AutoscalerRiskInput {
             version,
-            autoscaling: cluster["autoscalingenabled"].as_bool().unwrap_or(false),
-            default_offering: cluster["serviceofferingid"].as_str().unwrap_or_default(),
+            autoscaling: cluster.autoscaling_enabled,
+            default_offering: &cluster.service_offering_id,
             worker_offering: Some(worker),
             accepted,
         };

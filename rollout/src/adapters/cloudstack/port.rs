@@ -2,7 +2,6 @@
 //! (from CKS's VM names, `<cluster>-control-…`, `<cluster>-etcd-…`, workers `<cluster>-node-…`),
 //! their volumes, and the calls that change them, with errors classed for the engine.
 
-use super::types;
 use super::{CloudStackClient, CloudStackError};
 use crate::model::{
     AffinityGroup, CksCluster, DiskOffering, KubernetesVersion, ServiceOffering, Vm, VmState,
@@ -25,7 +24,6 @@ impl CloudStackCloud {
     }
 }
 
-pub use cks_discovery::cluster_api::cluster_vm_ids;
 pub use cks_discovery::node_type_of;
 
 fn state(s: &str) -> VmState {
@@ -59,71 +57,29 @@ pub fn port_error(e: CloudStackError) -> PortError {
     PortError::new(kind, e.to_string())
 }
 
-/// The IP addresses of a VM's NICs (`nic[].ipaddress`, `ip6address`) in a listing.
-fn nic_addresses(vm: &Value) -> Vec<String> {
-    vm["nic"]
-        .as_array()
-        .map(|nics| {
-            nics.iter()
-                .flat_map(|n| [&n["ipaddress"], &n["ip6address"]])
-                .filter_map(|a| a.as_str().map(str::to_string))
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
 impl CloudStackCloud {
     fn vms(&self, cluster_id: &str) -> Result<Vec<Vm>, CloudStackError> {
-        let (name, ids) = self.client.kubernetes_cluster(cluster_id)?;
+        let cluster = self.client.kubernetes_cluster(cluster_id)?;
+        let ids = cluster.vm_ids();
         if ids.is_empty() {
             return Ok(Vec::new());
         }
-        // Listed as JSON to read the NICs too (the IP addresses tell etcd members apart).
-        let command = "listVirtualMachines";
-        let raw: Vec<Value> = self.client.list(
-            command,
-            "virtualmachine",
-            &[("ids", ids.join(",")), ("listall", "true".into())],
-        )?;
-        raw.into_iter()
-            .map(|value| {
-                let ip_addresses = nic_addresses(&value);
-                let v: types::VirtualMachine =
-                    serde_json::from_value(value).map_err(|e| CloudStackError::BadResponse {
-                        command: command.to_string(),
-                        detail: format!("unexpected `virtualmachine`: {e}"),
-                    })?;
-                Ok(Vm {
-                    node_type: node_type_of(&name, &v.name),
-                    node_name: v.name.to_lowercase(),
-                    state: state(&v.state),
-                    service_offering_id: v.service_offering_id,
-                    affinity_group_ids: v.affinity_groups.into_iter().map(|g| g.id).collect(),
-                    id: v.id,
-                    name: v.name,
-                    ip_addresses,
-                })
-            })
-            .collect()
-    }
-
-    /// The cluster's entry in `listKubernetesClusters`.
-    fn cluster_json(&self, cluster_id: &str) -> Result<Value, CloudStackError> {
-        let command = "listKubernetesClusters";
-        let clusters: Vec<Value> = self.client.list(
-            command,
-            "kubernetescluster",
-            &[("id", cluster_id.to_string())],
-        )?;
-        clusters
+        // With their NICs: the IP addresses tell etcd members apart.
+        Ok(self
+            .client
+            .list_vms_by_id(&ids)?
             .into_iter()
-            .next()
-            .ok_or_else(|| CloudStackError::Api {
-                command: command.to_string(),
-                status: 200,
-                code: 431,
-                text: format!("no Kubernetes cluster with id {cluster_id}"),
+            .map(|v| Vm {
+                node_type: node_type_of(&cluster.name, &v.name),
+                node_name: v.name.to_lowercase(),
+                state: state(&v.state),
+                service_offering_id: v.service_offering_id.clone(),
+                affinity_group_ids: v.affinity_groups.iter().map(|g| g.id.clone()).collect(),
+                ip_addresses: v.addresses(),
+                id: v.id,
+                name: v.name,
             })
+            .collect())
     }
 }
 
@@ -192,25 +148,18 @@ impl Cloud for CloudStackCloud {
     }
 
     fn list_service_offerings(&mut self) -> PortResult<Vec<ServiceOffering>> {
-        // As JSON, to read `iscustomized` (CKS refuses custom offerings).
-        let raw: Vec<Value> = self
+        Ok(self
             .client
-            .list("listServiceOfferings", "serviceoffering", &[])
-            .map_err(port_error)?;
-        let number = |v: &Value| {
-            v.as_u64()
-                .or_else(|| v.as_str().and_then(|s| s.parse().ok()))
-        };
-        Ok(raw
-            .iter()
-            .filter_map(|o| {
-                Some(ServiceOffering {
-                    id: o["id"].as_str()?.to_string(),
-                    name: o["name"].as_str().unwrap_or_default().to_string(),
-                    cpu_cores: number(&o["cpunumber"]).unwrap_or(0) as u32,
-                    memory_mb: number(&o["memory"]).unwrap_or(0),
-                    customized: o["iscustomized"].as_bool().unwrap_or(false),
-                })
+            .list_service_offerings()
+            .map_err(port_error)?
+            .into_iter()
+            .filter(|o| !o.id.is_empty())
+            .map(|o| ServiceOffering {
+                id: o.id,
+                name: o.name,
+                cpu_cores: o.cpus,
+                memory_mb: o.memory_mib,
+                customized: o.customized,
             })
             .collect())
     }
@@ -245,13 +194,19 @@ impl Cloud for CloudStackCloud {
     }
 
     fn cks_cluster(&mut self, cluster_id: &str) -> PortResult<CksCluster> {
-        let c = self.cluster_json(cluster_id).map_err(port_error)?;
-        let vm_ids = cluster_vm_ids(&c);
+        let c = self
+            .client
+            .kubernetes_cluster(cluster_id)
+            .map_err(port_error)?;
         Ok(CksCluster {
             id: cluster_id.to_string(),
-            state: c["state"].as_str().unwrap_or("Unknown").to_string(),
-            vm_ids,
-            kubernetes_version_id: c["kubernetesversionid"].as_str().map(str::to_string),
+            vm_ids: c.vm_ids(),
+            state: if c.state.is_empty() {
+                "Unknown".to_string()
+            } else {
+                c.state
+            },
+            kubernetes_version_id: Some(c.kubernetes_version_id).filter(|id| !id.is_empty()),
         })
     }
 
@@ -319,33 +274,26 @@ impl Cloud for CloudStackCloud {
     }
 
     fn kubernetes_version(&mut self, version_id: &str) -> PortResult<KubernetesVersion> {
-        let command = "listKubernetesSupportedVersions";
-        let versions: Vec<Value> = self
+        let v = self
             .client
-            .list(
-                command,
-                "kubernetessupportedversion",
-                &[("id", version_id.to_string())],
-            )
-            .map_err(port_error)?;
-        let v = versions.into_iter().next().ok_or_else(|| {
-            PortError::not_found(format!(
-                "{command}: no Kubernetes version with id {version_id}"
-            ))
-        })?;
-        let number = |v: &Value| {
-            v.as_u64()
-                .or_else(|| v.as_str().and_then(|s| s.parse().ok()))
-        };
+            .list_kubernetes_versions(Some(version_id))
+            .map_err(port_error)?
+            .into_iter()
+            .next()
+            .ok_or_else(|| {
+                PortError::not_found(format!(
+                    "listKubernetesSupportedVersions: no Kubernetes version with id {version_id}"
+                ))
+            })?;
+        let name = [v.semantic_version, v.name]
+            .into_iter()
+            .find(|n| !n.is_empty())
+            .unwrap_or_else(|| version_id.to_string());
         Ok(KubernetesVersion {
             id: version_id.to_string(),
-            name: v["semanticversion"]
-                .as_str()
-                .or(v["name"].as_str())
-                .unwrap_or(version_id)
-                .to_string(),
-            min_cpu: number(&v["mincpunumber"]).unwrap_or(0) as u32,
-            min_memory_mb: number(&v["minmemory"]).unwrap_or(0),
+            name,
+            min_cpu: v.min_cpus,
+            min_memory_mb: v.min_memory_mib,
         })
     }
 }
@@ -354,15 +302,6 @@ impl Cloud for CloudStackCloud {
 mod tests {
     use super::*;
     use crate::model::NodeType;
-
-    #[test]
-    fn vm_ids_from_either_field_of_a_cluster() {
-        let objects = serde_json::json!({"virtualmachines": [{"id": "a"}, {"id": 7}, {}]});
-        assert_eq!(cluster_vm_ids(&objects), ["a", "7"]);
-        let older = serde_json::json!({"virtualmachines": [], "virtualmachineids": ["b", "c"]});
-        assert_eq!(cluster_vm_ids(&older), ["b", "c"]);
-        assert!(cluster_vm_ids(&serde_json::json!({})).is_empty());
-    }
 
     #[test]
     fn node_types_from_cks_vm_names() {
