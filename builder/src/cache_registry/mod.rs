@@ -15,7 +15,7 @@
 //! only after it was verified. A registry that is down, or refuses pushes, costs a
 //! [`CacheWarning`], never the build: after the first failure it is left alone for the rest of
 //! the build. The downloader and the puller reach it through their ports
-//! ([`crate::store::SharedArtifacts`]); the build asks it for the
+//! ([`crate::artifact::SharedArtifacts`]); the build asks it for the
 //! finished ISO itself.
 //!
 //! ```no_run
@@ -43,7 +43,6 @@ mod images;
 mod port;
 mod push;
 mod stats;
-mod tag;
 mod tarballs;
 mod warning;
 
@@ -51,10 +50,10 @@ use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
+pub use crate::artifact::{file_tag, iso_tag, manifest_tag, tarball_tag};
 pub use error::CacheRegistryError;
 pub use finished::{Finished, FinishedHit, FinishedUpload};
 pub use stats::{CacheStats, Kind, KindStats};
-pub use tag::{file_tag, iso_tag, manifest_tag, tarball_tag};
 pub use warning::CacheWarning;
 
 use std::path::PathBuf;

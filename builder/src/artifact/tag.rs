@@ -6,7 +6,7 @@ use crate::digest::sha256_hex;
 /// The tag of the file whose canonical upstream URL is `url`: `cks-file-<sha256 of the URL>`.
 ///
 /// ```
-/// use cks_builder::cache_registry::file_tag;
+/// use cks_builder::artifact::file_tag;
 /// let tag = file_tag("https://dl.k8s.io/release/v1.33.1/bin/linux/amd64/kubeadm");
 /// assert!(tag.starts_with("cks-file-") && tag.len() == 9 + 64);
 /// ```
@@ -29,7 +29,7 @@ pub fn tarball_tag(key: &str) -> String {
 
 /// The key a tarball artifact records (and is checked against): format, image, top digest,
 /// platform manifest digest and platform.
-pub(super) fn tarball_key(
+pub(crate) fn tarball_key(
     format: &str,
     image: &str,
     digest: &str,

@@ -3,7 +3,7 @@
 //! a finished tarball by what determines its bytes, a finished ISO by its recipe. Each kind
 //! names its entry the same way in every layer (the local folder, the cache registry's tag).
 
-use crate::cache_registry::{file_tag, iso_tag, manifest_tag, tarball_tag};
+use super::tag::{file_tag, iso_tag, manifest_tag, tarball_tag};
 
 /// One entry of the artifact store.
 #[derive(Debug, Clone, PartialEq, Eq)]

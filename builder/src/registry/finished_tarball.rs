@@ -7,9 +7,9 @@
 use std::future::Future;
 use std::path::{Path, PathBuf};
 
-use super::port::SharedTier;
+use super::TarballCache;
+use crate::artifact::{CachedTarball, SharedTier, TarballId};
 use crate::progress::ProgressSink;
-use crate::registry::{CachedTarball, TarballCache, TarballId};
 
 /// The finished tarballs of a pull's caches.
 #[derive(Debug, Clone)]
