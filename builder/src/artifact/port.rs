@@ -13,9 +13,9 @@ use std::sync::Arc;
 
 use cks_pinning::sources::Checksum;
 
-use super::{
-    ArtifactKey, CachedTarball, ChecksumStatus, FetchedManifest, RemoteName, SharedHit, TarballId,
-};
+use super::file::{ChecksumStatus, SharedHit};
+use super::image::{CachedTarball, FetchedManifest, RemoteName, TarballId};
+use super::key::ArtifactKey;
 use crate::progress::ProgressSink;
 
 /// A future the port returns.
