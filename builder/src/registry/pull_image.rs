@@ -237,7 +237,7 @@ impl Job<'_> {
     }
 
     /// What the tarball at `path` is, when it is byte for byte the one this pull writes for
-    /// `top` and the chosen platform ([`super::TarballCheck`]); what is wrong otherwise.
+    /// `top` and the chosen platform ([`super::tarball_check::TarballCheck`]); what is wrong otherwise.
     async fn checked(
         &self,
         path: &Path,
@@ -248,7 +248,7 @@ impl Job<'_> {
         let (digest, arch) = (top.digest.to_string(), self.options.arch);
         let limits = *self.client.limits();
         let facts = tokio::task::spawn_blocking(move || {
-            super::check_tarball_file(&path, &name, &digest, arch, &limits)
+            super::tarball_check::check_tarball_file(&path, &name, &digest, arch, &limits)
         })
         .await
         .map_err(|e| e.to_string())??;

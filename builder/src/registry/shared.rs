@@ -7,7 +7,7 @@
 //! The tier is a cache, never a source of truth: a tag is always resolved at the image's
 //! registry ([`manifest`]); what the tier serves by digest is hashed against that digest as it
 //! streams in, and a finished tarball is used only once it is byte for byte the one this pull
-//! writes ([`super::TarballCheck`]).
+//! writes ([`super::tarball_check::TarballCheck`]).
 
 use super::RegistryError;
 use super::client::RegistryClient;
