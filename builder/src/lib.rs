@@ -8,9 +8,10 @@
 //! | [`pipeline`] | `cks-iso build` and `resolve`: options → plan → execution (orders the work; the rules are `cks_pinning`'s) |
 //! | [`fetch`] | file downloads: checksums, fallbacks, mirrors, the content cache, resumes |
 //! | [`git`] | listing a remote's tags (`git ls-remote`) over http(s), git:// or a local path |
-//! | [`registry`] | image pulls: auth, platforms, the blob store, the layout tarballs |
+//! | [`registry`] | image pulls: auth, platforms, the blob store, the layout tarballs (and the check of one from a cache) |
 //! | [`cache_registry`] | `--cache-registry`: an OCI registry as the build cache CI runners share |
-//! | [`store`] | the checks every finished tarball or ISO from a cache passes before it is used |
+//! | [`store`] | finished ISOs from a cache, each checked before it is used |
+//! | [`artifact`] | what a cache entry is keyed by, and the one port to the cache shared between builds |
 //! | [`signature`] | `--signatures`: the cosign signatures of the Kubernetes binaries and images, fetched and judged |
 //! | [`iso`] | the ISO 9660 writer and reader |
 //! | [`inspect`] | `cks-iso verify` and `diff`: what an ISO holds against the node contract |
@@ -58,6 +59,7 @@
 // completions) and names this crate as its binary does.
 extern crate self as cks_builder;
 
+pub mod artifact;
 pub mod atomic;
 pub mod cache_registry;
 pub mod catalog;

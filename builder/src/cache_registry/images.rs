@@ -1,7 +1,7 @@
 //! Image manifests and blobs in the cache registry: blobs by digest, as the upstream registry
 //! serves them; manifests as artifacts found by the tag of `repository@digest` (a tag is never
 //! resolved here: [`crate::registry::manifest`]). With the finished tarballs, they are the
-//! puller's part of the artifact store's port ([`crate::store::SharedArtifacts`]).
+//! puller's part of the artifact store's port ([`crate::artifact::SharedArtifacts`]).
 
 use std::path::Path;
 

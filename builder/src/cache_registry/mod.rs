@@ -15,7 +15,7 @@
 //! only after it was verified. A registry that is down, or refuses pushes, costs a
 //! [`CacheWarning`], never the build: after the first failure it is left alone for the rest of
 //! the build. The downloader and the puller reach it through their ports
-//! ([`crate::store::SharedArtifacts`]); the build asks it for the
+//! ([`crate::artifact::SharedArtifacts`]); the build asks it for the
 //! finished ISO itself.
 //!
 //! ```no_run
@@ -50,7 +50,7 @@ use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-pub use crate::store::{file_tag, iso_tag, manifest_tag, tarball_tag};
+pub use crate::artifact::{file_tag, iso_tag, manifest_tag, tarball_tag};
 pub use error::CacheRegistryError;
 pub use finished::{Finished, FinishedHit, FinishedUpload};
 pub use stats::{CacheStats, Kind, KindStats};

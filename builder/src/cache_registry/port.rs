@@ -4,10 +4,12 @@
 use std::path::Path;
 
 use super::{CacheRegistry, Finished, FinishedUpload};
-use crate::fetch::{Checksum, ChecksumStatus, SharedHit};
+use crate::artifact::{
+    ArtifactKey, CachedTarball, ChecksumStatus, FetchedManifest, FinishedFile, PortFuture,
+    RemoteName, SharedArtifacts, SharedHit, TarballId,
+};
+use crate::fetch::Checksum;
 use crate::progress::ProgressSink;
-use crate::registry::{CachedTarball, FetchedManifest, RemoteName, TarballId};
-use crate::store::{ArtifactKey, FinishedFile, PortFuture, SharedArtifacts};
 
 impl SharedArtifacts for CacheRegistry {
     fn fetch_file<'a>(

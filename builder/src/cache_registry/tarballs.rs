@@ -6,14 +6,14 @@
 use std::path::Path;
 
 use super::{CacheRegistry, Finished, FinishedUpload};
+use crate::artifact::ArtifactKey;
 use crate::progress::ProgressSink;
 use crate::registry::{CachedTarball, TARBALL_FORMAT, TarballId};
-use crate::store::ArtifactKey;
 
 /// The store's key of the tarball of `id`.
 fn artifact_key(id: TarballId<'_>) -> ArtifactKey {
     ArtifactKey::Tarball {
-        key: crate::store::tarball_key(
+        key: crate::artifact::tarball_key(
             TARBALL_FORMAT,
             id.image,
             id.digest,

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use super::FetchError;
 use super::http::Downloaded;
 use super::local::copy_hashing;
-use super::spec::ChecksumStatus;
+use crate::artifact::ChecksumStatus;
 use crate::progress::ProgressSink;
 use cks_pinning::sources::Checksum;
 

@@ -50,16 +50,17 @@ use std::sync::Arc;
 use futures_util::StreamExt;
 use serde::{Deserialize, Serialize};
 
-pub use crate::store::{PortFuture, SharedTier};
+pub use crate::artifact::{ChecksumStatus, SharedHit};
 pub use cache::{Cache, CacheEntry};
 pub use checksum::{is_sha256_hex, published_digest};
 pub use cks_pinning::sources::{Checksum, Edit, Replacer};
 pub use client::ClientOptions;
 pub use error::{FetchError, FileError};
 pub use mirror::{Login, Mirror, MirrorError, Mirrors};
-pub use shared::{Expected, SharedHit};
-pub use spec::{ChecksumStatus, FetchedFile, FileSpec};
+pub use shared::Expected;
+pub use spec::{FetchedFile, FileSpec};
 
+use crate::artifact::SharedTier;
 use crate::progress::{NoProgress, ProgressSink};
 use crate::retry::RetryPolicy;
 

@@ -1,6 +1,6 @@
 //! The artifact store as the downloader sees it, its layers asked in one place: the content
 //! cache directory, then the shared tier (the cache registry of many CI runners, through the
-//! store's port, [`crate::store::SharedArtifacts`]), before upstream; a file fetched upstream
+//! store's port, [`crate::artifact::SharedArtifacts`]), before upstream; a file fetched upstream
 //! is kept in both.
 //!
 //! The tier is a cache, never a source of truth: a file is taken from it only by the digest
@@ -12,22 +12,7 @@ use std::path::Path;
 
 use super::cache::CacheEntry;
 use super::download::Origin;
-use super::{Checksum, ChecksumStatus, FetchError, Fetcher, FileSpec};
-
-/// A file the shared tier served, verified.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SharedHit {
-    /// The canonical URL it was stored for.
-    pub url: String,
-    /// Where the bytes came from, as the build report's `url_used`.
-    pub url_used: String,
-    /// Its sha256, lower-case hex.
-    pub sha256: String,
-    /// Its size.
-    pub bytes: u64,
-    /// How it was checked when first fetched from upstream.
-    pub checksum: ChecksumStatus,
-}
+use super::{Checksum, ChecksumStatus, FetchError, Fetcher, FileSpec, SharedHit};
 
 /// The digest a file must have, known independently of any cache: where it was learnt and the
 /// URL of the plan it applies to.

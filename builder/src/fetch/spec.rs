@@ -6,6 +6,8 @@ use serde::{Deserialize, Serialize};
 
 use cks_pinning::sources::{Checksum, Edit};
 
+use crate::artifact::ChecksumStatus;
+
 /// One file of a plan: where to get it, how to check it, where to put it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileSpec {
@@ -53,19 +55,6 @@ impl FileSpec {
         self.edit = Some(edit);
         self
     }
-}
-
-/// How a fetched file's digest was established.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case", tag = "kind")]
-pub enum ChecksumStatus {
-    /// Matched the digest published at `source` (a URL) or pinned in the plan (`pinned`).
-    Verified {
-        /// The checksum file's URL as in the plan, or `pinned`.
-        source: String,
-    },
-    /// Nothing to check against: the digest was computed and recorded.
-    Computed,
 }
 
 /// How one file was fetched.

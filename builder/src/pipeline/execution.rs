@@ -34,7 +34,7 @@ pub struct Execution<'a> {
     pub iso_cache: Option<&'a Path>,
     /// The shared tier of the artifact store (the cache registry), for finished ISOs: the
     /// same one the downloader's and the puller's options hold, if any.
-    pub cache_registry: Option<&'a crate::store::SharedTier>,
+    pub cache_registry: Option<&'a crate::artifact::SharedTier>,
     /// Where the SHA-1 of each image blob (for the SBOM) is remembered, if anywhere.
     pub sha1_memo: Option<&'a Path>,
     /// How upstream signatures are checked.

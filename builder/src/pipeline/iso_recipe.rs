@@ -18,10 +18,11 @@ use serde::{Deserialize, Serialize};
 
 use super::plan::Plan;
 use super::summary::{Summary, mirrored_files};
+use crate::artifact::ArtifactKey;
 use crate::fetch::FetchedFile;
 use crate::iso::Packed;
 use crate::registry::{PullReport, TARBALL_FORMAT};
-use crate::store::{ArtifactKey, IsoStore};
+use crate::store::IsoStore;
 
 /// What a build reports of an ISO without reading it, kept with it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -8,7 +8,7 @@
 //! local `--cache-dir` (re-hashed against the digest it was kept with) and then in the cache
 //! registry (hashed as it streams in). Whichever it is, the ISO is then read once: exactly the
 //! planned files with those digests and modes, each image tarball byte for byte the one this
-//! build writes for that digest ([`crate::store::TarballCheck`]), and `versions.txt` and the
+//! build writes for that digest ([`crate::registry::TarballCheck`]), and `versions.txt` and the
 //! SBOM byte for byte the ones this build renders from all that, its own signature checks
 //! included. A forged ISO whose generated files agree with its own bytes fails there: they
 //! must agree with what the build knows. An ISO that fails is not used (a cache registry's is
@@ -26,10 +26,11 @@ use super::plan::Plan;
 use super::record::record_of;
 use super::sbom;
 use super::sources::file_spec;
+use crate::artifact::ArtifactKey;
 use crate::fetch::FetchedFile;
 use crate::iso::{BuildTime, Packed, partial_path, sidecar_line, sidecar_path};
 use crate::registry::{PullReport, PulledImage, RemoteName, resolve_digests};
-use crate::store::{ArtifactKey, IsoContents, IsoStore, IsoWant, check_iso};
+use crate::store::{IsoContents, IsoStore, IsoWant, check_iso};
 use cks_pinning::digest::Digest;
 
 /// What the build knows of the ISO it is about to make, without any cache.

@@ -60,7 +60,7 @@ pub async fn build(
     // One shared tier of the artifact store for the files, the images and the finished ISO.
     let shared = cache_registry
         .as_ref()
-        .map(|c| crate::store::SharedTier(c.0.clone()));
+        .map(|c| crate::artifact::SharedTier(c.0.clone()));
     let mut fetch = fetch_options(options)?;
     fetch.cache_registry = shared.clone();
     let fetcher = Fetcher::new(fetch)?.with_progress(progress.clone());

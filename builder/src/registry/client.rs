@@ -25,22 +25,11 @@ use super::RegistryError;
 use super::auth::{Challenge, CredentialStore, basic_value, parse_challenge};
 use super::endpoint::{Endpoint, Endpoints};
 use super::manifest::MANIFEST_ACCEPT;
-use super::reference::RemoteName;
+use crate::artifact::{FetchedManifest, RemoteName};
 use crate::progress::ProgressSink;
 use crate::retry::RetryPolicy;
 use cks_pinning::digest::Digest;
 use cks_pinning::limits::{LimitKind, Limits};
-
-/// A manifest as served: its exact bytes, digest and content type.
-#[derive(Debug, Clone)]
-pub struct FetchedManifest {
-    /// The exact bytes served.
-    pub bytes: Vec<u8>,
-    /// `sha256:` of the bytes (checked against `Docker-Content-Digest` and the reference).
-    pub digest: Digest,
-    /// The `Content-Type` header.
-    pub content_type: Option<String>,
-}
 
 /// A registry client shared by all pulls of a build.
 #[derive(Debug)]

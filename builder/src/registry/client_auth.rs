@@ -11,7 +11,7 @@ use super::auth::{
 };
 use super::client::{RegistryClient, header};
 use super::endpoint::Endpoint;
-use super::reference::RemoteName;
+use crate::artifact::RemoteName;
 use crate::http::HttpError;
 
 impl RegistryClient {

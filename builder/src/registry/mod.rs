@@ -27,6 +27,7 @@ mod credentials;
 mod digests;
 mod endpoint;
 mod error;
+mod finished_tarball;
 mod layout;
 mod manifest;
 mod platform;
@@ -38,12 +39,15 @@ mod referrers;
 mod shared;
 mod store;
 mod tarball_cache;
+mod tarball_check;
 
+pub use crate::artifact::{CachedTarball, FetchedManifest, RemoteName, TarballId};
 pub use auth::{Challenge, CredentialStore, Credentials, default_docker_config, parse_challenge};
-pub use client::{FetchedManifest, RegistryClient};
+pub use client::RegistryClient;
 pub use digests::resolve_digests;
 pub use endpoint::{Endpoint, Endpoints};
 pub use error::RegistryError;
+pub use finished_tarball::TarballStore;
 pub use layout::{
     CONTAINERD_NAME, DockerImage, LayoutContents, OCI_REF_NAME, WrittenTarball,
     docker_manifest_json, docker_repositories_json, entry_header, index_json, write_tarball,
@@ -58,7 +62,8 @@ pub use pull::pull_images;
 pub use pull_types::{
     ImageRequest, PullOptions, PullReport, PullWarning, PulledImage, SkippedImage,
 };
-pub use reference::{RemoteName, is_sha256_digest};
-pub use shared::{TarballId, manifest};
+pub use reference::is_sha256_digest;
+pub use shared::manifest;
 pub use store::{BlobStore, StoreStats};
-pub use tarball_cache::{CachedTarball, TARBALL_FORMAT, TarballCache};
+pub use tarball_cache::{TARBALL_FORMAT, TarballCache};
+pub use tarball_check::{TarballCheck, TarballFacts, check_tarball_file};

@@ -11,8 +11,8 @@ use super::client::RegistryClient;
 use super::endpoint::Endpoints;
 use super::pull_image::pull_one;
 use super::pull_types::{ImageRequest, Outcome, PullOptions, PullReport};
-use super::reference::RemoteName;
 use super::store::BlobStore;
+use crate::artifact::RemoteName;
 use crate::progress::ProgressSink;
 
 /// Images in progress at once for each blob transfer allowed at once.

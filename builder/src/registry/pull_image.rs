@@ -5,19 +5,18 @@
 use std::path::{Path, PathBuf};
 
 use super::RegistryError;
-use super::client::{FetchedManifest, RegistryClient};
+use super::client::RegistryClient;
+use super::finished_tarball::TarballStore;
 use super::layout::{DockerImage, LayoutContents, WrittenTarball, write_tarball_temp};
 use super::manifest::{Descriptor, Manifest, config_platform, parse_manifest};
 use super::platform;
 use super::pull_types::{
     ImageRequest, Outcome, PullOptions, PullWarning, PulledImage, SkippedImage,
 };
-use super::reference::RemoteName;
-use super::shared::{TarballId, manifest};
+use super::shared::manifest;
 use super::store::BlobStore;
-use super::tarball_cache::CachedTarball;
+use crate::artifact::{CachedTarball, FetchedManifest, RemoteName, TarballId};
 use crate::progress::ProgressSink;
-use crate::store::TarballStore;
 use cks_pinning::digest::Digest;
 use cks_pinning::limits::{LimitKind, Limits, show_size};
 
@@ -238,7 +237,7 @@ impl Job<'_> {
     }
 
     /// What the tarball at `path` is, when it is byte for byte the one this pull writes for
-    /// `top` and the chosen platform ([`crate::store::TarballCheck`]); what is wrong otherwise.
+    /// `top` and the chosen platform ([`super::tarball_check::TarballCheck`]); what is wrong otherwise.
     async fn checked(
         &self,
         path: &Path,
@@ -249,7 +248,7 @@ impl Job<'_> {
         let (digest, arch) = (top.digest.to_string(), self.options.arch);
         let limits = *self.client.limits();
         let facts = tokio::task::spawn_blocking(move || {
-            crate::store::check_tarball_file(&path, &name, &digest, arch, &limits)
+            super::tarball_check::check_tarball_file(&path, &name, &digest, arch, &limits)
         })
         .await
         .map_err(|e| e.to_string())??;

@@ -36,7 +36,7 @@ pub struct PullOptions {
     /// Where finished tarballs are kept for later builds, if anywhere.
     pub tarball_cache: Option<PathBuf>,
     /// The shared tier for manifests, blobs and finished tarballs (a cache registry), if any.
-    pub shared: Option<crate::store::SharedTier>,
+    pub shared: Option<crate::artifact::SharedTier>,
     /// Digests to pull instead of resolving the tag, by request reference (a lock's record).
     pub pinned: std::collections::BTreeMap<ImageRef, Digest>,
     /// How much is read of manifests, configs and error answers; layers per image (`--limit`).

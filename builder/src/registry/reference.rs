@@ -1,22 +1,7 @@
 //! The parts of a full normalised image reference that the registry protocol needs.
 
 use super::RegistryError;
-
-/// A full normalised reference (`registry.k8s.io/pause:3.10`, `docker.io/library/nginx:1.27@sha256:…`)
-/// split into registry host, repository, tag and digest.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RemoteName {
-    /// The full reference as given; this is the name tarballs and results carry.
-    pub full: String,
-    /// The registry host, with port when there is one (`registry.k8s.io`, `127.0.0.1:5000`).
-    pub registry: String,
-    /// The repository path (`pause`, `library/nginx`).
-    pub repository: String,
-    /// The tag, if the reference has one.
-    pub tag: Option<String>,
-    /// The digest, if the reference pins one.
-    pub digest: Option<cks_pinning::digest::Digest>,
-}
+use crate::artifact::RemoteName;
 
 impl RemoteName {
     /// Splits a full normalised reference. The first path component is always the registry, as in

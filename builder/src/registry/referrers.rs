@@ -8,7 +8,7 @@ use cks_pinning::limits::LimitKind;
 
 use super::RegistryError;
 use super::client::RegistryClient;
-use super::reference::RemoteName;
+use crate::artifact::RemoteName;
 use crate::digest::sha256_hex;
 
 /// The media type of an image index, which the referrers API answers with.

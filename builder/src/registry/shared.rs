@@ -1,31 +1,17 @@
 //! The shared tier the puller asks after its blob store and tarball cache and before the
 //! image's registry (the cache registry of many CI runners), through the artifact store's
-//! port as the downloader asks it ([`crate::store::SharedArtifacts`]): manifests and blobs by digest, finished
+//! port as the downloader asks it ([`crate::artifact::SharedArtifacts`]): manifests and blobs by digest, finished
 //! tarballs by what determines their bytes. Its failures are its own warnings, never the
 //! pull's: a miss is `None`, a failed push is nothing.
 //!
 //! The tier is a cache, never a source of truth: a tag is always resolved at the image's
 //! registry ([`manifest`]); what the tier serves by digest is hashed against that digest as it
 //! streams in, and a finished tarball is used only once it is byte for byte the one this pull
-//! writes ([`crate::store::TarballCheck`]).
+//! writes ([`super::tarball_check::TarballCheck`]).
 
 use super::RegistryError;
-use super::client::{FetchedManifest, RegistryClient};
-use super::reference::RemoteName;
-use crate::store::SharedTier;
-
-/// What identifies one finished tarball.
-#[derive(Debug, Clone, Copy)]
-pub struct TarballId<'a> {
-    /// The image's full name.
-    pub image: &'a str,
-    /// The digest its reference resolved to.
-    pub digest: &'a str,
-    /// The digest of the platform's manifest.
-    pub platform_digest: &'a str,
-    /// The platform, e.g. `linux/amd64`.
-    pub platform: &'a str,
-}
+use super::client::RegistryClient;
+use crate::artifact::{FetchedManifest, RemoteName, SharedTier};
 
 /// The manifest `reference` (tag or digest) of `name`: a tag always from the image's registry
 /// through `client` (what a tag names is upstream's answer, never a cache's), a digest from

@@ -10,7 +10,7 @@ use tokio::sync::{Mutex, OnceCell, Semaphore};
 
 use super::RegistryError;
 use super::client::RegistryClient;
-use super::reference::RemoteName;
+use crate::artifact::RemoteName;
 use crate::progress::ProgressSink;
 
 /// Blobs up to this size are fetched without waiting for a transfer slot.
@@ -37,7 +37,7 @@ pub struct BlobStore {
     fetched: AtomicU64,
     reused: AtomicU64,
     unique: AtomicU64,
-    shared: Option<crate::store::SharedTier>,
+    shared: Option<crate::artifact::SharedTier>,
 }
 
 impl BlobStore {
@@ -60,7 +60,7 @@ impl BlobStore {
 
     /// Takes blobs from the shared tier `shared` (after this store, before the image's
     /// registry) and keeps the ones fetched upstream there.
-    pub fn with_shared(mut self, shared: Option<crate::store::SharedTier>) -> Self {
+    pub fn with_shared(mut self, shared: Option<crate::artifact::SharedTier>) -> Self {
         self.shared = shared;
         self
     }

@@ -5,24 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
-
-use crate::store::LocalFinished;
-
-/// What the cache records beside each tarball.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct CachedTarball {
-    /// The tarball's size.
-    pub size: u64,
-    /// Its `sha256:` digest.
-    pub sha256: String,
-    /// The digest of the platform's manifest.
-    pub platform_digest: String,
-    /// The platform, e.g. `linux/arm64`.
-    pub platform: String,
-    /// The blobs it holds.
-    pub blobs: Vec<String>,
-}
+use crate::artifact::{CachedTarball, LocalFinished};
 
 /// A folder of finished tarballs.
 #[derive(Debug, Clone)]

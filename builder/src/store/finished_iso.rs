@@ -9,9 +9,7 @@
 use std::future::Future;
 use std::path::Path;
 
-use super::key::ArtifactKey;
-use super::local::LocalFinished;
-use super::port::{FinishedFile, SharedTier};
+use crate::artifact::{ArtifactKey, FinishedFile, LocalFinished, SharedTier};
 use crate::iso::Packed;
 use crate::progress::ProgressSink;
 

@@ -1,7 +1,7 @@
 //! Checking a finished ISO taken from a cache against what this build knows on its own: the
 //! volume id, exactly the planned files, tarballs and generated files (no file more, no
 //! symlink), each planned file's sha256 and mode, each image tarball checked as
-//! [`super::TarballCheck`] does, and the generated files' bytes handed back for the caller to
+//! [`TarballCheck`] does, and the generated files' bytes handed back for the caller to
 //! compare with the ones it renders. Each file is read once, hashed as it streams; nothing
 //! large is held.
 
@@ -11,9 +11,8 @@ use std::path::Path;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-use super::tarball_check::{TarballCheck, TarballFacts};
 use crate::iso::{EntryKind, IsoImage};
-use crate::registry::Arch;
+use crate::registry::{Arch, TarballCheck, TarballFacts};
 use cks_pinning::limits::Limits;
 
 /// The largest generated file (versions.txt, the SBOM) read into memory.

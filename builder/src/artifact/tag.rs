@@ -6,7 +6,7 @@ use crate::digest::sha256_hex;
 /// The tag of the file whose canonical upstream URL is `url`: `cks-file-<sha256 of the URL>`.
 ///
 /// ```
-/// use cks_builder::store::file_tag;
+/// use cks_builder::artifact::file_tag;
 /// let tag = file_tag("https://dl.k8s.io/release/v1.33.1/bin/linux/amd64/kubeadm");
 /// assert!(tag.starts_with("cks-file-") && tag.len() == 9 + 64);
 /// ```

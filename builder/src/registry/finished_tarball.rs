@@ -1,15 +1,15 @@
 //! Finished image tarballs in the artifact store, layered in one place as the finished ISOs
 //! are: the local `--cache-dir` folder first (a hard link), then the cache registry (hashed as
 //! it streams in). Every hit passes the caller's check of a written tarball
-//! ([`super::TarballCheck`]) before it is used; one from the cache registry that fails is
+//! ([`super::tarball_check::TarballCheck`]) before it is used; one from the cache registry that fails is
 //! warned about once, and the tarball the pull then writes is kept in both.
 
 use std::future::Future;
 use std::path::{Path, PathBuf};
 
-use super::port::SharedTier;
+use super::tarball_cache::TarballCache;
+use crate::artifact::{CachedTarball, SharedTier, TarballId};
 use crate::progress::ProgressSink;
-use crate::registry::{CachedTarball, TarballCache, TarballId};
 
 /// The finished tarballs of a pull's caches.
 #[derive(Debug, Clone)]

@@ -2,7 +2,7 @@
 //! (pushed through [`std::io::Write`], so it can come from a file or from inside an ISO), each
 //! blob hashed as it passes and checked against its name, the blobs exactly those the image's
 //! digest reaches for the target platform, and every other byte (headers, `index.json`, the
-//! Docker archive files, padding, the end) equal to what [`crate::registry::write_tarball`]
+//! Docker archive files, padding, the end) equal to what [`super::layout::write_tarball`]
 //! writes. What comes out is what the build reports of the tarball, the SBOM's layers with it.
 
 use std::collections::BTreeMap;
@@ -12,11 +12,14 @@ use cks_pinning::limits::{LimitKind, Limits};
 use cks_pinning::sbom::Layer;
 use sha1::{Digest as _, Sha1};
 
-use crate::digest::{HashBeside, Sha256Count};
-use crate::registry::{
-    Arch, DockerImage, LayoutContents, Manifest, config_platform, docker_manifest_json,
-    docker_repositories_json, entry_header, index_json, parse_manifest, runs_on, select_platform,
+use super::error::RegistryError;
+use super::layout::{
+    DockerImage, LayoutContents, docker_manifest_json, docker_repositories_json, entry_header,
+    index_json,
 };
+use super::manifest::{Manifest, config_platform, parse_manifest};
+use super::platform::{Arch, runs_on, select as select_platform};
+use crate::digest::{HashBeside, Sha256Count};
 
 /// Entries a written tarball holds beyond its layers: the layout's files (`oci-layout`,
 /// `index.json`, `manifest.json`, `repositories`), its folders, the config and the manifests.
@@ -296,7 +299,7 @@ impl TarballCheck {
                 .and_then(|b| b.kept.as_deref())
                 .ok_or_else(|| format!("it lacks blob {digest}"))
         };
-        let bad = |e: crate::registry::RegistryError| e.to_string();
+        let bad = |e: RegistryError| e.to_string();
         let index: serde_json::Value = self
             .files
             .get("index.json")

@@ -11,10 +11,12 @@ use std::path::Path;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use super::ArtifactKey;
-use crate::fetch::{Checksum, ChecksumStatus, SharedHit};
+use cks_pinning::sources::Checksum;
+
+use super::file::{ChecksumStatus, SharedHit};
+use super::image::{CachedTarball, FetchedManifest, RemoteName, TarballId};
+use super::key::ArtifactKey;
 use crate::progress::ProgressSink;
-use crate::registry::{CachedTarball, FetchedManifest, RemoteName, TarballId};
 
 /// A future the port returns.
 pub type PortFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;

@@ -1,0 +1,61 @@
+//! What the store's port says of an image: its name as the registry protocol splits it, a
+//! manifest as served, and a finished tarball's identity and record. The registry parses and
+//! fetches these ([`crate::registry`]); the store only carries them.
+
+use cks_pinning::digest::Digest;
+use serde::{Deserialize, Serialize};
+
+/// A full normalised reference (`registry.k8s.io/pause:3.10`, `docker.io/library/nginx:1.27@sha256:…`)
+/// split into registry host, repository, tag and digest.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RemoteName {
+    /// The full reference as given; this is the name tarballs and results carry.
+    pub full: String,
+    /// The registry host, with port when there is one (`registry.k8s.io`, `127.0.0.1:5000`).
+    pub registry: String,
+    /// The repository path (`pause`, `library/nginx`).
+    pub repository: String,
+    /// The tag, if the reference has one.
+    pub tag: Option<String>,
+    /// The digest, if the reference pins one.
+    pub digest: Option<Digest>,
+}
+
+/// A manifest as served: its exact bytes, digest and content type.
+#[derive(Debug, Clone)]
+pub struct FetchedManifest {
+    /// The exact bytes served.
+    pub bytes: Vec<u8>,
+    /// `sha256:` of the bytes (checked against `Docker-Content-Digest` and the reference).
+    pub digest: Digest,
+    /// The `Content-Type` header.
+    pub content_type: Option<String>,
+}
+
+/// What identifies one finished tarball.
+#[derive(Debug, Clone, Copy)]
+pub struct TarballId<'a> {
+    /// The image's full name.
+    pub image: &'a str,
+    /// The digest its reference resolved to.
+    pub digest: &'a str,
+    /// The digest of the platform's manifest.
+    pub platform_digest: &'a str,
+    /// The platform, e.g. `linux/amd64`.
+    pub platform: &'a str,
+}
+
+/// What the cache records beside each tarball.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct CachedTarball {
+    /// The tarball's size.
+    pub size: u64,
+    /// Its `sha256:` digest.
+    pub sha256: String,
+    /// The digest of the platform's manifest.
+    pub platform_digest: String,
+    /// The platform, e.g. `linux/arm64`.
+    pub platform: String,
+    /// The blobs it holds.
+    pub blobs: Vec<String>,
+}

@@ -1,0 +1,22 @@
+//! What an entry of the artifact store is and how the shared tier is asked for it: the typed key
+//! ([`ArtifactKey`]) and the cache registry's tag it is found by, the one port to the store
+//! shared between builds ([`SharedArtifacts`], held as a [`SharedTier`]), the local folder of
+//! finished files ([`LocalFinished`]), and the small values the port speaks (a file's
+//! [`ChecksumStatus`] and [`SharedHit`], an image's [`RemoteName`], [`FetchedManifest`],
+//! [`TarballId`] and [`CachedTarball`]). It knows no downloader, puller or registry: they all
+//! stand on it, each asking the port for its own kind of entry.
+
+mod file;
+mod image;
+mod key;
+mod local;
+mod port;
+mod tag;
+
+pub use file::{ChecksumStatus, SharedHit};
+pub use image::{CachedTarball, FetchedManifest, RemoteName, TarballId};
+pub use key::ArtifactKey;
+pub use local::LocalFinished;
+pub use port::{FinishedFile, PortFuture, SharedArtifacts, SharedTier};
+pub(crate) use tag::tarball_key;
+pub use tag::{file_tag, iso_tag, manifest_tag, tarball_tag};
