@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::process::Output;
 
-use cks_fixtures::demo::run::build_args;
+use cks_fixtures::demo::run::{build_args, with_flag};
 use cks_fixtures::demo::{DemoConfig, DemoUpstream};
 use cks_pinning::arch::Arch;
 
@@ -13,12 +13,11 @@ const CKS_ISO: &str = env!("CARGO_BIN_EXE_cks-iso");
 
 /// The demo's build arguments with `version` as KUBERNETES_VERSION, plus `extra`.
 fn build(upstream: &DemoUpstream, out: &Path, version: &str, extra: &[&str]) -> Output {
-    let mut args = build_args(upstream, out, Arch::Amd64);
-    let at = args
-        .iter()
-        .position(|a| a == "--kubernetes-version")
-        .expect("the demo names the version");
-    args[at + 1] = version.to_string();
+    let mut args = with_flag(
+        build_args(upstream, out, Arch::Amd64),
+        "--kubernetes-version",
+        Some(version),
+    );
     args.extend(extra.iter().map(ToString::to_string));
     std::process::Command::new(CKS_ISO)
         .args(&args)
@@ -161,14 +160,10 @@ fn an_exact_version_is_not_resolved() {
 fn crictl_and_cni_left_out_take_the_newest_releases_from_their_tags() {
     let upstream = DemoUpstream::start(&DemoConfig::default()).expect("demo upstream");
     let out = tempfile::tempdir().expect("out dir");
-    let mut args = build_args(&upstream, out.path(), Arch::Amd64);
-    for flag in ["--cni-version", "--crictl-version"] {
-        let at = args
-            .iter()
-            .position(|a| a == flag)
-            .expect("the demo names it");
-        args.drain(at..at + 2);
-    }
+    let mut args = ["--cni-version", "--crictl-version"].iter().fold(
+        build_args(&upstream, out.path(), Arch::Amd64),
+        |args, flag| with_flag(args, flag, None),
+    );
     args.extend(["--dry-run", "--json"].map(String::from));
     let planned = std::process::Command::new(CKS_ISO)
         .args(&args)
@@ -192,12 +187,11 @@ fn etcd_asked_for_as_kubeadm_takes_the_release_kubeadm_names_and_the_lock_keeps_
     let out = tempfile::tempdir().expect("out dir");
     let lock = out.path().join("cks.lock");
     let lock_arg = lock.display().to_string();
-    let mut args = build_args(&upstream, out.path(), Arch::Amd64);
-    let at = args
-        .iter()
-        .position(|a| a == "--etcd-version")
-        .expect("the demo bundles etcd");
-    args[at + 1] = "kubeadm".to_string();
+    let args = with_flag(
+        build_args(&upstream, out.path(), Arch::Amd64),
+        "--etcd-version",
+        Some("kubeadm"),
+    );
     let run = |extra: &[&str]| {
         std::process::Command::new(CKS_ISO)
             .args(&args)
@@ -248,8 +242,11 @@ fn etcd_asked_for_as_kubeadm_takes_the_release_kubeadm_names_and_the_lock_keeps_
 
     // A locked build takes the lock's etcd: the same ISO, byte for byte.
     let again = tempfile::tempdir().expect("second out dir");
-    let mut locked_args = build_args(&upstream, again.path(), Arch::Amd64);
-    locked_args[at + 1] = "kubeadm".to_string();
+    let locked_args = with_flag(
+        build_args(&upstream, again.path(), Arch::Amd64),
+        "--etcd-version",
+        Some("kubeadm"),
+    );
     let locked = std::process::Command::new(CKS_ISO)
         .args(&locked_args)
         .args(["--locked", &lock_arg])
@@ -268,24 +265,17 @@ fn an_older_minor_with_crictl_and_cni_left_out_takes_its_own_releases() {
     let upstream = DemoUpstream::start(&DemoConfig::default().with_older_minors())
         .expect("demo upstream with older minors");
     let out = tempfile::tempdir().expect("out dir");
-    let mut args = build_args(&upstream, out.path(), Arch::Arm64);
-    for flag in ["--cni-version", "--crictl-version"] {
-        let at = args
-            .iter()
-            .position(|a| a == flag)
-            .expect("the demo names it");
-        args.drain(at..at + 2);
-    }
-    let at = args
-        .iter()
-        .position(|a| a == "--kubernetes-version")
-        .expect("the demo names the version");
-    args[at + 1] = "1.32".to_string();
-    let at = args
-        .iter()
-        .position(|a| a == "--etcd-version")
-        .expect("the demo bundles etcd");
-    args[at + 1] = "kubeadm".to_string();
+    let mut args = [
+        ("--cni-version", None),
+        ("--crictl-version", None),
+        ("--kubernetes-version", Some("1.32")),
+        ("--etcd-version", Some("kubeadm")),
+    ]
+    .iter()
+    .fold(
+        build_args(&upstream, out.path(), Arch::Arm64),
+        |args, (flag, value)| with_flag(args, flag, *value),
+    );
     args.extend(["--dry-run", "--json"].map(String::from));
     let planned = std::process::Command::new(CKS_ISO)
         .args(&args)

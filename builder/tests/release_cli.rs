@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::process::Output;
 
-use cks_fixtures::demo::run::build_args;
+use cks_fixtures::demo::run::{build_args, release_args};
 use cks_fixtures::demo::{DemoConfig, DemoUpstream};
 use cks_pinning::arch::Arch;
 
@@ -13,19 +13,9 @@ const CKS_ISO: &str = env!("CARGO_BIN_EXE_cks-iso");
 
 /// `cks-iso release` with the demo's build flags (no version, name or arch) and `extra`.
 fn release(upstream: &DemoUpstream, out: &Path, extra: &[&str]) -> Output {
-    let demo = build_args(upstream, out, Arch::Amd64);
-    let mut args = vec!["release".to_string()];
-    let mut rest = demo[1..].iter();
-    while let Some(flag) = rest.next() {
-        if ["--kubernetes-version", "--build-name", "--arch"].contains(&flag.as_str()) {
-            rest.next();
-            continue;
-        }
-        args.push(flag.clone());
-    }
-    args.extend(extra.iter().map(ToString::to_string));
     std::process::Command::new(CKS_ISO)
-        .args(&args)
+        .args(release_args(upstream, out, &[]))
+        .args(extra)
         .env("SOURCE_DATE_EPOCH", "1700000000")
         .output()
         .expect("cks-iso runs")

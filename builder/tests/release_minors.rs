@@ -6,36 +6,18 @@
 use std::path::Path;
 use std::process::Output;
 
-use cks_fixtures::demo::run::build_args;
+use cks_fixtures::demo::run::release_args;
 use cks_fixtures::demo::{DemoConfig, DemoUpstream};
-use cks_pinning::arch::Arch;
 
 const CKS_ISO: &str = env!("CARGO_BIN_EXE_cks-iso");
 
-/// The demo build's flags without what a release chooses per minor (version, name, arch,
-/// crictl, CNI, etcd), plus `extra`.
+/// `cks-iso release` with the demo's build flags, crictl, CNI and etcd left out to be chosen
+/// per minor, and `extra`.
 fn release(upstream: &DemoUpstream, out: &Path, extra: &[&str]) -> Output {
-    let demo = build_args(upstream, out, Arch::Amd64);
-    let mut args = vec!["release".to_string()];
-    let mut rest = demo[1..].iter();
-    let per_minor = [
-        "--kubernetes-version",
-        "--build-name",
-        "--arch",
-        "--crictl-version",
-        "--cni-version",
-        "--etcd-version",
-    ];
-    while let Some(flag) = rest.next() {
-        if per_minor.contains(&flag.as_str()) {
-            rest.next();
-            continue;
-        }
-        args.push(flag.clone());
-    }
-    args.extend(extra.iter().map(ToString::to_string));
+    let per_minor = ["--crictl-version", "--cni-version", "--etcd-version"];
     std::process::Command::new(CKS_ISO)
-        .args(&args)
+        .args(release_args(upstream, out, &per_minor))
+        .args(extra)
         .env("SOURCE_DATE_EPOCH", "1700000000")
         .output()
         .expect("cks-iso runs")
