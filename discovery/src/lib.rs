@@ -25,6 +25,7 @@
 
 pub mod cluster_api;
 pub mod fetched_kubeconfig;
+pub mod kube_node;
 pub mod kubeconfig;
 pub mod node_type;
 pub mod nodes;

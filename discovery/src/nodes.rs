@@ -6,6 +6,8 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
+use crate::kube_node::NodeList;
+
 use super::cluster_api::ClusterVm;
 use crate::node_type::NodeType;
 
@@ -75,38 +77,23 @@ impl NodeMap {
     }
 }
 
-/// Reads the nodes of one `GET /api/v1/nodes` answer.
+/// Reads the nodes of one `GET /api/v1/nodes` answer (a node without a name left out).
 pub fn parse_nodes(list: &Value) -> Vec<KubeNode> {
-    list["items"]
-        .as_array()
-        .map(|items| {
-            items
-                .iter()
-                .filter_map(|n| {
-                    let name = n["metadata"]["name"].as_str()?.to_string();
-                    let labels = &n["metadata"]["labels"];
-                    let internal_ips = n["status"]["addresses"]
-                        .as_array()
-                        .map(|a| {
-                            a.iter()
-                                .filter(|x| x["type"] == "InternalIP")
-                                .filter_map(|x| x["address"].as_str().map(str::to_string))
-                                .collect()
-                        })
-                        .unwrap_or_default();
-                    Some(KubeNode {
-                        name,
-                        hostname: labels["kubernetes.io/hostname"]
-                            .as_str()
-                            .map(str::to_string),
-                        internal_ips,
-                        control_plane: labels.get(CONTROL_PLANE_LABEL).is_some()
-                            || labels.get("node-role.kubernetes.io/master").is_some(),
-                    })
-                })
-                .collect()
+    NodeList::read(list.clone())
+        .items
+        .into_iter()
+        .filter(|n| !n.metadata.name.is_empty())
+        .map(|n| {
+            let labels = &n.metadata.labels;
+            KubeNode {
+                hostname: labels.get("kubernetes.io/hostname").cloned(),
+                control_plane: labels.contains_key(CONTROL_PLANE_LABEL)
+                    || labels.contains_key("node-role.kubernetes.io/master"),
+                internal_ips: n.internal_ips(),
+                name: n.metadata.name,
+            }
         })
-        .unwrap_or_default()
+        .collect()
 }
 
 /// Matches VMs to nodes by address. External etcd VMs run no kubelet, so they have no node:

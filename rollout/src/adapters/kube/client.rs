@@ -3,6 +3,7 @@
 
 use std::time::{Duration, Instant};
 
+use cks_discovery::kube_node::{Node, NodeList};
 use serde_json::{Value, json};
 
 use super::KubeError;
@@ -139,10 +140,11 @@ impl KubeClient {
         let what = "list nodes";
         let list = self.json(what, reqwest::Method::GET, "/api/v1/nodes", None)?;
         let list = self.found(what, list)?;
-        Ok(list["items"]
-            .as_array()
-            .map(|items| items.iter().map(parse::node).collect())
-            .unwrap_or_default())
+        Ok(NodeList::read(list)
+            .items
+            .into_iter()
+            .map(parse::node)
+            .collect())
     }
 
     /// One node, `None` if there is no such node.
@@ -153,7 +155,7 @@ impl KubeClient {
             &format!("/api/v1/nodes/{name}"),
             None,
         )?;
-        Ok(value.as_ref().map(parse::node))
+        Ok(value.map(|node| parse::node(Node::read(node))))
     }
 
     fn patch_node(&self, what: &str, name: &str, patch: Value) -> Result<(), KubeError> {

@@ -1,9 +1,9 @@
-//! Turning the API's node and pod JSON into the engine's model, and naming the budget behind
+//! Turning the API's nodes ([`Node`]) and pod JSON into the engine's model, and naming the budget behind
 //! a 429 eviction answer.
 
-use std::collections::BTreeMap;
-
 use serde_json::Value;
+
+use cks_discovery::kube_node::Node;
 
 use crate::model::{NodeStatus, Pod, Readiness};
 
@@ -37,42 +37,22 @@ fn memory_kib(q: &str) -> u64 {
     q.parse::<u64>().map_or(0, |b| b / 1024)
 }
 
-/// A node's status from its JSON.
-pub fn node(value: &Value) -> NodeStatus {
-    let ready = value["status"]["conditions"]
-        .as_array()
-        .and_then(|c| c.iter().find(|c| c["type"] == "Ready"))
-        .map_or(Readiness::Unknown, |c| match c["status"].as_str() {
-            Some("True") => Readiness::True,
-            Some("False") => Readiness::False,
-            _ => Readiness::Unknown,
-        });
-    let annotations: BTreeMap<String, String> = value["metadata"]["annotations"]
-        .as_object()
-        .map(|m| {
-            m.iter()
-                .filter_map(|(k, v)| v.as_str().map(|v| (k.clone(), v.to_string())))
-                .collect()
-        })
-        .unwrap_or_default();
+/// A node's status, as the engine sees it, from the API's node.
+pub fn node(node: Node) -> NodeStatus {
+    let ready = match node.ready() {
+        Some("True") => Readiness::True,
+        Some("False") => Readiness::False,
+        _ => Readiness::Unknown,
+    };
+    let capacity = |key: &str| node.status.capacity.get(key).map(String::as_str);
     NodeStatus {
-        name: value["metadata"]["name"]
-            .as_str()
-            .unwrap_or_default()
-            .to_string(),
         ready,
-        boot_id: value["status"]["nodeInfo"]["bootID"]
-            .as_str()
-            .unwrap_or_default()
-            .to_string(),
-        capacity_cpu: value["status"]["capacity"]["cpu"]
-            .as_str()
-            .map_or(0, cpu_cores),
-        capacity_memory_kib: value["status"]["capacity"]["memory"]
-            .as_str()
-            .map_or(0, memory_kib),
-        unschedulable: value["spec"]["unschedulable"].as_bool().unwrap_or(false),
-        annotations,
+        capacity_cpu: capacity("cpu").map_or(0, cpu_cores),
+        capacity_memory_kib: capacity("memory").map_or(0, memory_kib),
+        boot_id: node.status.node_info.boot_id,
+        unschedulable: node.spec.unschedulable,
+        annotations: node.metadata.annotations,
+        name: node.metadata.name,
     }
 }
 
