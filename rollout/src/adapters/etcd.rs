@@ -4,8 +4,9 @@
 
 use std::time::Duration;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
+use super::etcd_answer::{MemberList, member_healthy};
 use super::tls::{TlsMaterial, http_client};
 use crate::model::{EtcdMember, MemberHealth};
 use crate::ports::{self, PortError, PortResult};
@@ -93,7 +94,7 @@ impl EtcdHealth {
         let Ok(body) = response.json::<Value>() else {
             return MemberHealth::Unhealthy;
         };
-        if body["health"] == json!("true") {
+        if member_healthy(&body) {
             MemberHealth::Healthy
         } else {
             MemberHealth::Unhealthy
@@ -109,32 +110,17 @@ impl EtcdHealth {
                 m.client_url.trim_end_matches('/')
             );
             let body: Value = self.http.post(url).body("{}").send().ok()?.json().ok()?;
-            let members = body["members"].as_array()?;
+            let list = MemberList::read(body)?;
             Some(
-                members
-                    .iter()
+                list.members
+                    .into_iter()
                     .filter_map(|m| {
-                        let url = m["clientURLs"].as_array()?.first()?.as_str()?.to_string();
-                        let name = m["name"].as_str().unwrap_or_default().to_string();
-                        // The gateway prints the uint64 ID as a JSON string.
-                        let id = match &m["ID"] {
-                            Value::String(s) => s.parse().ok(),
-                            v => v.as_u64(),
-                        };
-                        let peer_urls = m["peerURLs"]
-                            .as_array()
-                            .map(|a| {
-                                a.iter()
-                                    .filter_map(|u| u.as_str().map(str::to_string))
-                                    .collect()
-                            })
-                            .unwrap_or_default();
                         Some(ListedMember {
-                            name,
-                            id,
-                            client_url: url,
-                            peer_urls,
-                            learner: m["isLearner"].as_bool().unwrap_or(false),
+                            client_url: m.client_urls.first()?.clone(),
+                            name: m.name,
+                            id: m.id,
+                            peer_urls: m.peer_urls,
+                            learner: m.learner,
                         })
                     })
                     .collect(),

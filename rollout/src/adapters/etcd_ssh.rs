@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use cks_ssh::{RemoteCommand, RemoteOutput, RemoteRunner, RunError};
 use serde_json::Value;
 
+use super::etcd_answer::{EndpointHealth, MemberList};
 use crate::model::{EtcdMember, MemberHealth};
 use crate::ports::{self, PortError, PortResult};
 
@@ -287,60 +288,36 @@ impl EtcdOverSsh {
     /// The members of a `member list -w json` answer with the health of an
     /// `endpoint health --cluster -w json` answer, named after their nodes.
     pub fn members(&self, list: &Value, health: &Value) -> Vec<EtcdMember> {
-        let healthy: BTreeMap<String, bool> = health
-            .as_array()
-            .map(|a| {
-                a.iter()
-                    .filter_map(|h| {
-                        Some((
-                            h["endpoint"].as_str()?.trim_end_matches('/').to_string(),
-                            h["health"].as_bool().unwrap_or(false),
-                        ))
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
-        let strings = |v: &Value| -> Vec<String> {
-            v.as_array()
-                .map(|a| {
-                    a.iter()
-                        .filter_map(|u| u.as_str().map(str::to_string))
-                        .collect()
-                })
-                .unwrap_or_default()
-        };
-        list["members"]
-            .as_array()
-            .map(|members| {
-                members
-                    .iter()
-                    .map(|m| {
-                        let client_urls = strings(&m["clientURLs"]);
-                        let peer_urls = strings(&m["peerURLs"]);
-                        let client_url = client_urls.first().cloned().unwrap_or_default();
-                        let node = client_urls
-                            .iter()
-                            .chain(peer_urls.iter())
-                            .find_map(|u| self.names.get(url_host(u)));
-                        let health = match healthy.get(client_url.trim_end_matches('/')) {
-                            Some(true) => MemberHealth::Healthy,
-                            Some(false) => MemberHealth::Unhealthy,
-                            None => MemberHealth::Unknown,
-                        };
-                        EtcdMember {
-                            name: node.cloned().unwrap_or_else(|| {
-                                m["name"].as_str().unwrap_or_default().to_string()
-                            }),
-                            id: m["ID"].as_u64(),
-                            client_url,
-                            peer_urls,
-                            health,
-                            learner: m["isLearner"].as_bool().unwrap_or(false),
-                        }
-                    })
-                    .collect()
-            })
+        let healthy: BTreeMap<String, bool> = EndpointHealth::read_all(health.clone())
+            .into_iter()
+            .map(|h| (h.endpoint.trim_end_matches('/').to_string(), h.health))
+            .collect();
+        MemberList::read(list.clone())
+            .map(|l| l.members)
             .unwrap_or_default()
+            .into_iter()
+            .map(|m| {
+                let client_url = m.client_urls.first().cloned().unwrap_or_default();
+                let node = m
+                    .client_urls
+                    .iter()
+                    .chain(m.peer_urls.iter())
+                    .find_map(|u| self.names.get(url_host(u)));
+                let health = match healthy.get(client_url.trim_end_matches('/')) {
+                    Some(true) => MemberHealth::Healthy,
+                    Some(false) => MemberHealth::Unhealthy,
+                    None => MemberHealth::Unknown,
+                };
+                EtcdMember {
+                    name: node.cloned().unwrap_or(m.name),
+                    id: m.id,
+                    client_url,
+                    peer_urls: m.peer_urls,
+                    health,
+                    learner: m.learner,
+                }
+            })
+            .collect()
     }
 
     /// Every member with its health, from the first node that answers; the first node's error

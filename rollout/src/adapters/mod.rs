@@ -4,6 +4,7 @@
 pub mod clock;
 pub mod cloudstack;
 pub mod etcd;
+pub mod etcd_answer;
 pub mod etcd_ssh;
 pub mod gate_command;
 pub mod kube;
