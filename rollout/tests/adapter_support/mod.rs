@@ -168,7 +168,9 @@ fn build(on_addresses: bool) -> Cluster {
             client_url: m.client_url.clone(),
         })
         .collect();
-    let etcd_port = EtcdHealth::new(known, &tls, Duration::from_secs(3)).expect("etcd checks");
+    // A live member answers on loopback at once; the bound is for a machine under load, where
+    // a 3 s one could count a healthy member as unknown. A stopped member refuses at once.
+    let etcd_port = EtcdHealth::new(known, &tls, Duration::from_secs(15)).expect("etcd checks");
 
     let store_path = dir.path().join("rollout.db");
     let mut store = SqliteStore::open(&store_path).expect("store");

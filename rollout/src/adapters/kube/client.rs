@@ -7,6 +7,7 @@ use cks_discovery::kube_node::{Node, NodeList};
 use serde_json::{Value, json};
 
 use super::KubeError;
+use super::answer;
 use super::kubeconfig::KubeAccess;
 use super::parse;
 use crate::adapters::secret::Secret;
@@ -35,7 +36,7 @@ pub struct DrainReport {
 fn status_message(body: &str) -> String {
     serde_json::from_str::<Value>(body)
         .ok()
-        .and_then(|v| v["message"].as_str().map(str::to_string))
+        .and_then(|v| answer::read::<answer::Status>(v).message)
         .unwrap_or_else(|| body.chars().take(200).collect())
 }
 
@@ -207,10 +208,11 @@ impl KubeClient {
             None,
         )?;
         let list = self.found(&what, list)?;
-        Ok(list["items"]
-            .as_array()
-            .map(|items| items.iter().filter_map(parse::pod).collect())
-            .unwrap_or_default())
+        Ok(answer::read::<answer::PodList>(list)
+            .items
+            .into_iter()
+            .filter_map(parse::pod)
+            .collect())
     }
 
     /// Asks to evict `pod`; a 429 names the blocking budget (`namespace/name`) from the answer,
@@ -235,8 +237,9 @@ impl KubeClient {
             200..=299 => Ok(EvictionOutcome::Evicted),
             404 => Ok(EvictionOutcome::Gone),
             429 => {
-                let answer: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
-                let budget = match parse::budget_in_status(&answer) {
+                let status: answer::Status =
+                    answer::read(serde_json::from_str(&text).unwrap_or(Value::Null));
+                let budget = match parse::budget_in_status(&status) {
                     Some(name) => Some(name),
                     None => self.budget_selecting(pod)?,
                 };
@@ -260,7 +263,7 @@ impl KubeClient {
         let Some(found) = self.json("get pod", reqwest::Method::GET, &path, None)? else {
             return Ok(None);
         };
-        let labels = &found["metadata"]["labels"];
+        let labels = answer::read::<answer::Pod>(found).metadata.labels;
         let path = format!(
             "/apis/policy/v1/namespaces/{}/poddisruptionbudgets",
             pod.namespace
@@ -268,16 +271,14 @@ impl KubeClient {
         let Some(budgets) = self.json("list budgets", reqwest::Method::GET, &path, None)? else {
             return Ok(None);
         };
-        Ok(budgets["items"].as_array().and_then(|items| {
-            items.iter().find_map(|b| {
-                let wanted = b["spec"]["selector"]["matchLabels"].as_object()?;
-                wanted
-                    .iter()
-                    .all(|(k, v)| labels.get(k) == Some(v))
-                    .then(|| b["metadata"]["name"].as_str().map(str::to_string))
-                    .flatten()
-            })
-        }))
+        Ok(answer::read::<answer::BudgetList>(budgets)
+            .items
+            .into_iter()
+            .find_map(|b| {
+                let wanted = b.spec.selector.match_labels?;
+                let selects = wanted.iter().all(|(k, v)| labels.get(k) == Some(v));
+                Some(b.metadata.name).filter(|name| selects && !name.is_empty())
+            }))
     }
 
     /// `/readyz` or `/readyz/etcd`: `true` for 200, `false` for any other answer.
@@ -337,7 +338,7 @@ impl KubeClient {
             };
             while self
                 .json("wait for pod deletion", reqwest::Method::GET, &path, None)?
-                .is_some_and(|p| p["spec"]["nodeName"] == json!(node))
+                .is_some_and(|p| answer::read::<answer::Pod>(p).spec.node_name == node)
             {
                 if start.elapsed() > timeout {
                     return Err(KubeError::DrainBlocked {

@@ -1,6 +1,7 @@
 //! The Kubernetes side: a small blocking client of our own (a handful of calls, each on an API
 //! server chosen per call, synchronous like the engine) and the kubeconfig it reads.
 
+pub mod answer;
 pub mod client;
 pub mod kubeconfig;
 pub mod parse;

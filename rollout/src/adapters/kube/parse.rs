@@ -1,9 +1,9 @@
 //! Turning the API's nodes ([`Node`]) and pod JSON into the engine's model, and naming the budget behind
 //! a 429 eviction answer.
 
-use serde_json::Value;
-
 use cks_discovery::kube_node::Node;
+
+use super::answer;
 
 use crate::model::{NodeStatus, Pod, Readiness};
 
@@ -56,50 +56,41 @@ pub fn node(node: Node) -> NodeStatus {
     }
 }
 
-/// A pod from its JSON, `None` for a finished pod (Succeeded or Failed), which a drain ignores.
-pub fn pod(value: &Value) -> Option<Pod> {
-    if matches!(
-        value["status"]["phase"].as_str(),
-        Some("Succeeded" | "Failed")
-    ) {
+/// A pod, as the engine sees it; `None` for a finished pod (Succeeded or Failed), which a
+/// drain ignores.
+pub fn pod(pod: answer::Pod) -> Option<Pod> {
+    if matches!(pod.status.phase.as_str(), "Succeeded" | "Failed") {
         return None;
     }
-    let owners = value["metadata"]["ownerReferences"].as_array();
-    let daemonset = owners.is_some_and(|o| {
-        o.iter()
-            .any(|r| r["kind"] == "DaemonSet" && r["controller"] != Value::Bool(false))
-    });
-    let mirror = value["metadata"]["annotations"]
-        .get("kubernetes.io/config.mirror")
-        .is_some();
+    let daemonset = pod
+        .metadata
+        .owners
+        .iter()
+        .any(|r| r.kind == "DaemonSet" && r.controller != Some(false));
+    let mirror = pod
+        .metadata
+        .annotations
+        .contains_key("kubernetes.io/config.mirror");
+    let namespace = match pod.metadata.namespace {
+        namespace if namespace.is_empty() => "default".to_string(),
+        namespace => namespace,
+    };
     Some(Pod {
-        namespace: value["metadata"]["namespace"]
-            .as_str()
-            .unwrap_or("default")
-            .to_string(),
-        name: value["metadata"]["name"]
-            .as_str()
-            .unwrap_or_default()
-            .to_string(),
-        node: value["spec"]["nodeName"]
-            .as_str()
-            .unwrap_or_default()
-            .to_string(),
+        namespace,
+        name: pod.metadata.name,
+        node: pod.spec.node_name,
         daemonset,
         mirror,
     })
 }
 
 /// The budget name in a 429 Status: "The disruption budget NAME needs ...".
-pub fn budget_in_status(status: &Value) -> Option<String> {
-    status["details"]["causes"]
-        .as_array()?
-        .iter()
-        .find_map(|cause| {
-            let message = cause["message"].as_str()?;
-            let rest = message.strip_prefix("The disruption budget ")?;
-            rest.split_whitespace().next().map(str::to_string)
-        })
+pub fn budget_in_status(status: &answer::Status) -> Option<String> {
+    status.details.causes.iter().find_map(|cause| {
+        let message = cause.message.as_deref()?;
+        let rest = message.strip_prefix("The disruption budget ")?;
+        rest.split_whitespace().next().map(str::to_string)
+    })
 }
 
 #[cfg(test)]
