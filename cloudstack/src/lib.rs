@@ -22,6 +22,7 @@ pub mod config;
 pub mod error;
 pub mod job;
 pub mod kubernetes;
+pub mod network;
 pub mod scalar;
 pub mod secret;
 pub mod sign;

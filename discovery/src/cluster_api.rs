@@ -1,11 +1,10 @@
 //! The CloudStack calls discovery needs beyond the rollout's own: the cluster's network and
 //! public address, its VMs' NIC addresses, the stored kubeconfig and the port-forwarding rules,
-//! each through the client's generic `call` / `list`.
-
-use serde_json::Value;
+//! each read into the client's wire types.
 
 use super::DiscoveryError;
 use crate::node_type::{NodeType, node_type_of};
+use cks_cloudstack::network::{ClusterConfigAnswer, Network, PortForwardingRule};
 use cks_cloudstack::{CloudStackClient, KubernetesCluster};
 
 /// A CKS cluster as discovery sees it.
@@ -84,14 +83,6 @@ fn failed(what: String) -> impl FnOnce(cks_cloudstack::CloudStackError) -> Disco
     move |source| DiscoveryError::CloudStack { what, source }
 }
 
-fn text(value: &Value, key: &str) -> Option<String> {
-    match &value[key] {
-        Value::String(s) if !s.is_empty() => Some(s.clone()),
-        Value::Number(n) => Some(n.to_string()),
-        _ => None,
-    }
-}
-
 /// The cluster, its network and public address, and its VMs with their NIC addresses.
 pub fn cluster_info(
     client: &CloudStackClient,
@@ -158,7 +149,8 @@ pub fn kubeconfig_data(
                 source,
             },
         })?;
-    match text(&answer["clusterconfig"], "configdata") {
+    let stored: ClusterConfigAnswer = serde_json::from_value(answer).unwrap_or_default();
+    match stored.cluster_config.config_data {
         Some(data) if !data.trim().is_empty() => Ok(data),
         _ => Err(DiscoveryError::NoKubeconfig {
             cluster: cluster_id.to_string(),
@@ -172,7 +164,7 @@ pub fn network_kind(
     client: &CloudStackClient,
     network_id: &str,
 ) -> Result<Option<String>, DiscoveryError> {
-    let networks: Vec<Value> = client
+    let networks: Vec<Network> = client
         .list(
             "listNetworks",
             "network",
@@ -181,7 +173,7 @@ pub fn network_kind(
         .map_err(failed(format!(
             "reading network {network_id} (listNetworks)"
         )))?;
-    Ok(networks.first().and_then(|n| text(n, "type")))
+    Ok(networks.into_iter().next().and_then(|n| n.kind))
 }
 
 /// The port-forwarding rules on the public address `address_id`.
@@ -189,7 +181,7 @@ pub fn port_forwards(
     client: &CloudStackClient,
     address_id: &str,
 ) -> Result<Vec<PortForward>, DiscoveryError> {
-    let rules: Vec<Value> = client
+    let rules: Vec<PortForwardingRule> = client
         .list(
             "listPortForwardingRules",
             "portforwardingrule",
@@ -199,13 +191,13 @@ pub fn port_forwards(
             "reading the port-forwarding rules of public address {address_id} (listPortForwardingRules)"
         )))?;
     Ok(rules
-        .iter()
+        .into_iter()
         .filter_map(|r| {
             Some(PortForward {
-                public_address: text(r, "ipaddress")?,
-                public_port: text(r, "publicport")?.parse().ok()?,
-                private_port: text(r, "privateport")?.parse().ok()?,
-                vm_id: text(r, "virtualmachineid")?,
+                public_address: r.public_address?,
+                public_port: r.public_port?.parse().ok()?,
+                private_port: r.private_port?.parse().ok()?,
+                vm_id: r.vm_id?,
             })
         })
         .collect())
@@ -217,7 +209,7 @@ mod tests {
     use serde_json::json;
 
     /// The settings of a `listKubernetesClusters` entry given as JSON.
-    fn of(entry: Value) -> Autoscaling {
+    fn of(entry: serde_json::Value) -> Autoscaling {
         Autoscaling::of_cluster(&serde_json::from_value(entry).expect("any entry reads"))
     }
 
