@@ -87,6 +87,17 @@ fn with_another_member_down_preflight_refuses_the_control_restart_by_address() {
     let mut c = cluster_with_etcd_on_addresses();
     // etcd-charlie (on k1-control-3's address) stops; k1-control-1's own member is etcd-alpha.
     c.etcd.stop_member(2).expect("stops");
+    // If etcd-charlie led, alpha and bravo elect a new leader first; until then they are not
+    // healthy, and the quorum counted would not be the one this test is about.
+    let left: Vec<String> = c.etcd.client_urls().into_iter().take(2).collect();
+    let until = std::time::Instant::now() + Duration::from_secs(60);
+    while !c.etcd.etcdctl_healthy(&left) {
+        assert!(
+            std::time::Instant::now() < until,
+            "etcd-alpha and etcd-bravo never became healthy"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
     let report = roll_control(&mut c, &mut NoProgress);
     let error = report
         .run
