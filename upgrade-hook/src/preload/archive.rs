@@ -5,8 +5,11 @@
 //! only. The tarball's sha256 and size are taken as it streams past, nothing is kept in memory
 //! but the small JSON files.
 
+use std::collections::BTreeMap;
 use std::io::{self, Read};
 
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
@@ -131,43 +134,57 @@ pub fn scan(file: &str, reader: impl Read) -> Result<Tarball, ArchiveError> {
     })
 }
 
-fn oci_images(index: &Value) -> Vec<ImageRef> {
-    index["manifests"]
-        .as_array()
-        .map(|entries| {
-            entries
+/// An entry of an OCI `index.json`: the digest and the annotations that name the image.
+#[derive(Deserialize)]
+struct IndexEntry {
+    #[serde(default)]
+    digest: Value,
+    #[serde(default)]
+    annotations: BTreeMap<String, Value>,
+}
+
+/// An entry of a Docker archive's `manifest.json`.
+#[derive(Deserialize)]
+struct ArchiveEntry {
+    #[serde(rename = "RepoTags", default)]
+    repo_tags: Vec<Value>,
+}
+
+/// The entries of `list` that read as `T` (an entry of another shape is left out).
+fn entries<T: DeserializeOwned>(list: Option<&Value>) -> Vec<T> {
+    list.and_then(Value::as_array)
+        .map(|items| {
+            items
                 .iter()
-                .filter_map(|entry| {
-                    let annotations = &entry["annotations"];
-                    let name = annotations["io.containerd.image.name"]
-                        .as_str()
-                        .or_else(|| {
-                            annotations["org.opencontainers.image.ref.name"]
-                                .as_str()
-                                .filter(|n| n.contains('/'))
-                        })?;
-                    Some(ImageRef {
-                        name: name.to_string(),
-                        digest: entry["digest"].as_str().map(str::to_string),
-                    })
-                })
+                .filter_map(|item| T::deserialize(item).ok())
                 .collect()
         })
         .unwrap_or_default()
 }
 
-fn docker_images(manifest: &Value) -> Vec<ImageRef> {
-    manifest
-        .as_array()
-        .map(|entries| {
-            entries
-                .iter()
-                .flat_map(|e| e["RepoTags"].as_array().cloned().unwrap_or_default())
-                .filter_map(|tag| tag.as_str().map(normalise))
-                .map(|name| ImageRef { name, digest: None })
-                .collect()
+fn oci_images(index: &Value) -> Vec<ImageRef> {
+    entries::<IndexEntry>(index.get("manifests"))
+        .into_iter()
+        .filter_map(|entry| {
+            let annotation = |key: &str| entry.annotations.get(key).and_then(Value::as_str);
+            let name = annotation("io.containerd.image.name").or_else(|| {
+                annotation("org.opencontainers.image.ref.name").filter(|n| n.contains('/'))
+            })?;
+            Some(ImageRef {
+                name: name.to_string(),
+                digest: entry.digest.as_str().map(str::to_string),
+            })
         })
-        .unwrap_or_default()
+        .collect()
+}
+
+fn docker_images(manifest: &Value) -> Vec<ImageRef> {
+    entries::<ArchiveEntry>(Some(manifest))
+        .into_iter()
+        .flat_map(|e| e.repo_tags)
+        .filter_map(|tag| tag.as_str().map(normalise))
+        .map(|name| ImageRef { name, digest: None })
+        .collect()
 }
 
 /// A Docker reference as containerd names it on import (`alpine:3` →
