@@ -125,7 +125,7 @@ impl Runner<'_, '_> {
                 return Err(e);
             }
         }
-        self.verify(n, t, &mut work, &ep, deadline, &snap.record)?;
+        self.verify(n, t, &mut work, deadline, &snap.record)?;
         for w in &work {
             if w.ours {
                 self.uncordon_ours(&ep, &w.node, n)?;

@@ -10,7 +10,7 @@ use super::outdated::capacity_warning;
 use super::preflight::is_member_type;
 use super::progress::StepKind;
 use super::run::Runner;
-use crate::model::{ClusterRecord, Endpoint, MemberHealth, NodeType, VmState};
+use crate::model::{ClusterRecord, MemberHealth, NodeType, VmState};
 use std::time::Duration;
 
 impl Runner<'_, '_> {
@@ -23,30 +23,16 @@ impl Runner<'_, '_> {
         n: usize,
         t: NodeType,
         work: &mut [Work],
-        ep: &Endpoint,
         deadline: Duration,
         known: &ClusterRecord,
     ) -> Result<(), EngineError> {
         let mut pending: Vec<usize> = (0..work.len()).collect();
-        let mut ep = ep.clone();
         loop {
             let mut why = Vec::new();
             match observe_cloud_or(self.ports, &self.cluster, known) {
                 Err(e) => why.push(e.to_string()),
                 Ok(mut snap) => {
                     observe_live(self.ports, &mut snap);
-                    if !snap
-                        .api_up
-                        .iter()
-                        .any(|a| matches!(&ep, Endpoint::Control(c) if c == a))
-                    {
-                        let avoid: Vec<String> = if t == NodeType::Control {
-                            work.iter().map(|w| w.node.clone()).collect()
-                        } else {
-                            Vec::new()
-                        };
-                        ep = snap.endpoint_avoiding(&avoid);
-                    }
                     let mut still = Vec::new();
                     for &i in &pending {
                         match node_verdict(&snap, t, &work[i]) {
