@@ -3,7 +3,8 @@
 //! digest), and a claim serves only to skip pushing what the registry already holds.
 
 use super::artifact::Entry;
-use super::{CacheRegistry, Kind};
+use super::repository::CacheRegistry;
+use super::stats::Kind;
 use crate::fetch::{Checksum, ChecksumStatus};
 use crate::registry::RegistryError;
 

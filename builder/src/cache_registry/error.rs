@@ -1,5 +1,5 @@
 //! Why a `--cache-registry` value cannot be used (bad input fails the build; a registry that
-//! misbehaves only warns, see [`super::CacheWarning`]).
+//! misbehaves only warns, see [`super::warning::CacheWarning`]).
 
 use crate::registry::RegistryError;
 

@@ -7,7 +7,9 @@ use std::path::Path;
 
 use super::artifact::{Descriptor, Entry, FILE_ARTIFACT};
 use super::push::Body;
-use super::{CacheRegistry, Kind, file_tag};
+use super::repository::CacheRegistry;
+use super::stats::Kind;
+use crate::artifact::file_tag;
 use crate::fetch::{Checksum, ChecksumStatus, SharedHit};
 use crate::progress::ProgressSink;
 

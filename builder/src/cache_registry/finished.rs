@@ -7,7 +7,8 @@ use std::path::Path;
 
 use super::artifact::{Descriptor, Entry, ISO_ARTIFACT, TARBALL_ARTIFACT};
 use super::push::Body;
-use super::{CacheRegistry, Kind};
+use super::repository::CacheRegistry;
+use super::stats::Kind;
 use crate::progress::ProgressSink;
 
 /// Which finished thing an entry is.
@@ -73,7 +74,7 @@ impl CacheRegistry {
     pub fn refused(&self, what: Finished, entry: &str, reason: String) {
         self.counters.missed(what.kind());
         self.counters.unhit(what.kind());
-        self.warn(super::CacheWarning::Refused {
+        self.warn(super::warning::CacheWarning::Refused {
             registry: self.url.clone(),
             entry: entry.to_string(),
             reason,

@@ -7,7 +7,9 @@ use std::path::Path;
 
 use super::artifact::{Descriptor, Entry, MANIFEST_ARTIFACT};
 use super::push::Body;
-use super::{CacheRegistry, Kind, manifest_tag};
+use super::repository::CacheRegistry;
+use super::stats::Kind;
+use crate::artifact::manifest_tag;
 use crate::progress::{NoProgress, ProgressSink};
 use crate::registry::{FetchedManifest, RemoteName};
 

@@ -3,7 +3,9 @@
 
 use std::path::Path;
 
-use super::{CacheRegistry, Finished, FinishedUpload};
+use super::finished::Finished;
+use super::finished::FinishedUpload;
+use super::repository::CacheRegistry;
 use crate::artifact::{
     ArtifactKey, CachedTarball, ChecksumStatus, FetchedManifest, FinishedFile, PortFuture,
     RemoteName, SharedArtifacts, SharedHit, TarballId,

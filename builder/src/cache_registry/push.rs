@@ -8,7 +8,11 @@ use std::path::Path;
 use reqwest::StatusCode;
 use reqwest::header::{CONTENT_LENGTH, CONTENT_TYPE, LOCATION};
 
-use super::CacheRegistry;
+use std::sync::atomic::Ordering;
+
+use super::artifact;
+use super::repository::CacheRegistry;
+use super::warning::CacheWarning;
 
 /// Why a push did not happen.
 #[derive(Debug)]
@@ -28,6 +32,48 @@ pub(super) enum Body<'a> {
 }
 
 impl CacheRegistry {
+    /// Records a push that failed: the registry going down, or refusing (no more pushes).
+    pub(super) fn push_failed(&self, failure: PushFailure) {
+        match failure {
+            PushFailure::Unreachable(reason) => self.went_down(reason),
+            PushFailure::Refused(reason) => {
+                if !self.push_refused.swap(true, Ordering::Relaxed) {
+                    self.warn(CacheWarning::PushRefused {
+                        registry: self.url.clone(),
+                        reason,
+                    });
+                }
+            }
+        }
+    }
+
+    /// Pushes one entry: its content blob, the empty config and the artifact manifest under
+    /// `tag`; `None` content means the blob was pushed already.
+    pub(super) async fn push_entry(
+        &self,
+        tag: &str,
+        entry: &artifact::Entry,
+        content: Option<Body<'_>>,
+    ) -> Result<(), PushFailure> {
+        let digest = &entry.content.digest;
+        if let Some(body) = content {
+            self.push_blob(digest, entry.content.size, body, self.was_damaged(digest))
+                .await?;
+        }
+        self.empty_pushed
+            .get_or_try_init(|| async {
+                self.push_blob(
+                    artifact::EMPTY_DIGEST,
+                    artifact::EMPTY_CONTENT.len() as u64,
+                    Body::Bytes(artifact::EMPTY_CONTENT),
+                    false,
+                )
+                .await
+            })
+            .await?;
+        self.push_manifest(tag, &entry.to_manifest()).await
+    }
+
     fn endpoint_url(&self, kind: &str, reference: &str) -> String {
         format!(
             "{}://{}/v2/{}/{kind}/{reference}",

@@ -5,7 +5,9 @@
 
 use std::path::Path;
 
-use super::{CacheRegistry, Finished, FinishedUpload};
+use super::finished::Finished;
+use super::finished::FinishedUpload;
+use super::repository::CacheRegistry;
 use crate::artifact::ArtifactKey;
 use crate::progress::ProgressSink;
 use crate::registry::{CachedTarball, TARBALL_FORMAT, TarballId};

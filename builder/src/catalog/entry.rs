@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use cks_pinning::catalog::{CatalogIso, Generator};
 use cks_pinning::version::KubeVersion;
 
-use super::CatalogWriteError;
+use super::error::CatalogWriteError;
 use crate::registry::Arch;
 use crate::signing::{SigningKey, sig_path};
 

@@ -2,7 +2,7 @@
 //! the ISOs in a folder (each ISO's `versions.txt`, its sha256 hashed again as it streams, the
 //! SBOM and signature files beside it), signing the ISOs, the checksum files and the catalog
 //! when a key is given. Every file is written under a temporary name and renamed when complete;
-//! checksum files of minors no longer there are removed. `cks-iso release` calls [`write`] on
+//! checksum files of minors no longer there are removed. `cks-iso release` calls [`write()`] on
 //! its output folder.
 //!
 //! The schema is [`cks_pinning::catalog::Catalog`] (documented field by field in the README).
@@ -42,7 +42,7 @@ pub struct Options<'a> {
     pub sign_key: Option<&'a SigningKey>,
 }
 
-/// What [`write`] wrote.
+/// What [`write()`] wrote.
 #[derive(Debug, Clone)]
 pub struct Written {
     /// `DIR/catalog.json`.

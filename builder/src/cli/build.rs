@@ -16,7 +16,7 @@ use super::build_args::BuildArgs;
 use super::progress::{Bars, Lines, human, interactive};
 
 /// Runs `cks-iso build`.
-pub async fn run(args: BuildArgs, interrupt: &super::Interrupt) -> Result<()> {
+pub async fn run(args: BuildArgs, interrupt: &super::interrupt::Interrupt) -> Result<()> {
     if args.arch.len() > 1 {
         anyhow::bail!(
             "cks-iso build makes one ISO, for one --arch (given {}); cks-iso release builds one per arch",
@@ -98,7 +98,7 @@ pub async fn build_with_reporting(
     options: &Options,
     inputs: &Inputs,
     request: Request,
-    interrupt: &super::Interrupt,
+    interrupt: &super::interrupt::Interrupt,
 ) -> Result<Outcome> {
     if interrupt.pressed() {
         anyhow::bail!(

@@ -39,7 +39,7 @@ pub struct Args {
 }
 
 /// Runs `cks-iso diff`.
-pub async fn run(args: Args, interrupt: &super::Interrupt) -> anyhow::Result<()> {
+pub async fn run(args: Args, interrupt: &super::interrupt::Interrupt) -> anyhow::Result<()> {
     let (a, b) = (args.a.clone(), args.b.clone());
     let task = tokio::task::spawn_blocking(move || inspect::diff(&a, &b));
     let compared = tokio::select! {

@@ -30,7 +30,7 @@ pub struct Args {
 }
 
 /// Runs `cks-iso pack`.
-pub async fn run(args: Args, interrupt: &super::Interrupt) -> anyhow::Result<()> {
+pub async fn run(args: Args, interrupt: &super::interrupt::Interrupt) -> anyhow::Result<()> {
     let time = BuildTime::from_env().context("reading SOURCE_DATE_EPOCH")?;
     let mut options = PackOptions::new(&args.volume_id, time).context("checking --volume-id")?;
     if args.no_joliet {

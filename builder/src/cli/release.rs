@@ -86,7 +86,7 @@ fn apply_release(inputs: &mut Inputs, release: &MatrixRelease) {
 }
 
 /// Runs `cks-iso release`.
-pub async fn run(args: Args, interrupt: &super::Interrupt) -> Result<()> {
+pub async fn run(args: Args, interrupt: &super::interrupt::Interrupt) -> Result<()> {
     let config = match &args.build.config {
         Some(path) => Inputs::from_config_file(path)?,
         None => Inputs::default(),

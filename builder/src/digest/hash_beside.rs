@@ -3,7 +3,8 @@
 
 use std::io;
 
-use super::{Digested, HashThread, Sha256Count};
+use super::hash_thread::HashThread;
+use super::sha256_count::{Digested, Sha256Count};
 
 /// The sha256 of a whole stream, on a thread of its own (beside other hashing on the writer's
 /// thread), or here when no thread can be started.

@@ -5,7 +5,7 @@ use std::io;
 use std::sync::mpsc::{Receiver, SyncSender, channel, sync_channel};
 use std::thread::JoinHandle;
 
-use super::{Digested, Sha256Count};
+use super::sha256_count::{Digested, Sha256Count};
 
 /// Buffers queued for the thread at most; a feeder that gets ahead waits.
 const IN_FLIGHT: usize = 4;
@@ -62,7 +62,7 @@ impl<B: AsRef<[u8]> + Send + 'static> HashThread<B> {
         })
     }
 
-    /// Hands `bytes` to the thread (waiting while [`IN_FLIGHT`] buffers are queued) and returns
+    /// Hands `bytes` to the thread (waiting while `IN_FLIGHT` buffers are queued) and returns
     /// a spent buffer, as the thread left it, when one has come back.
     pub fn feed(&mut self, bytes: B) -> io::Result<Option<B>> {
         self.feed.send(Piece::Bytes(bytes)).map_err(|_| stopped())?;

@@ -3,8 +3,8 @@
 
 use cks_pinning::limits::LimitKind;
 
-use super::Fetcher;
 use super::error::FetchError;
+use super::fetcher::Fetcher;
 use super::http::request;
 
 impl Fetcher {

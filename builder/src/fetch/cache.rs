@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::FetchError;
+use super::error::FetchError;
 use super::http::Downloaded;
 use super::local::copy_hashing;
 use crate::artifact::ChecksumStatus;
@@ -172,15 +172,5 @@ impl Cache {
     /// Drops the entry of `url` (its content stays for other URLs with the same digest).
     pub fn forget(&self, url: &str) {
         let _ = std::fs::remove_file(self.url_path(url));
-    }
-}
-
-impl super::Fetcher {
-    /// Drops the content cache's entry of `url`, so the next fetch asks upstream (material
-    /// that upstream may have replaced, such as a signature that no longer verifies).
-    pub fn forget_cached(&self, url: &str) {
-        if let Some(cache) = &self.cache {
-            cache.forget(url);
-        }
     }
 }

@@ -7,7 +7,7 @@ use std::time::Duration;
 use cks_pinning::limits::Limits;
 use serde::{Deserialize, Serialize};
 
-use super::FetchError;
+use super::error::FetchError;
 
 /// How the HTTP client connects.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -76,12 +76,12 @@ impl ClientOptions {
 #[derive(Debug, Clone)]
 pub struct MirrorClient {
     http: reqwest::Client,
-    mirrors: super::Mirrors,
+    mirrors: super::mirror::Mirrors,
 }
 
 impl MirrorClient {
     /// `http` with the logins of `mirrors`.
-    pub fn new(http: reqwest::Client, mirrors: super::Mirrors) -> Self {
+    pub fn new(http: reqwest::Client, mirrors: super::mirror::Mirrors) -> Self {
         MirrorClient { http, mirrors }
     }
 

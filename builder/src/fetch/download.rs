@@ -9,11 +9,13 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::sync::OnceCell;
 
 use super::checksum::{is_sha256_hex, published_digest};
+use super::error::FetchError;
+use super::error::FileError;
+use super::fetcher::Fetcher;
 use super::http::{Downloaded, get_text, temp_in};
 use super::local::{copy_hashing, local_path};
 use super::resume::{BodyTarget, Resume, request_rest, stream_resuming};
 use super::spec::{FetchedFile, FileSpec};
-use super::{FetchError, Fetcher, FileError};
 use crate::artifact::ChecksumStatus;
 use cks_pinning::limits::LimitKind;
 use cks_pinning::sources::Checksum;

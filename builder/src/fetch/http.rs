@@ -6,7 +6,7 @@ use std::path::Path;
 use cks_pinning::limits::LimitKind;
 use std::time::Duration;
 
-use super::FetchError;
+use super::error::FetchError;
 
 /// Bytes on disk under a temporary name (removed on drop unless persisted), with their digest.
 #[derive(Debug)]

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use crate::digest::Sha256Count;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-use super::FetchError;
+use super::error::FetchError;
 use super::http::{Downloaded, temp_in};
 use crate::progress::ProgressSink;
 

@@ -12,7 +12,7 @@ use crate::digest::Sha256Count;
 use cks_pinning::limits::LimitKind;
 use tokio::io::AsyncWriteExt;
 
-use super::FetchError;
+use super::error::FetchError;
 use super::http::{Downloaded, temp_in};
 use crate::progress::ProgressSink;
 

@@ -12,7 +12,11 @@ use std::path::Path;
 
 use super::cache::CacheEntry;
 use super::download::Origin;
-use super::{Checksum, ChecksumStatus, FetchError, Fetcher, FileSpec, SharedHit};
+use super::error::FetchError;
+use super::fetcher::Fetcher;
+use super::spec::FileSpec;
+use crate::artifact::{ChecksumStatus, SharedHit};
+use cks_pinning::sources::Checksum;
 
 /// The digest a file must have, known independently of any cache: where it was learnt and the
 /// URL of the plan it applies to.

@@ -6,7 +6,7 @@ use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-use super::GitError;
+use super::error::GitError;
 use super::http::read_error;
 use super::pktline::{self, Packet, decode};
 use super::refs::{

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use cks_pinning::limits::LimitKind;
 
-use super::GitError;
+use super::error::GitError;
 use super::pktline::decode_all;
 use super::refs::{
     Advertisement, ReadError, RemoteRef, ls_refs_request, parse_advertisement, parse_dumb,

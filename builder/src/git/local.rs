@@ -6,7 +6,7 @@ use std::process::Stdio;
 
 use tokio::io::AsyncWriteExt;
 
-use super::GitError;
+use super::error::GitError;
 use super::http::read_error;
 use super::pktline::decode_all;
 use super::refs::{

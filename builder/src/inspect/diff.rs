@@ -10,8 +10,8 @@ use std::path::Path;
 use cks_pinning::versions_txt::VersionsTxt;
 use serde::Serialize;
 
-use super::InspectError;
 use super::contract::rel;
+use super::error::InspectError;
 use super::finding::Finding;
 use super::images::unpinned;
 use super::read::{Contents, read_contents};

@@ -1,5 +1,5 @@
 //! Reading a built ISO back: `verify` checks it against its `versions.txt` and the node
-//! contract, `diff` compares two of them. Both read the image with [`crate::iso::read`].
+//! contract, `diff` compares two of them. Both read the image with [`crate::iso::IsoImage`].
 //!
 //! ```no_run
 //! use cks_builder::inspect;

@@ -8,8 +8,8 @@ use std::path::Path;
 use crate::digest::Sha256Count;
 use cks_pinning::versions_txt::{FILE_NAME, VersionsTxt};
 
-use super::InspectError;
 use super::contract::rel;
+use super::error::InspectError;
 use crate::iso::EntryKind;
 use crate::iso::{IsoEntry, IsoImage};
 

@@ -16,10 +16,11 @@ use cks_pinning::node_contract::{self, Fits};
 use cks_pinning::versions_txt::{FILE_NAME, VersionsTxt};
 use serde::Serialize;
 
+use super::error::InspectError;
 use super::finding::{Finding, Problem};
 use super::images::Tarball;
 use super::read::{self, Tee};
-use super::{InspectError, contract, files, images, manifests, sbom, tarball, units};
+use super::{contract, files, images, manifests, sbom, tarball, units};
 use crate::iso::DEFAULT_VOLUME_ID;
 use crate::iso::IsoImage;
 

@@ -1,6 +1,7 @@
 //! What a pack is asked to do: volume id, Joliet, time.
 
-use super::{BuildTime, IsoError};
+use super::error::IsoError;
+use super::time::BuildTime;
 
 /// The volume id nodes look the ISO up by (`blkid -t LABEL=CDROM`).
 pub const DEFAULT_VOLUME_ID: &str = "CDROM";

@@ -6,7 +6,7 @@ use std::fs::{self, File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use super::IsoError;
+use super::error::IsoError;
 
 /// The line `sha256sum` prints and `sha256sum -c` reads: `<hex>  <file name>`.
 pub fn sidecar_line(sha256: &str, file_name: &str) -> String {

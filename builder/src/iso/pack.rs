@@ -4,8 +4,12 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use super::error::IsoError;
+use super::hadris;
+use super::options::PackOptions;
 use super::output::{self, Partial};
-use super::{BuildTime, IsoError, PackOptions, PackWarning, hadris};
+use super::time::BuildTime;
+use super::warning::PackWarning;
 
 /// A finished image.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -21,7 +21,8 @@ use hadris_iso::IsoId;
 use hadris_iso::sync::IsoFs;
 use hadris_storage::host::FileDevice;
 
-use super::{EntryKind, IsoError};
+use super::error::IsoError;
+use super::mode::EntryKind;
 
 /// One entry of an image, as Rock Ridge records it.
 #[derive(Debug, Clone, PartialEq, Eq)]

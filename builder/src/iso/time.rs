@@ -2,7 +2,7 @@
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use super::IsoError;
+use super::error::IsoError;
 
 /// Where the build time came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use anyhow::{Context, Result};
 
 /// A temporary directory holding `tree/` (what goes into the ISO) and `work/` (everything else).
-/// It is removed when the last of the `Staging` and its [`Hold`]s goes.
+/// It is removed when the last of the `Staging` and its `Hold`s goes.
 #[derive(Debug)]
 pub struct Staging {
     dir: Arc<tempfile::TempDir>,

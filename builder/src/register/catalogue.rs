@@ -5,7 +5,10 @@ use std::time::{Duration, Instant};
 
 use cks_cloudstack::{CloudStackClient, KubernetesVersion, NewKubernetesVersion};
 
-use super::{IsoFacts, RegisterError, RegisterSettings, Registration, Request, Status};
+use super::error::RegisterError;
+use super::iso_facts::IsoFacts;
+use super::registration::{Registration, Status};
+use super::request::{RegisterSettings, Request};
 
 /// A checksum without CloudStack's `{ALGORITHM}` prefix, lower-cased.
 fn bare(checksum: &str) -> String {

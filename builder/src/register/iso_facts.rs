@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use cks_pinning::versions_txt::{FILE_NAME, VersionsTxt};
 use serde::Serialize;
 
-use super::RegisterError;
+use super::error::RegisterError;
 use crate::inspect;
 use crate::iso::IsoImage;
 use crate::iso::sidecar_path;

@@ -5,7 +5,8 @@
 use cks_cloudstack::CloudStackClient;
 use cks_pinning::node_contract::Line;
 
-use super::{IsoFacts, RegisterError};
+use super::error::RegisterError;
+use super::iso_facts::IsoFacts;
 
 /// Checks the fit; with `force`, a misfit is said and not refused. A version of no known line
 /// is said and not checked.

@@ -11,7 +11,8 @@ use std::time::Duration;
 use futures_util::StreamExt;
 use reqwest::header::{CONTENT_LENGTH, HeaderMap};
 
-use super::{IsoFacts, RegisterError};
+use super::error::RegisterError;
+use super::iso_facts::IsoFacts;
 use crate::digest::Sha256Count;
 use crate::http::{HttpError, send};
 

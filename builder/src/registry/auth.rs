@@ -6,9 +6,9 @@ use std::path::Path;
 
 use base64::Engine as _;
 
-use super::RegistryError;
 pub use super::credentials::Credentials;
 use super::endpoint::Endpoint;
+use super::error::RegistryError;
 
 /// Credentials by registry host (`registry.example.com`, `127.0.0.1:5000`, `docker.io`), and the
 /// docker credential helpers to ask for hosts (see [`CredentialStore::ask_helpers`]).

@@ -21,9 +21,9 @@ use reqwest::{Response, StatusCode};
 use tokio::io::AsyncWriteExt;
 use tokio::sync::Mutex;
 
-use super::RegistryError;
 use super::auth::{Challenge, CredentialStore, basic_value, parse_challenge};
 use super::endpoint::{Endpoint, Endpoints};
+use super::error::RegistryError;
 use super::manifest::MANIFEST_ACCEPT;
 use crate::artifact::{FetchedManifest, RemoteName};
 use crate::progress::ProgressSink;

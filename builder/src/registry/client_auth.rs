@@ -5,12 +5,12 @@ use reqwest::Response;
 use reqwest::StatusCode;
 use reqwest::header::{AUTHORIZATION, WWW_AUTHENTICATE};
 
-use super::RegistryError;
 use super::auth::{
     Challenge, Credentials, basic_value, parse_challenge, realm_may_have_credentials,
 };
 use super::client::{RegistryClient, header};
 use super::endpoint::Endpoint;
+use super::error::RegistryError;
 use crate::artifact::RemoteName;
 use crate::http::HttpError;
 

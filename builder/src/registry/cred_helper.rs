@@ -12,8 +12,8 @@ use std::io::{Read, Write};
 use std::process::{Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
-use super::RegistryError;
 use super::credentials::Credentials;
+use super::error::RegistryError;
 
 /// How long a helper may take before it is stopped (some wait for a keyring to unlock).
 pub const HELPER_TIMEOUT: Duration = Duration::from_secs(30);

@@ -5,9 +5,9 @@
 
 use futures_util::{StreamExt, TryStreamExt};
 
-use super::RegistryError;
 use super::client::RegistryClient;
 use super::endpoint::Endpoints;
+use super::error::RegistryError;
 use super::pull::{checked_names, credentials_for};
 use super::pull_types::{ImageRequest, PullOptions};
 use cks_pinning::digest::Digest;

@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use super::RegistryError;
+use super::error::RegistryError;
 
 /// A registry's base URL as the client contacts it.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -15,7 +15,7 @@ use serde::Serialize;
 
 use crate::digest::HashingWriter;
 
-use super::RegistryError;
+use super::error::RegistryError;
 
 /// The annotation containerd reads for the image name.
 pub const CONTAINERD_NAME: &str = "io.containerd.image.name";

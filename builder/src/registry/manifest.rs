@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use cks_pinning::digest::Digest;
 
-use super::RegistryError;
+use super::error::RegistryError;
 
 /// OCI image index.
 pub const OCI_INDEX: &str = "application/vnd.oci.image.index.v1+json";

@@ -5,10 +5,10 @@ use std::path::Path;
 
 use futures_util::{StreamExt, TryStreamExt};
 
-use super::RegistryError;
 use super::auth::CredentialStore;
 use super::client::RegistryClient;
 use super::endpoint::Endpoints;
+use super::error::RegistryError;
 use super::pull_image::pull_one;
 use super::pull_types::{ImageRequest, Outcome, PullOptions, PullReport};
 use super::store::BlobStore;

@@ -4,8 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
-use super::RegistryError;
 use super::client::RegistryClient;
+use super::error::RegistryError;
 use super::finished_tarball::TarballStore;
 use super::layout::{DockerImage, LayoutContents, WrittenTarball, write_tarball_temp};
 use super::manifest::{Descriptor, Manifest, config_platform, parse_manifest};

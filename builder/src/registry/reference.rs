@@ -1,6 +1,6 @@
 //! The parts of a full normalised image reference that the registry protocol needs.
 
-use super::RegistryError;
+use super::error::RegistryError;
 use crate::artifact::RemoteName;
 
 impl RemoteName {

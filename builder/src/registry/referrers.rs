@@ -6,8 +6,8 @@ use std::sync::atomic::Ordering;
 
 use cks_pinning::limits::LimitKind;
 
-use super::RegistryError;
 use super::client::RegistryClient;
+use super::error::RegistryError;
 use crate::artifact::RemoteName;
 use crate::digest::sha256_hex;
 

@@ -9,8 +9,8 @@
 //! streams in, and a finished tarball is used only once it is byte for byte the one this pull
 //! writes ([`super::tarball_check::TarballCheck`]).
 
-use super::RegistryError;
 use super::client::RegistryClient;
+use super::error::RegistryError;
 use crate::artifact::{FetchedManifest, RemoteName, SharedTier};
 
 /// The manifest `reference` (tag or digest) of `name`: a tag always from the image's registry

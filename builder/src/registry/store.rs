@@ -8,8 +8,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use tokio::sync::{Mutex, OnceCell, Semaphore};
 
-use super::RegistryError;
 use super::client::RegistryClient;
+use super::error::RegistryError;
 use crate::artifact::RemoteName;
 use crate::progress::ProgressSink;
 

@@ -10,8 +10,8 @@ use cks_pinning::sources::Source;
 use cks_pinning::sources::signing::{Signing, signing};
 use cks_signature::{Mode, Outcome, SignatureError};
 
-use super::Verifier;
 use super::files::{Material, material, material_at, verify};
+use super::verifier::Verifier;
 use crate::fetch::{ChecksumStatus, FetchOptions, FetchedFile, Fetcher};
 
 /// Why a downloaded program is not run.

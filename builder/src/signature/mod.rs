@@ -1,204 +1,27 @@
 //! Upstream signatures, checked after the downloads and pulls: the cosign keyless signature of
-//! every Kubernetes release binary (`<url>.sig` and `<url>.cert`, or `<url>.sigstore.json`,
-//! fetched through the same [`Fetcher`] as the file, so with its mirrors, retries and caches,
-//! and verified from the file's SHA-256 taken as it streamed, so the binary is never read
-//! again) and of every image whose registry has a
-//! policy (the `sha256-<hex>.sig` tag and the OCI referrers of its digest, read with the same
-//! registry client as the pull). [`cks_signature`] does the verification; this module fetches
-//! the material, applies `--signatures require|warn|off` and returns what to record.
+//! every Kubernetes release binary (`<url>.sig` and `<url>.cert`, or `<url>.sigstore.json`, fetched
+//! through the same [`crate::fetch::Fetcher`] as the file, so with its mirrors, retries and caches,
+//! and verified from the file's SHA-256 taken as it streamed, so the binary is never read again)
+//! and of every image whose registry has a policy (the `sha256-<hex>.sig` tag and the OCI referrers
+//! of its digest, read with the same registry client as the pull). [`cks_signature`] does the
+//! verification; this module fetches the material, applies `--signatures require|warn|off` and
+//! returns what to record.
 //!
-//! Files: `settings` (the policies and their config), `files`, `images`, `outcome` (the verdict
-//! of each artifact under the mode).
+//! Files: `settings` (the policies and their config), `verifier` (the trusted root and the
+//! check), `files`, `images`, `host_binary`, `outcome` (the verdict of each artifact under the
+//! mode).
 
 mod files;
 mod host_binary;
 mod images;
 mod outcome;
 mod settings;
-
-use std::path::{Path, PathBuf};
-
-use cks_pinning::versions_txt::SignatureEntry;
-use cks_signature::TrustedRoot;
-
-use crate::fetch::{FetchedFile, Fetcher};
-use crate::registry::{PullOptions, PullReport};
+mod verifier;
 
 pub use cks_signature::{Mode, Policy};
 pub use host_binary::{BeforeRunning, NotRun};
-pub use outcome::SignatureRefusals;
+pub use outcome::{Checked, SignatureRefusals};
 pub use settings::{
     IncompletePolicy, KUBERNETES_REGISTRY, PolicyInput, SignatureInputs, SignatureSettings,
 };
-
-/// The trusted root cannot be used.
-#[derive(Debug, thiserror::Error)]
-pub enum TrustedRootError {
-    /// The `--trusted-root` file cannot be read or is not a trusted root.
-    #[error(
-        "--trusted-root {}: {reason}; expected a Sigstore trusted_root.json (as `cosign trusted-root create` or the TUF repository gives it)",
-        path.display()
-    )]
-    File {
-        /// The file.
-        path: PathBuf,
-        /// What is wrong with it.
-        reason: String,
-    },
-    /// The built-in public-good root does not parse (a build of this program is broken).
-    #[error("the built-in public-good trusted root is unusable: {0}")]
-    BuiltIn(String),
-}
-
-/// What the signature phase found: the lines to record, and what to tell the user.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Checked {
-    /// Every verified file and image, for `versions.txt` (and so the SBOM).
-    pub entries: Vec<SignatureEntry>,
-    /// One line per unsigned or unverifiable artifact (under `warn`).
-    pub warnings: Vec<String>,
-    /// Said once: the sources that are not signed upstream, the images without a policy.
-    pub notes: Vec<String>,
-}
-
-/// Checks signatures with one trusted root and the build's policies.
-#[derive(Debug)]
-pub struct Verifier {
-    settings: SignatureSettings,
-    root: Option<TrustedRoot>,
-    /// The sha256 of the trusted root's JSON (empty under `off`).
-    root_digest: String,
-}
-
-impl Verifier {
-    /// Loads the trusted root (`--trusted-root`, else the built-in one; none under `off`).
-    pub fn new(settings: &SignatureSettings) -> Result<Verifier, TrustedRootError> {
-        let (root, root_digest) = match (&settings.mode, &settings.trusted_root) {
-            (Mode::Off, _) => (None, String::new()),
-            (_, Some(path)) => {
-                let text = std::fs::read_to_string(path).map_err(|e| TrustedRootError::File {
-                    path: path.clone(),
-                    reason: e.to_string(),
-                })?;
-                let root = TrustedRoot::from_json(&text).map_err(|e| TrustedRootError::File {
-                    path: path.clone(),
-                    reason: e.to_string(),
-                })?;
-                (Some(root), crate::digest::sha256_hex(text.as_bytes()))
-            }
-            (_, None) => (
-                Some(
-                    TrustedRoot::public_good()
-                        .map_err(|e| TrustedRootError::BuiltIn(e.to_string()))?,
-                ),
-                crate::digest::sha256_hex(cks_signature::PUBLIC_GOOD_JSON.as_bytes()),
-            ),
-        };
-        Ok(Verifier {
-            settings: settings.clone(),
-            root,
-            root_digest,
-        })
-    }
-
-    /// The mode in force.
-    pub fn mode(&self) -> Mode {
-        self.settings.mode
-    }
-
-    /// What of these settings shapes an ISO (its `signature:` lines), as one line for a cache
-    /// key: the mode, the policies and the trusted root's digest (not its path, which differs
-    /// between machines).
-    pub fn recipe(&self) -> String {
-        let policies =
-            serde_json::to_string(&(&self.settings.kubernetes, &self.settings.registries))
-                .unwrap_or_default();
-        format!(
-            "signatures {:?} root {} policies {policies}",
-            self.settings.mode, self.root_digest
-        )
-    }
-
-    /// Checks every signed file of `fetched` (the plan's `sources`) and every pulled image with a
-    /// policy, fetching
-    /// the files' signature material into `scratch` (outside the ISO tree). Under `require`,
-    /// anything not verified fails with every refusal named; under `off`, nothing is fetched.
-    pub async fn check(
-        &self,
-        sources: &[cks_pinning::sources::Source],
-        fetched: &[FetchedFile],
-        report: &PullReport,
-        fetcher: &Fetcher,
-        pull: &PullOptions,
-        scratch: &Path,
-    ) -> Result<Checked, SignatureRefusals> {
-        let Some(root) = &self.root else {
-            return Ok(Checked::default());
-        };
-        // The files' and the images' material is fetched at once; the verdicts keep the
-        // files first, then the images, as versions.txt lists them.
-        let mut verdicts = outcome::Verdicts::new(self.settings.mode);
-        let mut image_verdicts = outcome::Verdicts::new(self.settings.mode);
-        futures_util::join!(
-            files::check(
-                sources,
-                fetched,
-                fetcher,
-                scratch,
-                root,
-                &self.settings,
-                &mut verdicts,
-            ),
-            images::check(report, pull, root, &self.settings, &mut image_verdicts),
-        );
-        verdicts.append(image_verdicts);
-        verdicts.finish()
-    }
-
-    /// [`Verifier::check`] for the images of `report` alone.
-    pub async fn check_images(
-        &self,
-        report: &PullReport,
-        pull: &PullOptions,
-    ) -> Result<Checked, SignatureRefusals> {
-        let Some(root) = &self.root else {
-            return Ok(Checked::default());
-        };
-        let mut verdicts = outcome::Verdicts::new(self.settings.mode);
-        images::check(report, pull, root, &self.settings, &mut verdicts).await;
-        verdicts.finish()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_bad_trusted_root_file_is_named_and_off_needs_none() {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let missing = dir.path().join("missing.json");
-        let garbage = dir.path().join("garbage.json");
-        std::fs::write(&garbage, "{\"mediaType\": 1}").expect("writes");
-        for path in [&missing, &garbage] {
-            let settings = SignatureSettings {
-                trusted_root: Some(path.clone()),
-                ..SignatureSettings::default()
-            };
-            let err = Verifier::new(&settings).expect_err("refused");
-            let text = err.to_string();
-            assert!(text.contains(&path.display().to_string()), "{text}");
-            assert!(
-                text.contains("expected a Sigstore trusted_root.json"),
-                "{text}"
-            );
-        }
-        let off = SignatureSettings {
-            mode: Mode::Off,
-            trusted_root: Some(missing),
-            ..SignatureSettings::default()
-        };
-        assert!(Verifier::new(&off).is_ok());
-        assert!(Verifier::new(&SignatureSettings::default()).is_ok());
-    }
-}
+pub use verifier::{TrustedRootError, Verifier};

@@ -4,7 +4,16 @@
 use cks_pinning::versions_txt::SignatureEntry;
 use cks_signature::{Judgement, Mode, Outcome, Refusal, judge};
 
-use super::Checked;
+/// What the signature phase found: the lines to record, and what to tell the user.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Checked {
+    /// Every verified file and image, for `versions.txt` (and so the SBOM).
+    pub entries: Vec<SignatureEntry>,
+    /// One line per unsigned or unverifiable artifact (under `warn`).
+    pub warnings: Vec<String>,
+    /// Said once: the sources that are not signed upstream, the images without a policy.
+    pub notes: Vec<String>,
+}
 
 /// `--signatures require` and artifacts that are not verified: each named with its reason.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -9,7 +9,7 @@ use p256::ecdsa::signature::hazmat::PrehashSigner;
 use p256::pkcs8::{DecodePrivateKey, EncodePrivateKey, EncodePublicKey, LineEnding};
 use rand::TryRngCore;
 
-use super::SigningError;
+use super::error::SigningError;
 use super::sign::write_signature;
 
 /// An ECDSA P-256 private key. Its `Debug` shows nothing of the key.

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 
-use super::SigningError;
+use super::error::SigningError;
 
 /// The suffix of a signature file: `<file>.sig`.
 pub const SIG_SUFFIX: &str = ".sig";

@@ -5,7 +5,8 @@ use std::fmt;
 use semver::Version;
 use thiserror::Error;
 
-use super::{LsRemoteError, RemoteTags};
+use super::ls_remote::LsRemoteError;
+use super::ls_remote::RemoteTags;
 use crate::image::{ImageRef, ImageRefError};
 use crate::version::KubeVersion;
 

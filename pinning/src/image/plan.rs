@@ -5,7 +5,8 @@
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use super::{ImageRef, tarball_names};
+use super::reference::ImageRef;
+use super::tarball::tarball_names;
 
 /// One image of the build.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -15,7 +15,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::ImageRef;
+use super::reference::ImageRef;
 
 /// The longest file name produced (Rock Ridge and Linux allow 255 bytes).
 pub const NAME_MAX: usize = 255;

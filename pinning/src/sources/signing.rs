@@ -3,7 +3,8 @@
 //! plugins, crictl, etcd) are not cosign-signed today; the manifests and unit files are not
 //! release artifacts at all.
 
-use super::{Checksum, Source};
+use super::Source;
+use super::checksum::Checksum;
 
 /// The release server's prefix of the Kubernetes binaries.
 const KUBERNETES_RELEASES: &str = "https://dl.k8s.io/release/";

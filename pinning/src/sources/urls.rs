@@ -1,7 +1,9 @@
 //! The URL rules: where upstream publishes each file of the ISO for a version and an arch, and
 //! the ISO path each goes to.
 
-use super::{Checksum, Edit, Source};
+use super::Source;
+use super::checksum::Checksum;
+use super::edit::Edit;
 use crate::arch::Arch;
 use crate::release::ReleaseVersion;
 use crate::version::KubeVersion;

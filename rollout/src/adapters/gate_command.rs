@@ -60,7 +60,7 @@ fn read_into(mut from: impl Read + Send + 'static, tail: Arc<Mutex<Vec<u8>>>) ->
     })
 }
 
-/// The last non-empty line of `tail`, control characters removed, at most [`LINE`] characters.
+/// The last non-empty line of `tail`, control characters removed, at most `LINE` characters.
 pub fn last_line(tail: &[u8]) -> String {
     let text = String::from_utf8_lossy(tail);
     let line = text

@@ -13,6 +13,7 @@ macro_rules! outln {
 
 mod args;
 mod duration;
+mod exit;
 mod render;
 mod simulate;
 mod sinks;
@@ -27,6 +28,7 @@ use cks_rollout::engine::{UpdateOutcome, plan_update, scan, update, view};
 
 use args::{LiveArgs, RunArgs, UpdateArgs};
 use cks_rollout::live::LivePorts;
+use exit::Exit;
 use render::StepPrinter;
 
 /// Roll new node settings (offering, root disk size, affinity groups) out to a CKS cluster,
@@ -113,19 +115,6 @@ pub enum Command {
     },
     /// The same commands against the simulator.
     Simulate(simulate::SimulateArgs),
-}
-
-/// How a command ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Exit {
-    /// Done.
-    Ok,
-    /// The rollout stopped on an error.
-    RolloutFailed,
-    /// A simulator invariant broke.
-    InvariantBroken,
-    /// The update call was refused (bad request, wrong state): exit code 1, as for an error.
-    Refused,
 }
 
 /// Parses the command line, runs the command and maps the result to an exit code.

@@ -12,8 +12,8 @@ use cks_rollout::engine::{EngineConfig, UpdateOutcome, plan_update, view};
 use cks_rollout::model::ClusterState;
 use cks_rollout::sim::{ClusterSpec, Simulation};
 
-use super::Exit;
 use super::args::{RunArgs, UpdateArgs};
+use super::exit::Exit;
 use super::render::{self, StepPrinter};
 
 /// Options of `simulate`.

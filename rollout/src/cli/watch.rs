@@ -13,8 +13,8 @@ use cks_rollout::engine::StepKind;
 use cks_rollout::events::EventLine;
 use cks_rollout::model::ClusterState;
 
-use super::Exit;
 use super::args::LiveArgs;
+use super::exit::Exit;
 
 /// The most of the events file read at one poll.
 const READ_LIMIT: u64 = 1 << 20;

@@ -7,9 +7,9 @@ use serde_json::Value;
 
 use cks_discovery::nodes::{KubeNode, parse_nodes};
 
-use super::DiscoveryError;
 use crate::adapters::kube::KubeAccess;
 use crate::adapters::tls::http_client;
+use cks_discovery::DiscoveryError;
 
 /// The cluster's nodes, read with the kubeconfig's credentials.
 pub fn list_nodes(access: &KubeAccess, timeout: Duration) -> Result<Vec<KubeNode>, DiscoveryError> {

@@ -1,5 +1,5 @@
 //! The rollout's events for machines: one JSON line per step in a versioned schema
-//! ([`EventLine`], documented in README.md, "Events"), written to a file ([`file`]) and POSTed
+//! ([`EventLine`], documented in README.md, "Events"), written to a file ([`mod@file`]) and POSTed
 //! to a webhook ([`webhook`]).
 
 pub mod file;

@@ -1,6 +1,6 @@
 //! What CloudStack reports about a cluster's VMs, volumes, offerings and affinity groups.
 
-use super::NodeType;
+use cks_discovery::node_type::NodeType;
 use serde::{Deserialize, Serialize};
 
 /// The power state of a VM as CloudStack reports it.

@@ -1,6 +1,6 @@
 //! The cluster record kept by the store: state, per-type settings, capacity and rollout flags.
 
-use super::NodeType;
+use cks_discovery::node_type::NodeType;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 

@@ -1,7 +1,9 @@
 //! The lease rules, written once for every store: who may act on an `Updating` cluster, judged
 //! on the record and the store's own clock inside the store's transaction.
 
-use super::{ClusterRecord, ClusterState, Lease};
+use super::cluster::ClusterRecord;
+use super::cluster::ClusterState;
+use super::cluster::Lease;
 use std::time::Duration;
 
 fn fresh(held: &Lease, timeout: Duration, now_ms: u64) -> bool {

@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{PortError, PortResult};
+use super::error::{PortError, PortResult};
 use crate::model::{
     AffinityGroup, CksCluster, DiskOffering, KubernetesVersion, NodeType, ServiceOffering, Vm,
     Volume,

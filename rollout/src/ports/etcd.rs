@@ -1,6 +1,6 @@
 //! etcd: the members and their health.
 
-use super::PortResult;
+use super::error::PortResult;
 use crate::model::EtcdMember;
 
 /// The etcd calls the engine needs.

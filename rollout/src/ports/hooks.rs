@@ -1,7 +1,7 @@
 //! The operator's hooks around a rollout: gate commands run before each batch, and the look
 //! at each node for `/var/run/reboot-required`.
 
-use super::PortResult;
+use super::error::PortResult;
 
 /// One gate to start: the command and what it is told in its environment.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,6 +1,6 @@
 //! Kubernetes: nodes, pods and the API servers' readiness, each call through a chosen endpoint.
 
-use super::PortResult;
+use super::error::PortResult;
 use crate::model::{Endpoint, EvictionOutcome, NodeStatus, Pod, ReadyzCheck};
 
 /// The Kubernetes API calls the engine needs. Every call names the API server it goes to, so

@@ -1,6 +1,6 @@
 //! The cluster record: state transitions, settings, flags and the rollout lease.
 
-use super::PortResult;
+use super::error::PortResult;
 use crate::model::{ClusterRecord, ClusterState, Lease, TypeSettings};
 use std::time::Duration;
 

@@ -12,7 +12,9 @@ use std::path::Path;
 use hadris_fs::DateTime;
 use hadris_iso::{IsoId, IsoLevel, IsoOptions, Relocation};
 
-use super::{IsoError, PackOptions, PackWarning};
+use super::error::IsoError;
+use super::options::PackOptions;
+use super::warning::PackWarning;
 
 /// What the writer produced.
 pub struct Written {

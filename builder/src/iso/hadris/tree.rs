@@ -7,8 +7,9 @@ use std::path::Path;
 use hadris_fs::host::{self, Symlinks, TreeOptions};
 use hadris_fs::{DateTime, FileType, Owner, Permissions, SetAttr, Tree};
 
+use crate::iso::error::IsoError;
 use crate::iso::mode::{EntryKind, image_mode};
-use crate::iso::{BuildTime, IsoError};
+use crate::iso::time::BuildTime;
 
 /// Reads `dir` into a tree the writer lays out, with normalised attributes.
 pub fn read(dir: &Path, time: BuildTime) -> Result<Tree, IsoError> {

@@ -4,7 +4,7 @@
 use cks_pinning::headlamp::HeadlampVersion;
 use cks_pinning::node_contract::Target;
 
-use super::OptionsError;
+use super::error::OptionsError;
 
 /// The dashboards of a build and the lines they must fit, checked before anything is fetched.
 pub(super) struct Dashboards {

@@ -1,7 +1,7 @@
 //! URLs the build records may carry no password: a login belongs on a mirror, where it is sent
 //! and never written.
 
-use super::OptionsError;
+use super::error::OptionsError;
 
 /// Where a manifest URL's login belongs instead of the URL itself.
 pub(super) const MIRROR_LOGIN: &str = "give the URL without it and the login on a mirror of it, \

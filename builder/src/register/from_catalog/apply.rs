@@ -8,7 +8,9 @@ use cks_pinning::catalog::{Existing, Retirement, Step, ZoneRef, plan_registratio
 use serde::Serialize;
 
 use super::super::RegisterError;
-use super::{CatalogRegisterError, CatalogRequest, Loaded, Zones};
+use super::error::CatalogRegisterError;
+use super::load::Loaded;
+use super::request::{CatalogRequest, Zones};
 
 /// One line of the closing table.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use futures_util::StreamExt;
 
-use super::CatalogRegisterError;
+use super::error::CatalogRegisterError;
 use crate::digest::Sha256Count;
 use crate::http::{HttpError, send};
 

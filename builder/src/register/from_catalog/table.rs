@@ -1,7 +1,7 @@
 //! The closing table of `register --catalog`: one row per zone, version and arch, with what was
 //! done.
 
-use super::Row;
+use super::apply::Row;
 
 /// The rows as aligned columns under a header.
 pub fn render(rows: &[Row]) -> String {

@@ -2,12 +2,13 @@
 //! (from CKS's VM names, `<cluster>-control-…`, `<cluster>-etcd-…`, workers `<cluster>-node-…`),
 //! their volumes, and the calls that change them, with errors classed for the engine.
 
-use super::{CloudStackClient, CloudStackError};
 use crate::model::{
     AffinityGroup, CksCluster, DiskOffering, KubernetesVersion, ServiceOffering, Vm, VmState,
     Volume, VolumeKind,
 };
 use crate::ports::{Cloud, Job, JobCall, JobStatus, PortError, PortErrorKind, PortResult};
+use cks_cloudstack::CloudStackClient;
+use cks_cloudstack::CloudStackError;
 use cks_cloudstack::JobState;
 use serde_json::Value;
 

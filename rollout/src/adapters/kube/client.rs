@@ -6,8 +6,8 @@ use std::time::{Duration, Instant};
 use cks_discovery::kube_node::{Node, NodeList};
 use serde_json::{Value, json};
 
-use super::KubeError;
 use super::answer;
+use super::error::KubeError;
 use super::kubeconfig::KubeAccess;
 use super::parse;
 use crate::adapters::secret::Secret;

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use base64::Engine;
 use serde::Deserialize;
 
-use super::KubeError;
+use super::error::KubeError;
 use crate::adapters::secret::Secret;
 use crate::adapters::tls::TlsMaterial;
 

@@ -4,7 +4,8 @@
 
 use std::collections::BTreeMap;
 
-use super::{KubeClient, KubeError};
+use super::client::KubeClient;
+use super::error::KubeError;
 use crate::model::{Endpoint, EvictionOutcome, NodeStatus, Pod, ReadyzCheck};
 use crate::ports::{Kube, PortError, PortErrorKind, PortResult};
 

@@ -13,7 +13,7 @@ use postgres::error::SqlState;
 use postgres::{Client, Config, IsolationLevel, Transaction};
 use rand::Rng;
 
-use super::StoreError;
+use super::error::StoreError;
 use super::postgres_tls::{ConnectError, TlsSettings, split_tls_params};
 use crate::model::{ClusterRecord, ClusterState};
 

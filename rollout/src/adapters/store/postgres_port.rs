@@ -1,8 +1,9 @@
 //! PostgreSQL under the store's rules ([`RecordStore`]): each change one serialisable
 //! transaction, retried on serialisation failures.
 
+use super::error::StoreError;
+use super::postgres::PostgresStore;
 use super::rules::{RecordStore, RecordTable};
-use super::{PostgresStore, StoreError};
 use crate::model::ClusterRecord;
 
 impl RecordStore for PostgresStore {

@@ -4,7 +4,7 @@
 
 use ::postgres::error::SqlState;
 
-use super::StoreError;
+use super::error::StoreError;
 use crate::model::{ClusterRecord, ClusterState, Lease, TypeSettings};
 use crate::ports::{PortError, PortErrorKind, PortResult, Store};
 use std::time::Duration;

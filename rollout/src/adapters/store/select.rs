@@ -5,8 +5,11 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
+use super::error::StoreError;
+use super::postgres::PostgresStore;
+use super::postgres::PostgresUrl;
 use super::rules::{RecordStore, RecordTable};
-use super::{PostgresStore, PostgresUrl, SqliteStore, StoreError};
+use super::sqlite::SqliteStore;
 use crate::model::ClusterRecord;
 
 /// Where the cluster records live.

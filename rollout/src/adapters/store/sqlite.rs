@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
-use super::StoreError;
+use super::error::StoreError;
 use super::rules::{RecordStore, RecordTable};
 use crate::model::{ClusterRecord, ClusterState};
 
