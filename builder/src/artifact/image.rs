@@ -53,7 +53,7 @@ pub struct CachedTarball {
     /// Its `sha256:` digest.
     pub sha256: String,
     /// The digest of the platform's manifest.
-    pub platform_digest: String,
+    pub platform_digest: Digest,
     /// The platform, e.g. `linux/arm64`.
     pub platform: String,
     /// The blobs it holds.

@@ -294,14 +294,11 @@ fn reported(
         let Some(facts) = contents.images.get(&tree_path(tree, &tarball)) else {
             continue;
         };
-        let Ok(platform_digest) = Digest::parse(&facts.platform_digest) else {
-            continue;
-        };
         report.images.push(PulledImage {
             reference: image.reference.clone(),
             digest: digest.clone(),
             media_type: facts.media_type.clone(),
-            platform_digest,
+            platform_digest: facts.platform_digest.clone(),
             platform: facts.platform.clone(),
             tarball,
             tarball_size: facts.size,

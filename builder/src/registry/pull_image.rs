@@ -104,7 +104,7 @@ pub(super) async fn pull_one(
     let record = CachedTarball {
         size: written.size,
         sha256: written.sha256.clone(),
-        platform_digest: chosen.platform_digest.to_string(),
+        platform_digest: chosen.platform_digest.clone(),
         platform: chosen.platform.clone(),
         blobs: digests.clone(),
     };

@@ -8,6 +8,7 @@
 use std::collections::BTreeMap;
 use std::io::{self, Write};
 
+use cks_pinning::digest::Digest;
 use cks_pinning::limits::{LimitKind, Limits};
 use cks_pinning::sbom::Layer;
 use sha1::{Digest as _, Sha1};
@@ -34,7 +35,7 @@ pub struct TarballFacts {
     /// The top object's media type.
     pub media_type: String,
     /// The digest of the platform's manifest.
-    pub platform_digest: String,
+    pub platform_digest: Digest,
     /// The platform, e.g. `linux/amd64`.
     pub platform: String,
     /// The tarball's size.
@@ -326,7 +327,7 @@ impl TarballCheck {
                     .platform
                     .as_ref()
                     .map_or_else(|| self.arch.platform(), ToString::to_string);
-                (entry.digest.to_string(), platform, config, layers)
+                (entry.digest.clone(), platform, config, layers)
             }
             Manifest::Image { config, layers } => {
                 let found = config_platform(&self.name, &config.digest, kept(&config.digest)?)
@@ -334,12 +335,13 @@ impl TarballCheck {
                 if !runs_on(self.arch, &found) {
                     return Err(format!("it is for {found}"));
                 }
-                (self.digest.clone(), found.to_string(), config, layers)
+                let top = Digest::parse(&self.digest).map_err(|e| e.to_string())?;
+                (top, found.to_string(), config, layers)
             }
         };
         let mut blobs = vec![self.digest.clone()];
         if platform_digest != self.digest {
-            blobs.push(platform_digest.clone());
+            blobs.push(platform_digest.to_string());
         }
         blobs.push(config.digest.to_string());
         blobs.extend(layers.iter().map(|l| l.digest.to_string()));
