@@ -3,7 +3,7 @@
 use saphyr::{MarkedYaml, Scalar, YamlData, YamlLoader};
 use saphyr_parser::{BufferedInput, Parser, SpannedEventReceiver};
 
-use super::ManifestError;
+use super::error::ManifestError;
 use super::guard::{Guard, MAX_DEPTH};
 
 /// A parsed manifest: its text, its documents, and a table from character to byte offsets

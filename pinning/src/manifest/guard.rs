@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use saphyr_parser::{Event, Span};
 
-use super::ManifestError;
+use super::error::ManifestError;
 
 /// The deepest nesting of mappings and sequences read. The deepest upstream manifest bundled
 /// today (a CRD's schema) nests 14 levels; anything deeper than this is refused before it is

@@ -4,8 +4,8 @@
 
 use saphyr::MarkedYaml;
 
-use super::ManifestError;
 use super::document::{Parsed, for_each_entry, get, get_str, items};
+use super::error::ManifestError;
 use super::objects::objects;
 use super::pull_policy::{IF_NOT_PRESENT, set_pull_policy};
 use super::set_image::set_image;

@@ -2,8 +2,8 @@
 
 use saphyr::MarkedYaml;
 
-use super::ManifestError;
 use super::document::{Located, Parsed, for_each_entry, get, items};
+use super::error::ManifestError;
 use crate::image::{self, ImageRef};
 
 /// The keys whose sequences hold containers.

@@ -1,7 +1,7 @@
 //! The Kubernetes objects of a manifest: kind, name and namespace of each document.
 
-use super::ManifestError;
 use super::document::{Parsed, get, get_str};
+use super::error::ManifestError;
 
 /// One object of a manifest.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,6 +1,6 @@
 //! The full edit of each pinned manifest: the autoscaler's and the CCM's.
 
-use super::ManifestError;
+use super::error::ManifestError;
 use super::objects::objects;
 use super::placeholders::{count_placeholders, require_placeholders};
 use super::pull_policy::set_pull_policy;

@@ -3,8 +3,8 @@
 
 use saphyr::{MarkedYaml, Scalar, YamlData};
 
-use super::ManifestError;
 use super::document::{Parsed, for_each_entry, items};
+use super::error::ManifestError;
 
 /// The argument CloudStack rewrites with a cluster's node group when it enables autoscaling.
 pub const NODES_PLACEHOLDER: &str = "--nodes=<min>:<max>:<cluster-id>";

@@ -2,8 +2,8 @@
 
 use saphyr::MarkedYaml;
 
-use super::ManifestError;
 use super::document::{Parsed, for_each_entry, scalar_replacement, splice};
+use super::error::ManifestError;
 
 /// The pull policy that lets a node use the images imported from the ISO.
 pub const IF_NOT_PRESENT: &str = "IfNotPresent";

@@ -1,7 +1,7 @@
 //! The autoscaler's extra RBAC: what newer cluster-autoscaler releases read beyond the CloudStack
 //! example's ClusterRole.
 
-use super::ManifestError;
+use super::error::ManifestError;
 use super::objects::objects;
 
 /// The name of the extra ClusterRole and its ClusterRoleBinding.

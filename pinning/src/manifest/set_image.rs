@@ -1,7 +1,7 @@
 //! Setting the image of a manifest that names exactly one container image.
 
-use super::ManifestError;
 use super::document::{Parsed, scalar_replacement, splice};
+use super::error::ManifestError;
 use super::images::image_nodes;
 use crate::image::ImageRef;
 

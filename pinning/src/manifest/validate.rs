@@ -4,8 +4,8 @@
 
 use saphyr::{MarkedYaml, Scalar, YamlData};
 
-use super::ManifestError;
 use super::document::{Parsed, get_str};
+use super::error::ManifestError;
 use super::images::image_nodes;
 
 /// What a manifest is for, which decides what it must hold.
