@@ -203,7 +203,7 @@ impl CacheRegistry {
         }
     }
 
-    pub(super) fn damaged(&self, entry: &str, digest: &str, reason: String) {
+    fn damaged(&self, entry: &str, digest: &str, reason: String) {
         if let Ok(mut damaged) = self.damaged.lock() {
             damaged.insert(digest.to_string());
         }
