@@ -1,7 +1,8 @@
 //! What `preload` refuses before anything reaches a node: an ISO whose sha256 is not the
 //! checksum CloudStack holds for the version (or the one `--sha256` gives), an ISO `verify`
 //! rejects or cannot read; and on the node, a spool folder it does not own alone (a symlink,
-//! another user's, one others may write to).
+//! another user's, one others may write to). And what is sent is what was checked: another ISO
+//! put at the path after the check is never read.
 
 use std::fs;
 use std::os::unix::fs::{MetadataExt, PermissionsExt, symlink};
@@ -155,4 +156,46 @@ fn a_spool_folder_the_commands_user_does_not_own_alone_is_refused() {
         fs::metadata(node.own.path()).expect("own").uid()
     );
     assert_eq!(node.images(), cluster.expected());
+}
+
+#[test]
+fn another_iso_put_at_the_path_after_the_check_is_never_sent() {
+    let mut cluster = Cluster::start(1);
+    // Another valid ISO, its pause image different.
+    cluster
+        .tree
+        .add_image("registry.k8s.io/pause:3.10", 99, true);
+    cluster.tree.render();
+    let other = cluster.tree.pack("other");
+    assert_ne!(sha256_file(&other), cluster.sha256);
+    // The node's ctr, on its first call (after the check, before any copy), puts it at the path.
+    let scratch = cluster.tree.scratch();
+    let (ctr, flag) = (scratch.join("swapping-ctr"), scratch.join("swapped"));
+    fs::write(
+        &ctr,
+        format!(
+            "#!/bin/sh\nif [ ! -e '{}' ]; then : > '{}'; mv -f '{}' '{}'; fi\nexec '{}' \"$@\"\n",
+            flag.display(),
+            flag.display(),
+            other.display(),
+            cluster.iso.display(),
+            cluster.shared.join("bin/ctr").display()
+        ),
+    )
+    .expect("ctr");
+    fs::set_permissions(&ctr, fs::Permissions::from_mode(0o755)).expect("chmod");
+    let out = cluster.hook(
+        &["preload", "--json", "--sha256", &cluster.sha256],
+        Some(ctr.to_str().expect("utf-8")),
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(flag.exists(), "the ISO was swapped during the run");
+    assert_ne!(sha256_file(&cluster.iso), cluster.sha256);
+    assert_eq!(cluster.nodes[0].images(), cluster.expected(), "{text}");
 }
