@@ -40,11 +40,13 @@ enum Commands {
     /// Applies the new ISO's provider.yaml left on the first control node and confirms the
     /// cloud controller manager's rollout.
     RedeployProvider(RedeployArgs),
-    /// Before an upgrade, sends every node the new ISO's images it lacks and imports them.
+    /// Before an upgrade, sends every node the new ISO's images it lacks and imports them, once
+    /// the ISO's sha256 is the checksum CloudStack holds for --to VERSION (or --sha256 HEX) and
+    /// verify finds nothing wrong with it.
     ///
     /// Exit status: 0 when every node holds every image, 1 when a node failed (run again to
     /// finish: nodes already complete are skipped, a copy cut off is resumed), 2 for bad
-    /// arguments or what cannot be found.
+    /// arguments, what cannot be found, or an ISO refused (nothing was sent).
     Preload(cks_upgrade_hook::preload_cli::PreloadArgs),
     /// Upgrades the cluster: refuses unless it is Running and the version is Ready and newer,
     /// preloads the new images on every node (unless --no-preload), calls
@@ -54,7 +56,8 @@ enum Commands {
     /// Exit status: 0 upgraded (a failed refresh afterwards is a warning unless --strict);
     /// 1 the upgrade failed (CloudStack's error and the cluster's state are printed) or, with
     /// --strict, a refresh failed; 2 bad arguments or what cannot be found; 3 refused before
-    /// the upgrade (the cluster not Running, the version unknown, not Ready or not newer);
+    /// the upgrade (the cluster not Running, the version unknown, not Ready or not newer, or
+    /// --iso not the ISO CloudStack holds the checksum of for it, or failing verify);
     /// 4 the preload failed on a node (the upgrade was not started).
     Upgrade(Box<cks_upgrade_hook::upgrade_cli::UpgradeArgs>),
     /// Prints the autoscale-kube-cluster command, quoted for the node's shell.

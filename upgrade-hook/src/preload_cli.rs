@@ -1,4 +1,5 @@
-//! The `preload` command line: the nodes found from the cluster id, the ISO's images scanned
+//! The `preload` command line: the nodes found from the cluster id, the ISO checked against the
+//! checksum CloudStack holds for the version (or `--sha256`) and by `verify`, its images scanned
 //! once, every node preloaded with a progress bar per node on a terminal, one line per node at
 //! the end and the bytes sent.
 
@@ -11,10 +12,15 @@ use std::time::Duration;
 use anyhow::{Context, Result, bail};
 use clap::Args;
 
+use cks_cloudstack::CloudStackClient;
+use cks_discovery::cluster_api::ClusterInfo;
 use cks_upgrade_hook::command::ClusterId;
-use cks_upgrade_hook::preload::{self, IsoSource, Node, NodeOutcome, NodeReport, Settings};
+use cks_upgrade_hook::preload::{
+    self, Expected, Node, NodeOutcome, NodeReport, Settings, checked_iso,
+};
 use cks_upgrade_hook::ssh::SshRunner;
 use cks_upgrade_hook::target::{self, Flags};
+use cks_upgrade_hook::upgrade;
 
 /// `preload`'s arguments.
 #[derive(Debug, Clone, Args)]
@@ -22,9 +28,21 @@ pub struct PreloadArgs {
     /// The cluster's UUID; its nodes and their SSH routes are read from CloudStack.
     #[arg(long, value_name = "UUID")]
     pub cluster_id: String,
-    /// The new ISO, or the folder it is mounted on (its docker/*.tar are sent).
-    #[arg(long, value_name = "ISO|DIR")]
+    /// The new ISO file (its docker/*.tar are sent once its sha256 and `verify` check out).
+    #[arg(long, value_name = "ISO")]
     pub iso: PathBuf,
+    /// The version the ISO is for (its id, name or semantic version): the ISO's sha256 must be
+    /// the checksum CloudStack holds for it.
+    #[arg(
+        long,
+        value_name = "VERSION",
+        required_unless_present = "sha256",
+        conflicts_with = "sha256"
+    )]
+    pub to: Option<String>,
+    /// The ISO's sha256 (hex, `{SHA-256}` prefix optional), when the version is not registered yet.
+    #[arg(long, value_name = "HEX")]
+    pub sha256: Option<String>,
     /// The cluster's SSH private key (never printed).
     #[arg(long = "ssh-key", value_name = "FILE")]
     pub key: Option<PathBuf>,
@@ -125,23 +143,47 @@ pub fn run(args: &PreloadArgs) -> Result<bool> {
         .all(|r| !matches!(r.outcome, NodeOutcome::Failed { .. })))
 }
 
-/// Finds the nodes, scans the ISO and preloads every node.
+/// Finds the nodes, checks the ISO against the checksum `--to` or `--sha256` names, scans it
+/// and preloads every node.
 pub fn preload_cluster(args: &PreloadArgs) -> Result<Vec<NodeReport>> {
     ClusterId::parse(&args.cluster_id).context("checking --cluster-id")?;
-    if args.copy.copy_timeout == 0 || args.connect_timeout == 0 {
-        bail!("--copy-timeout and --connect-timeout must be at least 1 second");
-    }
-    let settings = args.settings()?;
-    let source = IsoSource::open(&args.iso)?;
-    let flags = args.flags();
     let client = target::client_from_env().map_err(|source| target::TargetError::NoCloudStack {
         needed: "the cluster's nodes",
         flags: "set them in the environment",
         source,
     })?;
     let info = cks_discovery::cluster_api::cluster_info(&client, &args.cluster_id)?;
-    let logins = target::all_nodes(&flags, &info, &client, &args.copy.ssh_endpoints)?;
-    let tarballs = preload::scan(&source).context("reading the ISO's images")?;
+    let expected = match (&args.to, &args.sha256) {
+        (_, Some(hex)) => Expected::given(hex)?,
+        (Some(to), None) => {
+            let versions = client
+                .list_kubernetes_versions(None)
+                .context("reading the Kubernetes versions (listKubernetesSupportedVersions)")?;
+            let version = upgrade::choose(to, &versions)?;
+            Expected::from_cloudstack(&client, version)?
+        }
+        (None, None) => bail!("give --to VERSION or --sha256 HEX: the ISO is checked against it"),
+    };
+    preload_checked(args, &client, &info, &expected)
+}
+
+/// Preloads every node of the cluster `info` once the ISO's sha256 is `expected` and `verify`
+/// finds nothing wrong; nothing reaches a node before.
+pub fn preload_checked(
+    args: &PreloadArgs,
+    client: &CloudStackClient,
+    info: &ClusterInfo,
+    expected: &Expected,
+) -> Result<Vec<NodeReport>> {
+    if args.copy.copy_timeout == 0 || args.connect_timeout == 0 {
+        bail!("--copy-timeout and --connect-timeout must be at least 1 second");
+    }
+    let settings = args.settings()?;
+    let flags = args.flags();
+    let logins = target::all_nodes(&flags, info, client, &args.copy.ssh_endpoints)?;
+    let iso = checked_iso::check(&args.iso, expected)?;
+    let source = &iso.source;
+    let tarballs = preload::scan(source).context("reading the ISO's images")?;
     let nodes: Vec<Node> = logins
         .into_iter()
         .map(|login| {
@@ -161,7 +203,7 @@ pub fn preload_cluster(args: &PreloadArgs) -> Result<Vec<NodeReport>> {
         if !args.json && std::io::stderr().is_terminal() {
             scope.spawn(|| progress(&nodes, &done));
         }
-        let reports = preload::preload_all(&nodes, &tarballs, &source, &settings);
+        let reports = preload::preload_all(&nodes, &tarballs, source, &settings);
         done.store(true, Ordering::Relaxed);
         reports
     });

@@ -1,5 +1,6 @@
-//! The `upgrade` command line: checks the cluster and the version, preloads the new ISO's images
-//! on every node, calls `upgradeKubernetesCluster`, follows its job, then refreshes the cloud
+//! The `upgrade` command line: checks the cluster and the version, checks the new ISO against
+//! the checksum CloudStack holds for the version and with `verify`, preloads its images on every
+//! node, calls `upgradeKubernetesCluster`, follows its job, then refreshes the cloud
 //! controller manager and the autoscaler.
 
 use std::io::IsTerminal;
@@ -12,7 +13,7 @@ use clap::Args;
 
 use cks_cloudstack::{CloudStackClient, CloudStackError};
 use cks_upgrade_hook::command::ClusterId;
-use cks_upgrade_hook::preload::NodeOutcome;
+use cks_upgrade_hook::preload::{CheckError, Expected, NodeOutcome, checked_iso};
 use cks_upgrade_hook::preload_cli::{self, CopyArgs, PreloadArgs};
 use cks_upgrade_hook::redeploy_cli::{Parts, RedeployArgs, redeploy};
 use cks_upgrade_hook::target;
@@ -70,10 +71,33 @@ pub fn run(args: &UpgradeArgs) -> Result<ExitCode> {
         }
     };
 
-    if let (false, Some(iso)) = (args.no_preload, args.node.iso()) {
+    // The ISO must be the one CloudStack holds for the version, and pass `verify`, before any
+    // of it reaches a node (its images, or its provider.yaml after the upgrade).
+    let expected = match args
+        .node
+        .iso()
+        .map(|_| Expected::from_cloudstack(&client, &target))
+    {
+        None => None,
+        Some(Ok(expected)) => Some(expected),
+        Some(Err(refusal)) => {
+            eprintln!("error: {refusal}");
+            return Ok(ExitCode::from(EXIT_REFUSED));
+        }
+    };
+    if let (true, Some(iso), Some(expected)) = (args.no_preload, args.node.iso(), &expected)
+        && let Err(refusal) = checked_iso::check(iso, expected)
+    {
+        eprintln!("error: {refusal}");
+        return Ok(ExitCode::from(EXIT_REFUSED));
+    }
+
+    if let (false, Some(iso), Some(expected)) = (args.no_preload, args.node.iso(), &expected) {
         let preload = PreloadArgs {
             cluster_id: cluster_id.clone(),
             iso: iso.clone(),
+            to: Some(target.id.clone()),
+            sha256: None,
             key: args.node.key().cloned(),
             known_hosts: args.node.known_hosts().cloned(),
             host_key_fingerprint: args.node.fingerprints().to_vec(),
@@ -84,7 +108,14 @@ pub fn run(args: &UpgradeArgs) -> Result<ExitCode> {
             json: false,
         };
         eprintln!("preloading the images of {} on every node", iso.display());
-        let reports = preload_cli::preload_cluster(&preload)?;
+        let reports = match preload_cli::preload_checked(&preload, &client, &info, expected) {
+            Ok(reports) => reports,
+            Err(error) if error.downcast_ref::<CheckError>().is_some() => {
+                eprintln!("error: {error:#}");
+                return Ok(ExitCode::from(EXIT_REFUSED));
+            }
+            Err(error) => return Err(error),
+        };
         for report in &reports {
             eprintln!("  {report}");
         }

@@ -8,7 +8,9 @@ mod common;
 
 mod command_cli;
 mod preload_cut_off;
+mod preload_iso;
 mod preload_nodes;
+mod preload_refusals;
 mod redeploy_from_cluster_id;
 mod redeploy_over_ssh;
 mod ssh_failures;

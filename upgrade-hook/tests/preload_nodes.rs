@@ -1,8 +1,8 @@
 //! `cks-upgrade-hook preload` against several real nodes: each a real sshd with its own real
 //! containerd (own root, state and socket; the node's `ctr` is a wrapper pointing at it, and its
 //! spool folder its own, both bind-mounted at the same path in the node's mount namespace), the
-//! nodes found through the CloudStack fake, the images read from a real ISO (xorriso) with the
-//! builder's ISO reader.
+//! nodes found through the CloudStack fake, the images read from a valid CKS ISO (see
+//! [`crate::preload_iso`]) with the builder's ISO reader.
 
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
@@ -11,75 +11,16 @@ use std::process::{Command, Output};
 
 use cks_fixtures::cloudstack_api::{CloudStackFake, CloudWorld};
 use cks_fixtures::containerd::Containerd;
-use cks_fixtures::oci::LayoutDir;
 use cks_fixtures::sshd::{NodeOptions, Sshd};
-use serde_json::{Value, json};
+use serde_json::Value;
 use sha2::{Digest, Sha256};
 use tempfile::TempDir;
 
 use crate::common::KEY_MARKER;
+use crate::preload_iso::{ETCD, IsoImage, NewIso, Tree};
 
 const API_KEY: &str = "preload-api-key";
 const SECRET_KEY: &str = "preload-secret-SECRETMARK";
-
-/// One image tarball of the test ISO.
-pub struct IsoImage {
-    pub file: String,
-    pub name: String,
-    pub digest: String,
-    pub size: u64,
-}
-
-/// Writes `docker/<file>` holding one image `name` (a random layer of `layer` bytes), as
-/// `ctr images export` writes it: an OCI layout whose index names the image in full.
-fn image_tarball(docker: &Path, file: &str, name: &str, layer: u64, seed: u64) -> IsoImage {
-    let work = tempfile::tempdir().expect("layout dir");
-    let layout = LayoutDir::create(work.path()).expect("layout");
-    let layer = layout.add_random_layer(layer, seed).expect("layer");
-    let image = layout.add_image("linux/amd64", &[layer]).expect("image");
-    let index = layout.add_index(&[&image]).expect("index");
-    let mut entry = index.descriptor();
-    entry["annotations"] = json!({
-        "io.containerd.image.name": name,
-        "org.opencontainers.image.ref.name": name.rsplit(':').next().unwrap_or("latest"),
-    });
-    fs::write(
-        work.path().join("index.json"),
-        serde_json::to_vec(&json!({"schemaVersion": 2, "manifests": [entry]})).expect("json"),
-    )
-    .expect("index.json");
-    fs::write(
-        work.path().join("oci-layout"),
-        br#"{"imageLayoutVersion":"1.0.0"}"#,
-    )
-    .expect("layout");
-    let path = docker.join(file);
-    let mut tar = tar::Builder::new(fs::File::create(&path).expect("tarball"));
-    tar.append_path_with_name(work.path().join("oci-layout"), "oci-layout")
-        .expect("tar");
-    for blob in fs::read_dir(work.path().join("blobs/sha256")).expect("blobs") {
-        let blob = blob.expect("blob").path();
-        let name = blob
-            .file_name()
-            .expect("name")
-            .to_string_lossy()
-            .into_owned();
-        if !name.starts_with('.') {
-            tar.append_path_with_name(&blob, format!("blobs/sha256/{name}"))
-                .expect("tar");
-        }
-    }
-    tar.append_path_with_name(work.path().join("index.json"), "index.json")
-        .expect("tar");
-    tar.finish().expect("tar");
-    drop(tar);
-    IsoImage {
-        file: file.to_string(),
-        name: name.to_string(),
-        digest: index.digest.clone(),
-        size: fs::metadata(&path).expect("size").len(),
-    }
-}
 
 /// A node: its containerd, its sshd and its own folder, seen by its sessions at `shared`.
 pub struct TestNode {
@@ -93,7 +34,6 @@ impl TestNode {
         let containerd = Containerd::start().expect("containerd starts");
         let own = tempfile::tempdir().expect("node dir");
         fs::create_dir_all(own.path().join("bin")).expect("bin");
-        fs::create_dir_all(own.path().join("spool")).expect("spool");
         let ctr = cks_fixtures::process::require_program("ctr", "containerd").expect("ctr");
         let wrapper = own.path().join("bin/ctr");
         fs::write(
@@ -137,13 +77,17 @@ pub struct Cluster {
     pub cloud: CloudWorld,
     pub api: CloudStackFake,
     pub id: String,
-    iso: PathBuf,
+    pub iso: PathBuf,
+    /// The ISO's sha256, hex.
+    pub sha256: String,
     pub images: Vec<IsoImage>,
     pub known_hosts: PathBuf,
     key: PathBuf,
     pub shared: PathBuf,
     _work: TempDir,
     _key_dir: TempDir,
+    /// The tree the ISO was packed from.
+    pub tree: Tree,
 }
 
 impl Cluster {
@@ -160,48 +104,7 @@ impl Cluster {
             rand_tag()
         ));
         let nodes: Vec<TestNode> = (0..count).map(|_| TestNode::start(&shared)).collect();
-        let content = work.path().join("iso");
-        fs::create_dir_all(content.join("docker")).expect("docker");
-        let images: Vec<IsoImage> = [
-            ("pause:3.10.tar", "registry.k8s.io/pause:3.10", 40_000),
-            (
-                "etcd:3.5.21-0.tar",
-                "registry.k8s.io/etcd:3.5.21-0",
-                3_000_000,
-            ),
-            (
-                "coredns:v1.12.0.tar",
-                "registry.k8s.io/coredns/coredns:v1.12.0",
-                200_000,
-            ),
-            (
-                "kube-proxy:v1.33.1.tar",
-                "registry.k8s.io/kube-proxy:v1.33.1",
-                250_000,
-            ),
-        ]
-        .iter()
-        .enumerate()
-        .map(|(i, (file, name, size))| {
-            image_tarball(&content.join("docker"), file, name, *size, 100 + i as u64)
-        })
-        .collect();
-        fs::write(content.join("provider.yaml"), "kind: Deployment\n").expect("provider");
-        let iso = work.path().join("new.iso");
-        let out = Command::new(
-            cks_fixtures::process::require_program("xorriso", "xorriso").expect("xorriso"),
-        )
-        .args(["-as", "mkisofs", "-R", "-V", "CDROM", "-o"])
-        .arg(&iso)
-        .arg(&content)
-        .output()
-        .expect("xorriso runs");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-
+        let new_iso = NewIso::build();
         let cloud = CloudWorld::new(API_KEY, SECRET_KEY);
         let small = cloud.add_service_offering("small", 2, 4096);
         let disk = cloud.add_disk_offering("custom", 0);
@@ -243,18 +146,21 @@ impl Cluster {
             cloud,
             api,
             id,
-            iso,
-            images,
+            iso: new_iso.path,
+            sha256: new_iso.sha256,
+            images: new_iso.images,
             known_hosts,
             key,
             shared,
             _work: work,
             _key_dir: key_dir,
+            tree: new_iso.tree,
         }
     }
 
+    /// Runs `preload --json --sha256` of the ISO.
     pub fn preload(&self) -> (Output, Value) {
-        let out = self.hook(&["preload", "--json"], None);
+        let out = self.hook(&["preload", "--json", "--sha256", &self.sha256], None);
         let json = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
             panic!("not JSON ({e}):\n{}", String::from_utf8_lossy(&out.stderr))
         });
@@ -264,10 +170,19 @@ impl Cluster {
     /// Runs `cks-upgrade-hook COMMAND --cluster-id ... --iso ...` with the nodes' ssh, ctr and
     /// spool settings; checks nothing secret is printed.
     pub fn hook(&self, command: &[&str], ctr: Option<&str>) -> Output {
+        self.run_hook(command, &self.iso, ctr)
+    }
+
+    /// [`Cluster::hook`] with another `--iso`.
+    pub fn hook_iso(&self, command: &[&str], iso: &Path) -> Output {
+        self.run_hook(command, iso, None)
+    }
+
+    fn run_hook(&self, command: &[&str], iso: &Path, ctr: Option<&str>) -> Output {
         let out = Command::new(env!("CARGO_BIN_EXE_cks-upgrade-hook"))
             .args(command)
             .args(["--cluster-id", &self.id, "--iso"])
-            .arg(&self.iso)
+            .arg(iso)
             .arg("--ssh-key")
             .arg(&self.key)
             .arg("--known-hosts")
@@ -322,10 +237,15 @@ fn rand_tag() -> u32 {
 #[test]
 fn sends_each_node_only_the_bytes_it_lacks_and_finishes_a_copy_cut_off() {
     let cluster = Cluster::start(3);
-    let [pause, etcd, coredns, proxy] = &cluster.images[..] else {
-        panic!("four images")
+    let by_name = |name: &str| {
+        cluster
+            .images
+            .iter()
+            .find(|i| i.name == name)
+            .expect("the ISO holds it")
     };
-    // The control node already holds half the images.
+    let (pause, etcd) = (by_name("registry.k8s.io/pause:3.10"), by_name(ETCD));
+    // The control node already holds two of the images.
     let docker = tempfile::tempdir().expect("import dir");
     for image in [pause, etcd] {
         let tarball = docker.path().join("x.tar");
@@ -360,14 +280,10 @@ fn sends_each_node_only_the_bytes_it_lacks_and_finishes_a_copy_cut_off() {
     let bytes = fs::read(&extracted).expect("etcd tarball");
     let sha = hex::encode(Sha256::digest(&bytes));
     let cut = 100_000;
-    fs::write(
-        cluster.nodes[1]
-            .own
-            .path()
-            .join(format!("spool/{sha}.tar.partial")),
-        &bytes[..cut],
-    )
-    .expect("partial");
+    let spool = cluster.nodes[1].own.path().join("spool");
+    fs::create_dir(&spool).expect("spool");
+    fs::set_permissions(&spool, fs::Permissions::from_mode(0o700)).expect("chmod");
+    fs::write(spool.join(format!("{sha}.tar.partial")), &bytes[..cut]).expect("partial");
 
     let (out, reports) = cluster.preload();
     assert_eq!(
@@ -382,10 +298,10 @@ fn sends_each_node_only_the_bytes_it_lacks_and_finishes_a_copy_cut_off() {
     assert_eq!(by_node(0)["outcome"], "preloaded", "{reports}");
     assert_eq!(
         by_node(0)["bytes_sent"],
-        coredns.size + proxy.size,
+        total - pause.size - etcd.size,
         "{reports}"
     );
-    assert_eq!(by_node(0)["tarballs"], 2);
+    assert_eq!(by_node(0)["tarballs"], cluster.images.len() - 2);
     assert_eq!(by_node(1)["bytes_sent"], total - cut as u64, "{reports}");
     assert_eq!(by_node(2)["bytes_sent"], total, "{reports}");
     for node in &cluster.nodes {
@@ -416,6 +332,7 @@ fn without_trusted_host_keys_preload_is_one_line_naming_the_flag() {
     let out = Command::new(env!("CARGO_BIN_EXE_cks-upgrade-hook"))
         .args(["preload", "--cluster-id", &cluster.id, "--iso"])
         .arg(&cluster.iso)
+        .args(["--sha256", &cluster.sha256])
         .arg("--ssh-key")
         .arg(&cluster.key)
         .env("CLOUDSTACK_ENDPOINT", cluster.api.endpoint())

@@ -3,9 +3,10 @@
 //! image without a registry. For each node: which of the ISO's images it lacks (by digest, from
 //! `ctr -n k8s.io images ls` over SSH), only those tarballs sent, imported and checked. Nodes
 //! run in parallel up to a limit; a node holding every image is skipped, and a copy cut off is
-//! finished by the next run.
+//! finished by the next run. Nothing is sent before the ISO is checked ([`checked_iso`]).
 
 pub mod archive;
+pub mod checked_iso;
 pub mod node;
 pub mod plan;
 pub mod source;
@@ -14,10 +15,12 @@ use std::collections::VecDeque;
 use std::sync::Mutex;
 
 pub use archive::{ImageRef, Tarball};
+pub use checked_iso::{CheckError, CheckedIso, Expected};
 pub use node::{Node, NodeOutcome, NodeReport};
 pub use source::{IsoSource, SourceError};
 
-/// Where the spool of partial tarballs lives on a node by default.
+/// Where the spool of partial tarballs lives on a node by default (created owned by the user
+/// the commands run as, mode 0700; refused when it is anything else).
 pub const DEFAULT_SPOOL_DIR: &str = "/var/tmp/cks-preload";
 
 /// How the nodes are preloaded.

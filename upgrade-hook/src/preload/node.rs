@@ -1,7 +1,8 @@
 //! Preloading one node: list its images, send the tarballs it lacks (appending to a partial
 //! file named after the tarball's sha256, so a run cut off mid-copy is finished by the next
 //! one, sending only the missing bytes), check the sha256 on the node, rename, import with
-//! `ctr -n k8s.io images import --platform`, and check the digests it now lists.
+//! `ctr -n k8s.io images import --platform` once its sha256 is checked again right before, and
+//! check the digests it now lists. The spool folder is the commands' user's own (mode 0700).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -67,6 +68,25 @@ pub struct Node {
 }
 
 struct Failure(String, String);
+
+/// Creates the spool folder `$0` as the user the commands run as (root through sudo), mode
+/// 0700, and refuses one that is anything else: a symlink, another owner, another mode, or in
+/// a parent others may write to without the sticky bit (where it could be swapped).
+const PRIVATE_SPOOL: &str = r#"d=$0; me=$(id -u); parent=$(dirname -- "$d")
+p=$(stat -L -c '%u %a' -- "$parent") || exit 1
+set -- $p; m=0$2
+if [ "$1" != 0 ] && [ "$1" != "$me" ]; then echo "$parent is owned by uid $1, not root: pass another --spool-dir" >&2; exit 1; fi
+if [ $((m & 022)) -ne 0 ] && [ $((m & 01000)) -eq 0 ]; then echo "$parent (mode $2) is writable by others without the sticky bit: pass another --spool-dir" >&2; exit 1; fi
+mkdir -m 0700 -- "$d" 2>/dev/null
+s=$(stat -c '%u:%a:%F' -- "$d") || exit 1
+if [ "$s" != "$me:700:directory" ]; then echo "$d is not a folder of uid $me with mode 700 (uid:mode:type is $s), so another user may write there; remove it or pass another --spool-dir" >&2; exit 1; fi"#;
+
+/// Imports the tarball `$1` with the command that follows `$2` only when its sha256 is `$2`,
+/// hashed right before the import.
+const IMPORT_CHECKED: &str = r#"f=$1; want=$2; shift 2
+sum=$(sha256sum -- "$f") || exit 1
+if [ "${sum%% *}" != "$want" ]; then echo "$f has sha256 ${sum%% *}, not the $want sent and checked; not imported" >&2; exit 1; fi
+exec "$@""#;
 
 fn words(settings: &Settings, args: &[&str]) -> RemoteCommand {
     let mut words = Vec::new();
@@ -181,7 +201,8 @@ fn run(
     };
     let spool = settings.spool_dir.trim_end_matches('/');
     ok(
-        node.runner.run(&words(settings, &["mkdir", "-p", spool])),
+        node.runner
+            .run(&words(settings, &["sh", "-c", PRIVATE_SPOOL, spool])),
         "creating the spool folder on the node",
     )?;
     for tarball in &lacking {
@@ -190,6 +211,12 @@ fn run(
         let import = words(
             settings,
             &[
+                "sh",
+                "-c",
+                IMPORT_CHECKED,
+                "sh",
+                &file,
+                &tarball.sha256,
                 &settings.ctr,
                 "-n",
                 "k8s.io",
