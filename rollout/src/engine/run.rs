@@ -1,5 +1,6 @@
 //! Carrying out a plan batch by batch: cancel and lease checks between batches.
 
+use super::batch::BatchEnd;
 use super::config::EngineConfig;
 use super::error::EngineError;
 use super::observe::{Snapshot, observe};
@@ -444,15 +445,43 @@ impl<'r, 'a> Runner<'r, 'a> {
                     return Ok(true);
                 }
                 let nodes: Vec<String> = batch.nodes.iter().map(|n| n.node.clone()).collect();
-                if let Err(e) = self
-                    .in_window(batch.number)
-                    .and_then(|()| self.gates(batch.number, &nodes))
-                {
+                if let Err(e) = self.window_and_gates(batch.number, &nodes) {
                     self.emit(Some(batch.number), None, StepKind::Failed, e.to_string());
                     return Err(e);
                 }
                 match self.run_batch(phase.node_type, batch) {
-                    Ok(Some(mut names)) => {
+                    Ok(BatchEnd::Halted { mut done_now, why }) => {
+                        // The window closed (or a cancel came while waiting for one) before a
+                        // node of the batch was stopped: those that went down were finished.
+                        if let Some(set) = self.restart.as_mut() {
+                            done_now.iter().for_each(|n| {
+                                set.remove(n);
+                            });
+                        }
+                        done.append(&mut done_now);
+                        match why {
+                            Some(e) => {
+                                self.emit(
+                                    Some(batch.number),
+                                    None,
+                                    StepKind::Failed,
+                                    e.to_string(),
+                                );
+                                return Err(e);
+                            }
+                            None => {
+                                *cancelled = true;
+                                self.emit(
+                                    Some(batch.number),
+                                    None,
+                                    StepKind::Cancelled,
+                                    "cancel asked while the batch waited for a window",
+                                );
+                                return Ok(false);
+                            }
+                        }
+                    }
+                    Ok(BatchEnd::Done(mut names)) => {
                         if let Err(e) = self.soak(batch.number, &names) {
                             self.emit(Some(batch.number), None, StepKind::Failed, e.to_string());
                             done.append(&mut names);
@@ -465,7 +494,7 @@ impl<'r, 'a> Runner<'r, 'a> {
                         }
                         done.append(&mut names);
                     }
-                    Ok(None) => {
+                    Ok(BatchEnd::Cancelled) => {
                         *cancelled = true;
                         self.emit(
                             Some(batch.number),
