@@ -9,7 +9,7 @@ use cks_rollout::adapters::store::SqliteStore;
 use cks_rollout::model::{ClusterState, NodeType};
 use cks_rollout::ports::Store;
 
-fn text(out: &Output) -> String {
+pub fn text(out: &Output) -> String {
     format!(
         "{}{}",
         String::from_utf8_lossy(&out.stdout),
@@ -18,7 +18,7 @@ fn text(out: &Output) -> String {
 }
 
 /// `cks-rollout COMMAND` on the fake cluster `c`.
-fn live(c: &Cluster, command: &str) -> Command {
+pub fn live(c: &Cluster, command: &str) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_cks-rollout"));
     cmd.arg(command)
         .args(["--cluster-id", &c.cluster_id])

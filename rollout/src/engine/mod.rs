@@ -23,6 +23,7 @@ mod request;
 pub mod restart;
 mod run;
 pub mod safety;
+mod settle;
 mod soak;
 mod update;
 pub mod validate;
