@@ -133,6 +133,10 @@ fn a_bad_control_value_is_refused_before_cloudstack_is_asked() {
             &["--gate", "true", "--gate-timeout", "0s"][..],
             "--gate-timeout is 0",
         ),
+        (
+            &["--webhook", "ftp://hooks.example/x"][..],
+            "expected an http:// or https:// URL",
+        ),
     ] {
         let out = live(&c, "run")
             .args(["--offering", &format!("worker={}", c.big)])

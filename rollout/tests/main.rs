@@ -44,6 +44,7 @@ mod discovery_fetched;
 mod events;
 mod examples;
 mod gate;
+mod gate_shown;
 mod invariant_breakage;
 mod lease;
 mod lifecycle;

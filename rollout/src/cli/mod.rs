@@ -168,9 +168,11 @@ fn run(cli: &Cli) -> Result<Exit> {
             Ok(Exit::Ok)
         }
         Command::Run { live, run: args } => {
-            // The settings and every control value are checked before anything is reached.
+            // The settings, every control value and the event sinks are checked before
+            // anything is reached.
             let req = args.request()?;
             let cfg = args.controls(live.engine_config())?;
+            let mut sinks = sinks::Sinks::open(args, &live.cluster_id)?;
             let mut ports = LivePorts::connect(&live.options())?;
             if let Some(note) =
                 ports.autoscaler_risk(&live.cluster_id, &req, args.update.accept_autoscaler_risk)?
@@ -189,7 +191,6 @@ fn run(cli: &Cli) -> Result<Exit> {
                         .collect()
                 })
                 .unwrap_or_default();
-            let mut sinks = sinks::Sinks::open(args, &live.cluster_id)?;
             let mut printer = StepPrinter::new(cli.json, types);
             let outcome = update(
                 &mut ports.ports(),
