@@ -131,11 +131,15 @@ impl Runner<'_, '_> {
         let mut halted = None;
         for i in 0..work.len() {
             if !work[i].went_down {
+                if halted.is_some() {
+                    continue;
+                }
                 match self.before_stop(n, t, &snap, &avoid, &work, i, &mut ep)? {
                     Ok(waited) => deadline += waited,
                     Err(why) => {
+                        // No further stop; the nodes found down are still changed and started.
                         halted = Some(why);
-                        break;
+                        continue;
                     }
                 }
             }
