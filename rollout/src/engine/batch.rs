@@ -134,12 +134,17 @@ impl Runner<'_, '_> {
                 if halted.is_some() {
                     continue;
                 }
-                match self.before_stop(n, t, &snap, &avoid, &work, i, &mut ep)? {
-                    Ok(waited) => deadline += waited,
-                    Err(why) => {
+                let node = work[i].node.clone();
+                match self.before_stop(n, t, &snap, &avoid, &node, &mut ep) {
+                    Ok(Ok(waited)) => deadline += waited,
+                    Ok(Err(why)) => {
                         // No further stop; the nodes found down are still changed and started.
                         halted = Some(why);
                         continue;
+                    }
+                    Err(e) => {
+                        self.abandon(&ep, &work);
+                        return Err(e);
                     }
                 }
             }
@@ -181,44 +186,37 @@ impl Runner<'_, '_> {
         })
     }
 
-    /// Just before node `i` of `work` is stopped: safe to stop (as [`Runner::recheck`] sees it)
-    /// and inside a window, both seen after any wait for the window. `Ok(Ok(waited))` to stop
-    /// it (the batch's deadline moves by the wait); `Ok(Err(why))` when the window closed (the
-    /// error) or a cancel came during the wait (`None`): no node is stopped.
-    #[allow(clippy::too_many_arguments)]
+    /// Just before `node` of batch `n` is stopped: safe to stop (as [`Runner::recheck`] sees
+    /// it) and inside a window, both seen after any wait for the window. `Ok(Ok(waited))` to
+    /// stop it (the batch's deadline moves by the wait); `Ok(Err(why))` when the window closed
+    /// (the error) or a cancel came during the wait (`None`): no node is stopped.
     fn before_stop(
         &mut self,
         n: usize,
         t: NodeType,
         snap: &super::observe::Snapshot,
         avoid: &[String],
-        work: &[Work],
-        i: usize,
+        node: &str,
         ep: &mut Endpoint,
     ) -> Result<Result<Duration, Option<EngineError>>, EngineError> {
-        let node = work[i].node.clone();
         let mut waited = Duration::ZERO;
         loop {
-            if let Err(cause) = self.recheck(t, snap, avoid, &node, ep) {
-                self.abandon(ep, work);
+            if let Err(cause) = self.recheck(t, snap, avoid, node, ep) {
                 return Err(EngineError::NotSafeToStop {
                     batch: n,
-                    node,
+                    node: node.to_string(),
                     cause,
                 });
             }
             if self.window_open() {
                 return Ok(Ok(waited));
             }
-            match self.in_window(n, Some(&node)) {
+            match self.in_window(n, Some(node)) {
                 Ok(Opened::Now) => {}
                 Ok(Opened::AfterWait(d)) => waited += d,
                 Ok(Opened::Cancelled) => return Ok(Err(None)),
                 Err(e @ EngineError::WindowClosed { .. }) => return Ok(Err(Some(e))),
-                Err(e) => {
-                    self.abandon(ep, work);
-                    return Err(e);
-                }
+                Err(e) => return Err(e),
             }
         }
     }
