@@ -354,3 +354,42 @@ fn waiting_within_a_batch_stops_its_next_node_in_the_next_window() {
         "{stops:?}"
     );
 }
+
+#[test]
+fn gates_that_outlast_the_window_twice_stop_a_waiting_rollout_with_no_node_down() {
+    let mut spec = cluster(3, 0, 2);
+    spec.clock_start = Some("2026-12-08T01:05:00Z".into());
+    spec.gates.push(GateSpec {
+        batch: 1,
+        command: None,
+        exit: 0,
+        output: "ok".into(),
+        seconds: 30 * 60,
+    });
+    let cfg = EngineConfig {
+        windows: vec![Window::parse("daily 01:00-01:10 UTC").expect("parses")],
+        wait_for_window: true,
+        gates: vec!["./slo".into()],
+        gate_timeout: Duration::from_secs(3600),
+        ..cfg()
+    };
+    let sim = Simulation::new(&spec, SEED).expect("simulable");
+    let run = sim.run(&offerings(&[("worker", "medium")]), &cfg);
+    assert!(run.violation.is_none(), "{}", run.failure_report());
+    match &report(&run).run.error {
+        Some(
+            e @ EngineError::GatesOutlastWindow {
+                batch: 1, times: 2, ..
+            },
+        ) => {
+            assert!(
+                e.to_string().contains("longer than a window is open"),
+                "{e}"
+            );
+        }
+        other => panic!("expected the gates to outlast the window: {other:?}"),
+    }
+    assert_eq!(sim.restarts(), 0);
+    assert_eq!(sim.world().gates.started.len(), 2, "asked in two windows");
+    assert_eq!(sim.world().record.state, ClusterState::Running);
+}
