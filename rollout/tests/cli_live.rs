@@ -137,6 +137,10 @@ fn a_bad_control_value_is_refused_before_cloudstack_is_asked() {
             &["--webhook", "ftp://hooks.example/x"][..],
             "expected an http:// or https:// URL",
         ),
+        (
+            &["--control-endpoint", "k1-control-1=ftp://10.0.0.1:6443"][..],
+            "the URL must start with https://",
+        ),
     ] {
         let out = live(&c, "run")
             .args(["--offering", &format!("worker={}", c.big)])

@@ -83,6 +83,7 @@ impl LivePorts {
     /// Opens the store and connects what the options and environment allow; the rest answers
     /// every call with what to configure.
     pub fn connect(args: &LiveOptions) -> Result<Self> {
+        args.check()?;
         // What a gate shows is cleared of these (the keys may come from a config file).
         let mut secrets: Vec<String> = crate::adapters::gate_command::url_password(&args.store)
             .into_iter()
