@@ -1,6 +1,6 @@
 //! The live `cks-rollout` commands against the CloudStack and Kubernetes fakes with a real etcd:
-//! `apply --no-rollout` stores only, `--affinity-groups worker=` is refused before anything is
-//! reached, and `status` says Running or Alert and why.
+//! `apply --no-rollout` stores only, `--affinity-groups worker=` and bad control values are
+//! refused before anything is reached, and `status` says Running or Alert and why.
 
 use std::process::{Command, Output};
 
@@ -9,7 +9,7 @@ use cks_rollout::adapters::store::SqliteStore;
 use cks_rollout::model::{ClusterState, NodeType};
 use cks_rollout::ports::Store;
 
-fn text(out: &Output) -> String {
+pub fn text(out: &Output) -> String {
     format!(
         "{}{}",
         String::from_utf8_lossy(&out.stdout),
@@ -18,7 +18,7 @@ fn text(out: &Output) -> String {
 }
 
 /// `cks-rollout COMMAND` on the fake cluster `c`.
-fn live(c: &Cluster, command: &str) -> Command {
+pub fn live(c: &Cluster, command: &str) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_cks-rollout"));
     cmd.arg(command)
         .args(["--cluster-id", &c.cluster_id])
@@ -111,6 +111,44 @@ fn an_empty_affinity_group_list_is_refused_at_the_argument_naming_nodeaffinitygr
             .expect("runs");
         assert_eq!(out.status.code(), Some(1), "{}", text(&out));
         assert!(text(&out).contains("nodeaffinitygroups"), "{}", text(&out));
+    }
+    assert_eq!(c.cloud.calls().len(), before, "CloudStack was not called");
+}
+
+#[test]
+fn a_bad_control_value_is_refused_before_cloudstack_is_asked() {
+    let c = cluster();
+    let before = c.cloud.calls().len();
+    for (args, says) in [
+        (
+            &["--lease-timeout", "1"][..],
+            "set --lease-timeout to at least 20 s",
+        ),
+        (&["--maxunavailable", "0"][..], "must be at least 1"),
+        (
+            &["--gate", "true", "--gate-env", "NOT A NAME"][..],
+            "--gate-env \"NOT A NAME\": not the name of an environment variable",
+        ),
+        (
+            &["--gate", "true", "--gate-timeout", "0s"][..],
+            "--gate-timeout is 0",
+        ),
+        (
+            &["--webhook", "ftp://hooks.example/x"][..],
+            "expected an http:// or https:// URL",
+        ),
+        (
+            &["--control-endpoint", "k1-control-1=ftp://10.0.0.1:6443"][..],
+            "the URL must start with https://",
+        ),
+    ] {
+        let out = live(&c, "run")
+            .args(["--offering", &format!("worker={}", c.big)])
+            .args(args)
+            .output()
+            .expect("runs");
+        assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+        assert!(text(&out).contains(says), "{says}: {}", text(&out));
     }
     assert_eq!(c.cloud.calls().len(), before, "CloudStack was not called");
 }

@@ -1,11 +1,15 @@
 //! `--gate`: commands run before each batch, told the cluster, batch and nodes; one that does
 //! not exit 0 (or runs past `--gate-timeout`) stops the rollout between batches. On the
-//! simulator, and the real adapter running `sh -c` here.
+//! simulator, and the real adapter running `sh -c` here: a cleared environment, no secret in
+//! what it shows, DNS-1123 node names only, and an end within a deadline whatever its children
+//! do.
 
 use crate::common::{cfg, cluster, offerings, report};
 use cks_rollout::adapters::gate_command::{CommandHooks, last_line};
+use cks_rollout::adapters::store::SqliteStore;
 use cks_rollout::engine::{EngineConfig, EngineError, StepKind};
 use cks_rollout::model::ClusterState;
+use cks_rollout::ports::Store;
 use cks_rollout::ports::{GateCall, GateRun, GateStatus, Hooks};
 use cks_rollout::sim::{Fault, GateSpec, Simulation};
 use std::time::{Duration, Instant};
@@ -168,6 +172,7 @@ fn the_real_gate_is_told_cluster_batch_and_nodes_and_reports_its_last_line() {
         cluster: "cluster-9",
         batch: 2,
         nodes: &nodes,
+        pass_env: &[],
     };
     let run = hooks.start_gate(&call).expect("gate starts");
     assert_eq!(
@@ -203,6 +208,7 @@ fn a_real_gate_that_is_stopped_takes_its_children_with_it() {
             cluster: "c",
             batch: 1,
             nodes: &[],
+            pass_env: &[],
         })
         .expect("gate starts");
     let until = Instant::now() + Duration::from_secs(30);
@@ -238,6 +244,7 @@ fn a_flood_of_output_keeps_only_a_bounded_last_line() {
             cluster: "c",
             batch: 1,
             nodes: &[],
+            pass_env: &[],
         })
         .expect("gate starts");
     match exited(&mut hooks, &run) {
@@ -248,4 +255,231 @@ fn a_flood_of_output_keeps_only_a_bounded_last_line() {
         other => panic!("{other:?}"),
     }
     assert_eq!(last_line(&vec![b'y'; 10_000]).len(), 300);
+}
+
+#[test]
+fn a_real_gate_gets_a_cleared_environment_and_nothing_shown_of_it_holds_a_secret() {
+    use crate::cli_live::{live, text};
+    let c = crate::adapter_support::cluster();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let seen = dir.path().join("env.txt");
+    let events = dir.path().join("events.jsonl");
+    // The command line names the CloudStack secret; the last line prints FOO, passed with
+    // --gate-env, which holds the PostgreSQL password.
+    let gate = format!(
+        "env > {}; echo \"budget spent for $FOO\"; exit 1 # e2e-secret",
+        seen.display()
+    );
+    let out = live(&c, "run")
+        .env("PGPASSWORD", "pg-password")
+        .env(
+            "CKS_ROLLOUT_STORE",
+            "postgres://u:store-password@db.example/cks",
+        )
+        .env("FOO", "pg-password")
+        .env("BAR", "not passed")
+        .args(["--offering", &format!("worker={}", c.big)])
+        .args(["--gate", &gate, "--gate-env", "FOO"])
+        .arg("--events")
+        .arg(&events)
+        .output()
+        .expect("runs");
+    let shown = text(&out);
+    assert_eq!(out.status.code(), Some(3), "{shown}");
+    let env = std::fs::read_to_string(&seen).expect("the gate ran");
+    let names: Vec<&str> = env
+        .lines()
+        .filter_map(|l| l.split_once('=').map(|(n, _)| n))
+        .collect();
+    for absent in [
+        "CLOUDSTACK_SECRET",
+        "CLOUDSTACK_KEY",
+        "CLOUDSTACK_ENDPOINT",
+        "PGPASSWORD",
+        "CKS_ROLLOUT_STORE",
+        "BAR",
+    ] {
+        assert!(!names.contains(&absent), "{absent} reached the gate: {env}");
+    }
+    for present in ["FOO", "PATH", "CKS_CLUSTER_ID", "CKS_BATCH", "CKS_NODES"] {
+        assert!(names.contains(&present), "{present} missing: {env}");
+    }
+    let last_error = SqliteStore::open(&c.store_path)
+        .expect("store")
+        .load(&c.cluster_id)
+        .expect("record")
+        .last_error
+        .unwrap_or_default();
+    let sent = std::fs::read_to_string(&events).expect("events");
+    for (what, text) in [
+        ("output", &shown),
+        ("lasterror", &last_error),
+        ("events", &sent),
+    ] {
+        assert!(
+            !text.contains("e2e-secret") && !text.contains("pg-password"),
+            "a secret in the {what}: {text}"
+        );
+        assert!(
+            text.contains("budget spent for [redacted]") && text.contains("# [redacted]"),
+            "{what}: {text}"
+        );
+    }
+}
+
+#[test]
+fn a_node_name_that_is_not_dns_1123_never_reaches_a_real_gate() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let ran = dir.path().join("ran");
+    let command = format!("touch {}", ran.display());
+    let mut hooks = CommandHooks::new();
+    for bad in [
+        "w-1;touch /tmp/x",
+        "W-1",
+        "w-1\u{1b}]0;pwned\u{7}",
+        "",
+        "-w",
+    ] {
+        let nodes = vec!["w-2".to_string(), bad.to_string()];
+        let err = hooks
+            .start_gate(&GateCall {
+                command: &command,
+                cluster: "c",
+                batch: 1,
+                nodes: &nodes,
+                pass_env: &[],
+            })
+            .expect_err(bad);
+        assert!(
+            err.to_string().contains("is not a DNS-1123 subdomain")
+                && err.to_string().contains(&format!("{bad:?}")),
+            "{err}"
+        );
+    }
+    assert!(!ran.exists(), "a gate ran");
+    // On the engine: a node the Kubernetes API names so stops the batch before any gate.
+    let sim = Simulation::new(&cluster(3, 0, 2), SEED).expect("simulable");
+    {
+        let mut w = sim.world_mut();
+        let mut vm = w.vms.remove("w-2").expect("w-2");
+        vm.name = "w-2\u{1b}[2J".into();
+        w.vms.insert(vm.name.clone(), vm);
+    }
+    let run = sim.run(&offerings(&[("worker", "medium")]), &gated(&["./slo"]));
+    match &report(&run).run.error {
+        Some(e @ EngineError::BadNodeName { name, .. }) => {
+            assert_eq!(name, "\"w-2\\u{1b}[2J\"", "escaped");
+            assert!(!e.to_string().contains('\u{1b}'), "{e}");
+        }
+        other => panic!("expected the node name refused: {other:?}"),
+    }
+    assert!(
+        sim.world()
+            .gates
+            .started
+            .iter()
+            .all(|(_, _, nodes)| nodes.iter().all(|n| !n.contains('\u{1b}'))),
+        "{:?}",
+        sim.world().gates.started
+    );
+}
+
+/// A gate that exits 0 leaving `setsid sleep 1000` (out of its process group) holding its
+/// output: the pid of that sleep is written to `dir/child-BATCH.pid`.
+fn gate_leaving_a_child(dir: &std::path::Path) -> String {
+    format!(
+        "f={}/child-$CKS_BATCH.pid; \
+         setsid sh -c \"echo \\$\\$ > $f.tmp; mv $f.tmp $f; exec sleep 1000\" & \
+         i=0; while [ ! -s $f ] && [ $i -lt 3000 ]; do sleep 0.01; i=$((i+1)); done; \
+         echo done; exit 0",
+        dir.display()
+    )
+}
+
+/// Kill the sleeps the gates left behind.
+fn kill_left_children(dir: &std::path::Path) {
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let name = entry.file_name().to_string_lossy().to_string();
+        if name.starts_with("child-")
+            && name.ends_with(".pid")
+            && let Ok(pid) = std::fs::read_to_string(entry.path())
+        {
+            let _ = std::process::Command::new("kill")
+                .args(["-KILL", pid.trim()])
+                .status();
+        }
+    }
+}
+
+#[test]
+fn a_real_gate_whose_child_holds_its_output_ends_within_the_read_deadline() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let command = gate_leaving_a_child(dir.path());
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut hooks = CommandHooks::new();
+        let run = hooks
+            .start_gate(&GateCall {
+                command: &command,
+                cluster: "c",
+                batch: 1,
+                nodes: &[],
+                pass_env: &[],
+            })
+            .expect("gate starts");
+        let _ = tx.send(exited(&mut hooks, &run));
+    });
+    // Far beyond the read deadline; a gate status that never comes fails the test.
+    let status = rx.recv_timeout(Duration::from_secs(120));
+    kill_left_children(dir.path());
+    assert_eq!(
+        status.expect("the gate ended"),
+        GateStatus::Exited {
+            code: Some(0),
+            last_line: "done".into()
+        }
+    );
+}
+
+#[test]
+fn a_rollout_whose_real_gate_leaves_a_child_holding_its_output_goes_on() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let command = gate_leaving_a_child(dir.path());
+    // Virtual time runs far faster than the real gate: a gate timeout no real wait reaches.
+    let cfg = EngineConfig {
+        gate_timeout: Duration::from_secs(1 << 40),
+        ..gated(&[&command])
+    };
+    let req = offerings(&[("worker", "medium")]);
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let sim = Simulation::new(&cluster(3, 0, 2), SEED).expect("simulable");
+        sim.prepare(&req, &cfg);
+        let mut ports = sim.ports();
+        let mut hooks = CommandHooks::new();
+        let outcome = cks_rollout::engine::update(
+            &mut ports.ports_with_hooks(&mut hooks),
+            &sim.cluster_id(),
+            &req,
+            &cfg,
+            &mut cks_rollout::engine::NoProgress,
+        );
+        sim.finish(&outcome);
+        let _ = tx.send((
+            outcome.map_err(|e| e.to_string()).map(|o| match o {
+                cks_rollout::engine::UpdateOutcome::RolledOut(r) => {
+                    r.run.error.map(|e| e.to_string())
+                }
+                other => Some(format!("{other:?}")),
+            }),
+            sim.restarts(),
+            sim.world().violation.clone(),
+        ));
+    });
+    let ended = rx.recv_timeout(Duration::from_secs(300));
+    kill_left_children(dir.path());
+    let (outcome, restarts, violation) = ended.expect("the rollout ended");
+    assert_eq!(outcome, Ok(None), "the rollout went on");
+    assert_eq!(restarts, 2);
+    assert!(violation.is_none(), "{violation:?}");
 }

@@ -434,3 +434,62 @@ fn the_simulated_store_answers_by_the_store_rules() {
         );
     }
 }
+
+/// A broken engine rule: the engine reads the wall clock once, so the window it checks stays as
+/// it was when the rollout began (the world's own time runs on).
+struct WallFrozenAtStart {
+    clock: SimHandle,
+    wall: Duration,
+}
+
+impl cks_rollout::ports::Clock for WallFrozenAtStart {
+    fn now(&self) -> Duration {
+        self.clock.now()
+    }
+
+    fn wall(&self) -> Duration {
+        self.wall
+    }
+
+    fn sleep(&mut self, d: Duration) {
+        self.clock.sleep(d);
+    }
+}
+
+#[test]
+fn a_node_stopped_after_the_window_closed_is_named_by_the_checker() {
+    use cks_rollout::engine::EngineConfig;
+    use cks_rollout::engine::window::Window;
+    use cks_rollout::ports::Clock;
+    // The window closes at 05:00 Berlin time while the rollout of four workers runs.
+    let mut spec = cluster(3, 0, 4);
+    spec.clock_start = Some("2026-12-08T04:58:00+01:00".into());
+    let cfg = EngineConfig {
+        windows: vec![Window::parse("Mon-Fri 22:00-05:00 Europe/Berlin").expect("parses")],
+        ..cfg()
+    };
+    let req = worker_update();
+    let sim = Simulation::new(&spec, 3).expect("simulable");
+    sim.prepare(&req, &cfg);
+    let mut ports = sim.ports();
+    let mut broken = WallFrozenAtStart {
+        clock: ports.clock(),
+        wall: ports.clock().wall(),
+    };
+    let outcome = cks_rollout::engine::update(
+        &mut ports.ports_with_clock(&mut broken),
+        &sim.cluster_id(),
+        &req,
+        &cfg,
+        &mut NoProgress,
+    );
+    sim.finish(&outcome);
+    let v = sim.world().violation.clone().expect("the checker fires");
+    assert_eq!(v.invariant, "stop-inside-window", "{v}");
+    assert_eq!(v.nodes.len(), 1, "{v}");
+    // The same rollout on the world's clock stops between batches once the window closed.
+    let clean = Simulation::new(&spec, 3).expect("simulable");
+    let run = clean.run(&req, &cfg);
+    assert!(run.violation.is_none(), "{}", run.failure_report());
+    assert!(clean.restarts() < 4, "{}", run.failure_report());
+}

@@ -3,7 +3,9 @@
 //! timeouts the engine refuses.
 
 use crate::common::{cfg, cluster, offerings};
-use cks_rollout::engine::{EngineConfig, NoProgress, ScanOutcome, UpdateError, UpdateOutcome};
+use cks_rollout::engine::{
+    ControlError, EngineConfig, NoProgress, ScanOutcome, UpdateError, UpdateOutcome,
+};
 use cks_rollout::model::ClusterState;
 use cks_rollout::sim::{Fault, JobSpan, Simulation, random};
 use rand::rngs::StdRng;
@@ -130,9 +132,21 @@ fn a_lease_timeout_not_longer_than_twice_the_poll_interval_is_refused() {
     let err = sim
         .update(&offerings(&[("worker", "medium")]), &short, &mut NoProgress)
         .expect_err("refused");
-    assert!(matches!(err, UpdateError::LeaseTooShort { .. }), "{err}");
+    assert!(
+        matches!(
+            err,
+            UpdateError::Control(ControlError::LeaseTooShort { .. })
+        ),
+        "{err}"
+    );
     let text = err.to_string();
     assert!(text.contains("--lease-timeout to at least 20 s"), "{text}");
+    // Refused before anything is asked of CloudStack, the cluster or the store.
+    assert!(
+        sim.world().trace.is_empty(),
+        "{}",
+        sim.world().trace.join("\n")
+    );
     assert_eq!(sim.world().record.state, ClusterState::Running);
     assert_eq!(sim.restarts(), 0);
 }

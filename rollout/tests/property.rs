@@ -4,18 +4,20 @@
 //! with a cancel at different steps, a cancel asked earlier never restarts more nodes.
 
 use cks_rollout::engine::outdated::{changes_for, dedication_ids};
+use cks_rollout::engine::window::any_open;
 use cks_rollout::engine::{EngineConfig, UpdateOutcome};
 use cks_rollout::model::{
     AffinityGroup, ClusterRecord, ClusterState, Vm, VmState, Volume, VolumeKind,
 };
 use cks_rollout::sim::{Fault, SimVm, Simulation, random};
+use std::time::Duration;
 
 const RUNS: u64 = 1000;
 /// Seeds whose scenario is also run with a cancel at each of [`CANCEL_STEPS`] spread steps.
 const CANCEL_SEEDS: u64 = 100;
 const CANCEL_STEPS: u64 = 12;
-/// Runs with rollout controls (soak, a node turning NotReady, gates, windows, restarts) drawn
-/// at random.
+/// Runs with rollout controls (soak, a node turning NotReady, gates, windows, gates running
+/// past a window's end, restarts) drawn at random.
 const CONTROL_RUNS: u64 = 300;
 
 /// True when `v` is Running and matches the settings in `record`.
@@ -177,6 +179,7 @@ fn a_cancel_asked_earlier_in_a_random_scenario_never_restarts_more_nodes_than_a_
 #[test]
 fn random_rollout_controls_keep_every_invariant() {
     let mut soaked = 0;
+    let mut past_close = 0;
     for seed in 0..CONTROL_RUNS {
         let (mut spec, req) = random::scenario(seed);
         let mut cfg = EngineConfig::default();
@@ -190,6 +193,17 @@ fn random_rollout_controls_keep_every_invariant() {
             "left Updating\n{}",
             run.failure_report()
         );
+        // Gates that passed after every window had closed: `stop-inside-window` was checked
+        // after each step of what followed.
+        if let Ok(UpdateOutcome::RolledOut(report)) = &run.outcome
+            && !cfg.windows.is_empty()
+            && report.events.iter().any(|e| {
+                e.step == cks_rollout::engine::StepKind::Gate
+                    && !any_open(&cfg.windows, Duration::from_millis(e.wall_ms))
+            })
+        {
+            past_close += 1;
+        }
         // No node is restarted twice in one run, whatever the controls.
         if !run.crashed
             && let Some(v) = sim.world().vms.values().find(|v| v.engine_stops > 1)
@@ -228,4 +242,8 @@ fn random_rollout_controls_keep_every_invariant() {
         }
     }
     assert!(soaked > 30, "only {soaked} runs soaked to the end");
+    assert!(
+        past_close > 10,
+        "only {past_close} runs had a gate pass after the window closed"
+    );
 }

@@ -6,7 +6,7 @@ use crate::common::{cfg, cluster, offerings, report};
 use cks_rollout::engine::window::Window;
 use cks_rollout::engine::{EngineConfig, EngineError, StepKind};
 use cks_rollout::model::ClusterState;
-use cks_rollout::sim::{Fault, Simulation};
+use cks_rollout::sim::{Fault, GateSpec, Simulation};
 use std::time::Duration;
 
 const SEED: u64 = 1;
@@ -192,4 +192,204 @@ fn waiting_for_the_window_keeps_the_lease_against_a_second_engine() {
         run.failure_report()
     );
     assert_eq!(sim.restarts(), 4);
+}
+
+/// Wall time of a simulated event.
+fn wall_of(e: &cks_rollout::engine::Event) -> Duration {
+    Duration::from_millis(e.wall_ms)
+}
+
+/// A 25-minute gate before batch 2, in a window that closes at 05:00 Berlin time while it runs.
+fn slow_gate_at_the_close() -> (cks_rollout::sim::ClusterSpec, EngineConfig) {
+    let mut spec = berlin_cluster("2026-12-08T04:40:00+01:00");
+    spec.gates.push(GateSpec {
+        batch: 2,
+        command: Some("slo".into()),
+        exit: 0,
+        output: "ok".into(),
+        seconds: 25 * 60,
+    });
+    let cfg = EngineConfig {
+        gates: vec!["./slo".into()],
+        gate_timeout: Duration::from_secs(3600),
+        ..windowed(false)
+    };
+    (spec, cfg)
+}
+
+#[test]
+fn a_gate_that_passes_after_the_window_closed_takes_no_node_down_outside_it() {
+    let (spec, cfg) = slow_gate_at_the_close();
+    let req = offerings(&[("worker", "medium")]);
+    let sim = Simulation::new(&spec, SEED).expect("simulable");
+    let run = sim.run(&req, &cfg);
+    assert!(run.violation.is_none(), "{}", run.failure_report());
+    let r = report(&run);
+    match &r.run.error {
+        Some(EngineError::WindowClosed { batch: 2, .. }) => {}
+        other => panic!("expected the window to stop batch 2: {other:?}"),
+    }
+    let close = at("2026-12-08T05:00:00+01:00");
+    let passed = r
+        .events
+        .iter()
+        .find(|e| e.step == StepKind::Gate && e.batch == Some(2))
+        .expect("the gate of batch 2 passed");
+    assert!(wall_of(passed) > close, "the gate passed after 05:00");
+    assert!(
+        r.events
+            .iter()
+            .filter(|e| e.step == StepKind::Stop)
+            .all(|e| wall_of(e) < close),
+        "{}",
+        run.failure_report()
+    );
+    assert_eq!(sim.restarts(), 1, "only batch 1 went down");
+    let w = sim.world();
+    assert_eq!(w.record.state, ClusterState::Running, "nothing is down");
+    assert!(
+        w.vms
+            .values()
+            .all(|v| v.node.as_ref().is_none_or(|n| !n.unschedulable)),
+        "nothing is left cordoned"
+    );
+}
+
+#[test]
+fn waiting_for_the_window_asks_a_gate_that_passed_after_the_close_again_in_the_next() {
+    let (spec, cfg) = slow_gate_at_the_close();
+    let cfg = EngineConfig {
+        wait_for_window: true,
+        ..cfg
+    };
+    let sim = Simulation::new(&spec, SEED).expect("simulable");
+    let run = sim.run(&offerings(&[("worker", "medium")]), &cfg);
+    assert!(run.violation.is_none(), "{}", run.failure_report());
+    let r = report(&run);
+    assert!(r.run.error.is_none(), "{}", run.failure_report());
+    assert_eq!(sim.restarts(), 4);
+    let asked: Vec<usize> = sim
+        .world()
+        .gates
+        .started
+        .iter()
+        .map(|(batch, _, _)| *batch)
+        .collect();
+    assert_eq!(asked, vec![1, 2, 2, 3, 4], "batch 2's gate asked again");
+    let reopened = at("2026-12-08T22:00:00+01:00");
+    let stops: Vec<Duration> = r
+        .events
+        .iter()
+        .filter(|e| e.step == StepKind::Stop)
+        .map(wall_of)
+        .collect();
+    assert!(stops[0] < at("2026-12-08T05:00:00+01:00"));
+    assert!(stops[1..].iter().all(|t| *t >= reopened), "{stops:?}");
+}
+
+/// Two workers a batch, the window closing while the first is stopped: the second stays up.
+fn closing_within_a_batch(wait: bool) -> (Simulation, cks_rollout::sim::SimRun) {
+    let mut spec = berlin_cluster("2026-12-08T04:58:00+01:00");
+    spec.jobs.stop = Some(cks_rollout::sim::JobSpan {
+        min_s: 240,
+        max_s: 240,
+    });
+    let mut req = offerings(&[("worker", "medium")]);
+    req.max_unavailable = Some(2);
+    let sim = Simulation::new(&spec, SEED).expect("simulable");
+    let run = sim.run(&req, &windowed(wait));
+    (sim, run)
+}
+
+#[test]
+fn a_window_closing_within_a_batch_stops_no_further_node_and_finishes_those_down() {
+    let (sim, run) = closing_within_a_batch(false);
+    assert!(run.violation.is_none(), "{}", run.failure_report());
+    let r = report(&run);
+    let stopped: Vec<String> = r
+        .events
+        .iter()
+        .filter(|e| e.step == StepKind::Stop)
+        .filter_map(|e| e.node.clone())
+        .collect();
+    assert_eq!(stopped.len(), 1, "{}", run.failure_report());
+    match &r.run.error {
+        Some(EngineError::WindowClosed {
+            batch: 1, before, ..
+        }) => {
+            assert!(before.contains("was stopped"), "{before}");
+        }
+        other => panic!("expected the window to stop batch 1: {other:?}"),
+    }
+    assert_eq!(r.run.done, stopped, "the node that went down was finished");
+    let w = sim.world();
+    assert_eq!(w.record.state, ClusterState::Running, "nothing is down");
+    assert!(
+        w.vms
+            .values()
+            .all(|v| v.node.as_ref().is_none_or(|n| !n.unschedulable)),
+        "the node that stayed up is back in service"
+    );
+}
+
+#[test]
+fn waiting_within_a_batch_stops_its_next_node_in_the_next_window() {
+    let (sim, run) = closing_within_a_batch(true);
+    assert!(run.violation.is_none(), "{}", run.failure_report());
+    let r = report(&run);
+    assert!(r.run.error.is_none(), "{}", run.failure_report());
+    assert_eq!(sim.restarts(), 4);
+    let stops: Vec<Duration> = r
+        .events
+        .iter()
+        .filter(|e| e.step == StepKind::Stop)
+        .map(wall_of)
+        .collect();
+    // A stop's event comes once its 4-minute job is done.
+    assert!(stops[0] < at("2026-12-08T05:04:00+01:00"), "{stops:?}");
+    assert!(
+        stops[1..]
+            .iter()
+            .all(|t| *t >= at("2026-12-08T22:00:00+01:00")),
+        "{stops:?}"
+    );
+}
+
+#[test]
+fn gates_that_outlast_the_window_twice_stop_a_waiting_rollout_with_no_node_down() {
+    let mut spec = cluster(3, 0, 2);
+    spec.clock_start = Some("2026-12-08T01:05:00Z".into());
+    spec.gates.push(GateSpec {
+        batch: 1,
+        command: None,
+        exit: 0,
+        output: "ok".into(),
+        seconds: 30 * 60,
+    });
+    let cfg = EngineConfig {
+        windows: vec![Window::parse("daily 01:00-01:10 UTC").expect("parses")],
+        wait_for_window: true,
+        gates: vec!["./slo".into()],
+        gate_timeout: Duration::from_secs(3600),
+        ..cfg()
+    };
+    let sim = Simulation::new(&spec, SEED).expect("simulable");
+    let run = sim.run(&offerings(&[("worker", "medium")]), &cfg);
+    assert!(run.violation.is_none(), "{}", run.failure_report());
+    match &report(&run).run.error {
+        Some(
+            e @ EngineError::GatesOutlastWindow {
+                batch: 1, times: 2, ..
+            },
+        ) => {
+            assert!(
+                e.to_string().contains("longer than a window is open"),
+                "{e}"
+            );
+        }
+        other => panic!("expected the gates to outlast the window: {other:?}"),
+    }
+    assert_eq!(sim.restarts(), 0);
+    assert_eq!(sim.world().gates.started.len(), 2, "asked in two windows");
+    assert_eq!(sim.world().record.state, ClusterState::Running);
 }

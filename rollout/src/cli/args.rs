@@ -50,6 +50,7 @@ impl UpdateArgs {
             max_unavailable: self.max_unavailable,
             ..Default::default()
         };
+        cks_rollout::engine::validate::max_unavailable(&req)?;
         for text in &self.offerings {
             let (t, id) = split("offering", text)?;
             req.node_offerings.insert(t.to_string(), id.to_string());
@@ -102,6 +103,11 @@ pub struct RunArgs {
     /// between batches with its last line of output in lasterror; repeat for several.
     #[arg(long = "gate", value_name = "CMD")]
     pub gates: Vec<String>,
+    /// Pass this variable of this environment on to the gates too; repeat for several. Gates
+    /// otherwise get only PATH, HOME, LANG and the CKS_* variables above (no CloudStack key, no
+    /// store password).
+    #[arg(long = "gate-env", value_name = "NAME")]
+    pub gate_env: Vec<String>,
     /// Time allowed for one gate command (default 5m); one that runs longer is stopped and fails.
     #[arg(long = "gate-timeout", value_name = "DURATION", value_parser = super::duration::parse)]
     pub gate_timeout: Option<std::time::Duration>,
@@ -138,17 +144,23 @@ impl RunArgs {
         self.update.request(!self.no_rollout)
     }
 
-    /// `cfg` with the rollout controls these options ask for.
-    pub fn controls(&self, cfg: EngineConfig) -> EngineConfig {
-        EngineConfig {
+    /// `cfg` with the rollout controls these options ask for, every value checked (for a
+    /// rollout) before anything is reached.
+    pub fn controls(&self, cfg: EngineConfig) -> Result<EngineConfig> {
+        let cfg = EngineConfig {
             soak: self.soak.unwrap_or(cfg.soak),
             gates: self.gates.clone(),
             gate_timeout: self.gate_timeout.unwrap_or(cfg.gate_timeout),
+            gate_env: self.gate_env.clone(),
             windows: self.windows.clone(),
             wait_for_window: self.wait_for_window,
             restart: self.restart.or(cfg.restart),
             ..cfg
+        };
+        if !self.no_rollout {
+            cfg.check()?;
         }
+        Ok(cfg)
     }
 }
 

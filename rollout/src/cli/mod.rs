@@ -168,7 +168,11 @@ fn run(cli: &Cli) -> Result<Exit> {
             Ok(Exit::Ok)
         }
         Command::Run { live, run: args } => {
+            // The settings, every control value and the event sinks are checked before
+            // anything is reached.
             let req = args.request()?;
+            let cfg = args.controls(live.engine_config())?;
+            let mut sinks = sinks::Sinks::open(args, &live.cluster_id)?;
             let mut ports = LivePorts::connect(&live.options())?;
             if let Some(note) =
                 ports.autoscaler_risk(&live.cluster_id, &req, args.update.accept_autoscaler_risk)?
@@ -177,7 +181,6 @@ fn run(cli: &Cli) -> Result<Exit> {
             }
             let notes = ports.discovery.check_for(&live.options(), &req)?;
             notes.iter().for_each(|note| eprintln!("note: {note}"));
-            let cfg = args.controls(live.engine_config());
             let types = ports
                 .ports()
                 .cloud
@@ -188,7 +191,6 @@ fn run(cli: &Cli) -> Result<Exit> {
                         .collect()
                 })
                 .unwrap_or_default();
-            let mut sinks = sinks::Sinks::open(args, &live.cluster_id)?;
             let mut printer = StepPrinter::new(cli.json, types);
             let outcome = update(
                 &mut ports.ports(),

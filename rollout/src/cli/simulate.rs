@@ -122,7 +122,7 @@ pub fn run(args: &SimulateArgs, as_json: bool) -> Result<Exit> {
             let cfg = run_args.controls(EngineConfig {
                 owner: owner(),
                 ..EngineConfig::default()
-            });
+            })?;
             let types = sim
                 .world()
                 .vms

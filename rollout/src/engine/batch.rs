@@ -3,11 +3,13 @@
 //! [`super::recheck`] (safe to stop), [`super::change`] (stop, change, start).
 
 use super::error::EngineError;
+use super::in_window::Opened;
 use super::plan::{Batch, is_finished};
 use super::preflight::{Verdict, preflight};
 use super::progress::StepKind;
 use super::run::Runner;
 use crate::model::{Endpoint, NodeType, ROLLOUT_ANNOTATION, VmState};
+use std::time::Duration;
 
 /// A node of the batch as the engine tracks it.
 #[derive(Debug, Clone)]
@@ -24,16 +26,33 @@ pub(super) struct Work {
     pub(super) verify_only: bool,
 }
 
+/// How a batch ended when it did not fail.
+#[derive(Debug)]
+pub(super) enum BatchEnd {
+    /// Every node finished (in order).
+    Done(Vec<String>),
+    /// A cancel was asked before the batch took any node.
+    Cancelled,
+    /// The window closed before a node of it was to be stopped (`why`), or a cancel was asked
+    /// while waiting for the next (`None`): the nodes not yet down went back into service, those
+    /// that went down were finished (`done_now`).
+    Halted {
+        /// The nodes it finished.
+        done_now: Vec<String>,
+        /// The window's error, or `None` for a cancel.
+        why: Option<EngineError>,
+    },
+}
+
 impl Runner<'_, '_> {
-    /// Run batch `batch` of type `t`: the nodes it finished, or `None` when a cancel was asked
-    /// before it took any node.
+    /// Run batch `batch` of type `t`: the nodes it finished, or how it stopped early.
     pub(super) fn run_batch(
         &mut self,
         t: NodeType,
         batch: &Batch,
-    ) -> Result<Option<Vec<String>>, EngineError> {
+    ) -> Result<BatchEnd, EngineError> {
         let n = batch.number;
-        let deadline = self.ports.clock.now() + self.cfg.batch_timeout;
+        let mut deadline = self.ports.clock.now() + self.cfg.batch_timeout;
         let snap = self.observe()?;
         let mut names = Vec::new();
         for np in &batch.nodes {
@@ -58,7 +77,7 @@ impl Runner<'_, '_> {
         }
         self.settle(&snap);
         if names.is_empty() {
-            return Ok(Some(Vec::new()));
+            return Ok(BatchEnd::Done(Vec::new()));
         }
         let verdict = preflight(&snap, t, &names);
         self.emit(
@@ -77,7 +96,7 @@ impl Runner<'_, '_> {
         // The last look before a node is taken: a cancel asked while the batch was being
         // checked stops it with nothing touched.
         if self.cancel_asked()? {
-            return Ok(None);
+            return Ok(BatchEnd::Cancelled);
         }
         let avoid = if t == NodeType::Control {
             names.clone()
@@ -109,21 +128,35 @@ impl Runner<'_, '_> {
                 self.emit(Some(n), Some(&node), StepKind::Drain, "drained");
             }
         }
+        let mut halted = None;
         for i in 0..work.len() {
-            if !work[i].went_down
-                && let Err(cause) = self.recheck(t, &snap, &avoid, &work[i].node, &mut ep)
-            {
-                self.abandon(&ep, &work);
-                return Err(EngineError::NotSafeToStop {
-                    batch: n,
-                    node: work[i].node.clone(),
-                    cause,
-                });
+            if !work[i].went_down {
+                if halted.is_some() {
+                    continue;
+                }
+                let node = work[i].node.clone();
+                match self.before_stop(n, t, &snap, &avoid, &node, &mut ep) {
+                    Ok(Ok(waited)) => deadline += waited,
+                    Ok(Err(why)) => {
+                        // No further stop; the nodes found down are still changed and started.
+                        halted = Some(why);
+                        continue;
+                    }
+                    Err(e) => {
+                        self.abandon(&ep, &work);
+                        return Err(e);
+                    }
+                }
             }
             if let Err(e) = self.change(n, &mut work[i], deadline) {
                 self.abandon(&ep, &work);
                 return Err(e);
             }
+        }
+        if halted.is_some() {
+            // The nodes not yet down go back into service; those down are finished below.
+            self.abandon(&ep, &work);
+            work.retain(|w| w.went_down);
         }
         self.verify(n, t, &mut work, deadline, &snap.record)?;
         for w in &work {
@@ -143,7 +176,49 @@ impl Runner<'_, '_> {
                 },
             );
         }
-        Ok(Some(work.into_iter().map(|w| w.node).collect()))
+        let finished = work.into_iter().map(|w| w.node).collect();
+        Ok(match halted {
+            Some(why) => BatchEnd::Halted {
+                done_now: finished,
+                why,
+            },
+            None => BatchEnd::Done(finished),
+        })
+    }
+
+    /// Just before `node` of batch `n` is stopped: safe to stop (as [`Runner::recheck`] sees
+    /// it) and inside a window, both seen after any wait for the window. `Ok(Ok(waited))` to
+    /// stop it (the batch's deadline moves by the wait); `Ok(Err(why))` when the window closed
+    /// (the error) or a cancel came during the wait (`None`): no node is stopped.
+    fn before_stop(
+        &mut self,
+        n: usize,
+        t: NodeType,
+        snap: &super::observe::Snapshot,
+        avoid: &[String],
+        node: &str,
+        ep: &mut Endpoint,
+    ) -> Result<Result<Duration, Option<EngineError>>, EngineError> {
+        let mut waited = Duration::ZERO;
+        loop {
+            if let Err(cause) = self.recheck(t, snap, avoid, node, ep) {
+                return Err(EngineError::NotSafeToStop {
+                    batch: n,
+                    node: node.to_string(),
+                    cause,
+                });
+            }
+            if self.window_open() {
+                return Ok(Ok(waited));
+            }
+            match self.in_window(n, Some(node)) {
+                Ok(Opened::Now) => {}
+                Ok(Opened::AfterWait(d)) => waited += d,
+                Ok(Opened::Cancelled) => return Ok(Err(None)),
+                Err(e @ EngineError::WindowClosed { .. }) => return Ok(Err(Some(e))),
+                Err(e) => return Err(e),
+            }
+        }
     }
 
     /// A batch stops early: the nodes it cordoned that never went down go back into service; the

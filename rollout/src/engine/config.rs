@@ -72,6 +72,10 @@ pub struct EngineConfig {
     /// Time allowed for one gate command (`--gate-timeout`, default 300 s).
     #[serde(default = "default_gate_timeout")]
     pub gate_timeout: Duration,
+    /// Variables of this process's environment passed on to the gates (`--gate-env`), beyond
+    /// `PATH`, `HOME`, `LANG` and the `CKS_*` variables the engine sets.
+    #[serde(default)]
+    pub gate_env: Vec<String>,
     /// Maintenance windows (`--window`): a batch starts only while one is open (none: always).
     #[serde(default)]
     pub windows: Vec<super::window::Window>,
@@ -98,6 +102,7 @@ impl Default for EngineConfig {
             soak: Duration::ZERO,
             gates: Vec::new(),
             gate_timeout: GATE_TIMEOUT,
+            gate_env: Vec::new(),
             windows: Vec::new(),
             wait_for_window: false,
             restart: None,
@@ -105,16 +110,125 @@ impl Default for EngineConfig {
     }
 }
 
+/// The variables the engine itself sets for a gate (a `--gate-env` of one is refused).
+pub const GATE_VARIABLES: [&str; 3] = ["CKS_CLUSTER_ID", "CKS_BATCH", "CKS_NODES"];
+
+/// A rollout control value refused before anything is asked of CloudStack.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ControlError {
+    /// The lease timeout is too short for the engine's longest wait between two renewals.
+    #[error(
+        "the lease timeout ({lease_ms} ms) must be at least twice the poll interval ({poll_ms} ms), the longest wait between two renewals of the lease: with a shorter one, another process's scan takes the cluster while this one waits; set --lease-timeout to at least {} s or a shorter --poll-interval",
+        (2 * poll_ms).div_ceil(1000).max(1)
+    )]
+    LeaseTooShort {
+        /// The lease timeout asked.
+        lease_ms: u64,
+        /// The poll interval.
+        poll_ms: u64,
+    },
+    /// A time that must be longer than zero is zero.
+    #[error("{option} is 0: expected a time longer than 0 ({what})")]
+    Zero {
+        /// The option (`--poll-interval`, ...).
+        option: &'static str,
+        /// What the time is for.
+        what: &'static str,
+    },
+    /// `--wait-for-window` with no window to wait for.
+    #[error("--wait-for-window needs at least one --window to wait for; add one or drop it")]
+    WaitWithoutWindow,
+    /// A `--gate-env` that is not the name of an environment variable, or one the engine sets.
+    #[error(
+        "--gate-env {name:?}: {why}; expected the name of a variable of this environment (letters, digits and _, not starting with a digit), e.g. --gate-env KUBECONFIG"
+    )]
+    GateEnv {
+        /// The name as given.
+        name: String,
+        /// What is wrong.
+        why: &'static str,
+    },
+    /// A `--gate` with no command.
+    #[error("--gate \"\": a gate needs a command to run (sh -c CMD)")]
+    EmptyGate,
+}
+
+/// True for the name of an environment variable: ASCII letters, digits and `_`, not starting
+/// with a digit.
+pub fn is_variable_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
 impl EngineConfig {
     /// Refuses a lease timeout not longer than twice the engine's longest wait between two
     /// renewals of the lease (the poll interval: every wait — a job poll, a drain round, a
     /// readiness poll — is at most one, and a renewal follows each), so that one late renewal
     /// never lets another process take the cluster.
-    pub fn check_lease(&self) -> Result<(), super::request::UpdateError> {
+    pub fn check_lease(&self) -> Result<(), ControlError> {
         if self.lease_timeout < 2 * self.poll_interval || self.lease_timeout.is_zero() {
-            return Err(super::request::UpdateError::LeaseTooShort {
+            return Err(ControlError::LeaseTooShort {
                 lease_ms: self.lease_timeout.as_millis() as u64,
                 poll_ms: self.poll_interval.as_millis() as u64,
+            });
+        }
+        Ok(())
+    }
+
+    /// Every control value of a rollout checked on its own, before anything is asked of
+    /// CloudStack: times longer than zero, the lease against the poll interval, a window to
+    /// wait for, gates with a command and `--gate-env` names of variables.
+    pub fn check(&self) -> Result<(), ControlError> {
+        let zero = |d: Duration, option, what| {
+            if d.is_zero() {
+                Err(ControlError::Zero { option, what })
+            } else {
+                Ok(())
+            }
+        };
+        zero(
+            self.poll_interval,
+            "--poll-interval",
+            "the wait between two looks",
+        )?;
+        zero(
+            self.batch_timeout,
+            "--batch-timeout",
+            "the time one batch may take",
+        )?;
+        zero(
+            self.drain_timeout,
+            "--drain-timeout",
+            "the time one drain may take",
+        )?;
+        if !self.gates.is_empty() {
+            zero(
+                self.gate_timeout,
+                "--gate-timeout",
+                "the time one gate may run",
+            )?;
+        }
+        self.check_lease()?;
+        if self.wait_for_window && self.windows.is_empty() {
+            return Err(ControlError::WaitWithoutWindow);
+        }
+        if self.gates.iter().any(|g| g.trim().is_empty()) {
+            return Err(ControlError::EmptyGate);
+        }
+        for name in &self.gate_env {
+            let why = if !is_variable_name(name) {
+                "not the name of an environment variable"
+            } else if GATE_VARIABLES.contains(&name.as_str()) {
+                "the engine sets this one itself for every gate"
+            } else {
+                continue;
+            };
+            return Err(ControlError::GateEnv {
+                name: name.clone(),
+                why,
             });
         }
         Ok(())

@@ -80,17 +80,42 @@ pub enum EngineError {
         /// Why.
         cause: String,
     },
-    /// Outside every maintenance window before a batch.
+    /// Outside every maintenance window before a batch, or before a node of it was stopped.
     #[error(
-        "batch {batch}: the maintenance window closed ({windows}); the rollout stopped between batches with no node taken down; run it again inside a window (the next opens {next}), or pass --wait-for-window to wait"
+        "batch {batch}: the maintenance window closed ({windows}) {before}; the rollout stopped with no node taken down outside a window; run it again inside a window (the next opens {next}), or pass --wait-for-window to wait"
     )]
     WindowClosed {
         /// Batch number.
         batch: usize,
         /// The windows, as given.
         windows: String,
+        /// What the window was checked for: "before the batch", "before NODE was stopped".
+        before: String,
         /// When the next opens (RFC 3339, UTC).
         next: String,
+    },
+    /// A node name from the Kubernetes API that is not a DNS-1123 subdomain, before it could
+    /// reach a gate.
+    #[error(
+        "batch {batch}: the Kubernetes API names a node {name}, which is not a DNS-1123 subdomain (at most 253 characters, dot-separated labels of lowercase letters, digits and '-'); no gate was run and no node of the batch was touched; check the node objects of the cluster"
+    )]
+    BadNodeName {
+        /// Batch number.
+        batch: usize,
+        /// The name, escaped (quoted, control characters as escapes).
+        name: String,
+    },
+    /// The gates of a batch passed after the window closed in several windows in a row.
+    #[error(
+        "batch {batch}: the gates passed only after the maintenance window had closed, {times} times in a row ({windows}): they take longer than a window is open; the rollout stopped with no node of the batch taken down; make the window longer or the gates shorter, and run it again"
+    )]
+    GatesOutlastWindow {
+        /// Batch number.
+        batch: usize,
+        /// Windows in a row the gates passed after.
+        times: usize,
+        /// The windows, as given.
+        windows: String,
     },
     /// A gate command before a batch did not let it go.
     #[error(

@@ -5,7 +5,7 @@
 use super::error::EngineError;
 use super::progress::StepKind;
 use super::run::Runner;
-use crate::ports::{GateCall, GateStatus, PortErrorKind};
+use crate::ports::{GateCall, GateStatus, PortErrorKind, is_dns1123_subdomain};
 use std::time::Duration;
 
 /// The longest wait between two looks at a running gate.
@@ -15,6 +15,16 @@ impl Runner<'_, '_> {
     /// Run every gate before batch `batch` of `nodes`, in order; the first that does not exit
     /// 0 stops the rollout (nothing of the batch is touched yet).
     pub(super) fn gates(&mut self, batch: usize, nodes: &[String]) -> Result<(), EngineError> {
+        if self.cfg.gates.is_empty() {
+            return Ok(());
+        }
+        // Node names come from the Kubernetes API: only DNS-1123 names reach a gate.
+        if let Some(bad) = nodes.iter().find(|n| !is_dns1123_subdomain(n)) {
+            return Err(EngineError::BadNodeName {
+                batch,
+                name: format!("{bad:?}"),
+            });
+        }
         for command in self.cfg.gates.clone() {
             self.gate(batch, nodes, &command)?;
         }
@@ -22,9 +32,15 @@ impl Runner<'_, '_> {
     }
 
     fn gate(&mut self, batch: usize, nodes: &[String], command: &str) -> Result<(), EngineError> {
+        // The command line as it may be shown: with every secret the port knows replaced.
+        let shown = self
+            .ports
+            .hooks
+            .as_ref()
+            .map_or(command.to_string(), |h| h.shown(command));
         let failed = |why: String| EngineError::GateFailed {
             batch,
-            command: command.to_string(),
+            command: shown.clone(),
             why,
         };
         let cluster = self.cluster.clone();
@@ -33,6 +49,7 @@ impl Runner<'_, '_> {
             cluster: &cluster,
             batch,
             nodes,
+            pass_env: &self.cfg.gate_env,
         };
         let Some(hooks) = self.ports.hooks.as_mut() else {
             return Err(failed("this engine has no way to run gate commands".into()));
@@ -59,7 +76,7 @@ impl Runner<'_, '_> {
                         Some(batch),
                         None,
                         StepKind::Gate,
-                        format!("{command}: passed"),
+                        format!("{shown}: passed"),
                     );
                     return Ok(());
                 }

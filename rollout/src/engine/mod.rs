@@ -23,6 +23,7 @@ mod request;
 pub mod restart;
 mod run;
 pub mod safety;
+mod settle;
 mod soak;
 mod update;
 pub mod validate;
@@ -30,7 +31,10 @@ mod verify;
 mod view;
 pub mod window;
 
-pub use config::{BOOT_WAIT, DEFAULT_BATCH_TIMEOUT, EngineConfig, GATE_TIMEOUT, RestartScope};
+pub use config::{
+    BOOT_WAIT, ControlError, DEFAULT_BATCH_TIMEOUT, EngineConfig, GATE_TIMEOUT, GATE_VARIABLES,
+    RestartScope, is_variable_name,
+};
 pub use error::EngineError;
 pub use error::{ChangeError, NotBack, UnsafeStop};
 pub use job::{JOB_POLL, JOB_TIMEOUT};

@@ -75,17 +75,9 @@ pub enum UpdateError {
         /// The state it went back to.
         restored: ClusterState,
     },
-    /// The lease timeout is too short for the engine's longest wait between two renewals.
-    #[error(
-        "the lease timeout ({lease_ms} ms) must be at least twice the poll interval ({poll_ms} ms), the longest wait between two renewals of the lease: with a shorter one, another process's scan takes the cluster while this one waits; set --lease-timeout to at least {} s or a shorter --poll-interval",
-        (2 * poll_ms).div_ceil(1000)
-    )]
-    LeaseTooShort {
-        /// The lease timeout asked.
-        lease_ms: u64,
-        /// The poll interval.
-        poll_ms: u64,
-    },
+    /// A rollout control value is refused (before anything was asked of CloudStack).
+    #[error(transparent)]
+    Control(#[from] super::config::ControlError),
     /// The update changes a node type whose VMs and Kubernetes nodes could not all be matched.
     #[error(
         "cannot roll out the {node_type} nodes: {}; fix the cluster, or leave the {node_type} settings out to roll out the other types",

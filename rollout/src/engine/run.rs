@@ -1,9 +1,10 @@
 //! Carrying out a plan batch by batch: cancel and lease checks between batches.
 
+use super::batch::BatchEnd;
 use super::config::EngineConfig;
 use super::error::EngineError;
 use super::observe::{Snapshot, observe};
-use super::plan::{Plan, came_back, plan_with};
+use super::plan::{Plan, plan_with};
 use super::progress::{Event, Progress, StepKind};
 use crate::model::{Endpoint, Lease};
 use crate::ports::{PortResult, Ports};
@@ -182,28 +183,6 @@ impl<'r, 'a> Runner<'r, 'a> {
         &self.lease
     }
 
-    /// Uncordon annotated nodes that came back: Ready with a boot ID other than the annotated
-    /// one (the one rule, [`came_back`]).
-    pub(super) fn settle(&mut self, snap: &Snapshot) {
-        let ep = snap.endpoint_avoiding(&[]);
-        let names: Vec<String> = snap
-            .nodes
-            .iter()
-            .filter(|n| came_back(n))
-            .map(|n| n.name.clone())
-            .collect();
-        for name in names {
-            if self.uncordon_ours(&ep, &name, 0).is_ok() {
-                self.emit(
-                    None,
-                    Some(&name),
-                    StepKind::Settle,
-                    "came back after an earlier run",
-                );
-            }
-        }
-    }
-
     /// Uncordon, then remove the annotation (in this order, so a crash in between leaves the
     /// annotation that marks the node as ours).
     pub(super) fn uncordon_ours(
@@ -229,73 +208,6 @@ impl<'r, 'a> Runner<'r, 'a> {
             .kube
             .set_annotation(ep, node, crate::model::ROLLOUT_ANNOTATION, None)
             .map_err(fail("remove annotation of"))
-    }
-
-    /// Annotated nodes Ready with the annotated boot ID on a Running VM that is up to date (or
-    /// of a type that cannot lose a node): an earlier run may have started them again before
-    /// their kubelet posted, or never stopped them. Wait (at most [`super::config::BOOT_WAIT`]) for a
-    /// new boot ID: with one and Ready, they came back; still Ready with the old one after the
-    /// wait (far beyond the node grace period), the kubelet of that boot kept posting, so they
-    /// never went down. Either way they are uncordoned; the others stay unfinished work. True
-    /// when one was uncordoned (look again before planning).
-    fn settle_unsure(&mut self, snap: &Snapshot) -> bool {
-        let mut unsure: Vec<(String, String)> = snap
-            .nodes
-            .iter()
-            .filter(|n| n.is_ready())
-            .filter_map(|n| Some((n, n.rollout_boot_id()?)))
-            .filter(|(n, old)| n.boot_id == *old)
-            .filter(|(n, _)| {
-                snap.vm_by_node(&n.name).is_some_and(|vm| {
-                    vm.state == crate::model::VmState::Running
-                        && (super::safety::cannot_lose_a_node(&snap.record, vm.node_type)
-                            || !snap.out_of_date(vm))
-                })
-            })
-            .map(|(n, old)| (n.name.clone(), old.to_string()))
-            .collect();
-        if unsure.is_empty() {
-            return false;
-        }
-        let ep = snap.endpoint_avoiding(&[]);
-        let until = self.ports.clock.now() + super::config::BOOT_WAIT;
-        let mut settled = false;
-        while !unsure.is_empty() {
-            let mut still = Vec::new();
-            let over = self.ports.clock.now() >= until;
-            for (name, old) in unsure {
-                let node = match self.ports.kube.get_node(&ep, &name) {
-                    Ok(Some(node)) => node,
-                    _ => {
-                        still.push((name, old));
-                        continue;
-                    }
-                };
-                let why = if node.boot_id != old && node.is_ready() {
-                    "came back after an earlier run"
-                } else if node.boot_id != old || !node.is_ready() {
-                    // It went down: unfinished work, finished by its batch.
-                    continue;
-                } else if over {
-                    "never went down: Ready with its boot ID all through the wait"
-                } else {
-                    still.push((name, old));
-                    continue;
-                };
-                if self.uncordon_ours(&ep, &name, 0).is_ok() {
-                    settled = true;
-                    self.emit(None, Some(&name), StepKind::Settle, why);
-                }
-            }
-            unsure = still;
-            if unsure.is_empty() || over {
-                break;
-            }
-            if self.pause().is_err() {
-                break;
-            }
-        }
-        settled
     }
 
     /// CloudStack's own view of the cluster, before each batch: an error when CloudStack runs
@@ -444,15 +356,43 @@ impl<'r, 'a> Runner<'r, 'a> {
                     return Ok(true);
                 }
                 let nodes: Vec<String> = batch.nodes.iter().map(|n| n.node.clone()).collect();
-                if let Err(e) = self
-                    .in_window(batch.number)
-                    .and_then(|()| self.gates(batch.number, &nodes))
-                {
+                if let Err(e) = self.window_and_gates(batch.number, &nodes) {
                     self.emit(Some(batch.number), None, StepKind::Failed, e.to_string());
                     return Err(e);
                 }
                 match self.run_batch(phase.node_type, batch) {
-                    Ok(Some(mut names)) => {
+                    Ok(BatchEnd::Halted { mut done_now, why }) => {
+                        // The window closed (or a cancel came while waiting for one) before a
+                        // node of the batch was stopped: those that went down were finished.
+                        if let Some(set) = self.restart.as_mut() {
+                            done_now.iter().for_each(|n| {
+                                set.remove(n);
+                            });
+                        }
+                        done.append(&mut done_now);
+                        match why {
+                            Some(e) => {
+                                self.emit(
+                                    Some(batch.number),
+                                    None,
+                                    StepKind::Failed,
+                                    e.to_string(),
+                                );
+                                return Err(e);
+                            }
+                            None => {
+                                *cancelled = true;
+                                self.emit(
+                                    Some(batch.number),
+                                    None,
+                                    StepKind::Cancelled,
+                                    "cancel asked while the batch waited for a window",
+                                );
+                                return Ok(false);
+                            }
+                        }
+                    }
+                    Ok(BatchEnd::Done(mut names)) => {
                         if let Err(e) = self.soak(batch.number, &names) {
                             self.emit(Some(batch.number), None, StepKind::Failed, e.to_string());
                             done.append(&mut names);
@@ -465,7 +405,7 @@ impl<'r, 'a> Runner<'r, 'a> {
                         }
                         done.append(&mut names);
                     }
-                    Ok(None) => {
+                    Ok(BatchEnd::Cancelled) => {
                         *cancelled = true;
                         self.emit(
                             Some(batch.number),

@@ -121,6 +121,12 @@ pub fn update(
     if req.cancel_rollout {
         return check_cancel(req, ports, cluster_id);
     }
+    // The controls and the knob are checked on their own first: a bad value is refused before
+    // anything is asked of CloudStack or the store.
+    super::validate::max_unavailable(req)?;
+    if req.rollout {
+        cfg.check()?;
+    }
     let snap = observe_cloud(ports, cluster_id).map_err(engine_err)?;
     let state = snap.record.state;
     if req.rollout {
@@ -167,7 +173,6 @@ pub fn update(
             view: cluster_view(&after),
         });
     }
-    cfg.check_lease()?;
     // The store stamps the heartbeat with its own clock; the runner learns it from the record
     // it reads first.
     let lease = Lease {

@@ -156,6 +156,23 @@ fn check_offering(
     Ok(())
 }
 
+/// `maxunavailable` checked on its own (1 when not given): at least 1, and only with
+/// `rollout=true`. The update call checks it before it asks CloudStack anything.
+pub fn max_unavailable(req: &super::request::UpdateRequest) -> Result<u32, UpdateError> {
+    match req.max_unavailable {
+        Some(_) if !req.rollout => Err(UpdateError::param(
+            "maxunavailable",
+            "only applies with rollout=true; drop it or set rollout=true",
+        )),
+        Some(m) if m < 1 => Err(UpdateError::param(
+            "maxunavailable",
+            format!("must be at least 1, got {m}"),
+        )),
+        Some(m) => Ok(u32::try_from(m).unwrap_or(u32::MAX)),
+        None => Ok(1),
+    }
+}
+
 /// Check `req` against the cluster and compute the settings to store; `version` is the
 /// cluster's Kubernetes version when CloudStack lists it (its node minimums apply).
 pub fn validate(
@@ -165,22 +182,7 @@ pub fn validate(
 ) -> Result<Validated, UpdateError> {
     let record = &snap.record;
     refuse_unmatched(req, snap)?;
-    let max_unavailable = match req.max_unavailable {
-        Some(_) if !req.rollout => {
-            return Err(UpdateError::param(
-                "maxunavailable",
-                "only applies with rollout=true; drop it or set rollout=true",
-            ));
-        }
-        Some(m) if m < 1 => {
-            return Err(UpdateError::param(
-                "maxunavailable",
-                format!("must be at least 1, got {m}"),
-            ));
-        }
-        Some(m) => u32::try_from(m).unwrap_or(u32::MAX),
-        None => 1,
-    };
+    let max_unavailable = max_unavailable(req)?;
     let before = prepare_settings(snap);
     let mut after = before.clone();
     for (key, offering) in &req.node_offerings {

@@ -44,6 +44,16 @@ pub struct LiveOptions {
 }
 
 impl LiveOptions {
+    /// The overrides' forms checked on their own (`NODE=URL` endpoints, `NODE=HOST:PORT` SSH
+    /// servers), before anything is asked of CloudStack: one that does not parse is refused
+    /// at once rather than after the discovery it would have overridden.
+    pub fn check(&self) -> Result<()> {
+        pairs("control-endpoint", &self.control_endpoints)?;
+        pairs("etcd-endpoint", &self.etcd_endpoints)?;
+        cks_discovery::ssh_access::parse_endpoints(&self.ssh.ssh_endpoints)?;
+        Ok(())
+    }
+
     /// The store [`LiveOptions::store`] names, parsed so that a value that does not parse is
     /// never echoed with its password.
     pub fn store_url(&self) -> Result<StoreUrl> {

@@ -83,8 +83,15 @@ impl LivePorts {
     /// Opens the store and connects what the options and environment allow; the rest answers
     /// every call with what to configure.
     pub fn connect(args: &LiveOptions) -> Result<Self> {
+        args.check()?;
+        // What a gate shows is cleared of these (the keys may come from a config file).
+        let mut secrets: Vec<String> = crate::adapters::gate_command::url_password(&args.store)
+            .into_iter()
+            .collect();
         let cloud_client = match CloudStackConfig::from_env() {
             Ok(config) => {
+                secrets.push(config.api_key.expose().to_string());
+                secrets.push(config.secret_key.expose().to_string());
                 for warning in config.warnings() {
                     eprintln!("cks-rollout: warning: {warning}");
                 }
@@ -183,12 +190,12 @@ impl LivePorts {
             etcd,
             store,
             clock: SystemClock,
-            hooks: discovery
-                .node_ssh
-                .iter()
-                .fold(CommandHooks::new(), |hooks, (node, config)| {
+            hooks: discovery.node_ssh.iter().fold(
+                CommandHooks::new().with_secrets(secrets),
+                |hooks, (node, config)| {
                     hooks.with_ssh(node, Box::new(SshRunner::new(config.clone())))
-                }),
+                },
+            ),
             discovery,
             client,
         })

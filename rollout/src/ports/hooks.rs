@@ -12,8 +12,27 @@ pub struct GateCall<'c> {
     pub cluster: &'c str,
     /// The batch number (`CKS_BATCH`).
     pub batch: usize,
-    /// The batch's nodes (`CKS_NODES`, comma-separated).
+    /// The batch's nodes (`CKS_NODES`, comma-separated), each a DNS-1123 subdomain
+    /// ([`is_dns1123_subdomain`]; a port refuses a call with any other).
     pub nodes: &'c [String],
+    /// Variables of the engine's environment passed on to the gate (`--gate-env`); a gate
+    /// gets no other of them but `PATH`, `HOME` and `LANG`.
+    pub pass_env: &'c [String],
+}
+
+/// True when `name` is a DNS-1123 subdomain, as Kubernetes requires of a node's name: at most
+/// 253 characters, dot-separated labels of lowercase letters, digits and `-`, each beginning
+/// and ending with a letter or digit.
+pub fn is_dns1123_subdomain(name: &str) -> bool {
+    let alnum = |c: u8| c.is_ascii_lowercase() || c.is_ascii_digit();
+    !name.is_empty()
+        && name.len() <= 253
+        && name.split('.').all(|label| {
+            let b = label.as_bytes();
+            b.first().is_some_and(|c| alnum(*c))
+                && b.last().is_some_and(|c| alnum(*c))
+                && b.iter().all(|c| alnum(*c) || *c == b'-')
+        })
 }
 
 /// A gate that was started: a handle the port knows it by.
@@ -21,7 +40,7 @@ pub struct GateCall<'c> {
 pub struct GateRun {
     /// The port's handle.
     pub id: u64,
-    /// The command line.
+    /// The command line, as it may be shown ([`Hooks::shown`]).
     pub command: String,
 }
 
@@ -52,4 +71,10 @@ pub trait Hooks {
 
     /// True when `/var/run/reboot-required` exists on `node` (read over SSH).
     fn reboot_required(&mut self, node: &str) -> PortResult<bool>;
+
+    /// `text` (a gate's command line or output) as it may be shown in events, the webhook and
+    /// `lasterror`: every secret this port knows of replaced.
+    fn shown(&self, text: &str) -> String {
+        text.to_string()
+    }
 }

@@ -13,7 +13,7 @@ pub use clock::Clock;
 pub use cloud::{Cloud, Job, JobCall, JobStatus};
 pub use error::{PortError, PortErrorKind, PortResult};
 pub use etcd::Etcd;
-pub use hooks::{GateCall, GateRun, GateStatus, Hooks};
+pub use hooks::{GateCall, GateRun, GateStatus, Hooks, is_dns1123_subdomain};
 pub use kube::Kube;
 pub use store::Store;
 

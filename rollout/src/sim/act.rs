@@ -27,6 +27,13 @@ pub enum Act {
         /// Steps since the engine last looked.
         since_look: u64,
     },
+    /// Stopped a node's VM.
+    StopVm {
+        /// Node.
+        node: String,
+        /// A maintenance window was open at the stop (or none was given).
+        in_window: bool,
+    },
     /// Stopped a control node.
     StopControl {
         /// Node.

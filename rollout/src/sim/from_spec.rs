@@ -193,6 +193,7 @@ impl World {
             epoch: spec.epoch()?,
             reboot_required: spec.reboot_required.iter().cloned().collect(),
             backing: None,
+            windows: Vec::new(),
         };
         let (cores, mem) = world.capacity();
         world.record.cores = cores;

@@ -38,6 +38,8 @@ pub fn disrupted(w: &World) -> Vec<(NodeType, String)> {
 /// - `etcd-quorum`: a member is stopped only with a quorum of the others healthy, as seen by a
 ///   health check just before;
 /// - `api-availability`: a control node is stopped only with another API server serving;
+/// - `stop-inside-window`: with maintenance windows given, a VM is stopped only while one is
+///   open;
 /// - `change-only-while-stopped`: offerings, disks and groups change only on stopped VMs;
 /// - `never-annotate-foreign-cordon`, `uncordon-only-annotated`: only nodes the engine
 ///   annotated are uncordoned by it;
@@ -97,6 +99,18 @@ pub fn check(w: &mut World) -> Option<Violation> {
                     ));
                 } else if healthy_others < need {
                     found.push(("etcd-quorum", vec![node], format!("stopped a member with {healthy_others} other healthy members, quorum {need}")));
+                }
+            }
+            Act::StopVm { node, in_window } => {
+                if !in_window {
+                    found.push((
+                        "stop-inside-window",
+                        vec![node],
+                        format!(
+                            "stopped at {} with every maintenance window closed",
+                            crate::engine::window::shown(w.epoch + w.now)
+                        ),
+                    ));
                 }
             }
             Act::StopControl {

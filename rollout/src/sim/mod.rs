@@ -93,6 +93,37 @@ impl SimPorts {
         }
     }
 
+    /// The engine's [`Ports`] with `clock` in place of the simulation's own clock (one that
+    /// tells the engine another time than the world's, say, to break a rule on purpose).
+    pub fn ports_with_clock<'a>(&'a mut self, clock: &'a mut dyn crate::ports::Clock) -> Ports<'a> {
+        Ports {
+            cloud: &mut self.cloud,
+            kube: &mut self.kube,
+            etcd: &mut self.etcd,
+            store: &mut self.store,
+            clock,
+            hooks: Some(&mut self.hooks),
+        }
+    }
+
+    /// The engine's [`Ports`] with `hooks` in place of the simulated gates (the real gate
+    /// commands, say).
+    pub fn ports_with_hooks<'a>(&'a mut self, hooks: &'a mut dyn crate::ports::Hooks) -> Ports<'a> {
+        Ports {
+            cloud: &mut self.cloud,
+            kube: &mut self.kube,
+            etcd: &mut self.etcd,
+            store: &mut self.store,
+            clock: &mut self.clock,
+            hooks: Some(hooks),
+        }
+    }
+
+    /// The simulation's clock port.
+    pub fn clock(&self) -> SimHandle {
+        self.clock.clone()
+    }
+
     /// The simulation's store port.
     pub fn store(&self) -> SimHandle {
         self.store.clone()
@@ -237,6 +268,7 @@ impl Simulation {
             // Computed here, not with the engine's function, so the check is independent.
             w.worker_budget = m.min(workers.saturating_sub(1)).max(1);
             w.max_unavailable = m;
+            w.windows = cfg.windows.clone();
         }
     }
 

@@ -212,8 +212,9 @@ pub fn scenario(seed: u64) -> (ClusterSpec, UpdateRequest) {
 /// Random rollout controls for `seed` on `spec`: a soak (none, short, or longer than the lease
 /// timeout), with some a node that turns NotReady (perhaps during a soak) and back, and gates
 /// that pass, fail or run past their timeout before random batches, and with some a clock start
-/// and maintenance windows (waited for or not), and with some a `--restart` scope (nodes
-/// waiting for a reboot drawn too).
+/// and maintenance windows (waited for or not; with some the window closes minutes after the
+/// start and gates run past its end), and with some a `--restart` scope (nodes waiting for a
+/// reboot drawn too).
 pub fn controls(seed: u64, spec: &mut ClusterSpec, cfg: &mut crate::engine::EngineConfig) {
     let mut rng = StdRng::seed_from_u64(seed ^ 0xc0_47_20_15);
     cfg.soak = std::time::Duration::from_secs([0, 0, 30, 120, 600, 900][rng.random_range(0..6)]);
@@ -264,6 +265,9 @@ pub fn controls(seed: u64, spec: &mut ClusterSpec, cfg: &mut crate::engine::Engi
             cfg.windows = vec![w];
         }
         cfg.wait_for_window = rng.random_bool(0.5);
+        if rng.random_bool(0.6) {
+            slow_gates_at_a_close(&mut rng, spec, cfg);
+        }
     }
     if rng.random_bool(0.4) {
         use crate::engine::RestartScope;
@@ -284,5 +288,46 @@ pub fn controls(seed: u64, spec: &mut ClusterSpec, cfg: &mut crate::engine::Engi
         if rng.random_bool(0.3) {
             spec.reboot_required.push("c-1".into());
         }
+    }
+}
+
+/// A window that closes soon after the rollout starts, and gates before random batches that
+/// run past its end (minutes to an hour and a half, within the gate timeout mostly): the
+/// window must be seen again before any node is taken down.
+fn slow_gates_at_a_close(
+    rng: &mut StdRng,
+    spec: &mut ClusterSpec,
+    cfg: &mut crate::engine::EngineConfig,
+) {
+    // Each window with the UTC time it closes on 2026-12-08 (a Tuesday, Berlin at UTC+1).
+    let (text, close_h, close_m) = [
+        ("Mon-Fri 22:00-05:00 Europe/Berlin", 4, 0),
+        ("daily 01:00-01:10 UTC", 1, 10),
+        ("daily 12:00-18:00 America/New_York", 23, 0),
+        ("daily 06:00-06:30 Asia/Kolkata", 1, 0),
+    ][rng.random_range(0..4)];
+    let Ok(w) = crate::engine::window::Window::parse(text) else {
+        return;
+    };
+    cfg.windows = vec![w];
+    let before = rng.random_range(1..=9u32);
+    let (h, m) = if close_m >= before {
+        (close_h, close_m - before)
+    } else {
+        (close_h - 1, close_m + 60 - before)
+    };
+    spec.clock_start = Some(format!("2026-12-08T{h:02}:{m:02}:00Z"));
+    if cfg.gates.is_empty() {
+        cfg.gates = vec!["./gate-a".into(), "./gate-b".into()];
+    }
+    cfg.gate_timeout = std::time::Duration::from_secs(rng.random_range(1800..=7200));
+    for _ in 0..rng.random_range(1..=2) {
+        spec.gates.push(super::gates::GateSpec {
+            batch: rng.random_range(1..=4),
+            command: Some(["gate-a", "gate-b"][rng.random_range(0..2)].into()),
+            exit: if rng.random_bool(0.85) { 0 } else { 1 },
+            output: "slow gate".into(),
+            seconds: rng.random_range(60..=5400),
+        });
     }
 }

@@ -40,6 +40,14 @@ pub fn stop(w: &mut World, node: &str) {
         return;
     };
     let step = w.step;
+    let in_window = crate::engine::window::any_open(&w.windows, w.epoch + w.now);
+    push(
+        w,
+        Act::StopVm {
+            node: node.to_string(),
+            in_window,
+        },
+    );
     if t == w.member_type() {
         let (seen, at) = &w.health_seen;
         let healthy_others = seen

@@ -179,6 +179,9 @@ pub struct World {
     pub reboot_required: std::collections::BTreeSet<String>,
     /// The real database the store calls go to, when the simulation is backed by one.
     pub backing: Option<super::backing::Backing>,
+    /// The maintenance windows the rollout was given (none: always open), for
+    /// `stop-inside-window`.
+    pub windows: Vec<crate::engine::window::Window>,
 }
 
 impl World {
