@@ -152,10 +152,11 @@ pub async fn resolve(
         plan.etcd = etcd.map(|e| e.tag());
     }
     plan.headlamp = headlamp;
-    if let Cleared::Unverified { reason } = cleared {
+    // Why it is unverified is the signature phase's own warning on the file; this one says
+    // that it ran, and how.
+    if let Cleared::Unverified { .. } = cleared {
         plan.warnings.push(format!(
-            "kubeadm ({kubeadm_url}) ran unverified to list the images ({reason}), {how}; \
-             --signatures require refuses to run it"
+            "kubeadm ({kubeadm_url}) ran unverified to list the images, {how}"
         ));
     }
     Ok(Resolved { plan, fetched })
