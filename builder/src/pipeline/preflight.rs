@@ -9,12 +9,12 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, thiserror::Error)]
 pub enum PreflightError {
     /// OUTPUT_PATH (or a folder above it) is not a directory.
-    #[error("OUTPUT_PATH {path}: {} is not a directory; give a directory for the ISO", at.display())]
+    #[error("OUTPUT_PATH {path}{at} is not a directory; give a directory for the ISO")]
     NotDirectory {
         /// OUTPUT_PATH.
         path: String,
-        /// The entry that is not a directory.
-        at: PathBuf,
+        /// The entry above it that is not a directory (`: <path>`), empty when it is itself.
+        at: String,
     },
     /// A folder cannot be written.
     #[error("{what} {}: cannot write in {} ({source}); give a folder you can write, or fix its permissions", path.display(), dir.display())]
@@ -58,7 +58,11 @@ impl OutputPath {
     pub fn prepare(path: &Path, create: bool) -> Result<OutputPath, PreflightError> {
         let not_dir = |at: &Path| PreflightError::NotDirectory {
             path: path.display().to_string(),
-            at: at.to_path_buf(),
+            at: if at == path {
+                String::new()
+            } else {
+                format!(": {}", at.display())
+            },
         };
         let mut missing = Vec::new();
         let mut at = if path.as_os_str().is_empty() {
