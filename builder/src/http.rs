@@ -87,6 +87,14 @@ pub enum HttpError {
         /// What the HTTP client reported, with its causes.
         reason: String,
     },
+    /// A redirect led where the URL may not (see [`crate::fetch::redirect`]).
+    #[error("{url}: {reason}")]
+    Redirect {
+        /// The URL requested.
+        url: String,
+        /// Where it led, and why that is refused.
+        reason: String,
+    },
     /// The server's certificate was refused.
     #[error("TLS with {url} failed: {reason}; for a private CA pass its PEM with --ca-file")]
     Tls {
@@ -125,6 +133,12 @@ impl HttpError {
         let mut reason = error.to_string();
         let mut source = std::error::Error::source(error);
         while let Some(cause) = source {
+            if let Some(refused) = cause.downcast_ref::<crate::fetch::redirect::RedirectRefused>() {
+                return HttpError::Redirect {
+                    url: url.to_string(),
+                    reason: refused.to_string(),
+                };
+            }
             reason.push_str(": ");
             reason.push_str(&cause.to_string());
             source = cause.source();
@@ -155,6 +169,7 @@ impl Classify for HttpError {
             HttpError::Status { .. }
             | HttpError::NotFound { .. }
             | HttpError::Tls { .. }
+            | HttpError::Redirect { .. }
             | HttpError::TooLarge { .. } => Verdict::Permanent,
         }
     }

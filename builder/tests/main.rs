@@ -10,8 +10,11 @@ mod pull_common;
 
 mod build_cli;
 mod build_dashboard_args;
+mod build_dashboard_redirect;
+mod build_early_checks;
 mod build_interrupt;
 mod build_kube_minor;
+mod build_kubeadm_confined;
 mod build_mirror_password;
 mod build_signature_flags;
 mod catalog_signing;

@@ -67,6 +67,8 @@ impl ClientOptions {
         Ok(reqwest::Client::builder()
             .user_agent(concat!("cks-iso/", env!("CARGO_PKG_VERSION")))
             .connect_timeout(self.connect_timeout)
+            // No redirect from a public address to an internal one.
+            .redirect(super::redirect::policy())
             .tls_certs_merge(certs))
     }
 }

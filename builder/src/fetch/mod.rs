@@ -41,6 +41,7 @@ mod fetcher;
 mod http;
 mod local;
 pub(crate) mod mirror;
+pub mod redirect;
 mod resume;
 mod shared;
 mod spec;

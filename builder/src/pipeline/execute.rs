@@ -129,6 +129,11 @@ pub async fn execute(
             )
         })
         .flatten();
+    // The lock is written whole before the ISO: a lock that cannot be written leaves no ISO.
+    let lock = match run.write_lock {
+        Some(path) => Some(lock(run.inputs, plan, &fetched, &report).stage(path)?),
+        None => None,
+    };
     let packed = pack_iso(plan, tree, built).await?;
     let sbom_path = sbom::beside(&packed.path);
     write_atomically(&sbom_path, sbom_text.as_bytes())?;
@@ -145,8 +150,8 @@ pub async fn execute(
     }
     laps.lap("pack");
 
-    if let Some(path) = run.write_lock {
-        write_lock(path, run.inputs, plan, &fetched, &report)?;
+    if let Some(lock) = lock {
+        lock.commit()?;
     }
     let mut summary = summarise(
         plan,
@@ -269,16 +274,10 @@ async fn pack_iso(plan: &Plan, tree: &Path, built: BuildTime) -> Result<Packed> 
     Ok(packed)
 }
 
-/// Writes the lock of this build: its inputs, its plan, every file's upstream digest, every
-/// image's digest and the mirror each mirrored file came from.
-fn write_lock(
-    path: &Path,
-    inputs: &Inputs,
-    plan: &Plan,
-    fetched: &[FetchedFile],
-    report: &PullReport,
-) -> Result<()> {
-    let lock = Lock {
+/// The lock of this build: its inputs, its plan, every file's upstream digest, every image's
+/// digest and the mirror each mirrored file came from.
+fn lock(inputs: &Inputs, plan: &Plan, fetched: &[FetchedFile], report: &PullReport) -> Lock {
+    Lock {
         format: LOCK_FORMAT,
         inputs: inputs.clone(),
         plan: plan.clone(),
@@ -295,8 +294,7 @@ fn write_lock(
             .into_iter()
             .map(|m| (m.file, m.used))
             .collect(),
-    };
-    lock.write(path)
+    }
 }
 
 /// The build's summary.

@@ -1,10 +1,12 @@
 //! What `kubeadm config images list` prints for the Kubernetes version: the first list of the
 //! image plan ([`cks_pinning::image::plan_images`] merges it with the manifests' images).
+//! kubeadm runs confined ([`super::confined`]), verified or not.
 
 use std::path::Path;
-use std::process::Command;
 
 use cks_pinning::version::KubeVersion;
+
+use super::confined::{ConfinedError, run_confined};
 
 /// Why kubeadm could not list the images.
 #[derive(Debug, thiserror::Error)]
@@ -19,22 +21,53 @@ pub enum KubeadmError {
         /// What went wrong.
         message: String,
     },
+    /// kubeadm could not be run confined, or was stopped.
+    #[error("running `{kubeadm} config images list --kubernetes-version={version}`: {source}")]
+    Confined {
+        /// The kubeadm that was run.
+        kubeadm: String,
+        /// The version asked for.
+        version: String,
+        /// What went wrong.
+        source: ConfinedError,
+    },
+}
+
+/// kubeadm's image list, and how kubeadm was confined while it printed it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Listed {
+    /// The images, one a line as kubeadm printed them.
+    pub images: Vec<String>,
+    /// How it ran, in words for a warning.
+    pub how: String,
 }
 
 /// Runs `kubeadm config images list --kubernetes-version=v<version>` with the kubeadm at
-/// `kubeadm` (one for the build host's arch) and returns its lines.
-pub fn kubeadm_images(kubeadm: &Path, version: &KubeVersion) -> Result<Vec<String>, KubeadmError> {
+/// `kubeadm` (one for the build host's arch), confined in a scratch directory under `scratch`,
+/// and returns its lines.
+pub fn kubeadm_images(
+    kubeadm: &Path,
+    version: &KubeVersion,
+    scratch: &Path,
+) -> Result<Listed, KubeadmError> {
     let error = |message: String| KubeadmError::Kubeadm {
         kubeadm: kubeadm.display().to_string(),
         version: version.with_v(),
         message,
     };
     make_executable(kubeadm).map_err(|e| error(e.to_string()))?;
-    let output = Command::new(kubeadm)
-        .args(["config", "images", "list"])
-        .arg(format!("--kubernetes-version={}", version.with_v()))
-        .output()
-        .map_err(|e| error(e.to_string()))?;
+    let args = [
+        "config".to_string(),
+        "images".to_string(),
+        "list".to_string(),
+        format!("--kubernetes-version={}", version.with_v()),
+    ];
+    let output =
+        run_confined(kubeadm, &args, scratch).map_err(|source| KubeadmError::Confined {
+            kubeadm: kubeadm.display().to_string(),
+            version: version.with_v(),
+            source,
+        })?;
     if !output.status.success() {
         let stderr = String::from_utf8_lossy(&output.stderr);
         return Err(error(format!("{}: {}", output.status, stderr.trim())));
@@ -50,7 +83,10 @@ pub fn kubeadm_images(kubeadm: &Path, version: &KubeVersion) -> Result<Vec<Strin
     if images.is_empty() {
         return Err(error("it printed no images".into()));
     }
-    Ok(images)
+    Ok(Listed {
+        images,
+        how: output.how,
+    })
 }
 
 fn make_executable(path: &Path) -> std::io::Result<()> {

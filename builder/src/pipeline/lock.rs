@@ -67,8 +67,51 @@ impl Lock {
 
     /// Writes the lock file atomically.
     pub fn write(&self, path: &Path) -> Result<()> {
+        write_atomically(path, self.text()?.as_bytes())
+    }
+
+    /// Writes the lock whole to a temporary file beside `path` (mode 0644), put in place by
+    /// [`StagedLock::commit`]: the lock is written before the ISO is, and is gone if the build
+    /// fails before the commit.
+    pub fn stage(&self, path: &Path) -> Result<StagedLock> {
+        let dir = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        let mut file = tempfile::NamedTempFile::new_in(dir)
+            .with_context(|| format!("writing the lock file {}", path.display()))?;
+        std::io::Write::write_all(&mut file, self.text()?.as_bytes())
+            .with_context(|| format!("writing the lock file {}", path.display()))?;
+        use std::os::unix::fs::PermissionsExt;
+        file.as_file()
+            .set_permissions(std::fs::Permissions::from_mode(0o644))
+            .with_context(|| format!("setting the mode of {}", path.display()))?;
+        Ok(StagedLock {
+            file,
+            path: path.to_path_buf(),
+        })
+    }
+
+    fn text(&self) -> Result<String> {
         let mut text = serde_json::to_string_pretty(self).context("serialising the lock")?;
         text.push('\n');
-        write_atomically(path, text.as_bytes())
+        Ok(text)
+    }
+}
+
+/// A lock written whole beside its path, not yet in place (removed when dropped).
+#[derive(Debug)]
+pub struct StagedLock {
+    file: tempfile::NamedTempFile,
+    path: std::path::PathBuf,
+}
+
+impl StagedLock {
+    /// Renames the lock into place.
+    pub fn commit(self) -> Result<()> {
+        self.file
+            .persist(&self.path)
+            .with_context(|| format!("renaming into {}", self.path.display()))?;
+        Ok(())
     }
 }

@@ -7,13 +7,15 @@
 //!
 //! Files: `options` (flags, environment and config → [`Options`]), `fit` (the files a build
 //! will write, for the CloudStack line check before any download), `release` (the minors `cks-iso release` builds), `releases` (autoscaler and
-//! CCM), `resolve` (the plan), `kube_pin` (a minor or `stable` resolved to a release), `tool_pin` (crictl and CNI defaults), `release_matrix` (the minors and arches of `cks-iso release --matrix`), `kubeadm` (kubeadm's image list), `sources` (a planned file as a
+//! CCM), `resolve` (the plan), `kube_pin` (a minor or `stable` resolved to a release), `tool_pin` (crictl and CNI defaults), `release_matrix` (the minors and arches of `cks-iso release --matrix`), `kubeadm` (kubeadm's image list) and `confined` (how it runs), `sources` (a planned file as a
 //! download), `head_start` (the large files begun while planning), `execute` (the second phase) and
 //! `execution` (its settings), `record`
 //! (`versions.txt`), `sbom` (the SPDX document), `summary`, `lock`,
 //! `iso_recipe` (the recipe key finished ISOs are kept by), `iso_reuse` (a finished ISO taken from a cache, checked),
-//! `staging`, `run` (both phases).
+//! `staging`, `preflight` (OUTPUT_PATH and the lock path, checked before the plan), `run` (both
+//! phases).
 
+mod confined;
 mod execute;
 mod execution;
 mod fit;
@@ -25,6 +27,7 @@ mod kubeadm;
 mod lock;
 mod options;
 mod plan;
+mod preflight;
 mod record;
 mod release;
 mod release_matrix;
@@ -37,14 +40,18 @@ mod staging;
 mod summary;
 mod tool_pin;
 
+pub use confined::{
+    ConfinedError, DEADLINE as CONFINED_DEADLINE, OUTPUT_LIMIT as CONFINED_OUTPUT_LIMIT,
+};
 pub use execute::execute;
 pub use execution::{Execution, Observer};
 pub use head_start::{Downloads, HeadStart, beside, head_start};
 pub use kube_pin::{KubePin, RELEASE_SERVER, pin_kubernetes, probe_fetcher, read_release};
-pub use kubeadm::{KubeadmError, kubeadm_images};
-pub use lock::{LOCK_FORMAT, Lock};
+pub use kubeadm::{KubeadmError, Listed, kubeadm_images};
+pub use lock::{LOCK_FORMAT, Lock, StagedLock};
 pub use options::{Inputs, LimitInput, Options, OptionsError};
 pub use plan::{AutoscalerPin, CcmPin, HeadlampPin, Plan};
+pub use preflight::{OutputPath, PreflightError, check_lock_path};
 pub use release::{Minors, release_versions};
 pub use release_matrix::{Matrix, MatrixRelease};
 pub use releases::{Reach, Releases, TagSource, resolve_releases};

@@ -4,7 +4,9 @@
 //! plan that comes out says everything the second phase will fetch.
 //!
 //! kubeadm runs only once it is verified: its digest against the publisher's checksum (or the
-//! lock) as it downloads, then its signature ([`Verifier::check_before_running`]).
+//! lock) as it downloads, then its signature ([`Verifier::check_before_running`]); it runs
+//! confined either way, and under `--signatures warn` an unverified one is named in a warning
+//! saying how it ran.
 
 use std::path::{Path, PathBuf};
 
@@ -24,7 +26,7 @@ use super::releases::{Reach, Releases, TagSource, resolve_releases};
 use super::sources::{create_parents, file_spec};
 use super::staging::{Staging, write_atomically};
 use crate::fetch::{FetchedFile, Fetcher, FileSpec};
-use crate::signature::Verifier;
+use crate::signature::{Cleared, Verifier};
 
 /// The plan and the files the first phase already fetched into the tree.
 #[derive(Debug)]
@@ -114,9 +116,10 @@ pub async fn resolve(
     };
     let ((releases, mut small, mut fetched), (kubeadm_file, material)) =
         tokio::try_join!(releases_and_small, kubeadm_file)?;
-    signatures
+    let cleared = signatures
         .check_before_running(&kubeadm.source, &kubeadm_file, material, fetcher, &scratch)
         .await?;
+    let kubeadm_url = kubeadm_file.url_used.clone();
     if let Some(source) = kubeadm.in_tree {
         // The ISO's own kubeadm: fetched with the small files, not later.
         small.push(source);
@@ -127,15 +130,15 @@ pub async fn resolve(
     // nothing (Ctrl-C included) waits on them.
     let (tree, kubeadm_path) = (staging.tree().to_path_buf(), kubeadm.path.clone());
     let (planning, owned_lock, pin) = (options.clone(), lock.cloned(), headlamp.clone());
-    let hold = staging.hold();
-    let (releases, images, fetched, etcd) = tokio::task::spawn_blocking(move || {
+    let (hold, work) = (staging.hold(), staging.work().to_path_buf());
+    let (releases, images, fetched, etcd, how) = tokio::task::spawn_blocking(move || {
         let _hold = hold;
         check_manifests(&tree, &fetched)?;
         pin_manifests(&tree, &releases, pin.as_ref())?;
-        let listed = kubeadm_images(&kubeadm_path, &planning.kubernetes_version)?;
-        let etcd = kubeadm_etcd_choice(&planning, &listed)?;
-        let images = image_plan(&tree, listed, owned_lock.as_ref())?;
-        anyhow::Ok((releases, images, fetched, etcd))
+        let listed = kubeadm_images(&kubeadm_path, &planning.kubernetes_version, &work)?;
+        let etcd = kubeadm_etcd_choice(&planning, &listed.images)?;
+        let images = image_plan(&tree, listed.images, owned_lock.as_ref())?;
+        anyhow::Ok((releases, images, fetched, etcd, listed.how))
     })
     .await
     .context("the planning task stopped")??;
@@ -149,6 +152,13 @@ pub async fn resolve(
         plan.etcd = etcd.map(|e| e.tag());
     }
     plan.headlamp = headlamp;
+    // Why it is unverified is the signature phase's own warning on the file; this one says
+    // that it ran, and how.
+    if let Cleared::Unverified { .. } = cleared {
+        plan.warnings.push(format!(
+            "kubeadm ({kubeadm_url}) ran unverified to list the images, {how}"
+        ));
+    }
     Ok(Resolved { plan, fetched })
 }
 
@@ -321,18 +331,15 @@ fn headlamp_pin(options: &Options) -> Result<Option<HeadlampPin>> {
     }))
 }
 
-/// Refuses a root manifest that is not Kubernetes objects (or a network manifest without an
-/// image), naming the URL it came from and what it held.
+/// Refuses a root manifest that is not Kubernetes objects, or one that runs a component but
+/// names no image (its publisher's file of that name names some: a redirect to a `Secret` or a
+/// login page is not it), naming the URL it came from and what it held.
 fn check_manifests(tree: &Path, fetched: &[FetchedFile]) -> Result<()> {
     for name in ROOT_MANIFESTS {
         let Some(file) = fetched.iter().find(|f| f.name == name) else {
             continue;
         };
-        let role = if name == "network.yaml" {
-            manifest::Role::Network
-        } else {
-            manifest::Role::Other
-        };
+        let role = manifest_role(name);
         let text = read(tree, name)?;
         manifest::validate(&text, role).with_context(|| {
             format!(
@@ -342,6 +349,19 @@ fn check_manifests(tree: &Path, fetched: &[FetchedFile]) -> Result<()> {
         })?;
     }
     Ok(())
+}
+
+/// What the root manifest `name` is for: each but the snapshot CRDs runs containers.
+fn manifest_role(name: &str) -> manifest::Role {
+    match name {
+        "network.yaml" => manifest::Role::Network,
+        "dashboard.yaml" => manifest::Role::Workload("dashboard"),
+        "headlamp.yaml" => manifest::Role::Workload("Headlamp"),
+        "autoscaler.yaml" => manifest::Role::Workload("cluster autoscaler"),
+        "provider.yaml" => manifest::Role::Workload("CloudStack CCM"),
+        "manifest.yaml" => manifest::Role::Workload("CSI driver"),
+        _ => manifest::Role::Other,
+    }
 }
 
 /// Pins the autoscaler, CCM and Headlamp manifests to their images and sets every root

@@ -12,6 +12,7 @@ use super::head_start::{beside, head_start};
 use super::lock::Lock;
 use super::options::{Inputs, Options};
 use super::plan::Plan;
+use super::preflight::{OutputPath, check_lock_path};
 use super::resolve::{head_start_specs, resolve};
 use super::staging::Staging;
 use super::summary::Summary;
@@ -50,6 +51,11 @@ pub async fn build(
     progress: Arc<dyn ProgressSink>,
     observer: &dyn Observer,
 ) -> Result<Outcome> {
+    // Before anything is asked of a server: where the ISO and the lock go.
+    let output = OutputPath::prepare(&options.output_path, !request.dry_run)?;
+    if let Some(lock) = &request.write_lock {
+        check_lock_path(lock)?;
+    }
     let cache_registry = CacheRegistry::for_build(
         options.cache_registry.as_deref(),
         &options.insecure_registries,
@@ -93,8 +99,6 @@ pub async fn build(
         if request.dry_run {
             return anyhow::Ok(Outcome::Planned(Box::new(resolved.plan)));
         }
-        std::fs::create_dir_all(&options.output_path)
-            .with_context(|| format!("creating OUTPUT_PATH {}", options.output_path.display()))?;
         let sha1_memo = options.cache_dir.as_ref().map(|d| d.join("sha1"));
         let mut pull = pull_options(options)?;
         pull.shared = shared.clone();
@@ -122,6 +126,7 @@ pub async fn build(
         Ok(Outcome::Built(Box::new(resolved.plan), Box::new(summary)))
     };
     let outcome = beside(downloads, work).await?;
+    output.keep();
     let Outcome::Built(plan, mut summary) = outcome else {
         return Ok(outcome);
     };

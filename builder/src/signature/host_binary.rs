@@ -28,6 +28,20 @@ pub struct NotRun {
     pub reason: String,
 }
 
+/// Why a program may run: its signature verified, or (under `warn`) not, saying why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Cleared {
+    /// Its signature verified.
+    Verified,
+    /// Its signature is not checked: no trusted root, `--signatures off`, or not signed upstream.
+    NotChecked,
+    /// Under `warn`, its signature could not be verified (missing, or without a log entry).
+    Unverified {
+        /// What was missing.
+        reason: String,
+    },
+}
+
 /// The signature material of a program to run, fetched while the program downloads (see
 /// [`Verifier::fetch_before_running`]).
 #[derive(Debug, Default)]
@@ -68,7 +82,7 @@ impl Verifier {
         early: BeforeRunning,
         fetcher: &Fetcher,
         scratch: &Path,
-    ) -> Result<(), NotRun> {
+    ) -> Result<Cleared, NotRun> {
         let refuse = |reason: String| NotRun {
             file: file.name.clone(),
             url: file.url_used.clone(),
@@ -80,10 +94,10 @@ impl Verifier {
             ));
         }
         let Some(root) = &self.root else {
-            return Ok(());
+            return Ok(Cleared::NotChecked);
         };
         if signing(source) != Signing::Kubernetes {
-            return Ok(());
+            return Ok(Cleared::NotChecked);
         }
         let mut sha256 = [0u8; 32];
         hex::decode_to_slice(&file.upstream_sha256, &mut sha256)
@@ -104,7 +118,11 @@ impl Verifier {
                 )));
             }
             // The signature phase says so under `warn`.
-            Err(_) => return Ok(()),
+            Err(error) => {
+                return Ok(Cleared::Unverified {
+                    reason: format!("its signature could not be fetched: {error}"),
+                });
+            }
         };
         let mut verdict = verify(&file.url, &sha256, &found, root, &self.settings);
         if found.cached && !matches!(verdict, Outcome::Verified(_)) {
@@ -123,18 +141,22 @@ impl Verifier {
             }
         }
         match verdict {
-            Outcome::Verified(_) => Ok(()),
+            Outcome::Verified(_) => Ok(Cleared::Verified),
             // A certificate and identity that verified, but no log entry proving when it was
             // signed: refused under `require`; under `warn` the signature phase says so once, as
             // for any other artifact, and the program may run.
             Outcome::Refused(SignatureError::NoLogEntry) if self.settings.mode != Mode::Require => {
-                Ok(())
+                Ok(Cleared::Unverified {
+                    reason: SignatureError::NoLogEntry.to_string(),
+                })
             }
             Outcome::Refused(error) => Err(refuse(format!("its signature is refused: {error}"))),
             Outcome::Missing(what) if self.settings.mode == Mode::Require => {
                 Err(refuse(format!("it is not signed ({what})")))
             }
-            Outcome::Missing(_) => Ok(()),
+            Outcome::Missing(what) => Ok(Cleared::Unverified {
+                reason: format!("it is not signed ({what})"),
+            }),
         }
     }
 }

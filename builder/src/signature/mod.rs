@@ -19,7 +19,7 @@ mod settings;
 mod verifier;
 
 pub use cks_signature::{Mode, Policy};
-pub use host_binary::{BeforeRunning, NotRun};
+pub use host_binary::{BeforeRunning, Cleared, NotRun};
 pub use outcome::{Checked, SignatureRefusals};
 pub use settings::{
     IncompletePolicy, KUBERNETES_REGISTRY, PolicyInput, SignatureInputs, SignatureSettings,

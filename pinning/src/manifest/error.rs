@@ -115,7 +115,7 @@ pub enum ManifestError {
         "its {objects} Kubernetes object(s) name no container image; a {role} manifest runs at least one, so check that the URL serves the manifest"
     )]
     NoImages {
-        /// The manifest's role (network).
+        /// The manifest's role (network, dashboard, ...).
         role: &'static str,
         /// How many objects it holds.
         objects: usize,

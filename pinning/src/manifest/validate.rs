@@ -13,12 +13,16 @@ use super::images::image_nodes;
 pub enum Role {
     /// The CNI manifest: its pods are the cluster network, so it names at least one image.
     Network,
+    /// A manifest that runs the named component (the dashboard, Headlamp, the autoscaler, the
+    /// CCM, the CSI driver): each publisher's file of that name names its images, so one that
+    /// names none (every image vanished: a login page, a `Secret` served in its place) is not it.
+    Workload(&'static str),
     /// Any other manifest (dashboard, CSI, CCM, autoscaler): Kubernetes objects.
     Other,
 }
 
 /// Checks that `text` holds Kubernetes objects only (at least one), and for
-/// [`Role::Network`] at least one container image.
+/// [`Role::Network`] and [`Role::Workload`] at least one container image.
 ///
 /// ```
 /// use cks_pinning::manifest::{Role, validate};
@@ -53,11 +57,15 @@ pub fn validate(text: &str, role: Role) -> Result<(), ManifestError> {
             held: "no document at all".to_string(),
         });
     }
-    if role == Role::Network && image_nodes(&parsed)?.is_empty() {
-        return Err(ManifestError::NoImages {
-            role: "network",
-            objects,
-        });
+    let runs = match role {
+        Role::Network => Some("network"),
+        Role::Workload(name) => Some(name),
+        Role::Other => None,
+    };
+    if let Some(role) = runs
+        && image_nodes(&parsed)?.is_empty()
+    {
+        return Err(ManifestError::NoImages { role, objects });
     }
     Ok(())
 }
@@ -132,6 +140,14 @@ mod tests {
     #[test]
     fn refuses_html_text_an_empty_body_and_a_document_without_kind() {
         let html = validate("<html><body>Sign in</body></html>\n", Role::Other).expect_err("html");
+        let secret = "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\ndata: {token: eA==}\n";
+        assert_eq!(validate(secret, Role::Other), Ok(()));
+        let refused = validate(secret, Role::Workload("dashboard")).expect_err("no image");
+        assert!(
+            refused.to_string().contains("a dashboard manifest"),
+            "{refused}"
+        );
+        assert_eq!(validate(POD, Role::Workload("dashboard")), Ok(()));
         assert!(html.to_string().contains("an HTML or XML page"), "{html}");
         let empty = validate("", Role::Other).expect_err("empty");
         assert!(empty.to_string().contains("no document"), "{empty}");
