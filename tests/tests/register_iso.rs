@@ -217,8 +217,9 @@ async fn the_same_version_with_another_checksum_is_refused_unless_replaced_while
     cloud.world.set_cluster_version(&cluster, &old);
 
     let refused = the_error(&register(&cloud, &built.iso, &url, &[]));
+    // CloudStack shows the registered checksum without its `{SHA-256}` prefix.
     assert!(
-        refused.contains(&other)
+        refused.contains(&"ab".repeat(32))
             && refused.contains(&built.sha256)
             && refused.contains("--replace"),
         "{refused}"
@@ -298,13 +299,15 @@ async fn wrong_url_content_and_a_failed_download_register_nothing() {
     let url = files.url(&format!("/{name}"));
     cloud
         .world
-        .fail_next_download("Failed to download: the image store is full");
+        .fail_next_download(" HTTP Server returned 404 (expected 200 OK) ");
     let failed = the_error(&register(&cloud, &built.iso, &url, &[]));
     // The isostate is whatever CloudStack said at that poll (two calls, as with the real
     // one: `Creating` when the version was read just before the download failed).
     assert!(
         failed.contains(&url)
-            && failed.contains("the image store is full")
+            && failed.contains("status \" HTTP Server returned 404 (expected 200 OK) \"")
+            && failed.contains("downloadState DOWNLOAD_ERROR")
+            && failed.contains("removed again")
             && (failed.contains("isostate Allocated") || failed.contains("isostate Creating")),
         "{failed}"
     );
