@@ -17,8 +17,8 @@ use cks_fixtures::demo::DemoConfig;
 use cks_fixtures::http::{Fault, FileServer};
 use cks_pinning::versions_txt::VersionsTxt;
 
-const KEY: &str = "register-key";
-const SECRET: &str = "register-secret";
+pub(crate) const KEY: &str = "register-key";
+pub(crate) const SECRET: &str = "register-secret";
 
 /// The `cks-iso` binary of this build, built first if the test run did not build it.
 pub(crate) fn cks_iso() -> PathBuf {
@@ -51,14 +51,14 @@ pub(crate) fn cks_iso() -> PathBuf {
 }
 
 /// An ISO built against the demo upstream, with its sidecar, in a temp dir.
-struct Built {
-    dir: tempfile::TempDir,
-    iso: PathBuf,
-    version: String,
-    sha256: String,
+pub(crate) struct Built {
+    pub(crate) dir: tempfile::TempDir,
+    pub(crate) iso: PathBuf,
+    pub(crate) version: String,
+    pub(crate) sha256: String,
 }
 
-async fn build_iso() -> Built {
+pub(crate) async fn build_iso() -> Built {
     let upstream = start_upstream(DemoConfig::default()).await;
     let dir = tempfile::tempdir().expect("out dir");
     let summary = run_build(
@@ -127,7 +127,7 @@ pub(crate) fn the_error(out: &Output) -> String {
     errors[0].to_string()
 }
 
-fn iso_name(built: &Built) -> String {
+pub(crate) fn iso_name(built: &Built) -> String {
     built
         .iso
         .file_name()
