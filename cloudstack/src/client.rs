@@ -11,8 +11,6 @@ use crate::config::{CloudStackConfig, ConfigWarning};
 use crate::sign;
 use crate::types::{AffinityGroup, DiskOffering, ServiceOffering, VirtualMachine, Volume};
 
-const PAGE_SIZE: usize = 500;
-
 /// A blocking CloudStack API client.
 #[derive(Debug, Clone)]
 pub struct CloudStackClient {
@@ -152,18 +150,23 @@ impl CloudStackClient {
         self.wait_for_job(command, &job)
     }
 
-    /// Every item of a list command, page by page.
+    /// Every item of a list command, page by page at the server's own page size: the first
+    /// request sends no `pagesize`, so CloudStack answers up to its `default.page.size` items
+    /// (an operator may have lowered it; a larger `pagesize` is refused with 431); when that
+    /// page holds fewer than `count`, its length is the server's page size and the rest is
+    /// read with `page` 2, 3, ... at that size, until `count` items or a short page.
     pub fn list<T: DeserializeOwned>(
         &self,
         command: &str,
         key: &str,
         params: &[(&str, String)],
     ) -> Result<Vec<T>, CloudStackError> {
-        let mut items = Vec::new();
-        for page in 1.. {
+        let fetch = |paging: Option<(usize, usize)>| -> Result<(Vec<T>, usize), CloudStackError> {
             let mut paged: Vec<(&str, String)> = params.to_vec();
-            paged.push(("page", page.to_string()));
-            paged.push(("pagesize", PAGE_SIZE.to_string()));
+            if let Some((page, size)) = paging {
+                paged.push(("page", page.to_string()));
+                paged.push(("pagesize", size.to_string()));
+            }
             let answer = self.call(command, &paged)?;
             let batch = answer.get(key).cloned().unwrap_or(Value::Array(Vec::new()));
             let batch: Vec<T> =
@@ -172,9 +175,19 @@ impl CloudStackClient {
                     detail: format!("unexpected `{key}` list: {e}"),
                 })?;
             let count = answer.get("count").and_then(Value::as_u64).unwrap_or(0) as usize;
+            Ok((batch, count))
+        };
+        let (mut items, count) = fetch(None)?;
+        let size = items.len();
+        if size == 0 || size >= count {
+            return Ok(items);
+        }
+        // Every page but the last is full; `count` bounds how many pages are asked for.
+        for page in 2..=count.div_ceil(size) {
+            let (batch, _) = fetch(Some((page, size)))?;
             let got = batch.len();
             items.extend(batch);
-            if got < PAGE_SIZE || items.len() >= count {
+            if got < size || items.len() >= count {
                 break;
             }
         }

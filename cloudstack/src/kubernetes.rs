@@ -69,12 +69,31 @@ pub struct Iso {
     /// Whether secondary storage holds it, downloaded and checked.
     #[serde(rename = "isready", default)]
     pub is_ready: bool,
-    /// CloudStack's download status: `Download Complete`, `35% Downloaded`, or the error.
+    /// CloudStack's download status: `35% Downloaded`, `Installing ISO`, `Successfully
+    /// Installed`, or the downloader's own error text (e.g. `Unable to start download -- check
+    /// url? `).
     #[serde(default)]
     pub status: Option<String>,
+    /// Where each store is with the download (`downloaddetails`).
+    #[serde(rename = "downloaddetails", default)]
+    pub download_details: Vec<DownloadDetail>,
     /// The checksum it was registered with.
     #[serde(default)]
     pub checksum: Option<String>,
+}
+
+/// One store's view of an ISO download, an item of `listIsos`'s `downloaddetails`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct DownloadDetail {
+    /// The store's name.
+    #[serde(default)]
+    pub datastore: Option<String>,
+    /// `NOT_DOWNLOADED`, `DOWNLOAD_IN_PROGRESS`, `DOWNLOADED`, `DOWNLOAD_ERROR`, `ABANDONED`, ...
+    #[serde(rename = "downloadState", default)]
+    pub download_state: Option<String>,
+    /// How much is downloaded, in percent (CloudStack writes it as text).
+    #[serde(rename = "downloadPercent", default)]
+    pub download_percent: Option<String>,
 }
 
 /// What `addKubernetesSupportedVersion` is asked to register.

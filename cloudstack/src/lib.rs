@@ -34,5 +34,5 @@ pub use cluster::KubernetesCluster;
 pub use config::{CloudStackConfig, ConfigWarning, Secret};
 pub use error::CloudStackError;
 pub use job::JobState;
-pub use kubernetes::{Iso, KubernetesVersion, NewKubernetesVersion};
+pub use kubernetes::{DownloadDetail, Iso, KubernetesVersion, NewKubernetesVersion};
 pub use types::{AffinityGroup, DiskOffering, Nic, ServiceOffering, VirtualMachine, Volume};

@@ -1,6 +1,7 @@
 //! Our client's Kubernetes version calls against the fake the `cs` client checks: a version is
 //! added, its ISO downloaded by "secondary storage" until Ready, a wrong checksum leaves it
-//! Allocated with the error in `listIsos`, and a delete is refused while a cluster uses it.
+//! Allocated with the error in `listIsos` (so do a missing and an unreachable URL, with the
+//! downloader's own texts), and a delete is refused while a cluster uses it.
 
 use std::time::Duration;
 
@@ -48,7 +49,15 @@ fn an_added_version_downloads_its_iso_until_ready() {
         .expect("listIsos")
         .expect("the ISO is listed");
     assert!(iso.is_ready);
-    assert_eq!(iso.status.as_deref(), Some("Download Complete"));
+    // CloudStack's own words for an installed ISO, and its checksum without `{SHA-256}`.
+    assert_eq!(iso.status.as_deref(), Some("Successfully Installed"));
+    assert_eq!(iso.checksum.as_deref(), Some(s.sha256.as_str()));
+    let states: Vec<_> = iso
+        .download_details
+        .iter()
+        .map(|d| d.download_state.as_deref())
+        .collect();
+    assert_eq!(states, [Some("DOWNLOADED")], "{iso:?}");
     assert_eq!(
         s.files.requests("/cks.iso"),
         1,
@@ -70,10 +79,11 @@ fn a_wrong_checksum_leaves_the_iso_allocated_with_the_error() {
         .add_kubernetes_version(&new_version(&s, &wrong))
         .expect("added");
     eventually("the download failing", || {
-        c.iso(&added.iso_id)
-            .expect("listIsos")
-            .and_then(|iso| iso.status)
-            .is_some_and(|status| status.starts_with("Failed"))
+        c.iso(&added.iso_id).expect("listIsos").is_some_and(|iso| {
+            iso.download_details
+                .iter()
+                .any(|d| d.download_state.as_deref() == Some("DOWNLOAD_ERROR"))
+        })
     });
     let version = &c.list_kubernetes_versions(Some(&added.id)).expect("listed")[0];
     assert_eq!(version.iso_state, "Allocated");
@@ -85,6 +95,46 @@ fn a_wrong_checksum_leaves_the_iso_allocated_with_the_error() {
     assert!(
         status.contains(&s.sha256) && status.contains(&wrong),
         "{status}"
+    );
+}
+
+/// Waits until the ISO's download failed (`downloadState` `DOWNLOAD_ERROR`) and returns it.
+fn failed_iso(c: &CloudStackClient, iso_id: &str) -> cks_cloudstack::Iso {
+    let mut seen = None;
+    eventually("the download failing", || {
+        seen = c.iso(iso_id).expect("listIsos").filter(|iso| {
+            iso.download_details
+                .iter()
+                .any(|d| d.download_state.as_deref() == Some("DOWNLOAD_ERROR"))
+        });
+        seen.is_some()
+    });
+    seen.expect("a failed ISO")
+}
+
+#[test]
+fn a_missing_or_unreachable_url_fails_with_the_downloaders_own_text() {
+    let s = setup();
+    let c = client(&s);
+    let mut missing = new_version(&s, &s.sha256);
+    missing.url = s.files.url("/nothing.iso");
+    let added = c.add_kubernetes_version(&missing).expect("added");
+    let iso = failed_iso(&c, &added.iso_id);
+    assert_eq!(
+        iso.status.as_deref(),
+        Some(" HTTP Server returned 404 (expected 200 OK) ")
+    );
+    let version = &c.list_kubernetes_versions(Some(&added.id)).expect("listed")[0];
+    assert_eq!(version.iso_state, "Allocated", "isostate stays Allocated");
+
+    let mut unreachable = new_version(&s, &s.sha256);
+    unreachable.semantic_version = "1.33.14".into();
+    unreachable.url = "http://127.0.0.1:9/cks.iso".into();
+    let added = c.add_kubernetes_version(&unreachable).expect("added");
+    let iso = failed_iso(&c, &added.iso_id);
+    assert_eq!(
+        iso.status.as_deref(),
+        Some("Unable to start download -- check url? ")
     );
 }
 

@@ -71,6 +71,15 @@ fn cs_adds_lists_and_deletes_a_version_whose_iso_downloads() {
     });
     let isos = cs_ok(&s, &["listIsos", &format!("id={iso}"), "isofilter=all"]);
     assert_eq!(isos["iso"][0]["isready"], true, "{isos}");
+    assert_eq!(isos["iso"][0]["status"], "Successfully Installed", "{isos}");
+    assert_eq!(
+        isos["iso"][0]["checksum"], s.sha256,
+        "no {{SHA-256}} prefix: {isos}"
+    );
+    assert_eq!(
+        isos["iso"][0]["downloaddetails"][0]["downloadState"], "DOWNLOADED",
+        "{isos}"
+    );
 
     let deleted = cs_ok(
         &s,
@@ -88,7 +97,7 @@ fn cs_adds_lists_and_deletes_a_version_whose_iso_downloads() {
 fn cs_sees_an_injected_download_failure_and_a_refused_parameter() {
     let s = setup();
     s.cloud
-        .fail_next_download("Failed to download: connection reset by the image store");
+        .fail_next_download("Unable to start download -- check url? ");
     let url = format!("url={}", s.files.url("/cks.iso"));
     let add = |version: &str| {
         cs(
@@ -111,10 +120,15 @@ fn cs_sees_an_injected_download_failure_and_a_refused_parameter() {
         .to_string();
     eventually("the download failing", || {
         let isos = cs_ok(&s, &["listIsos", &format!("id={iso}"), "isofilter=all"]);
-        isos["iso"][0]["status"]
-            .as_str()
-            .is_some_and(|t| t.contains("connection reset"))
+        isos["iso"][0]["downloaddetails"][0]["downloadState"] == "DOWNLOAD_ERROR"
     });
+    // The shape our client reads: the downloader's text exactly, the store's state beside it.
+    let isos = cs_ok(&s, &["listIsos", &format!("id={iso}"), "isofilter=all"]);
+    assert_eq!(
+        isos["iso"][0]["status"], "Unable to start download -- check url? ",
+        "{isos}"
+    );
+    assert_eq!(isos["iso"][0]["isready"], false, "{isos}");
     let listed = cs_ok(&s, &["listKubernetesSupportedVersions"]);
     assert_eq!(
         listed["kubernetessupportedversion"][0]["isostate"],

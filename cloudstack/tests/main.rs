@@ -8,5 +8,6 @@ mod support;
 mod capabilities_cs;
 mod kubernetes_versions;
 mod kubernetes_versions_cs;
+mod lines_cs;
 mod redirect;
 mod zones_cs;

@@ -8,7 +8,7 @@ use std::process::{Command, Output};
 use cks_fixtures::cloudstack_api::{CloudStackFake, CloudWorld};
 use serde_json::Value;
 
-use crate::cs_support::{self, ok};
+use crate::cs_support::{self, ok, text};
 
 fn cs(api: &CloudStackFake, args: &[&str]) -> Output {
     cs_support::cs(&api.endpoint(), "cs-key", "cs-secret", args)
@@ -88,14 +88,21 @@ fn cs_reads_the_kubeconfig_the_public_address_the_nics_and_the_ssh_rules() {
     );
     assert_eq!(rule["ipaddress"], "203.0.113.7");
     assert_eq!(rule["virtualmachinename"], "k1-node-1");
-    let one = ok(&cs(
+    // CloudStack's listPortForwardingRules takes no `virtualmachineid` (the real server would
+    // ignore it and list every rule): the fake playing its line refuses it.
+    let refused = cs(
         &api,
         &[
             "listPortForwardingRules",
             &format!("virtualmachineid={control}"),
         ],
-    ));
-    assert_eq!(one["portforwardingrule"][0]["publicport"], "2222");
+    );
+    assert!(!refused.status.success());
+    assert!(
+        text(&refused).contains("Unknown parameters : virtualmachineid"),
+        "{}",
+        text(&refused)
+    );
 }
 
 /// The real kubectl trusts a control node's own API server on `https://<InternalIP>:6443` with

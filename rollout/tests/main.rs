@@ -34,6 +34,7 @@ mod cancel;
 mod cases;
 mod cli_live;
 mod cli_simulate;
+mod cloudstack_lines;
 mod controls;
 mod crash;
 mod description;

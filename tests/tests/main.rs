@@ -17,3 +17,4 @@ mod node_replay;
 mod register_catalog;
 mod register_fit;
 mod register_iso;
+mod register_lines;

@@ -29,7 +29,7 @@ const KEY: &str = "catalog-key";
 const SECRET: &str = "catalog-secret";
 
 /// A small ISO holding only a `versions.txt` for `version` (x86_64), in `dir`.
-fn small_iso(dir: &Path, version: &str) -> PathBuf {
+pub(crate) fn small_iso(dir: &Path, version: &str) -> PathBuf {
     let tree = tempfile::tempdir().expect("tree");
     let versions = VersionsTxt {
         kubernetes: version.into(),
@@ -58,7 +58,7 @@ fn small_iso(dir: &Path, version: &str) -> PathBuf {
     iso
 }
 
-fn ok(out: Output) -> Output {
+pub(crate) fn ok(out: Output) -> Output {
     assert!(
         out.status.success(),
         "{}\n{}",
@@ -68,7 +68,7 @@ fn ok(out: Output) -> Output {
     out
 }
 
-fn cks(args: &[&str]) -> Output {
+pub(crate) fn cks(args: &[&str]) -> Output {
     Command::new(cks_iso())
         .args(args)
         .output()

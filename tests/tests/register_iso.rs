@@ -17,8 +17,8 @@ use cks_fixtures::demo::DemoConfig;
 use cks_fixtures::http::{Fault, FileServer};
 use cks_pinning::versions_txt::VersionsTxt;
 
-const KEY: &str = "register-key";
-const SECRET: &str = "register-secret";
+pub(crate) const KEY: &str = "register-key";
+pub(crate) const SECRET: &str = "register-secret";
 
 /// The `cks-iso` binary of this build, built first if the test run did not build it.
 pub(crate) fn cks_iso() -> PathBuf {
@@ -51,14 +51,14 @@ pub(crate) fn cks_iso() -> PathBuf {
 }
 
 /// An ISO built against the demo upstream, with its sidecar, in a temp dir.
-struct Built {
-    dir: tempfile::TempDir,
-    iso: PathBuf,
-    version: String,
-    sha256: String,
+pub(crate) struct Built {
+    pub(crate) dir: tempfile::TempDir,
+    pub(crate) iso: PathBuf,
+    pub(crate) version: String,
+    pub(crate) sha256: String,
 }
 
-async fn build_iso() -> Built {
+pub(crate) async fn build_iso() -> Built {
     let upstream = start_upstream(DemoConfig::default()).await;
     let dir = tempfile::tempdir().expect("out dir");
     let summary = run_build(
@@ -127,7 +127,7 @@ pub(crate) fn the_error(out: &Output) -> String {
     errors[0].to_string()
 }
 
-fn iso_name(built: &Built) -> String {
+pub(crate) fn iso_name(built: &Built) -> String {
     built
         .iso
         .file_name()
@@ -217,8 +217,9 @@ async fn the_same_version_with_another_checksum_is_refused_unless_replaced_while
     cloud.world.set_cluster_version(&cluster, &old);
 
     let refused = the_error(&register(&cloud, &built.iso, &url, &[]));
+    // CloudStack shows the registered checksum without its `{SHA-256}` prefix.
     assert!(
-        refused.contains(&other)
+        refused.contains(&"ab".repeat(32))
             && refused.contains(&built.sha256)
             && refused.contains("--replace"),
         "{refused}"
@@ -298,13 +299,15 @@ async fn wrong_url_content_and_a_failed_download_register_nothing() {
     let url = files.url(&format!("/{name}"));
     cloud
         .world
-        .fail_next_download("Failed to download: the image store is full");
+        .fail_next_download(" HTTP Server returned 404 (expected 200 OK) ");
     let failed = the_error(&register(&cloud, &built.iso, &url, &[]));
     // The isostate is whatever CloudStack said at that poll (two calls, as with the real
     // one: `Creating` when the version was read just before the download failed).
     assert!(
         failed.contains(&url)
-            && failed.contains("the image store is full")
+            && failed.contains("status \" HTTP Server returned 404 (expected 200 OK) \"")
+            && failed.contains("downloadState DOWNLOAD_ERROR")
+            && failed.contains("removed again")
             && (failed.contains("isostate Allocated") || failed.contains("isostate Creating")),
         "{failed}"
     );

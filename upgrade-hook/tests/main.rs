@@ -6,6 +6,7 @@
 
 mod common;
 
+mod cloudstack_lines;
 mod command_cli;
 mod preload_cut_off;
 mod preload_iso;

@@ -1,14 +1,13 @@
 //! The CloudStack side of `register`: find the version already registered, refuse or replace
 //! it, add the new one, and wait until secondary storage has the ISO Ready (or reports why not).
 
-use std::time::{Duration, Instant};
-
 use cks_cloudstack::{CloudStackClient, KubernetesVersion, NewKubernetesVersion};
 
+pub(super) use super::download_wait::wait_ready;
 use super::error::RegisterError;
 use super::iso_facts::IsoFacts;
 use super::registration::{Registration, Status};
-use super::request::{RegisterSettings, Request};
+use super::request::Request;
 
 /// A checksum without CloudStack's `{ALGORITHM}` prefix, lower-cased.
 fn bare(checksum: &str) -> String {
@@ -154,79 +153,4 @@ pub fn register(
         done.iso_state = wait_ready(client, &added, &request.url, &request.settings, say)?;
     }
     Ok(done)
-}
-
-/// Whether a download status says the download failed.
-fn failed(status: &str) -> bool {
-    let status = status.to_lowercase();
-    ["fail", "error", "abandon", "not found"]
-        .iter()
-        .any(|word| status.contains(word))
-}
-
-/// Polls until the ISO is Ready; on a failed download removes the version again.
-pub(super) fn wait_ready(
-    client: &CloudStackClient,
-    added: &KubernetesVersion,
-    url: &str,
-    settings: &RegisterSettings,
-    say: &mut dyn FnMut(&str),
-) -> Result<String, RegisterError> {
-    let start = Instant::now();
-    let mut last_status = String::new();
-    loop {
-        let state = client
-            .list_kubernetes_versions(Some(&added.id))?
-            .into_iter()
-            .next()
-            .map_or_else(|| "(gone)".to_string(), |v| v.iso_state);
-        if state == "Ready" {
-            say(&format!("ISO Ready after {:.1?}", start.elapsed()));
-            return Ok(state);
-        }
-        let status = client
-            .iso(&added.iso_id)?
-            .and_then(|iso| iso.status)
-            .unwrap_or_default();
-        if failed(&status) || state == "(gone)" {
-            let cleanup = match client.delete_kubernetes_version(&added.id) {
-                Ok(()) => "the version was removed again".to_string(),
-                Err(e) => format!("removing the version {} failed too: {e}", added.id),
-            };
-            return Err(RegisterError::DownloadFailed {
-                version: added.semantic_version.clone(),
-                url: url.to_string(),
-                state,
-                status: if status.is_empty() {
-                    "no status".to_string()
-                } else {
-                    format!("status: {status}")
-                },
-                cleanup,
-            });
-        }
-        if status != last_status && !status.is_empty() {
-            say(&format!("ISO {state}: {status}"));
-            last_status = status.clone();
-        }
-        if start.elapsed() >= settings.timeout {
-            return Err(RegisterError::Timeout {
-                version: added.semantic_version.clone(),
-                id: added.id.clone(),
-                waited: start.elapsed(),
-                state,
-                status: if status.is_empty() {
-                    "no status".to_string()
-                } else {
-                    format!("status: {status}")
-                },
-            });
-        }
-        std::thread::sleep(
-            settings
-                .poll_interval
-                .min(settings.timeout.saturating_sub(start.elapsed()))
-                .max(Duration::from_millis(1)),
-        );
-    }
 }

@@ -20,6 +20,7 @@
 //! ```
 
 mod catalogue;
+mod download_wait;
 mod error;
 pub mod from_catalog;
 pub(crate) mod iso_facts;
