@@ -75,6 +75,9 @@ pub struct Iso {
     /// The checksum it was registered with.
     #[serde(default)]
     pub checksum: Option<String>,
+    /// The URL it was registered from.
+    #[serde(default)]
+    pub url: Option<String>,
 }
 
 /// What `addKubernetesSupportedVersion` is asked to register.
