@@ -81,7 +81,7 @@ impl RetireScope {
     }
 
     /// Whether `e`'s ISO came from one of the catalog's folders.
-    fn from_catalog(&self, e: &Existing) -> bool {
+    fn covers(&self, e: &Existing) -> bool {
         e.url
             .as_deref()
             .is_some_and(|url| self.folders.iter().any(|f| url.starts_with(f.as_str())))
@@ -229,7 +229,7 @@ pub fn plan(
             let Some(minor) = minor_of(&e.semantic_version) else {
                 continue;
             };
-            if minor >= scope.oldest_minor || !scope.from_catalog(e) {
+            if minor >= scope.oldest_minor || !scope.covers(e) {
                 continue;
             }
             let how = match (e.in_use, e.enabled) {
