@@ -351,3 +351,26 @@ fn a_damaged_iso_or_one_built_from_other_inputs_is_rebuilt_and_only_that_is_sign
         "{stdout}"
     );
 }
+
+#[test]
+fn without_source_date_epoch_a_second_run_keeps_the_iso_at_the_time_it_records() {
+    let upstream = DemoUpstream::start(&DemoConfig::default()).expect("demo upstream");
+    let out = tempfile::tempdir().expect("out dir");
+    let run = || {
+        std::process::Command::new(CKS_ISO)
+            .args(release_args(&upstream, out.path(), &[]))
+            .args(["--minors", "1", "--arch", "x86_64"])
+            .env_remove("SOURCE_DATE_EPOCH")
+            .output()
+            .expect("cks-iso runs")
+    };
+    let first = run();
+    assert!(first.status.success(), "{}", text(&first.stderr));
+    let iso = out.path().join("cks-1.33.13-x86_64.iso");
+    let built = std::fs::read(&iso).expect("the ISO");
+    let second = run();
+    let stdout = text(&second.stdout);
+    assert!(second.status.success(), "{}", text(&second.stderr));
+    assert!(row_of(&stdout, "x86_64").contains("skipped"), "{stdout}");
+    assert_eq!(std::fs::read(&iso).expect("the ISO"), built);
+}
