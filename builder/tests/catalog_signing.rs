@@ -2,16 +2,16 @@
 //! pair (the private key 0600, never overwritten), `cks-iso catalog --sign-key` signs each ISO,
 //! checksum file and the catalog in the form Debian's `openssl dgst -sha256 -verify` accepts
 //! (and our own verifier), a flipped byte is refused by both, `sha256sum -c` accepts the
-//! per-minor checksum files, the catalog is the same bytes when written again, and the private
-//! key never appears in any output or error.
+//! per-minor checksum files, the catalog's entries are the same when written again, and the
+//! private key never appears in any output or error. Nothing is signed that was not checked: an
+//! ISO `verify` refuses, a sidecar that disagrees with its ISO and an empty folder are refused,
+//! nothing written.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use base64::Engine;
-use cks_builder::iso::{BuildTime, PackOptions, pack};
-use cks_pinning::versions_txt::VersionsTxt;
 use cks_signature::BlobKey;
 
 const BUILT: i64 = 1_780_000_000;
@@ -33,48 +33,42 @@ fn ok(out: Output) -> Output {
     out
 }
 
-/// A small ISO holding only a `versions.txt` for `version` and `arch` (amd64/arm64), with an
-/// SBOM beside it naming its builder, in `dir`.
-pub fn small_iso(dir: &Path, version: &str, arch: &str) -> PathBuf {
-    let tree = tempfile::tempdir().expect("tree");
-    let versions = VersionsTxt {
-        kubernetes: version.into(),
-        cni_plugins: "1.6.2".into(),
-        crictl: "1.33.0".into(),
-        ccm: "1.2.0".into(),
-        csi_driver: "3.0.0".into(),
-        autoscaler: "1.33.0".into(),
-        autoscaler_tag: "cluster-autoscaler-1.33.0".into(),
-        arch: arch.parse().expect("amd64 or arm64"),
-        built: Some(BUILT),
-        ..VersionsTxt::default()
-    };
-    std::fs::write(
-        tree.path().join("versions.txt"),
-        versions.render().expect("renders"),
-    )
-    .expect("write versions.txt");
-    let cs_arch = if arch == "arm64" { "aarch64" } else { "x86_64" };
-    let iso = dir.join(format!("cks-{version}-{cs_arch}.iso"));
-    pack(
-        tree.path(),
-        &iso,
-        &PackOptions::with_time(BuildTime::fixed(BUILT)),
-    )
-    .expect("packs");
+/// An ISO of `version` (x86_64) that passes `cks-iso verify`, with an SBOM beside it naming its
+/// builder, in `dir`.
+pub fn small_iso(dir: &Path, version: &str) -> PathBuf {
+    let mut tree = crate::inspect_support::Tree::valid();
+    tree.versions.kubernetes = version.into();
+    tree.versions.built = Some(BUILT);
+    tree.render();
+    let packed = tree.pack("cks");
+    let iso = dir.join(format!("cks-{version}-x86_64.iso"));
+    std::fs::copy(&packed, &iso).expect("copy the ISO");
     let sbom = serde_json::json!({
         "spdxVersion": "SPDX-2.3",
         "creationInfo": { "created": "2026-05-28T20:26:40Z", "creators": ["Tool: cks-iso-0.1.0 (commit 0123456789ab)"] }
     });
     std::fs::write(
-        dir.join(format!("cks-{version}-{cs_arch}.iso.spdx.json")),
+        dir.join(format!("cks-{version}-x86_64.iso.spdx.json")),
         sbom.to_string(),
     )
     .expect("write sbom");
     iso
 }
 
-fn keygen(dir: &Path) -> (PathBuf, PathBuf, String) {
+/// `iso` with 16 bytes overwritten in the middle of the `k8s/kubeadm` it holds.
+fn damage(iso: &Path) {
+    let mut bytes = std::fs::read(iso).expect("iso");
+    let kubeadm = crate::inspect_support::bytes(1, 20_000);
+    let at = bytes
+        .windows(64)
+        .position(|w| w == &kubeadm[..64])
+        .expect("the ISO holds kubeadm")
+        + 10_000;
+    bytes[at..at + 16].copy_from_slice(&[0x5a; 16]);
+    std::fs::write(iso, bytes).expect("write");
+}
+
+pub(crate) fn keygen(dir: &Path) -> (PathBuf, PathBuf, String) {
     let prefix = dir.join("release");
     let out = ok(cks_iso()
         .args(["keygen", "--out"])
@@ -96,7 +90,7 @@ fn body_line(pem: &str) -> &str {
     pem.lines().nth(1).expect("a PEM body line")
 }
 
-fn openssl_verify(public: &Path, sig_file: &Path, file: &Path) -> Output {
+pub(crate) fn openssl_verify(public: &Path, sig_file: &Path, file: &Path) -> Output {
     let openssl = cks_fixtures::process::require_program("openssl", "openssl").expect("openssl");
     let b64 = std::fs::read_to_string(sig_file).expect("signature");
     let der = base64::engine::general_purpose::STANDARD
@@ -167,7 +161,7 @@ fn openssl_and_our_verifier_accept_the_signatures_and_refuse_a_flipped_byte() {
     let dir = tempfile::tempdir().expect("dir");
     let keys = tempfile::tempdir().expect("keys");
     let (key, public, _) = keygen(keys.path());
-    let iso = small_iso(dir.path(), "1.33.2", "amd64");
+    let iso = small_iso(dir.path(), "1.33.2");
     ok(cks_iso()
         .arg("catalog")
         .arg(dir.path())
@@ -212,15 +206,9 @@ fn openssl_and_our_verifier_accept_the_signatures_and_refuse_a_flipped_byte() {
 #[test]
 fn the_catalog_lists_each_iso_in_a_stable_order_with_a_checksum_file_per_minor() {
     let dir = tempfile::tempdir().expect("dir");
-    let old = small_iso(dir.path(), "1.32.9", "amd64");
-    small_iso(dir.path(), "1.33.2", "arm64");
-    let iso = small_iso(dir.path(), "1.33.2", "amd64");
-    // A stale sidecar is not trusted: the ISO is hashed again.
-    std::fs::write(
-        cks_builder::iso::sidecar_path(&iso),
-        format!("{}  x\n", "0".repeat(64)),
-    )
-    .expect("write");
+    let old = small_iso(dir.path(), "1.32.9");
+    small_iso(dir.path(), "1.33.13");
+    let iso = small_iso(dir.path(), "1.33.2");
     let run = || {
         ok(cks_iso()
             .arg("catalog")
@@ -243,11 +231,18 @@ fn the_catalog_lists_each_iso_in_a_stable_order_with_a_checksum_file_per_minor()
         files,
         [
             "cks-1.32.9-x86_64.iso",
-            "cks-1.33.2-aarch64.iso",
-            "cks-1.33.2-x86_64.iso"
+            "cks-1.33.2-x86_64.iso",
+            "cks-1.33.13-x86_64.iso"
         ]
     );
-    let entry = &catalog["isos"][2];
+    assert!(catalog["serial"].as_u64().is_some(), "{catalog}");
+    assert!(
+        catalog["expires"]
+            .as_str()
+            .is_some_and(|t| t.ends_with('Z')),
+        "{catalog}"
+    );
+    let entry = &catalog["isos"][1];
     let digest = hex::encode(sha256_of(&iso));
     assert_eq!(entry["sha256"], digest.as_str());
     assert_eq!(entry["kubernetes_version"], "1.33.2");
@@ -281,10 +276,13 @@ fn the_catalog_lists_each_iso_in_a_stable_order_with_a_checksum_file_per_minor()
     }
 
     run();
+    let again: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("catalog.json")).expect("catalog"))
+            .expect("JSON");
     assert_eq!(
-        std::fs::read(dir.path().join("catalog.json")).expect("catalog"),
-        first,
-        "the same ISOs give the same catalog"
+        (&again["isos"], &again["checksums"]),
+        (&catalog["isos"], &catalog["checksums"]),
+        "the same ISOs give the same entries"
     );
     std::fs::remove_file(&old).expect("remove 1.32");
     let out = run();
@@ -308,7 +306,7 @@ fn the_private_key_is_never_printed() {
     let keys = tempfile::tempdir().expect("keys");
     let (key, _, private) = keygen(keys.path());
     let secret = body_line(&private).to_string();
-    small_iso(dir.path(), "1.33.2", "amd64");
+    small_iso(dir.path(), "1.33.2");
     let catalog = |key: &Path, extra: &[&str]| {
         cks_iso()
             .arg("catalog")
@@ -429,4 +427,58 @@ fn a_build_with_a_sign_key_writes_a_signature_openssl_accepts_and_the_catalog_li
         entry["built"].as_str().is_some_and(|t| t.ends_with('Z')),
         "{entry}"
     );
+}
+
+/// `cks-iso catalog DIR --sign-key KEY`.
+fn sign_catalog(dir: &Path, key: &Path) -> Output {
+    cks_iso()
+        .arg("catalog")
+        .arg(dir)
+        .arg("--sign-key")
+        .arg(key)
+        .output()
+        .expect("cks-iso runs")
+}
+
+#[test]
+fn an_empty_folder_a_damaged_iso_and_a_disagreeing_sidecar_are_never_signed() {
+    let keys = tempfile::tempdir().expect("keys");
+    let (key, _, _) = keygen(keys.path());
+    let empty = tempfile::tempdir().expect("dir");
+    let out = sign_catalog(empty.path(), &key);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(text(&out).contains("holds no *.iso"), "{}", text(&out));
+    assert_eq!(std::fs::read_dir(empty.path()).expect("dir").count(), 0);
+
+    // 16 bytes overwritten in the middle of a file the ISO holds: `verify` finds it.
+    let dir = tempfile::tempdir().expect("dir");
+    let iso = small_iso(dir.path(), "1.33.2");
+    damage(&iso);
+    let out = sign_catalog(dir.path(), &key);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(
+        text(&out).contains("cks-1.33.2-x86_64.iso") && text(&out).contains("cks-iso verify"),
+        "{}",
+        text(&out)
+    );
+    for unsigned in [
+        "catalog.json",
+        "catalog.json.sig",
+        "cks-1.33.2-x86_64.iso.sig",
+    ] {
+        assert!(!dir.path().join(unsigned).exists(), "{unsigned}");
+    }
+
+    // A sound ISO whose sidecar names another digest.
+    let dir = tempfile::tempdir().expect("dir");
+    let iso = small_iso(dir.path(), "1.33.2");
+    std::fs::write(
+        cks_builder::iso::sidecar_path(&iso),
+        format!("{}  cks-1.33.2-x86_64.iso\n", "0".repeat(64)),
+    )
+    .expect("write");
+    let out = sign_catalog(dir.path(), &key);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(text(&out).contains("says sha256 0000"), "{}", text(&out));
+    assert!(!dir.path().join("catalog.json.sig").exists());
 }

@@ -1,6 +1,7 @@
 //! `cks-iso release` against the demo upstream: the newest minor (counted from
 //! `release/stable.txt`) for two arches in one run, a table of what was built, and a second run
-//! over the same output that builds nothing and says so.
+//! over the same output that builds nothing and says so. An ISO in the folder that was damaged
+//! or built from other inputs is rebuilt, the row says why, and only the rebuilt ISO is signed.
 
 use std::path::Path;
 use std::process::Output;
@@ -13,10 +14,15 @@ const CKS_ISO: &str = env!("CARGO_BIN_EXE_cks-iso");
 
 /// `cks-iso release` with the demo's build flags (no version, name or arch) and `extra`.
 fn release(upstream: &DemoUpstream, out: &Path, extra: &[&str]) -> Output {
+    release_at(upstream, out, "1700000000", extra)
+}
+
+/// [`release`] with `SOURCE_DATE_EPOCH` set to `epoch`.
+fn release_at(upstream: &DemoUpstream, out: &Path, epoch: &str, extra: &[&str]) -> Output {
     std::process::Command::new(CKS_ISO)
         .args(release_args(upstream, out, &[]))
         .args(extra)
-        .env("SOURCE_DATE_EPOCH", "1700000000")
+        .env("SOURCE_DATE_EPOCH", epoch)
         .output()
         .expect("cks-iso runs")
 }
@@ -255,4 +261,116 @@ fn build_takes_one_arch() {
         "{}",
         text(&two.stderr)
     );
+}
+
+/// The row of `arch` in a release's table.
+fn row_of<'a>(stdout: &'a str, arch: &str) -> &'a str {
+    stdout
+        .lines()
+        .find(|l| l.contains(arch))
+        .unwrap_or_else(|| panic!("no row for {arch}: {stdout}"))
+}
+
+#[test]
+fn a_damaged_iso_or_one_built_from_other_inputs_is_rebuilt_and_only_that_is_signed() {
+    let upstream = DemoUpstream::start(&DemoConfig::default()).expect("demo upstream");
+    let out = tempfile::tempdir().expect("out dir");
+    let keys = tempfile::tempdir().expect("key dir");
+    let (key, public, _) = crate::catalog_signing::keygen(keys.path());
+    let key = key.to_str().expect("UTF-8 path").to_string();
+    let flags = ["--minors", "1", "--arch", "x86_64", "--sign-key", &key];
+    let first = release(&upstream, out.path(), &flags);
+    assert!(first.status.success(), "{}", text(&first.stderr));
+    let iso = out.path().join("cks-1.33.13-x86_64.iso");
+    let sig = out.path().join("cks-1.33.13-x86_64.iso.sig");
+    let built = std::fs::read(&iso).expect("the ISO");
+
+    // 16 bytes overwritten in the middle of the file after the first run.
+    let mut damaged = built.clone();
+    let middle = damaged.len() / 2;
+    damaged[middle..middle + 16].copy_from_slice(&[0x5a; 16]);
+    std::fs::write(&iso, &damaged).expect("damage the ISO");
+    let second = release(&upstream, out.path(), &flags);
+    let stdout = text(&second.stdout);
+    assert!(second.status.success(), "{}", text(&second.stderr));
+    let row = row_of(&stdout, "x86_64");
+    assert!(
+        row.contains("rebuilt") && row.contains("rebuilt: its sha256 differs from its sidecar"),
+        "{row}"
+    );
+    assert!(!stdout.contains("nothing to build"), "{stdout}");
+    assert_eq!(
+        std::fs::read(&iso).expect("the ISO"),
+        built,
+        "rebuilt as it was"
+    );
+    let verified = crate::catalog_signing::openssl_verify(&public, &sig, &iso);
+    assert!(
+        verified.status.success(),
+        "{}",
+        String::from_utf8_lossy(&verified.stderr)
+    );
+    let damaged_file = out.path().join("damaged.bin");
+    std::fs::write(&damaged_file, &damaged).expect("write");
+    let refused = crate::catalog_signing::openssl_verify(&public, &sig, &damaged_file);
+    assert!(
+        !refused.status.success(),
+        "the damaged bytes are not signed"
+    );
+    std::fs::remove_file(&damaged_file).expect("remove");
+
+    // An ISO of other inputs (another build time) with its own, agreeing sidecar.
+    let other = release_at(&upstream, out.path(), "1700000999", &flags);
+    let stdout = text(&other.stdout);
+    assert!(other.status.success(), "{}", text(&other.stderr));
+    let row = row_of(&stdout, "x86_64");
+    assert!(row.contains("rebuilt: not what this run builds"), "{row}");
+    let rebuilt = std::fs::read(&iso).expect("the ISO");
+    assert_ne!(rebuilt, built);
+    let verified = crate::catalog_signing::openssl_verify(&public, &sig, &iso);
+    assert!(verified.status.success());
+
+    // The same inputs again: kept, and said so.
+    let again = release_at(&upstream, out.path(), "1700000999", &flags);
+    let stdout = text(&again.stdout);
+    assert!(again.status.success(), "{}", text(&again.stderr));
+    assert!(row_of(&stdout, "x86_64").contains("skipped"), "{stdout}");
+    assert_eq!(std::fs::read(&iso).expect("the ISO"), rebuilt);
+
+    // --force rebuilds it all the same.
+    let forced = release_at(
+        &upstream,
+        out.path(),
+        "1700000999",
+        &[&flags[..], &["--force"]].concat(),
+    );
+    let stdout = text(&forced.stdout);
+    assert!(forced.status.success(), "{}", text(&forced.stderr));
+    assert!(
+        row_of(&stdout, "x86_64").contains("rebuilt: --force"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn without_source_date_epoch_a_second_run_keeps_the_iso_at_the_time_it_records() {
+    let upstream = DemoUpstream::start(&DemoConfig::default()).expect("demo upstream");
+    let out = tempfile::tempdir().expect("out dir");
+    let run = || {
+        std::process::Command::new(CKS_ISO)
+            .args(release_args(&upstream, out.path(), &[]))
+            .args(["--minors", "1", "--arch", "x86_64"])
+            .env_remove("SOURCE_DATE_EPOCH")
+            .output()
+            .expect("cks-iso runs")
+    };
+    let first = run();
+    assert!(first.status.success(), "{}", text(&first.stderr));
+    let iso = out.path().join("cks-1.33.13-x86_64.iso");
+    let built = std::fs::read(&iso).expect("the ISO");
+    let second = run();
+    let stdout = text(&second.stdout);
+    assert!(second.status.success(), "{}", text(&second.stderr));
+    assert!(row_of(&stdout, "x86_64").contains("skipped"), "{stdout}");
+    assert_eq!(std::fs::read(&iso).expect("the ISO"), built);
 }

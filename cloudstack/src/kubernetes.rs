@@ -80,6 +80,9 @@ pub struct Iso {
     /// The checksum it was registered with.
     #[serde(default)]
     pub checksum: Option<String>,
+    /// The URL it was registered from.
+    #[serde(default)]
+    pub url: Option<String>,
 }
 
 /// One store's view of an ISO download, an item of `listIsos`'s `downloaddetails`.

@@ -15,6 +15,8 @@ mod build_sbom;
 mod build_signatures;
 mod node_replay;
 mod register_catalog;
+mod register_catalog_refusals;
 mod register_fit;
 mod register_iso;
+mod register_iso_trust;
 mod register_lines;

@@ -11,51 +11,61 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use cks_builder::iso::{BuildTime, PackOptions, pack};
 use cks_fixtures::cloudstack_api::{CloudStackFake, CloudWorld};
 use cks_fixtures::http::FileServer;
-use cks_pinning::versions_txt::VersionsTxt;
 use serde_json::Value;
 
 use crate::register_iso::{stdout, the_error};
 
 /// The `cks-iso` binary, built once for this file's many runs.
-fn cks_iso() -> PathBuf {
+pub(crate) fn cks_iso() -> PathBuf {
     static BINARY: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
     BINARY.get_or_init(crate::register_iso::cks_iso).clone()
 }
 
-const KEY: &str = "catalog-key";
-const SECRET: &str = "catalog-secret";
+pub(crate) const KEY: &str = "catalog-key";
+pub(crate) const SECRET: &str = "catalog-secret";
 
-/// A small ISO holding only a `versions.txt` for `version` (x86_64), in `dir`.
+/// ISOs built against the demo upstream (one upstream per version), built once for this file:
+/// `cks-<version>-x86_64.iso` with its sidecar and SBOM, in a folder that lives as long as the
+/// test binary.
+fn built_isos() -> &'static Path {
+    static DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = tempfile::tempdir().expect("dir").keep();
+        let runtime = tokio::runtime::Runtime::new().expect("a runtime");
+        runtime.block_on(async {
+            for version in VERSIONS {
+                let config = cks_fixtures::demo::DemoConfig {
+                    kubernetes: version.to_string(),
+                    ..Default::default()
+                };
+                let upstream = cks_e2e::start_upstream(config).await;
+                let mut inputs = cks_e2e::demo_inputs(&upstream, &dir, "x86_64");
+                inputs.build_name = Some(format!("cks-{version}"));
+                cks_e2e::run_build(&inputs, Default::default())
+                    .await
+                    .expect("the demo build");
+            }
+        });
+        dir
+    })
+}
+
+/// The versions [`built_isos`] holds.
+const VERSIONS: [&str; 3] = ["1.32.5", "1.33.1", "1.33.2"];
+
+/// Copies the built ISO of `version` (with its sidecar and SBOM) into `dir`.
 pub(crate) fn small_iso(dir: &Path, version: &str) -> PathBuf {
-    let tree = tempfile::tempdir().expect("tree");
-    let versions = VersionsTxt {
-        kubernetes: version.into(),
-        cni_plugins: "1.6.2".into(),
-        crictl: "1.33.0".into(),
-        ccm: "1.2.0".into(),
-        csi_driver: "3.0.0".into(),
-        autoscaler: "1.33.0".into(),
-        autoscaler_tag: "cluster-autoscaler-1.33.0".into(),
-        arch: cks_pinning::arch::Arch::Amd64,
-        built: Some(1_780_000_000),
-        ..VersionsTxt::default()
-    };
-    std::fs::write(
-        tree.path().join("versions.txt"),
-        versions.render().expect("renders"),
-    )
-    .expect("write versions.txt");
-    let iso = dir.join(format!("cks-{version}-x86_64.iso"));
-    pack(
-        tree.path(),
-        &iso,
-        &PackOptions::with_time(BuildTime::fixed(1_780_000_000)),
-    )
-    .expect("packs");
-    iso
+    let name = format!("cks-{version}-x86_64.iso");
+    for suffix in ["", ".sha256", ".spdx.json"] {
+        std::fs::copy(
+            built_isos().join(format!("{name}{suffix}")),
+            dir.join(format!("{name}{suffix}")),
+        )
+        .expect("copy a built ISO");
+    }
+    dir.join(name)
 }
 
 pub(crate) fn ok(out: Output) -> Output {
@@ -75,21 +85,16 @@ pub(crate) fn cks(args: &[&str]) -> Output {
         .expect("cks-iso runs")
 }
 
-struct World {
-    cloud: CloudWorld,
-    api: CloudStackFake,
+pub(crate) struct World {
+    pub(crate) cloud: CloudWorld,
+    pub(crate) api: CloudStackFake,
 }
 
 fn register(world: &World, catalog: &str, public: &Path, extra: &[&str]) -> Output {
     let home = tempfile::tempdir().expect("temp home");
     Command::new(cks_iso())
         .args(["register", "--catalog", catalog, "--zone", "all"])
-        .args([
-            "--latest-per-minor",
-            "--retire-eol",
-            "--require-signature",
-            "--key",
-        ])
+        .args(["--latest-per-minor", "--retire-eol", "--key"])
         .arg(public)
         .args(extra)
         .env("HOME", home.path())
@@ -105,15 +110,20 @@ fn register(world: &World, catalog: &str, public: &Path, extra: &[&str]) -> Outp
 
 /// Runs the real `cs` client against the fake and parses its JSON (`Null` for no answer).
 fn cs(world: &World, args: &[&str]) -> Value {
+    cs_at(&world.api.endpoint(), (KEY, SECRET), args)
+}
+
+/// Runs the real `cs` client against the fake at `endpoint` with `(key, secret)`.
+pub(crate) fn cs_at(endpoint: &str, (key, secret): (&str, &str), args: &[&str]) -> Value {
     let program = cks_fixtures::process::require_program("cs", "python3-pip (pip install cs)")
         .expect("cs installed");
     let home = tempfile::tempdir().expect("temp home");
     let out = Command::new(program)
         .args(args)
         .env("HOME", home.path())
-        .env("CLOUDSTACK_ENDPOINT", world.api.endpoint())
-        .env("CLOUDSTACK_KEY", KEY)
-        .env("CLOUDSTACK_SECRET", SECRET)
+        .env("CLOUDSTACK_ENDPOINT", endpoint)
+        .env("CLOUDSTACK_KEY", key)
+        .env("CLOUDSTACK_SECRET", secret)
         .env("CLOUDSTACK_POLL_INTERVAL", "0.05")
         .output()
         .expect("cs runs");
@@ -149,7 +159,7 @@ fn versions_in(world: &World, zone: &str) -> Vec<(String, String, String)> {
     out
 }
 
-fn changes(world: &World) -> Vec<String> {
+pub(crate) fn changes(world: &World) -> Vec<String> {
     world
         .cloud
         .calls()
@@ -227,11 +237,18 @@ fn a_signed_catalog_registers_what_each_zone_lacks_retires_eol_minors_and_refuse
         ],
     );
     // Two of end-of-life minors: 1.30.4 unused in zone2, 1.31.2 in every zone, run by a cluster.
+    // Both were registered from the catalog's folder.
     let other = format!("{{SHA-256}}{}", "ab".repeat(32));
-    world
+    let eol = world
         .cloud
         .add_ready_kubernetes_version_in("1.30.4", &other, "zone-2");
+    world
+        .cloud
+        .set_kubernetes_version_url(&eol, &files.url("/cks-1.30.4-x86_64.iso"));
     let used = world.cloud.add_ready_kubernetes_version("1.31.2", &other);
+    world
+        .cloud
+        .set_kubernetes_version_url(&used, &files.url("/cks-1.31.2-x86_64.iso"));
     let cluster = world.cloud.add_cluster("prod", &[]);
     world.cloud.set_cluster_version(&cluster, &used);
     let calls_before = world.cloud.calls().len();
@@ -276,17 +293,11 @@ fn a_signed_catalog_registers_what_each_zone_lacks_retires_eol_minors_and_refuse
         sig.contains("the ISO ") && sig.contains(iso_133) && sig.contains("not signed by --key"),
         "{sig}"
     );
-    let other_signer = tamper(&|d, mirror| {
-        flip_byte(&d.join(iso_133));
-        let dir = d.display().to_string();
-        ok(cks(&[
-            "catalog",
-            &dir,
-            "--base-url",
-            mirror,
-            "--sign-key",
-            &attacker_key.display().to_string(),
-        ]));
+    let other_signer = tamper(&|d, _| {
+        cks_builder::signing::SigningKey::read(&attacker_key)
+            .expect("key")
+            .sign_file(&d.join("catalog.json"))
+            .expect("signs");
     });
     assert!(
         other_signer.contains("the catalog") && other_signer.contains("not signed by --key"),
@@ -315,6 +326,37 @@ fn a_signed_catalog_registers_what_each_zone_lacks_retires_eol_minors_and_refuse
     assert!(
         resigned.contains(iso_133) && resigned.contains("not signed by --key"),
         "{resigned}"
+    );
+    // 64 KiB of random bytes listed as Kubernetes 1.35.0 in a catalog the release key signs,
+    // with a signature by that key: hashed, signed, and still not an ISO `verify` accepts.
+    let random = tamper(&|d, mirror| {
+        let file = "cks-1.35.0-x86_64.iso";
+        let bytes: Vec<u8> = (0..65_536u32)
+            .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+            .collect();
+        let iso = d.join(file);
+        std::fs::write(&iso, &bytes).expect("write");
+        let signer = cks_builder::signing::SigningKey::read(&key).expect("key");
+        signer.sign_file(&iso).expect("signs");
+        let path = d.join("catalog.json");
+        let mut catalog: Value =
+            serde_json::from_slice(&std::fs::read(&path).expect("catalog")).expect("JSON");
+        catalog["isos"]
+            .as_array_mut()
+            .expect("isos")
+            .push(serde_json::json!({
+                "kubernetes_version": "1.35.0", "minor": "1.35", "arch": "x86_64",
+                "file": file, "size": bytes.len(), "sha256": hex_sha256(&iso),
+                "url": format!("{mirror}{file}"), "sbom": null,
+                "signature": format!("{file}.sig"), "built": null, "builder": null
+            }));
+        std::fs::write(&path, serde_json::to_string_pretty(&catalog).expect("JSON"))
+            .expect("write");
+        signer.sign_file(&path).expect("signs");
+    });
+    assert!(
+        random.contains("cks-1.35.0-x86_64.iso") && random.contains("nothing was registered"),
+        "{random}"
     );
     assert_eq!(
         world.cloud.calls().len(),
@@ -444,7 +486,7 @@ fn a_catalog_past_its_limit_unsigned_or_without_urls_is_refused_naming_it() {
     ok(cks(&["catalog", &published.path().display().to_string()]));
     let home = tempfile::tempdir().expect("home");
     let no_url = Command::new(cks_iso())
-        .args(["register", "--catalog", &file])
+        .args(["register", "--catalog", &file, "--allow-unsigned"])
         .env("HOME", home.path())
         .env("CLOUDSTACK_ENDPOINT", world.api.endpoint())
         .env("CLOUDSTACK_KEY", KEY)

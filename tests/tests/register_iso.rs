@@ -59,10 +59,15 @@ pub(crate) struct Built {
 }
 
 pub(crate) async fn build_iso() -> Built {
+    build_iso_for("x86_64").await
+}
+
+/// [`build_iso`] for `arch`.
+pub(crate) async fn build_iso_for(arch: &str) -> Built {
     let upstream = start_upstream(DemoConfig::default()).await;
     let dir = tempfile::tempdir().expect("out dir");
     let summary = run_build(
-        &demo_inputs(&upstream, dir.path(), "x86_64"),
+        &demo_inputs(&upstream, dir.path(), arch),
         Default::default(),
     )
     .await

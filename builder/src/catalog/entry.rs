@@ -1,6 +1,7 @@
-//! One ISO's catalog entry: `versions.txt` read from the image, the sha256 hashed again as the
-//! file streams (the `.sha256` beside it is not trusted), the SBOM and signature beside it, and
-//! the builder named in the SBOM's creators.
+//! One ISO's catalog entry, once the ISO passed `verify` (every finding refuses it): `versions.txt`
+//! read from the image, the sha256 hashed again as the file streams (a `.sha256` beside it that
+//! names another digest refuses it), the SBOM and signature beside it, and the builder named in
+//! the SBOM's creators.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -45,16 +46,30 @@ pub fn isos_in(dir: &Path) -> Result<Vec<PathBuf>, CatalogWriteError> {
     Ok(isos)
 }
 
-/// The entry of `iso`; signs it first when `key` is given.
+/// The entry of `iso`, once it passed `verify` and its sidecar agrees; signs it first when
+/// `key` is given. `checked` is the sha256 (hex) a caller that has just checked the ISO as
+/// thoroughly found: then `verify` is not run again (the file is still hashed, and must hash
+/// to it).
 pub fn read(
     iso: &Path,
     base_url: Option<&str>,
     key: Option<&SigningKey>,
+    checked: Option<&str>,
 ) -> Result<CatalogIso, CatalogWriteError> {
     let bad = |detail: String| CatalogWriteError::Iso {
         iso: iso.to_path_buf(),
         detail,
     };
+    if checked.is_none() {
+        let report = crate::inspect::verify(iso).map_err(|e| bad(e.to_string()))?;
+        if let Some(first) = report.findings.first() {
+            return Err(bad(format!(
+                "`cks-iso verify` finds {} problem{} (first: {first}); nothing is signed",
+                report.findings.len(),
+                if report.findings.len() == 1 { "" } else { "s" }
+            )));
+        }
+    }
     let file = iso
         .file_name()
         .and_then(|n| n.to_str())
@@ -71,6 +86,15 @@ pub fn read(
         path: iso.to_path_buf(),
         source,
     })?;
+    if let Some(sha256) = checked
+        && sha256 != digest.hex()
+    {
+        return Err(bad(format!(
+            "it hashes to {}, not to the {sha256} it was checked as: it changed since",
+            digest.hex()
+        )));
+    }
+    check_sidecar(iso, digest.hex())?;
     let signature = match key {
         Some(key) => Some(key.sign_hex_digest(iso, digest.hex())?),
         None => Some(sig_path(iso)).filter(|p| p.is_file()),
@@ -93,6 +117,37 @@ pub fn read(
         signature: signature.as_deref().map(name_of),
         built: versions.built.map(cks_pinning::sbom::rfc3339),
         builder,
+    })
+}
+
+/// The most read of a `.sha256` sidecar (one line).
+const MAX_SIDECAR: u64 = 64 * 1024;
+
+/// Refuses `iso` when a `.sha256` sidecar beside it names another digest than `sha256`, or
+/// another file.
+fn check_sidecar(iso: &Path, sha256: &str) -> Result<(), CatalogWriteError> {
+    let sidecar = crate::iso::sidecar_path(iso);
+    let io = |source| CatalogWriteError::Io {
+        path: sidecar.clone(),
+        source,
+    };
+    let file = match std::fs::File::open(&sidecar) {
+        Ok(file) => file,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(io(e)),
+    };
+    let mut text = String::new();
+    file.take(MAX_SIDECAR)
+        .read_to_string(&mut text)
+        .map_err(io)?;
+    let listed = text.split_whitespace().next().unwrap_or_default();
+    if listed.eq_ignore_ascii_case(sha256) {
+        return Ok(());
+    }
+    Err(CatalogWriteError::Sidecar {
+        sidecar,
+        listed: listed.chars().take(64).collect(),
+        actual: sha256.to_string(),
     })
 }
 

@@ -23,6 +23,26 @@ pub enum CatalogWriteError {
         /// What is wrong.
         detail: String,
     },
+    /// A `.sha256` sidecar names another digest than its ISO hashes to.
+    #[error(
+        "{sidecar} says sha256 {listed} but its ISO hashes to {actual}: the ISO or its sidecar was changed after the build; nothing is signed: build it again (`cks-iso release` rebuilds it) or remove both"
+    )]
+    Sidecar {
+        /// The sidecar.
+        sidecar: PathBuf,
+        /// What it names.
+        listed: String,
+        /// What the ISO hashes to.
+        actual: String,
+    },
+    /// The folder holds no ISO.
+    #[error(
+        "{dir} holds no *.iso: a catalog of nothing is not written (nor signed); build the ISOs into it first (`cks-iso release --output-path {dir}`)"
+    )]
+    Empty {
+        /// The folder.
+        dir: PathBuf,
+    },
     /// `--base-url` is not an http(s) URL.
     #[error(
         "--base-url {url}: expected an http:// or https:// URL of the folder the ISOs are published in"

@@ -1,7 +1,10 @@
 //! `cks-iso catalog DIR`: (re)writes `catalog.json` and one `SHA256SUMS-<minor>` per minor from
-//! the ISOs in a folder (each ISO's `versions.txt`, its sha256 hashed again as it streams, the
-//! SBOM and signature files beside it), signing the ISOs, the checksum files and the catalog
-//! when a key is given. Every file is written under a temporary name and renamed when complete;
+//! the ISOs in a folder (each ISO checked by `verify` first, its `versions.txt`, its sha256
+//! hashed again as it streams and compared with its `.sha256` sidecar, the SBOM and signature
+//! files beside it), signing the ISOs, the checksum files and the catalog when a key is given.
+//! An ISO that fails, a sidecar that disagrees, or a folder without an ISO writes nothing. The
+//! catalog carries a `serial` (default: the Unix time it is written) and an `expires` (default:
+//! [`DEFAULT_EXPIRY`] later) that `register --catalog` checks. Every file is written under a temporary name and renamed when complete;
 //! checksum files of minors no longer there are removed. `cks-iso release` calls [`write()`] on
 //! its output folder.
 //!
@@ -11,7 +14,7 @@
 //! use cks_builder::catalog::{self, Options};
 //! let written = catalog::write("out".as_ref(), &Options {
 //!     base_url: Some("https://images.example/cks/".into()),
-//!     sign_key: None,
+//!     ..Options::default()
 //! })?;
 //! println!("{} ISOs in {}", written.catalog.isos.len(), written.path.display());
 //! # Ok::<(), Box<dyn std::error::Error>>(())
@@ -21,7 +24,9 @@ mod entry;
 mod error;
 mod sums;
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use cks_pinning::catalog::{
     CHECKSUMS_PREFIX, Catalog, ChecksumFile, FILE_NAME, Generator, SCHEMA_VERSION,
@@ -40,7 +45,18 @@ pub struct Options<'a> {
     pub base_url: Option<String>,
     /// Sign each ISO, each checksum file and the catalog with this key.
     pub sign_key: Option<&'a SigningKey>,
+    /// The catalog's serial; the Unix time now when `None`.
+    pub serial: Option<u64>,
+    /// How long the catalog is valid from now; [`DEFAULT_EXPIRY`] when `None`.
+    pub expires_in: Option<Duration>,
+    /// ISOs the caller has just checked as thoroughly as `verify` does (a release's own builds
+    /// and the ISOs it kept), with the sha256 it found: not verified again, only hashed.
+    pub checked: BTreeMap<PathBuf, String>,
 }
+
+/// How long a catalog is valid without `--expires-in`: 30 days (a release job that runs
+/// weekly or after each Kubernetes patch renews it well before).
+pub const DEFAULT_EXPIRY: Duration = Duration::from_secs(30 * 24 * 3600);
 
 /// What [`write()`] wrote.
 #[derive(Debug, Clone)]
@@ -74,15 +90,35 @@ pub fn write(dir: &Path, options: &Options<'_>) -> Result<Written, CatalogWriteE
         .as_deref()
         .map(entry::check_base_url)
         .transpose()?;
-    let mut isos = Vec::new();
-    for iso in entry::isos_in(dir)? {
-        isos.push(entry::read(&iso, base_url.as_deref(), options.sign_key)?);
+    let found = entry::isos_in(dir)?;
+    if found.is_empty() {
+        return Err(CatalogWriteError::Empty {
+            dir: dir.to_path_buf(),
+        });
     }
+    let mut isos = Vec::new();
+    for iso in found {
+        let checked = options.checked.get(&iso).map(String::as_str);
+        isos.push(entry::read(
+            &iso,
+            base_url.as_deref(),
+            options.sign_key,
+            checked,
+        )?);
+    }
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let expires = now.saturating_add(options.expires_in.unwrap_or(DEFAULT_EXPIRY).as_secs());
     let mut catalog = Catalog {
         schema_version: SCHEMA_VERSION,
         generator: generator(),
         isos,
         checksums: Vec::new(),
+        serial: Some(options.serial.unwrap_or(now)),
+        expires: Some(cks_pinning::sbom::rfc3339(
+            i64::try_from(expires).unwrap_or(i64::MAX),
+        )),
     };
     catalog.sort();
     let mut written_sums = Vec::new();

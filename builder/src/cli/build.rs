@@ -54,7 +54,7 @@ pub async fn run(args: BuildArgs, interrupt: &super::interrupt::Interrupt) -> Re
         dry_run: args.dry_run,
         write_lock: args.write_lock.clone(),
         locked: lock,
-        temp_dir: None,
+        ..Request::default()
     };
     let outcome = build_with_reporting(&options, &inputs, request, interrupt).await?;
     let (Outcome::Planned(plan) | Outcome::Built(plan, _)) = &outcome;
@@ -238,6 +238,7 @@ mod tests {
             warnings: Vec::new(),
             cache_registry: None,
             notes: Vec::new(),
+            existing: None,
         };
         let text = render_summary(&summary);
         assert!(

@@ -26,6 +26,12 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
             "--zone: one zone (or `all`) for a single ISO; several zones need --catalog"
         ),
     };
+    // The key is read (and the ISO's signature checked) before CloudStack is called.
+    let signature = args
+        .key
+        .as_deref()
+        .map(super::register_args::read_key)
+        .transpose()?;
     let request = Request {
         iso: iso.clone(),
         url,
@@ -35,6 +41,7 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
         check_url: !args.no_check_url,
         replace: args.replace,
         force: args.force,
+        signature,
     };
     let done = tokio::task::spawn_blocking(move || {
         let client = CloudStackClient::new(config)?;

@@ -3,11 +3,13 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use cks_builder::register::{self, RegisterSettings};
+use anyhow::Context;
+use cks_builder::register::{self, RegisterSettings, RequiredKey};
 use cks_cloudstack::CloudStackConfig;
+use cks_signature::BlobKey;
 
 /// What `--help` adds below the flags: credentials, the checks and the exit codes.
-const AFTER: &str = "Credentials come from the environment as for cks-rollout and the `cs` client: CLOUDSTACK_ENDPOINT, CLOUDSTACK_KEY and CLOUDSTACK_SECRET, or CLOUDSTACK_CONFIG naming an INI file (section [cloudstack] or CLOUDSTACK_REGION) with endpoint, key and secret. They are never taken from the command line and never printed. CLOUDSTACK_POLL_INTERVAL sets the seconds between two polls.\n\nBefore CloudStack is called: the ISO must pass `cks-iso verify` and its .sha256 sidecar (when present) must agree. Then the ISO must fit the node contract of the server's line (its version from listCapabilities: 4.20 and 4.22 need dashboard.yaml, 4.23 headlamp.yaml or dashboard.yaml) unless --force, and --url must serve exactly this ISO (its size, and its sha256 unless --no-check-url).\n\nThe same Kubernetes version registered with the same checksum: says so and exits 0. With another checksum: refused, naming both, unless --replace (which deletes the old version only when no cluster uses it).\n\nExit codes: 0 registered (Ready with --wait) or already registered, 1 refused or failed (the message says why; nothing stays registered except after --timeout), 2 bad command line.\n\nWith --catalog URL|FILE (a catalog.json from `cks-iso catalog`): the catalog is read (at most --catalog-limit bytes), and with --require-signature --key PUB its signature (<catalog>.sig) is checked; then each ISO (all, or --latest-per-minor) is fetched from its URL, hashed against the catalog's size and sha256, and with --require-signature checked against its .sig: all before CloudStack is called. Then, in each zone (--zone, repeatable, or all), each ISO not registered there is added (and waited for), one already there with the same checksum is left alone, one there with another checksum stops the run before any change; with --retire-eol each registered version whose minor the catalog no longer has is deleted, or disabled while a cluster uses it. A second run does nothing. It ends with a table per zone. --dry-run verifies and prints the table of what would be done.\n\nExample: cks-iso register out/cks-1.33.13-x86_64.iso --url http://images.example/cks-1.33.13-x86_64.iso --zone zone1\n\nExample: cks-iso register --catalog https://images.example/cks/catalog.json --zone all --latest-per-minor --retire-eol --require-signature --key release.pub";
+const AFTER: &str = "Credentials come from the environment as for cks-rollout and the `cs` client: CLOUDSTACK_ENDPOINT, CLOUDSTACK_KEY and CLOUDSTACK_SECRET, or CLOUDSTACK_CONFIG naming an INI file (section [cloudstack] or CLOUDSTACK_REGION) with endpoint, key and secret. They are never taken from the command line and never printed. CLOUDSTACK_POLL_INTERVAL sets the seconds between two polls.\n\nBefore CloudStack is called: the ISO must pass `cks-iso verify`, its .sha256 sidecar (when present) must agree, and with --key (--require-signature) its <iso>.sig must be that key's signature of it. Then the ISO must fit the node contract of the server's line (its version from listCapabilities: 4.20 and 4.22 need dashboard.yaml, 4.23 headlamp.yaml or dashboard.yaml) unless --force, and --url must serve exactly this ISO (its size, and its sha256 unless --no-check-url).\n\nThe same Kubernetes version and arch registered with the same checksum: says so and exits 0. With another checksum: refused, naming both, unless --replace (which deletes the old version only when no cluster uses it); a version of another arch is never touched. Without --name the version is named v<version>[-<zone>]-<arch>.\n\nExit codes: 0 registered (Ready with --wait) or already registered, 1 refused or failed (the message says why; nothing stays registered except after --timeout), 2 bad command line.\n\nWith --catalog URL|FILE (a catalog.json from `cks-iso catalog`): the catalog is read (at most --catalog-limit bytes) and its signature (<catalog>.sig) checked with --key PUB (required unless --allow-unsigned); its serial must not be below the last one applied with the key (PUB.serial) nor --min-serial, it must not have expired, and it must list an ISO; then each ISO (all, or --latest-per-minor) is fetched from its URL into a scratch file, hashed against the catalog's size and sha256, checked against its .sig, and must pass `cks-iso verify` with the catalog's version and arch: all before CloudStack is called; then each must fit the server's CloudStack line before anything changes. Then, in each zone (--zone, repeatable, or all), each ISO not registered there is added (and waited for), one already there with the same checksum is left alone, one there with another checksum stops the run before any change; with --retire-eol each version registered from the catalog's folder (its ISO URL) whose minor is older than the catalog's oldest, in the zones asked for (one for every zone only with --zone all), is deleted, or disabled while a cluster uses it. A second run does nothing. It ends with a table per zone. --dry-run verifies and prints the table of what would be done.\n\nExample: cks-iso register out/cks-1.33.13-x86_64.iso --url http://images.example/cks-1.33.13-x86_64.iso --zone zone1\n\nExample: cks-iso register --catalog https://images.example/cks/catalog.json --zone all --latest-per-minor --retire-eol --key release.pub";
 
 /// Flags of `cks-iso register`.
 ///
@@ -45,19 +47,29 @@ pub struct Args {
     /// With --catalog: only the newest patch of each minor (per arch).
     #[arg(long, requires = "catalog")]
     pub latest_per_minor: bool,
-    /// With --catalog: delete each registered version whose minor the catalog no longer has
-    /// (disable it instead while a cluster uses it).
+    /// With --catalog: delete each version registered from the catalog's folder whose minor is
+    /// older than the catalog's oldest, in the zones asked for (disable it instead while a
+    /// cluster uses it).
     #[arg(long, requires = "catalog")]
     pub retire_eol: bool,
     /// With --catalog: verify everything and print what would be done; change nothing.
     #[arg(long, requires = "catalog")]
     pub dry_run: bool,
-    /// With --catalog: refuse unless the catalog and each ISO are signed by --key.
-    #[arg(long, requires_all = ["catalog", "key"])]
+    /// Refuse unless the ISO (`<iso>.sig`), or with --catalog the catalog and each ISO, is
+    /// signed by --key (with --catalog, --key alone already requires it).
+    #[arg(long, requires = "key")]
     pub require_signature: bool,
-    /// The public key (PEM, from `cks-iso keygen`) the signatures must verify with.
-    #[arg(long, value_name = "PUB", requires = "require_signature")]
+    /// The public key (PEM, from `cks-iso keygen`) the signatures must verify with; required
+    /// with --catalog unless --allow-unsigned.
+    #[arg(long, value_name = "PUB")]
     pub key: Option<PathBuf>,
+    /// With --catalog: use a catalog without checking any signature (said once as a warning).
+    #[arg(long, requires = "catalog", conflicts_with_all = ["key", "require_signature"])]
+    pub allow_unsigned: bool,
+    /// With --catalog: refuse a catalog whose serial is below N (besides the serial last applied,
+    /// kept in `<PUB>.serial` beside --key).
+    #[arg(long, value_name = "N", requires = "catalog")]
+    pub min_serial: Option<u64>,
     /// The version's name in CloudStack (default `v<version>`).
     #[arg(long, value_name = "NAME", conflicts_with = "catalog")]
     pub name: Option<String>,
@@ -106,6 +118,30 @@ impl Args {
             poll_interval: config.poll_interval,
         }
     }
+}
+
+/// The most read of a public key file.
+const MAX_KEY: u64 = 64 * 1024;
+
+/// Reads the public key `--key` names.
+pub fn read_key(path: &std::path::Path) -> anyhow::Result<RequiredKey> {
+    let meta = std::fs::metadata(path).with_context(|| format!("--key {}", path.display()))?;
+    anyhow::ensure!(
+        meta.len() <= MAX_KEY,
+        "--key {}: larger than {MAX_KEY} bytes, not a public key",
+        path.display()
+    );
+    let pem = std::fs::read(path).with_context(|| format!("--key {}", path.display()))?;
+    let key = BlobKey::from_pem(&pem).with_context(|| {
+        format!(
+            "--key {}: expected the PEM public key from `cks-iso keygen` (PREFIX.pub)",
+            path.display()
+        )
+    })?;
+    Ok(RequiredKey {
+        key,
+        path: path.display().to_string(),
+    })
 }
 
 /// Parses `90`, `90s`, `30m` or `1h`.

@@ -1,38 +1,26 @@
 //! `cks-iso register --catalog`: verify the catalog and its ISOs, then plan and register per
-//! zone, ending with a table.
+//! zone, ending with a table; the catalog's serial is then recorded beside `--key`.
 
 use anyhow::Context;
 use cks_builder::register::from_catalog::{self, CatalogRequest, Zones};
 use cks_cloudstack::{CloudStackClient, CloudStackConfig};
-use cks_signature::BlobKey;
 
-use super::register_args::Args;
-
-/// The most read of a public key file.
-const MAX_KEY: u64 = 64 * 1024;
+use super::register_args::{Args, read_key};
 
 /// Runs `cks-iso register --catalog`.
 pub async fn run(args: Args, config: CloudStackConfig) -> anyhow::Result<()> {
     let catalog = args.catalog.clone().unwrap_or_default();
-    let key = match &args.key {
-        Some(path) if args.require_signature => {
-            let meta =
-                std::fs::metadata(path).with_context(|| format!("--key {}", path.display()))?;
-            anyhow::ensure!(
-                meta.len() <= MAX_KEY,
-                "--key {}: larger than {MAX_KEY} bytes, not a public key",
-                path.display()
+    let key = match (&args.key, args.allow_unsigned) {
+        (Some(path), _) => Some(read_key(path)?),
+        (None, true) => {
+            eprintln!(
+                "cks-iso: warning: --allow-unsigned: {catalog} and its ISOs are not checked against any key; whoever serves them chooses what is registered (each ISO is still hashed and verified)"
             );
-            let pem = std::fs::read(path).with_context(|| format!("--key {}", path.display()))?;
-            let key = BlobKey::from_pem(&pem).with_context(|| {
-                format!(
-                    "--key {}: expected the PEM public key from `cks-iso keygen` (PREFIX.pub)",
-                    path.display()
-                )
-            })?;
-            Some((key, path.display().to_string()))
+            None
         }
-        _ => None,
+        (None, false) => anyhow::bail!(
+            "--catalog {catalog}: --key PUB is required (the public key from `cks-iso keygen` that signed the catalog); pass --allow-unsigned to register from a catalog nobody signed"
+        ),
     };
     let zones = if args.zone.is_empty() || args.zone.iter().any(|z| z == "all") {
         Zones::All
@@ -47,20 +35,28 @@ pub async fn run(args: Args, config: CloudStackConfig) -> anyhow::Result<()> {
         retire_eol: args.retire_eol,
         dry_run: args.dry_run,
         key,
+        min_serial: args.min_serial,
         settings: args.settings(&config),
     };
     let loaded = from_catalog::load(&request, &mut |line| eprintln!("{line}"))
         .await
         .with_context(|| format!("registering from {catalog}"))?;
+    let serial = loaded.catalog.serial;
+    let key_path = args.key.clone();
+    let dry_run = request.dry_run;
     let rows = tokio::task::spawn_blocking(move || {
         let client = CloudStackClient::new(config)?;
-        let (_, steps) = from_catalog::plan(&client, &loaded, &request)?;
-        from_catalog::apply(&client, &steps, &request, &mut |line| eprintln!("{line}"))
-            .map_err(anyhow::Error::from)
+        let mut say = |line: &str| eprintln!("{line}");
+        let (_, steps) = from_catalog::plan(&client, &loaded, &request, &mut say)?;
+        from_catalog::apply(&client, &steps, &request, &mut say).map_err(anyhow::Error::from)
     })
     .await
     .context("the register task stopped")?
     .with_context(|| format!("registering from {catalog}"))?;
+    if let (Some(key), Some(serial), false) = (&key_path, serial, dry_run) {
+        from_catalog::record_serial(key, serial)
+            .with_context(|| format!("recording the serial of {catalog}"))?;
+    }
     if args.json {
         println!("{}", serde_json::to_string_pretty(&rows)?);
     } else {

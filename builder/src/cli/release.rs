@@ -1,14 +1,16 @@
 //! `cks-iso release`: the newest patch of each chosen minor, for each arch, built in one process
-//! (one `--cache-dir` for all), an ISO already in the output directory skipped, then a table.
+//! (one `--cache-dir` for all), then a table. An ISO already in the output directory is kept
+//! only when its sidecar names the digest it hashes to and it is byte for byte what this run
+//! builds from what it verifies (the check a cached ISO passes); otherwise it is rebuilt and its
+//! row says why. `--force` rebuilds every one. The catalog signs only what was checked.
 
-use std::path::Path;
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 use cks_builder::catalog;
 use cks_builder::pipeline::{
-    Inputs, Matrix, MatrixRelease, Minors, Outcome, Request, kubeadm_etcd_line, pin_tools,
-    probe_fetcher, release_versions,
+    ExistingIso, InFolder, Inputs, Matrix, MatrixRelease, Minors, Outcome, Request,
+    kubeadm_etcd_line, look_in_folder, pin_tools, probe_fetcher, release_versions,
 };
 use cks_builder::signing::SigningKey;
 use cks_pinning::kube_request::KubeRequest;
@@ -34,6 +36,15 @@ pub struct Args {
     /// plus its file name (no `url` without it).
     #[arg(long, value_name = "URL")]
     pub base_url: Option<String>,
+    /// Rebuild every ISO, even one already in the output folder that would be kept.
+    #[arg(long)]
+    pub force: bool,
+    /// The catalog's serial (default: the Unix time now); see `cks-iso catalog --serial`.
+    #[arg(long, value_name = "N")]
+    pub serial: Option<u64>,
+    /// How long the catalog is valid (default 30d); see `cks-iso catalog --expires-in`.
+    #[arg(long, value_name = "DURATION", value_parser = super::catalog::parse_expiry)]
+    pub expires_in: Option<std::time::Duration>,
     /// The build's inputs (`--arch x86_64 --arch aarch64`, or `--arch x86_64,aarch64`, builds
     /// both; BUILD_NAME is the prefix of each ISO's name, default `cks`:
     /// `cks-1.33.13-x86_64.iso`).
@@ -49,6 +60,8 @@ struct Row {
     result: IsoResult,
     size: u64,
     seconds: f64,
+    /// Why an ISO in the folder was not kept (`rebuilt: its sha256 differs from its sidecar`).
+    note: String,
 }
 
 /// What became of one ISO of the release.
@@ -56,7 +69,9 @@ struct Row {
 enum IsoResult {
     /// Packed by this run.
     Built,
-    /// Already in the output folder.
+    /// Packed by this run in place of an ISO in the folder that could not be kept.
+    Rebuilt,
+    /// Already in the output folder, checked, kept.
     Skipped,
     /// Taken, once checked, from `--cache-dir` or the cache registry.
     Cached,
@@ -66,6 +81,7 @@ impl IsoResult {
     fn word(self) -> &'static str {
         match self {
             IsoResult::Built => "built",
+            IsoResult::Rebuilt => "rebuilt",
             IsoResult::Skipped => "skipped",
             IsoResult::Cached => "cached",
         }
@@ -134,6 +150,8 @@ pub async fn run(args: Args, interrupt: &super::interrupt::Interrupt) -> Result<
     };
     let versions = release_versions(&minors, &fetcher).await?;
     let mut rows = Vec::new();
+    // The ISOs built, taken or kept by this run, with the sha256 each was checked as.
+    let mut checked = std::collections::BTreeMap::new();
     for (index, (minor, version)) in versions.iter().enumerate() {
         eprintln!("kubernetes: {minor} -> {version}");
         let entry = matrix.as_ref().map(|m| (m, &m.releases[index]));
@@ -155,27 +173,58 @@ pub async fn run(args: Args, interrupt: &super::interrupt::Interrupt) -> Result<
             let options = inputs.clone().resolve()?;
             let iso = options.iso_path();
             let started = Instant::now();
-            let (result, size) = match already_built(&iso) {
-                Some(size) => (IsoResult::Skipped, size),
-                None => {
-                    let request = Request::default();
-                    match build_with_reporting(&options, &inputs, request, interrupt)
-                        .await
-                        .with_context(|| format!("building Kubernetes {version} for {arch}"))?
-                    {
-                        Outcome::Built(plan, summary) => {
-                            if let Some(line) = kubeadm_etcd_line(&options, &plan) {
-                                eprintln!("{line}");
-                            }
-                            let result = if summary.reused {
+            let found = if args.force {
+                InFolder::Refused("--force".to_string())
+            } else {
+                let iso = iso.clone();
+                tokio::task::spawn_blocking(move || look_in_folder(&iso))
+                    .await
+                    .context("the check of the folder's ISO stopped")?
+            };
+            let (keep_existing, mut refused) = match found {
+                InFolder::Missing => (None, None),
+                InFolder::Refused(reason) => (None, Some(reason)),
+                InFolder::Candidate(sha256) => (Some(sha256), None),
+            };
+            if keep_existing.is_none() {
+                // A signature beside an ISO about to be replaced would vouch for the old one.
+                let sig = cks_builder::signing::sig_path(&iso);
+                if sig.is_file() {
+                    std::fs::remove_file(&sig)
+                        .with_context(|| format!("removing the stale {}", sig.display()))?;
+                }
+            }
+            let request = Request {
+                keep_existing,
+                ..Request::default()
+            };
+            let (result, size) = match build_with_reporting(&options, &inputs, request, interrupt)
+                .await
+                .with_context(|| format!("building Kubernetes {version} for {arch}"))?
+            {
+                Outcome::Built(plan, summary) => {
+                    if let Some(line) = kubeadm_etcd_line(&options, &plan) {
+                        eprintln!("{line}");
+                    }
+                    let result = match &summary.existing {
+                        Some(ExistingIso::Kept) => IsoResult::Skipped,
+                        Some(ExistingIso::Replaced { reason }) => {
+                            refused = Some(format!("not what this run builds: {reason}"));
+                            if summary.reused {
                                 IsoResult::Cached
                             } else {
-                                IsoResult::Built
-                            };
-                            (result, summary.size)
+                                IsoResult::Rebuilt
+                            }
                         }
-                        Outcome::Planned(_) => (IsoResult::Skipped, 0),
-                    }
+                        None if summary.reused => IsoResult::Cached,
+                        None if refused.is_some() => IsoResult::Rebuilt,
+                        None => IsoResult::Built,
+                    };
+                    checked.insert(summary.iso.clone(), summary.sha256.clone());
+                    (result, summary.size)
+                }
+                Outcome::Planned(_) => {
+                    bail!("the build of Kubernetes {version} for {arch} stopped after its plan")
                 }
             };
             rows.push(Row {
@@ -185,6 +234,12 @@ pub async fn run(args: Args, interrupt: &super::interrupt::Interrupt) -> Result<
                 result,
                 size,
                 seconds: started.elapsed().as_secs_f64(),
+                note: refused
+                    .map(|reason| match result {
+                        IsoResult::Cached => format!("taken from a cache: {reason}"),
+                        _ => format!("rebuilt: {reason}"),
+                    })
+                    .unwrap_or_default(),
             });
         }
     }
@@ -192,12 +247,16 @@ pub async fn run(args: Args, interrupt: &super::interrupt::Interrupt) -> Result<
     // (signed, with the ISOs, when a key is given).
     let written = {
         let (dir, base_url) = (output.clone(), args.base_url.clone());
+        let (serial, expires_in) = (args.serial, args.expires_in);
         tokio::task::spawn_blocking(move || {
             catalog::write(
                 &dir,
                 &catalog::Options {
                     base_url,
                     sign_key: sign_key.as_ref(),
+                    serial,
+                    expires_in,
+                    checked,
                 },
             )
         })
@@ -216,7 +275,10 @@ pub async fn run(args: Args, interrupt: &super::interrupt::Interrupt) -> Result<
             ""
         }
     );
-    if rows.iter().all(|r| r.result != IsoResult::Built) {
+    if rows
+        .iter()
+        .all(|r| !matches!(r.result, IsoResult::Built | IsoResult::Rebuilt))
+    {
         let cached = rows.iter().any(|r| r.result == IsoResult::Cached);
         println!(
             "nothing to build: every ISO is already in {}{}",
@@ -227,33 +289,26 @@ pub async fn run(args: Args, interrupt: &super::interrupt::Interrupt) -> Result<
     Ok(())
 }
 
-/// The size of `iso` when it and its `.sha256` sidecar (written after the ISO) are there.
-fn already_built(iso: &Path) -> Option<u64> {
-    let sidecar = cks_builder::iso::sidecar_path(iso);
-    let name = iso.file_name()?.to_str()?;
-    let text = std::fs::read_to_string(&sidecar).ok()?;
-    if !text.trim_end().ends_with(&format!("  {name}")) {
-        return None;
-    }
-    Some(std::fs::metadata(iso).ok()?.len())
-}
-
-/// The closing table: minor, version, arch, built or skipped, size, time.
+/// The closing table: minor, version, arch, built or skipped, size, time, and why an ISO in
+/// the folder was rebuilt.
 fn render(rows: &[Row]) -> String {
     let mut out = format!(
         "{:<7} {:<10} {:<8} {:<8} {:>10} {:>8}\n",
         "minor", "version", "arch", "result", "size", "time"
     );
     for row in rows {
-        out.push_str(&format!(
-            "{:<7} {:<10} {:<8} {:<8} {:>10} {:>7.1}s\n",
+        let line = format!(
+            "{:<7} {:<10} {:<8} {:<8} {:>10} {:>7.1}s  {}",
             row.minor,
             row.version,
             row.arch,
             row.result.word(),
             human(row.size),
-            row.seconds
-        ));
+            row.seconds,
+            row.note
+        );
+        out.push_str(line.trim_end());
+        out.push('\n');
     }
     out
 }

@@ -18,7 +18,7 @@ use super::record::record;
 use super::sbom;
 use super::sources::{create_parents, file_spec};
 use super::staging::{Staging, write_atomically};
-use super::summary::{Summary, mirrored_files};
+use super::summary::{ExistingIso, Summary, mirrored_files};
 use crate::fetch::{FetchedFile, Fetcher};
 use crate::iso::{BuildTime, PackOptions, Packed};
 use crate::registry::{PullReport, pull_images};
@@ -59,19 +59,29 @@ pub async fn execute(
         Some(seconds) => BuildTime::fixed(seconds),
         None => BuildTime::from_env_value(None, SystemTime::now())?,
     };
+    // An ISO already in place is kept when it is the one this build writes.
+    let mut existing = None;
+    if let Some(sha256) = run.keep_existing {
+        match iso_reuse::in_place(plan, tree, &fetched, &run, built, sha256).await? {
+            Ok(reused) => {
+                laps.lap("iso");
+                let seconds = reused.packed.time.unix_seconds;
+                let mut summary = iso_recipe::summary(plan, &fetched, reused, seconds, laps.phases);
+                summary.existing = Some(ExistingIso::Kept);
+                return Ok(summary);
+            }
+            Err(reason) => existing = Some(ExistingIso::Replaced { reason }),
+        }
+    }
     // The store is asked for the finished ISO before anything large moves, and keeps the one
     // packed here after the pack.
     let store = IsoStore::new(run.iso_cache, run.cache_registry);
     if let Some(reused) = iso_reuse::reuse(plan, tree, &fetched, &run, &store, built).await? {
         laps.lap("iso");
         let seconds = built.unix_seconds;
-        return Ok(iso_recipe::summary(
-            plan,
-            &fetched,
-            reused,
-            seconds,
-            laps.phases,
-        ));
+        let mut summary = iso_recipe::summary(plan, &fetched, reused, seconds, laps.phases);
+        summary.existing = existing;
+        return Ok(summary);
     }
     // The files and the images share the link: fetched at once, neither waits for the
     // other's last transfer, and the first failure stops both.
@@ -164,6 +174,7 @@ pub async fn execute(
     );
     summary.warnings.extend(signatures.warnings);
     summary.notes.extend(signatures.notes);
+    summary.existing = existing;
     Ok(summary)
 }
 
@@ -334,6 +345,7 @@ fn summarise(
         warnings,
         cache_registry: None,
         notes: Vec::new(),
+        existing: None,
     }
 }
 

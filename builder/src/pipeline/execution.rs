@@ -39,4 +39,7 @@ pub struct Execution<'a> {
     pub sha1_memo: Option<&'a Path>,
     /// How upstream signatures are checked.
     pub signatures: &'a crate::signature::Verifier,
+    /// The sha256 of an ISO already at the plan's path to keep when it is what this build
+    /// writes ([`super::Request::keep_existing`]).
+    pub keep_existing: Option<&'a str>,
 }

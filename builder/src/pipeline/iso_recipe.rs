@@ -186,6 +186,7 @@ pub fn summary(
         warnings,
         notes: reused.record.notes,
         cache_registry: None,
+        existing: None,
     }
 }
 

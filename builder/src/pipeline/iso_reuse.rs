@@ -171,6 +171,60 @@ pub async fn reuse(
     install(plan, &partial, hit.sha256, hit.checked, built).map(Some)
 }
 
+/// The ISO already at the plan's path (hashing to `sha256`, as the caller found), kept when it
+/// passes the same check as a cached one; what differs otherwise. Without `SOURCE_DATE_EPOCH`
+/// the build time is the one the ISO's `versions.txt` records (its own build's start).
+pub async fn in_place(
+    plan: &Plan,
+    tree: &Path,
+    fetched: &[FetchedFile],
+    run: &Execution<'_>,
+    built: BuildTime,
+    sha256: &str,
+) -> Result<Result<Reused, String>> {
+    let Some(known) = Known::learn(plan, tree, fetched, run).await else {
+        return Ok(Err(
+            "what this run builds cannot be learnt without downloading it".to_string(),
+        ));
+    };
+    let built = match run.source_date_epoch {
+        Some(_) => built,
+        None => match crate::register::iso_facts::versions_txt(&plan.iso)
+            .ok()
+            .and_then(|v| v.built)
+        {
+            Some(seconds) => BuildTime {
+                unix_seconds: seconds,
+                source: crate::iso::TimeSource::BuildStart,
+            },
+            None => return Ok(Err("its versions.txt records no build time".to_string())),
+        },
+    };
+    let checked = match check(&plan.iso, plan, tree, &known, run, built).await? {
+        Ok(checked) => checked,
+        Err(reason) => return Ok(Err(reason)),
+    };
+    for (suffix, text) in &checked.record.beside {
+        let mut path = plan.iso.as_os_str().to_owned();
+        path.push(suffix);
+        super::staging::write_atomically(Path::new(&path), text.as_bytes())?;
+    }
+    let size = std::fs::metadata(&plan.iso)
+        .with_context(|| format!("reading {}", plan.iso.display()))?
+        .len();
+    Ok(Ok(Reused {
+        packed: Packed {
+            path: plan.iso.clone(),
+            sidecar: sidecar_path(&plan.iso),
+            size,
+            sha256: sha256.to_string(),
+            time: built,
+            warnings: Vec::new(),
+        },
+        record: checked.record,
+    }))
+}
+
 /// What the ISO at `path` is reported as, once it holds what `known` says and its generated
 /// files are the ones this build renders; what differs otherwise (an error only for what would
 /// fail the build anyway: a signature refused under `require`).

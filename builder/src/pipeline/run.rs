@@ -32,6 +32,10 @@ pub struct Request {
     pub locked: Option<Lock>,
     /// Where the build's temporary directory goes (default: `TMPDIR`).
     pub temp_dir: Option<PathBuf>,
+    /// An ISO is already at the output path, hashing to this sha256 (hex) as its sidecar says:
+    /// keep it when it passes the check a cached ISO passes (exactly what this build writes
+    /// from what it verifies); otherwise build (the summary's `existing` says why).
+    pub keep_existing: Option<String>,
 }
 
 /// What a build produced.
@@ -77,8 +81,8 @@ pub async fn build(
     // registry or the local folder instead (asked before anything large moves) or nothing is
     // to be built.
     let iso_cache = options.cache_dir.as_ref().map(|d| d.join("iso"));
-    let may_reuse =
-        !crate::store::IsoStore::new(iso_cache.as_deref(), shared.as_ref()).holds_none();
+    let may_reuse = request.keep_existing.is_some()
+        || !crate::store::IsoStore::new(iso_cache.as_deref(), shared.as_ref()).holds_none();
     let (downloads, head_start) = if !request.dry_run && !may_reuse {
         let specs = head_start_specs(options, &staging, request.locked.as_ref())?;
         let (downloads, head_start) = head_start(&fetcher, specs);
@@ -119,6 +123,7 @@ pub async fn build(
                 cache_registry: shared.as_ref(),
                 sha1_memo: sha1_memo.as_deref(),
                 signatures: &signatures,
+                keep_existing: request.keep_existing.as_deref(),
             },
             phases,
         )

@@ -49,6 +49,23 @@ pub struct Summary {
     pub cache_registry: Option<crate::cache_registry::CacheStats>,
     /// Facts said once (sources not signed upstream, images without a signature policy).
     pub notes: Vec<String>,
+    /// What became of an ISO already at the output path that the caller asked to keep
+    /// ([`super::Request::keep_existing`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub existing: Option<ExistingIso>,
+}
+
+/// What became of an ISO already at the output path.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "outcome", rename_all = "snake_case")]
+pub enum ExistingIso {
+    /// It is byte for byte what this build writes from what it verified: kept.
+    Kept,
+    /// It is not (the reason, in one line): replaced by the ISO this build made or took.
+    Replaced {
+        /// What differs.
+        reason: String,
+    },
 }
 
 /// A file fetched through a mirror: its path in the ISO, its canonical URL and the URL used.

@@ -37,13 +37,13 @@ fn registration(
     }
 }
 
-/// Resolves `--zone` (a name or an id) to a zone id.
-fn zone_id(client: &CloudStackClient, zone: &str) -> Result<String, RegisterError> {
+/// Resolves `--zone` (a name or an id) to the zone's id and name.
+fn zone_of(client: &CloudStackClient, zone: &str) -> Result<(String, String), RegisterError> {
     let zones = client.zones()?;
     zones
         .iter()
         .find(|(id, name)| id == zone || name == zone)
-        .map(|(id, _)| id.clone())
+        .cloned()
         .ok_or_else(|| RegisterError::NoZone {
             zone: zone.to_string(),
             known: zones
@@ -54,6 +54,26 @@ fn zone_id(client: &CloudStackClient, zone: &str) -> Result<String, RegisterErro
         })
 }
 
+/// Whether `v` is the version `facts` would be in `zone` (every zone when `None`): the same
+/// semantic version, in that zone or every zone, and the same arch (CloudStack 4.20 and newer
+/// keep one version per arch; a version without an arch, from an older server, counts as any).
+fn same_version(v: &KubernetesVersion, facts: &IsoFacts, zone: Option<&str>) -> bool {
+    v.semantic_version == facts.semantic_version
+        && (zone.is_none() || v.zone_id.is_none() || v.zone_id.as_deref() == zone)
+        && v.arch
+            .as_deref()
+            .is_none_or(|arch| arch.is_empty() || arch == facts.arch)
+}
+
+/// The name a version gets without `--name`: CloudStack's own (`v<version>`, with `-<zone>`
+/// for one zone) with the arch after it, so the versions of two arches are told apart.
+pub(super) fn default_name(version: &str, arch: &str, zone: Option<&str>) -> String {
+    match zone {
+        Some(zone) => format!("v{version}-{zone}-{arch}"),
+        None => format!("v{version}-{arch}"),
+    }
+}
+
 /// Registers `facts` as `request` says, through `client`; `say` gets one line per step.
 pub fn register(
     client: &CloudStackClient,
@@ -61,18 +81,19 @@ pub fn register(
     request: &Request,
     say: &mut dyn FnMut(&str),
 ) -> Result<Registration, RegisterError> {
-    let zone = request
+    let found = request
         .zone
         .as_deref()
-        .map(|z| zone_id(client, z))
+        .map(|z| zone_of(client, z))
         .transpose()?;
+    let zone_name = found.as_ref().map(|(_, name)| name.as_str());
+    let zone = found.as_ref().map(|(id, _)| id.clone());
     let ours = facts.sha256.clone();
     let mut replaced = None;
     let same_version = client
         .list_kubernetes_versions(None)?
         .into_iter()
-        .filter(|v| v.semantic_version == facts.semantic_version)
-        .filter(|v| zone.is_none() || v.zone_id.is_none() || v.zone_id == zone);
+        .filter(|v| same_version(v, facts, zone.as_deref()));
     for existing in same_version {
         let registered = client
             .iso(&existing.iso_id)?
@@ -88,7 +109,7 @@ pub fn register(
         }
         if !request.replace {
             return Err(RegisterError::OtherChecksum {
-                version: facts.semantic_version.clone(),
+                version: format!("{} ({})", facts.semantic_version, facts.arch),
                 existing: format!("{} (id {})", existing.name, existing.id),
                 registered: if registered.is_empty() {
                     "(none)".to_string()
@@ -138,7 +159,12 @@ pub fn register(
         min_cpus: request.settings.min_cpus,
         min_memory_mib: request.settings.min_memory_mib,
         zone_id: zone,
-        name: request.name.clone(),
+        name: Some(
+            request
+                .name
+                .clone()
+                .unwrap_or_else(|| default_name(&facts.semantic_version, &facts.arch, zone_name)),
+        ),
         direct_download: request.settings.direct_download,
         arch: (has("arch") == Some(true)).then(|| facts.arch.clone()),
     };

@@ -66,6 +66,30 @@ pub enum RegisterError {
         /// The ISO's digest.
         actual: String,
     },
+    /// `--require-signature`: the ISO has no readable `.sig` beside it.
+    #[error(
+        "--require-signature: {iso} has no signature {sig} ({detail}); sign it with `cks-iso catalog DIR --sign-key KEY` (or `cks-iso build --sign-key KEY`) and keep the .sig beside it"
+    )]
+    Unsigned {
+        /// The ISO.
+        iso: PathBuf,
+        /// The signature file looked for.
+        sig: PathBuf,
+        /// Why it could not be read.
+        detail: String,
+    },
+    /// `--require-signature`: the ISO's `.sig` does not verify with `--key`.
+    #[error(
+        "--require-signature: {iso} is not signed by --key {key}: {source}; nothing was registered (build and sign it again, or check who signed it)"
+    )]
+    BadSignature {
+        /// The ISO.
+        iso: PathBuf,
+        /// The public key's path.
+        key: String,
+        /// Why.
+        source: cks_signature::SignatureError,
+    },
     /// The URL did not answer with the ISO (the transport's failure, as every client of the
     /// builder reports it).
     #[error("--url {url}: {source}; serve the ISO there before registering it")]

@@ -1,6 +1,7 @@
 //! `register`: adds a built ISO to CloudStack as a Kubernetes supported version. It reads the
 //! version and arch from the ISO's `versions.txt` and its sha256 (checked against the sidecar),
-//! refuses an ISO `verify` rejects or one that does not fit the server's CloudStack line
+//! refuses an ISO `verify` rejects (and, with a required key, one whose `<iso>.sig` it does not
+//! sign) or one that does not fit the server's CloudStack line
 //! (`listCapabilities`) unless forced, checks that the URL serves exactly that ISO, then calls
 //! `addKubernetesSupportedVersion` and waits until the ISO is Ready on secondary storage.
 //! The same version with the same checksum is already done; with another checksum it is
@@ -27,6 +28,7 @@ pub(crate) mod iso_facts;
 mod line_fit;
 mod registration;
 mod request;
+mod signature_check;
 mod url_check;
 
 use cks_cloudstack::CloudStackClient;
@@ -35,6 +37,7 @@ pub use error::RegisterError;
 pub use iso_facts::IsoFacts;
 pub use registration::{Registration, Status};
 pub use request::{RegisterSettings, Request};
+pub use signature_check::RequiredKey;
 
 /// Reads and checks the ISO, checks the URL, then registers it through `client`.
 pub fn run(
@@ -55,6 +58,14 @@ pub fn run(
             " (no sidecar)"
         }
     ));
+    if let Some(required) = &request.signature {
+        signature_check::check(&facts, required)?;
+        say(&format!(
+            "{}: signature verified with {}",
+            request.iso.display(),
+            required.path
+        ));
+    }
     line_fit::check(client, &facts, request.force, say)?;
     url_check::check(&request.url, &facts, request.check_url)?;
     say(&format!(

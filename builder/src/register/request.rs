@@ -4,8 +4,10 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use super::signature_check::RequiredKey;
+
 /// What to register and how.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct Request {
     /// The ISO file.
     pub iso: PathBuf,
@@ -23,6 +25,8 @@ pub struct Request {
     pub replace: bool,
     /// Register even an ISO that does not fit the server's CloudStack line.
     pub force: bool,
+    /// `--require-signature --key PUB`: `<iso>.sig` must verify with this key.
+    pub signature: Option<RequiredKey>,
 }
 
 /// How each version is registered and waited for: the same for one ISO and for a catalog.
@@ -69,6 +73,7 @@ impl Request {
             check_url: true,
             replace: false,
             force: false,
+            signature: None,
         }
     }
 }

@@ -14,9 +14,9 @@ pub mod registration;
 pub mod schema;
 
 pub use registration::{
-    Existing, Retirement, Step, ZoneRef, latest_per_minor, plan as plan_registration,
+    Existing, RetireScope, Retirement, Step, ZoneRef, latest_per_minor, plan as plan_registration,
 };
 pub use schema::{
     CHECKSUMS_PREFIX, Catalog, CatalogError, CatalogIso, ChecksumFile, FILE_NAME, Generator,
-    SCHEMA_VERSION, checksums_file_name,
+    SCHEMA_VERSION, checksums_file_name, parse_time,
 };

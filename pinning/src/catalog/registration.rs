@@ -5,14 +5,18 @@
 //! - An ISO is present in a zone when a version of the same Kubernetes version (and arch, where
 //!   CloudStack records one) is registered for that zone or for every zone; with the catalog's
 //!   sha256 it is left alone, with another (or none) it is a conflict that stops the run.
-//! - With `--retire-eol`, each registered version (in the zones asked for, or in every zone)
-//!   whose minor the catalog no longer has is deleted, or disabled when a cluster uses it.
+//! - With `--retire-eol`, a registered version is retired (deleted, or disabled when a cluster
+//!   uses it) only when all of these hold ([`RetireScope`]): its ISO came from the catalog's
+//!   folder (its URL starts with the folder of one of the catalog's ISO URLs: hand-registered
+//!   versions are left), its minor is older than the catalog's oldest (newer ones are left),
+//!   and it is in a zone asked for (a version for every zone only when every zone was asked
+//!   for).
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
-use super::schema::CatalogIso;
+use super::schema::{CatalogIso, minor_key};
 use crate::version::KubeVersion;
 
 /// A zone: its id and name.
@@ -43,6 +47,45 @@ pub struct Existing {
     pub sha256: Option<String>,
     /// Whether a cluster runs it.
     pub in_use: bool,
+    /// The URL its ISO was registered from, when known.
+    pub url: Option<String>,
+}
+
+/// What `--retire-eol` may touch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RetireScope {
+    /// The catalog's oldest minor (`(1, 31)`): only older minors are retired.
+    pub oldest_minor: (u64, u64),
+    /// The folders (URL up to and with its last `/`) the catalog's ISOs are published in: only
+    /// versions whose ISO URL starts with one are the catalog's.
+    pub folders: BTreeSet<String>,
+    /// Whether every zone was asked for: only then is a version for every zone retired.
+    pub all_zones: bool,
+}
+
+impl RetireScope {
+    /// The scope of a catalog whose ISOs (each with its URL) are `isos`; `None` for an empty
+    /// catalog (which retires nothing).
+    pub fn of(isos: &[CatalogIso], all_zones: bool) -> Option<RetireScope> {
+        let oldest_minor = isos.iter().map(|i| minor_key(&i.minor)).min()?;
+        let folders = isos
+            .iter()
+            .filter_map(|i| i.url.as_deref())
+            .filter_map(|url| url.rfind('/').map(|at| url[..=at].to_string()))
+            .collect();
+        Some(RetireScope {
+            oldest_minor,
+            folders,
+            all_zones,
+        })
+    }
+
+    /// Whether `e`'s ISO came from one of the catalog's folders.
+    fn covers(&self, e: &Existing) -> bool {
+        e.url
+            .as_deref()
+            .is_some_and(|url| self.folders.iter().any(|f| url.starts_with(f.as_str())))
+    }
 }
 
 /// How an end-of-life version is retired.
@@ -133,20 +176,19 @@ pub fn latest_per_minor(isos: &[CatalogIso]) -> Vec<CatalogIso> {
         .collect()
 }
 
-fn minor_of(semantic_version: &str) -> Option<String> {
+fn minor_of(semantic_version: &str) -> Option<(u64, u64)> {
     KubeVersion::parse(semantic_version)
         .ok()
-        .map(|v| v.minor_line())
+        .map(|v| (v.major, v.minor))
 }
 
 /// The plan: for each zone (in the order given) each selected ISO registered or present, then,
-/// with `retire_eol`, each version whose minor is not among `catalog_minors`.
+/// with a `retire` scope, each version it covers (see the module doc).
 pub fn plan(
     selected: &[CatalogIso],
-    catalog_minors: &BTreeSet<String>,
     zones: &[ZoneRef],
     existing: &[Existing],
-    retire_eol: bool,
+    retire: Option<&RetireScope>,
 ) -> Vec<Step> {
     let mut steps = Vec::new();
     for zone in zones {
@@ -174,10 +216,11 @@ pub fn plan(
             });
         }
     }
-    if retire_eol {
+    if let Some(scope) = retire {
         for e in existing {
             let zone = match &e.zone_id {
-                None => None,
+                None if scope.all_zones => None,
+                None => continue,
                 Some(id) => match zones.iter().find(|z| z.id == *id) {
                     Some(zone) => Some(zone.clone()),
                     None => continue,
@@ -186,7 +229,7 @@ pub fn plan(
             let Some(minor) = minor_of(&e.semantic_version) else {
                 continue;
             };
-            if catalog_minors.contains(&minor) {
+            if minor >= scope.oldest_minor || !scope.covers(e) {
                 continue;
             }
             let how = match (e.in_use, e.enabled) {
@@ -208,16 +251,19 @@ pub fn plan(
 mod tests {
     use super::*;
 
+    const FOLDER: &str = "https://images.example/cks/";
+
     fn iso(version: &str, arch: &str) -> CatalogIso {
         let v = KubeVersion::parse(version).expect("version");
+        let file = format!("cks-{version}-{arch}.iso");
         CatalogIso {
             kubernetes_version: version.into(),
             minor: v.minor_line(),
             arch: arch.into(),
-            file: format!("cks-{version}-{arch}.iso"),
+            url: Some(format!("{FOLDER}{file}")),
+            file,
             size: 1,
             sha256: format!("{:0>64}", v.patch),
-            url: None,
             sbom: None,
             signature: None,
             built: None,
@@ -235,6 +281,7 @@ mod tests {
             enabled: true,
             sha256: sha,
             in_use: false,
+            url: Some(format!("{FOLDER}cks-{version}-x86_64.iso")),
         }
     }
 
@@ -244,6 +291,32 @@ mod tests {
             .map(|z| ZoneRef {
                 id: format!("zone-{z}"),
                 name: z.to_string(),
+            })
+            .collect()
+    }
+
+    fn brief(steps: &[Step]) -> Vec<String> {
+        steps
+            .iter()
+            .map(|s| match s {
+                Step::Register { zone, iso } => {
+                    format!("register {} {}", zone.name, iso.kubernetes_version)
+                }
+                Step::Present { zone, existing, .. } => {
+                    format!("present {} {}", zone.name, existing.id)
+                }
+                Step::Conflict { zone, existing, .. } => {
+                    format!("conflict {} {}", zone.name, existing.id)
+                }
+                Step::Retire {
+                    zone,
+                    existing,
+                    how,
+                } => format!(
+                    "retire {} {} {how:?}",
+                    zone.as_ref().map_or("all", |z| z.name.as_str()),
+                    existing.id
+                ),
             })
             .collect()
     }
@@ -274,7 +347,6 @@ mod tests {
     #[test]
     fn missing_isos_are_registered_present_ones_left_and_eol_minors_retired() {
         let isos = vec![iso("1.33.2", "x86_64"), iso("1.32.9", "x86_64")];
-        let minors: BTreeSet<String> = isos.iter().map(|i| i.minor.clone()).collect();
         let mut used = existing("old-used", "1.30.1", None, None);
         used.in_use = true;
         let have = vec![
@@ -284,32 +356,10 @@ mod tests {
             existing("elsewhere", "1.29.0", Some("zone-z"), None),
             used,
         ];
-        let steps = plan(&isos, &minors, &zones(), &have, true);
-        let brief: Vec<String> = steps
-            .iter()
-            .map(|s| match s {
-                Step::Register { zone, iso } => {
-                    format!("register {} {}", zone.name, iso.kubernetes_version)
-                }
-                Step::Present { zone, existing, .. } => {
-                    format!("present {} {}", zone.name, existing.id)
-                }
-                Step::Conflict { zone, existing, .. } => {
-                    format!("conflict {} {}", zone.name, existing.id)
-                }
-                Step::Retire {
-                    zone,
-                    existing,
-                    how,
-                } => format!(
-                    "retire {} {} {how:?}",
-                    zone.as_ref().map_or("all", |z| z.name.as_str()),
-                    existing.id
-                ),
-            })
-            .collect();
+        let scope = RetireScope::of(&isos, true).expect("a scope");
+        let steps = plan(&isos, &zones(), &have, Some(&scope));
         assert_eq!(
-            brief,
+            brief(&steps),
             [
                 "present a p",
                 "register a 1.32.9",
@@ -320,9 +370,49 @@ mod tests {
             ]
         );
         assert!(
-            !plan(&isos, &minors, &zones(), &have, false)
+            !plan(&isos, &zones(), &have, None)
                 .iter()
                 .any(|s| matches!(s, Step::Retire { .. }))
+        );
+    }
+
+    #[test]
+    fn only_the_catalogs_older_minors_in_the_zones_asked_for_are_retired() {
+        // The catalog has 1.32 and 1.33; CloudStack has a newer minor, a hand-registered old
+        // one, an old one for every zone and an old one of the catalog's folder.
+        let isos = vec![iso("1.33.2", "x86_64"), iso("1.32.9", "x86_64")];
+        let mut by_hand = existing("by-hand", "1.30.1", Some("zone-a"), None);
+        by_hand.url = Some("https://elsewhere.example/my.iso".into());
+        let mut unknown = existing("no-url", "1.30.2", Some("zone-a"), None);
+        unknown.url = None;
+        let have = vec![
+            existing("newer", "1.34.0", Some("zone-a"), None),
+            existing("skipped-minor", "1.31.9", Some("zone-a"), None),
+            by_hand,
+            unknown,
+            existing("every-zone", "1.30.3", None, None),
+            existing("ours", "1.30.4", Some("zone-a"), None),
+        ];
+        let named = RetireScope::of(&isos, false).expect("a scope");
+        let retired: Vec<String> = brief(&plan(&[], &zones()[..1], &have, Some(&named)));
+        assert_eq!(
+            retired,
+            ["retire a skipped-minor Delete", "retire a ours Delete"]
+        );
+        let all = RetireScope::of(&isos, true).expect("a scope");
+        let retired: Vec<String> = brief(&plan(&[], &zones()[..1], &have, Some(&all)));
+        assert_eq!(
+            retired,
+            [
+                "retire a skipped-minor Delete",
+                "retire all every-zone Delete",
+                "retire a ours Delete"
+            ]
+        );
+        assert_eq!(
+            RetireScope::of(&[], true),
+            None,
+            "an empty catalog retires nothing"
         );
     }
 
@@ -331,7 +421,8 @@ mod tests {
         let mut used = existing("u", "1.30.1", None, None);
         used.in_use = true;
         used.enabled = false;
-        let steps = plan(&[], &BTreeSet::new(), &zones(), &[used], true);
+        let scope = RetireScope::of(&[iso("1.33.2", "x86_64")], true).expect("a scope");
+        let steps = plan(&[], &zones(), &[used], Some(&scope));
         assert!(matches!(
             steps.as_slice(),
             [Step::Retire {

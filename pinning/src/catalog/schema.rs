@@ -33,6 +33,15 @@ pub struct Catalog {
     pub isos: Vec<CatalogIso>,
     /// One checksum file per minor, ordered by minor.
     pub checksums: Vec<ChecksumFile>,
+    /// A number each newer catalog of the same publisher makes larger (the writer's default:
+    /// the Unix time it was written); a reader refuses one below the last it applied. Absent
+    /// in catalogs of older writers, which `register --catalog` refuses.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub serial: Option<u64>,
+    /// When the catalog stops being valid, RFC 3339 UTC (`2026-06-27T20:26:40Z`); a reader
+    /// refuses it after that. Absent in catalogs of older writers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expires: Option<String>,
 }
 
 /// A program and the commit it was built from.
@@ -99,6 +108,37 @@ pub enum CatalogError {
         /// The version found.
         found: u32,
     },
+    /// The catalog lacks a serial or an expiry.
+    #[error(
+        "the catalog has no {field}: it was written by an older cks-iso catalog; write it again with this one (`cks-iso catalog DIR --sign-key KEY`)"
+    )]
+    Unfresh {
+        /// `serial` or `expires`.
+        field: &'static str,
+    },
+    /// The catalog's serial is below the last one applied.
+    #[error(
+        "the catalog has serial {serial}, below {least} (the last one applied, or --min-serial): an older catalog is served again; publish the newest catalog (or pass --min-serial with a lower value if this really is meant)"
+    )]
+    Replayed {
+        /// Its serial.
+        serial: u64,
+        /// The least accepted.
+        least: u64,
+    },
+    /// The catalog has expired.
+    #[error(
+        "the catalog expired at {expires}: an old catalog is served; write and publish a new one (`cks-iso catalog DIR --sign-key KEY`)"
+    )]
+    Expired {
+        /// When it expired.
+        expires: String,
+    },
+    /// The catalog lists no ISO.
+    #[error(
+        "the catalog lists no ISO: nothing to register, and --retire-eol would have nothing to keep; publish a catalog of the folder of ISOs"
+    )]
+    Empty,
     /// An ISO entry is invalid.
     #[error("the catalog's ISO `{file}`: {detail}; write the catalog again with `cks-iso catalog`")]
     Entry {
@@ -140,7 +180,40 @@ impl Catalog {
         for iso in &catalog.isos {
             iso.check()?;
         }
+        if let Some(expires) = &catalog.expires {
+            parse_time(expires).map_err(|detail| CatalogError::Malformed {
+                detail: format!("expires: {detail}"),
+            })?;
+        }
         Ok(catalog)
+    }
+
+    /// Whether the catalog may be applied at `now` (Unix seconds) by a reader that has applied
+    /// serial `least` (or was told to accept nothing older): it carries a serial and an expiry,
+    /// the serial is at least `least`, it has not expired, and it lists an ISO.
+    pub fn check_fresh(&self, now: i64, least: u64) -> Result<(), CatalogError> {
+        let serial = self
+            .serial
+            .ok_or(CatalogError::Unfresh { field: "serial" })?;
+        let expires = self
+            .expires
+            .as_deref()
+            .ok_or(CatalogError::Unfresh { field: "expires" })?;
+        if serial < least {
+            return Err(CatalogError::Replayed { serial, least });
+        }
+        let until = parse_time(expires).map_err(|detail| CatalogError::Malformed {
+            detail: format!("expires: {detail}"),
+        })?;
+        if until <= now {
+            return Err(CatalogError::Expired {
+                expires: expires.to_string(),
+            });
+        }
+        if self.isos.is_empty() {
+            return Err(CatalogError::Empty);
+        }
+        Ok(())
     }
 
     /// The catalog as pretty JSON with a final newline (what `catalog.json` holds).
@@ -163,8 +236,15 @@ impl Catalog {
     }
 }
 
+/// Unix seconds of an RFC 3339 time such as `2026-06-27T20:26:40Z`.
+pub fn parse_time(text: &str) -> Result<i64, String> {
+    text.parse::<jiff::Timestamp>()
+        .map(|t| t.as_second())
+        .map_err(|e| format!("`{}` is not an RFC 3339 time: {e}", text.escape_debug()))
+}
+
 /// `1.9` before `1.33`.
-fn minor_key(minor: &str) -> (u64, u64) {
+pub(crate) fn minor_key(minor: &str) -> (u64, u64) {
     let mut parts = minor.split('.').map(|p| p.parse().unwrap_or(u64::MAX));
     (
         parts.next().unwrap_or(u64::MAX),
@@ -252,6 +332,8 @@ mod tests {
             },
             isos,
             checksums: vec![],
+            serial: Some(7),
+            expires: Some("2026-06-01T00:00:00Z".into()),
         }
     }
 
@@ -275,6 +357,38 @@ mod tests {
             ]
         );
         assert_eq!(Catalog::parse(&c.render()), Ok(c));
+    }
+
+    #[test]
+    fn a_replayed_expired_unversioned_or_empty_catalog_is_refused() {
+        let c = catalog(vec![iso("1.33.2", "x86_64")]);
+        let before = parse_time("2026-05-01T00:00:00Z").expect("time");
+        assert_eq!(c.check_fresh(before, 7), Ok(()));
+        assert_eq!(
+            c.check_fresh(before, 8),
+            Err(CatalogError::Replayed {
+                serial: 7,
+                least: 8
+            })
+        );
+        let after = parse_time("2026-06-01T00:00:00Z").expect("time");
+        assert!(matches!(
+            c.check_fresh(after, 0),
+            Err(CatalogError::Expired { .. })
+        ));
+        let mut old = c.clone();
+        old.serial = None;
+        assert_eq!(
+            old.check_fresh(before, 0),
+            Err(CatalogError::Unfresh { field: "serial" })
+        );
+        assert_eq!(
+            catalog(vec![]).check_fresh(before, 0),
+            Err(CatalogError::Empty)
+        );
+        let mut bad = c;
+        bad.expires = Some("next month".into());
+        assert!(Catalog::parse(&bad.render()).is_err());
     }
 
     #[test]

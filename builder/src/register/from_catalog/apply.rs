@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 
 use cks_cloudstack::{CloudStackClient, NewKubernetesVersion};
-use cks_pinning::catalog::{Existing, Retirement, Step, ZoneRef, plan_registration};
+use cks_pinning::catalog::{Existing, RetireScope, Retirement, Step, ZoneRef, plan_registration};
 use serde::Serialize;
 
 use super::super::RegisterError;
@@ -66,13 +66,23 @@ fn zones(client: &CloudStackClient, asked: &Zones) -> Result<Vec<ZoneRef>, Catal
     Ok(chosen)
 }
 
-/// Reads what CloudStack has and plans; refuses a conflict (the same version with another
-/// checksum) before anything changes.
+/// Checks that each selected ISO fits the server's CloudStack line, reads what CloudStack has
+/// and plans; refuses a misfit or a conflict (the same version and arch with another checksum)
+/// before anything changes.
 pub fn plan(
     client: &CloudStackClient,
     loaded: &Loaded,
     request: &CatalogRequest,
+    say: &mut dyn FnMut(&str),
 ) -> Result<(Vec<ZoneRef>, Vec<Step>), CatalogRegisterError> {
+    for facts in &loaded.facts {
+        super::super::line_fit::check(client, facts, false, say).map_err(|e| {
+            CatalogRegisterError::IsoRefused {
+                url: facts.iso.display().to_string(),
+                source: Box::new(e),
+            }
+        })?;
+    }
     let zones = zones(client, &request.zones)?;
     let wanted: BTreeSet<&str> = loaded
         .selected
@@ -90,14 +100,13 @@ pub fn plan(
     };
     let mut existing = Vec::new();
     for v in client.list_kubernetes_versions(None)? {
-        let sha256 = if wanted.contains(v.semantic_version.as_str()) {
-            client
-                .iso(&v.iso_id)?
-                .and_then(|iso| iso.checksum)
-                .map(|c| bare(&c))
+        let iso = if request.retire_eol || wanted.contains(v.semantic_version.as_str()) {
+            client.iso(&v.iso_id)?
         } else {
             None
         };
+        let sha256 = iso.as_ref().and_then(|i| i.checksum.as_deref()).map(bare);
+        let url = iso.and_then(|i| i.url).filter(|u| !u.is_empty());
         existing.push(Existing {
             in_use: in_use.contains(&v.id),
             enabled: !v.state.eq_ignore_ascii_case("Disabled"),
@@ -107,15 +116,14 @@ pub fn plan(
             arch: v.arch.filter(|a| !a.is_empty()),
             zone_id: v.zone_id.filter(|z| !z.is_empty()),
             sha256,
+            url,
         });
     }
-    let steps = plan_registration(
-        &loaded.selected,
-        &loaded.catalog.minors(),
-        &zones,
-        &existing,
-        request.retire_eol,
-    );
+    let scope = request
+        .retire_eol
+        .then(|| RetireScope::of(&loaded.catalog.isos, request.zones == Zones::All))
+        .flatten();
+    let steps = plan_registration(&loaded.selected, &zones, &existing, scope.as_ref());
     if let Some(Step::Conflict {
         zone,
         iso,
@@ -188,7 +196,11 @@ pub fn apply(
                         min_cpus: request.settings.min_cpus,
                         min_memory_mib: request.settings.min_memory_mib,
                         zone_id: Some(zone.id.clone()),
-                        name: None,
+                        name: Some(super::super::catalogue::default_name(
+                            &iso.kubernetes_version,
+                            &iso.arch,
+                            Some(&zone.name),
+                        )),
                         direct_download: request.settings.direct_download,
                         arch: arch_known.then(|| iso.arch.clone()),
                     })?;
@@ -238,13 +250,13 @@ pub fn apply(
                     (Retirement::Disable, true) => ("would disable", "clusters use it"),
                     (Retirement::Delete, false) => {
                         client.delete_kubernetes_version(&existing.id)?;
-                        ("deleted", "its minor is no longer in the catalog")
+                        ("deleted", "its minor is older than the catalog's oldest")
                     }
                     (Retirement::Disable, false) => {
                         client.set_kubernetes_version_enabled(&existing.id, false)?;
                         (
                             "disabled",
-                            "its minor is no longer in the catalog; clusters use it",
+                            "its minor is older than the catalog's oldest; clusters use it",
                         )
                     }
                     (Retirement::AlreadyDisabled, _) => ("already disabled", "clusters use it"),

@@ -69,6 +69,36 @@ pub enum CatalogRegisterError {
         /// What the catalog says.
         expected: String,
     },
+    /// The state file of the last serial applied cannot be read or written.
+    #[error(
+        "the serial state {path}: {detail}; it holds the serial of the last catalog applied with this key: fix or remove it (then pass --min-serial with the last serial you applied)"
+    )]
+    State {
+        /// The state file.
+        path: String,
+        /// What failed.
+        detail: String,
+    },
+    /// An ISO the catalog lists fails the checks the one-ISO `register` makes.
+    #[error("{url}: {source}; nothing was registered")]
+    IsoRefused {
+        /// The ISO's URL.
+        url: String,
+        /// Why.
+        source: Box<RegisterError>,
+    },
+    /// The ISO is another version or arch than the catalog says.
+    #[error(
+        "{url} holds Kubernetes {found} but the catalog lists it as {listed}; nothing was registered (write the catalog again from the folder)"
+    )]
+    Mislabelled {
+        /// The ISO's URL.
+        url: String,
+        /// What its versions.txt says.
+        found: String,
+        /// What the catalog says.
+        listed: String,
+    },
     /// The same version is registered with another checksum in a zone.
     #[error(
         "Kubernetes {version} is registered in zone {zone} as {existing}, but the catalog's {ours}; nothing was changed: delete that version in CloudStack (no cluster may use it) or publish the ISO it was registered with"

@@ -1,5 +1,6 @@
-//! Reading the catalog, its signature and each ISO's signature (bounded), and hashing what an
-//! ISO's URL serves (streamed, never more than the catalog's size), before CloudStack is called.
+//! Reading the catalog, its signature and each ISO's signature (bounded), and fetching what an
+//! ISO's URL serves into a scratch file as it is hashed (streamed, never more than the catalog's
+//! size), before CloudStack is called.
 
 use std::io::Read;
 use std::time::Duration;
@@ -80,12 +81,14 @@ pub async fn read_bounded(
 }
 
 /// The SHA-256 of what `url` serves, which must be exactly `size` bytes with hex digest
-/// `sha256`: reading stops as soon as the body runs past `size`.
-pub async fn hash_iso(
+/// `sha256`, written to `out` as it streams (so the bytes checked are the bytes hashed):
+/// reading stops as soon as the body runs past `size`.
+pub async fn fetch_iso(
     client: &reqwest::Client,
     url: &str,
     size: u64,
     sha256: &str,
+    out: &mut (dyn std::io::Write + Send),
 ) -> Result<[u8; 32], CatalogRegisterError> {
     let failed = |detail: String| CatalogRegisterError::Read {
         what: "the ISO",
@@ -119,7 +122,11 @@ pub async fn hash_iso(
             ));
         }
         hash.update(&chunk);
+        out.write_all(&chunk)
+            .map_err(|e| failed(format!("writing it to a scratch file: {e}")))?;
     }
+    out.flush()
+        .map_err(|e| failed(format!("writing it to a scratch file: {e}")))?;
     let digest = hash.finish();
     if digest.bytes != size {
         return Err(mismatch(
@@ -189,9 +196,15 @@ mod tests {
             .expect_err("an endless signature");
         assert!(err.to_string().contains("larger than 65536 bytes"), "{err}");
         let iso = server.url("/cks.iso");
-        let err = hash_iso(&client, &iso, 1 << 20, &"0".repeat(64))
-            .await
-            .expect_err("an endless ISO");
+        let err = fetch_iso(
+            &client,
+            &iso,
+            1 << 20,
+            &"0".repeat(64),
+            &mut std::io::sink(),
+        )
+        .await
+        .expect_err("an endless ISO");
         assert!(err.to_string().contains("more than 1048576 bytes"), "{err}");
         // What the server pushed into the socket buffers before the client hung up, no more.
         assert!(

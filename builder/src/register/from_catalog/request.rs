@@ -1,8 +1,7 @@
 //! What `register --catalog` is asked to do: the catalog, the zones, the selection and the
 //! settings each ISO is registered with.
 
-use cks_signature::BlobKey;
-
+use crate::register::RequiredKey;
 use crate::register::request::RegisterSettings;
 
 /// The catalog limit when `--catalog-limit` is not given.
@@ -32,8 +31,12 @@ pub struct CatalogRequest {
     pub retire_eol: bool,
     /// Print the plan, change nothing.
     pub dry_run: bool,
-    /// Require the catalog's and each ISO's signature by this key (`--key`, with its path).
-    pub key: Option<(BlobKey, String)>,
+    /// Require the catalog's and each ISO's signature by this key (`--key`, with its path);
+    /// `None` only with `--allow-unsigned`.
+    pub key: Option<RequiredKey>,
+    /// Refuse a catalog whose serial is below this (`--min-serial`), besides the serial last
+    /// applied with the key.
+    pub min_serial: Option<u64>,
     /// How each ISO is registered and waited for.
     pub settings: RegisterSettings,
 }
