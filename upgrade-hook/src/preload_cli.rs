@@ -22,6 +22,10 @@ pub struct PreloadArgs {
     /// The cluster's UUID; its nodes and their SSH routes are read from CloudStack.
     #[arg(long, value_name = "UUID")]
     pub cluster_id: String,
+    /// The most of one CloudStack answer that is read (B, KiB, MiB, GiB): a larger answer is
+    /// refused, so no server can grow this process's memory.
+    #[arg(long, value_name = "SIZE", default_value = "32MiB", value_parser = cks_pinning::limits::parse_size)]
+    pub max_answer_size: u64,
     /// The new ISO, or the folder it is mounted on (its docker/*.tar are sent).
     #[arg(long, value_name = "ISO|DIR")]
     pub iso: PathBuf,
@@ -134,10 +138,12 @@ pub fn preload_cluster(args: &PreloadArgs) -> Result<Vec<NodeReport>> {
     let settings = args.settings()?;
     let source = IsoSource::open(&args.iso)?;
     let flags = args.flags();
-    let client = target::client_from_env().map_err(|source| target::TargetError::NoCloudStack {
-        needed: "the cluster's nodes",
-        flags: "set them in the environment",
-        source,
+    let client = target::client_from_env(args.max_answer_size).map_err(|source| {
+        target::TargetError::NoCloudStack {
+            needed: "the cluster's nodes",
+            flags: "set them in the environment",
+            source,
+        }
     })?;
     let info = cks_discovery::cluster_api::cluster_info(&client, &args.cluster_id)?;
     let logins = target::all_nodes(&flags, &info, &client, &args.copy.ssh_endpoints)?;

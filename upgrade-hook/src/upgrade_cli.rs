@@ -45,10 +45,12 @@ pub struct UpgradeArgs {
 pub fn run(args: &UpgradeArgs) -> Result<ExitCode> {
     let cluster_id = args.node.cluster_id().to_string();
     ClusterId::parse(&cluster_id).context("checking --cluster-id")?;
-    let client = target::client_from_env().map_err(|source| target::TargetError::NoCloudStack {
-        needed: "the cluster and its versions",
-        flags: "set them in the environment",
-        source,
+    let client = target::client_from_env(args.node.max_answer_size()).map_err(|source| {
+        target::TargetError::NoCloudStack {
+            needed: "the cluster and its versions",
+            flags: "set them in the environment",
+            source,
+        }
     })?;
     let info = cks_discovery::cluster_api::cluster_info(&client, &cluster_id)?;
     let versions = client
@@ -73,6 +75,7 @@ pub fn run(args: &UpgradeArgs) -> Result<ExitCode> {
     if let (false, Some(iso)) = (args.no_preload, args.node.iso()) {
         let preload = PreloadArgs {
             cluster_id: cluster_id.clone(),
+            max_answer_size: args.node.max_answer_size(),
             iso: iso.clone(),
             key: args.node.key().cloned(),
             known_hosts: args.node.known_hosts().cloned(),

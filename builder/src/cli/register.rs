@@ -8,7 +8,8 @@ use super::register_args::Args;
 
 /// Runs `cks-iso register`.
 pub async fn run(args: Args) -> anyhow::Result<()> {
-    let config = CloudStackConfig::from_env().context("reading the CloudStack credentials")?;
+    let mut config = CloudStackConfig::from_env().context("reading the CloudStack credentials")?;
+    config.max_answer_size = args.max_answer_size;
     for warning in config.warnings() {
         eprintln!("cks-iso: warning: {warning}");
     }

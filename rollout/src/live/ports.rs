@@ -84,7 +84,8 @@ impl LivePorts {
     /// every call with what to configure.
     pub fn connect(args: &LiveOptions) -> Result<Self> {
         let cloud_client = match CloudStackConfig::from_env() {
-            Ok(config) => {
+            Ok(mut config) => {
+                config.max_answer_size = args.max_answer_size;
                 for warning in config.warnings() {
                     eprintln!("cks-rollout: warning: {warning}");
                 }
@@ -138,7 +139,8 @@ impl LivePorts {
             (Some(kube), _) => kube,
             (None, Some(path)) => {
                 let access = KubeAccess::from_kubeconfig(path, args.context.as_deref())?;
-                let client = KubeClient::new(&access, Duration::from_secs(30))?;
+                let client = KubeClient::new(&access, Duration::from_secs(30))?
+                    .with_max_answer(args.max_answer_size);
                 Box::new(KubeApi::new(
                     client,
                     &pairs("control-endpoint", &args.control_endpoints)?,
@@ -175,7 +177,10 @@ impl LivePorts {
                 .into_iter()
                 .map(|(name, client_url)| KnownMember { name, client_url })
                 .collect();
-            Box::new(EtcdHealth::new(known, &tls, Duration::from_secs(5))?)
+            Box::new(
+                EtcdHealth::new(known, &tls, Duration::from_secs(5))?
+                    .with_max_answer(args.max_answer_size),
+            )
         };
         Ok(LivePorts {
             cloud,
