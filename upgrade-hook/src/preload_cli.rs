@@ -119,10 +119,10 @@ pub fn run(args: &PreloadArgs) -> Result<bool> {
         cks_upgrade_hook::json_out::print_json(&reports)?;
     } else {
         for report in &reports {
-            println!("{report}");
+            cks_upgrade_hook::say::out(&format!("{report}"));
         }
         let total: u64 = reports.iter().map(|r| r.bytes_sent).sum();
-        println!("bytes sent: {total}");
+        cks_upgrade_hook::say::out(&format!("bytes sent: {total}"));
     }
     Ok(reports
         .iter()
@@ -186,7 +186,7 @@ fn progress(nodes: &[Node], done: &AtomicBool) {
         .map(|n| {
             let bar = multi.add(indicatif::ProgressBar::new(0));
             bar.set_style(style.clone());
-            bar.set_prefix(n.name.clone());
+            bar.set_prefix(cks_pinning::terminal::one_line(&n.name).into_owned());
             bar
         })
         .collect();

@@ -292,10 +292,10 @@ fn render_provider(outcome: &ProviderOutcome, json: bool) -> Result<()> {
     if json {
         print_json(outcome)?;
     } else {
-        println!("{outcome}");
+        cks_upgrade_hook::say::out(&format!("{outcome}"));
     }
     if outcome.is_warning() {
-        eprintln!("warning: cloud controller manager: {outcome}");
+        cks_upgrade_hook::say::err(&format!("warning: cloud controller manager: {outcome}"));
     }
     Ok(())
 }
@@ -310,17 +310,17 @@ fn render_both(
         print_json(&value)?;
     } else {
         if let Some(outcome) = provider {
-            println!("cloud controller manager: {outcome}");
+            cks_upgrade_hook::say::out(&format!("cloud controller manager: {outcome}"));
         }
         if let Some(outcome) = autoscaler {
-            println!("cluster autoscaler: {outcome}");
+            cks_upgrade_hook::say::out(&format!("cluster autoscaler: {outcome}"));
         }
     }
     if let Some(outcome) = provider.filter(|o| o.is_warning()) {
-        eprintln!("warning: cloud controller manager: {outcome}");
+        cks_upgrade_hook::say::err(&format!("warning: cloud controller manager: {outcome}"));
     }
     if let Some(outcome) = autoscaler.filter(|o| o.is_failed()) {
-        eprintln!("warning: cluster autoscaler: {outcome}");
+        cks_upgrade_hook::say::err(&format!("warning: cluster autoscaler: {outcome}"));
     }
     Ok(())
 }
@@ -329,7 +329,7 @@ fn render(outcome: &Outcome, json: bool) -> Result<()> {
     if json {
         print_json(outcome)?;
     } else {
-        println!("{outcome}");
+        cks_upgrade_hook::say::out(&format!("{outcome}"));
     }
     Ok(())
 }

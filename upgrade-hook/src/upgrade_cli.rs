@@ -67,7 +67,7 @@ pub fn run(args: &UpgradeArgs) -> Result<ExitCode> {
     let target = match checked {
         Ok(target) => target.clone(),
         Err(refusal) => {
-            eprintln!("error: {refusal}");
+            cks_upgrade_hook::say::err(&format!("error: {refusal}"));
             return Ok(ExitCode::from(EXIT_REFUSED));
         }
     };
@@ -86,27 +86,30 @@ pub fn run(args: &UpgradeArgs) -> Result<ExitCode> {
             copy: args.copy.clone(),
             json: false,
         };
-        eprintln!("preloading the images of {} on every node", iso.display());
+        cks_upgrade_hook::say::err(&format!(
+            "preloading the images of {} on every node",
+            iso.display()
+        ));
         let reports = preload_cli::preload_cluster(&preload)?;
         for report in &reports {
-            eprintln!("  {report}");
+            cks_upgrade_hook::say::err(&format!("  {report}"));
         }
         let failed = reports
             .iter()
             .filter(|r| matches!(r.outcome, NodeOutcome::Failed { .. }))
             .count();
         if failed > 0 {
-            eprintln!(
+            cks_upgrade_hook::say::err(&format!(
                 "error: the preload failed on {failed} node(s); the upgrade was not started and the cluster is unchanged; run again (what was sent is kept)"
-            );
+            ));
             return Ok(ExitCode::from(EXIT_PRELOAD_FAILED));
         }
     }
 
-    eprintln!(
+    cks_upgrade_hook::say::err(&format!(
         "upgrading cluster {} to {} ({})",
         info.name, target.name, target.semantic_version
-    );
+    ));
     if let Err(error) = upgrade_job(&client, &cluster_id, &target.id) {
         let state = cks_discovery::cluster_api::cluster_info(&client, &cluster_id)
             .ok()
@@ -116,12 +119,15 @@ pub fn run(args: &UpgradeArgs) -> Result<ExitCode> {
             CloudStackError::Api { text, .. } | CloudStackError::Job { text, .. } => text.clone(),
             other => other.to_string(),
         };
-        eprintln!(
+        cks_upgrade_hook::say::err(&format!(
             "error: the upgrade failed; CloudStack says: {said}; cluster {cluster_id} is now {state} (nodes already upgraded stay on the new version; see the cluster's events, then recover it)"
-        );
+        ));
         return Ok(ExitCode::from(1));
     }
-    eprintln!("upgraded: cluster {} runs {}", info.name, target.name);
+    cks_upgrade_hook::say::err(&format!(
+        "upgraded: cluster {} runs {}",
+        info.name, target.name
+    ));
     redeploy(&args.node, Parts::Both)
 }
 

@@ -2,6 +2,7 @@
 //! zone, ending with a table.
 
 use anyhow::Context;
+use cks_builder::redact::controls;
 use cks_builder::register::from_catalog::{self, CatalogRequest, Zones};
 use cks_cloudstack::{CloudStackClient, CloudStackConfig};
 use cks_signature::BlobKey;
@@ -49,14 +50,16 @@ pub async fn run(args: Args, config: CloudStackConfig) -> anyhow::Result<()> {
         key,
         settings: args.settings(&config),
     };
-    let loaded = from_catalog::load(&request, &mut |line| eprintln!("{line}"))
+    let loaded = from_catalog::load(&request, &mut |line| eprintln!("{}", controls(line)))
         .await
         .with_context(|| format!("registering from {catalog}"))?;
     let rows = tokio::task::spawn_blocking(move || {
         let client = CloudStackClient::new(config)?;
         let (_, steps) = from_catalog::plan(&client, &loaded, &request)?;
-        from_catalog::apply(&client, &steps, &request, &mut |line| eprintln!("{line}"))
-            .map_err(anyhow::Error::from)
+        from_catalog::apply(&client, &steps, &request, &mut |line| {
+            eprintln!("{}", controls(line))
+        })
+        .map_err(anyhow::Error::from)
     })
     .await
     .context("the register task stopped")?
@@ -64,7 +67,7 @@ pub async fn run(args: Args, config: CloudStackConfig) -> anyhow::Result<()> {
     if args.json {
         println!("{}", serde_json::to_string_pretty(&rows)?);
     } else {
-        print!("{}", from_catalog::render_table(&rows));
+        print!("{}", controls(&from_catalog::render_table(&rows)));
         let changed = rows
             .iter()
             .filter(|r| !matches!(r.action.as_str(), "present" | "already disabled"))
