@@ -193,6 +193,9 @@ impl Tail {
 /// Runs `status --watch`.
 pub fn run(live: &LiveArgs, events: Option<&PathBuf>) -> Result<Exit> {
     let url = live.store_url()?;
+    if let Some(warning) = url.warning() {
+        super::render::warn(&format!("cks-rollout: warning: {warning}"));
+    }
     let mut store =
         AnyStore::open(&url).with_context(|| format!("opening the cluster store {url}"))?;
     let terminal = std::io::stdout().is_terminal();

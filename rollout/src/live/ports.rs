@@ -97,6 +97,9 @@ impl LivePorts {
             }
         };
         let store_url = args.store_url()?;
+        if let Some(warning) = store_url.warning() {
+            eprintln!("cks-rollout: warning: {warning}");
+        }
         if store_url.is_missing() && cloud_client.is_none() {
             anyhow::bail!(
                 "the cluster store {} does not exist and CloudStack is not configured to import cluster {} into it: set CLOUDSTACK_ENDPOINT, CLOUDSTACK_KEY and CLOUDSTACK_SECRET, or pass --store with an existing store",
