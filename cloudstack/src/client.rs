@@ -101,9 +101,9 @@ impl CloudStackClient {
         // Each read waits at most the request timeout, so an answer that stops arriving ends
         // there; one that never ends is cut at the answer limit.
         let bytes = cks_pinning::answer_read::read_answer(response, self.config.max_answer_size)
-            .map_err(|source| CloudStackError::Answer {
+            .map_err(|reason| CloudStackError::Answer {
                 command: command.to_string(),
-                source,
+                reason,
             })?;
         let body: Value =
             serde_json::from_slice(&bytes).map_err(|e| CloudStackError::BadResponse {

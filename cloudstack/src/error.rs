@@ -50,12 +50,12 @@ pub enum CloudStackError {
     },
     /// The answer could not be read whole: larger than the answer limit, or it stopped
     /// arriving within the request timeout.
-    #[error("CloudStack {command}: {source}")]
+    #[error("CloudStack {command}: {reason}")]
     Answer {
         /// The API command.
         command: String,
         /// Why.
-        source: cks_pinning::answer_read::AnswerReadError,
+        reason: cks_pinning::answer_read::AnswerReadError,
     },
     /// The server refused the command.
     #[error("CloudStack {command} failed (HTTP {status}, error {code}): {text}")]

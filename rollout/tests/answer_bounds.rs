@@ -57,6 +57,11 @@ fn plan_against_an_endless_cloudstack_answer_stops_at_the_limit_under_100_mib() 
             && stderr.contains("--max-answer-size"),
         "{stderr}"
     );
+    assert_eq!(
+        stderr.matches("larger than the limit").count(),
+        1,
+        "said once: {stderr}"
+    );
     assert!(
         run.max_rss_kib < 100 * 1024,
         "peak memory {} KiB",

@@ -44,7 +44,7 @@ pub fn port_error(e: CloudStackError) -> PortError {
             PortErrorKind::Unavailable
         }
         CloudStackError::Api { status: 503, .. } => PortErrorKind::Unavailable,
-        CloudStackError::Answer { source, .. } if !source.is_too_large() => {
+        CloudStackError::Answer { reason, .. } if !reason.is_too_large() => {
             PortErrorKind::Unavailable
         }
         CloudStackError::Api { text, .. }

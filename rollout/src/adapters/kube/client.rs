@@ -108,10 +108,10 @@ impl KubeClient {
         let status = response.status().as_u16();
         // Each read waits at most the request timeout; an answer that never ends is cut at the
         // limit.
-        let bytes = read_answer(response, self.max_answer).map_err(|source| KubeError::Answer {
+        let bytes = read_answer(response, self.max_answer).map_err(|reason| KubeError::Answer {
             what: what.to_string(),
             server: self.server.clone(),
-            source,
+            reason,
         })?;
         Ok((status, String::from_utf8_lossy(&bytes).into_owned()))
     }

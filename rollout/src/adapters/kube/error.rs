@@ -29,14 +29,14 @@ pub enum KubeError {
     },
     /// The answer could not be read whole: larger than the answer limit, or it stopped
     /// arriving within the request timeout.
-    #[error("{what} on {server}: {source}")]
+    #[error("{what} on {server}: {reason}")]
     Answer {
         /// The call.
         what: String,
         /// The API server.
         server: String,
         /// Why.
-        source: cks_pinning::answer_read::AnswerReadError,
+        reason: cks_pinning::answer_read::AnswerReadError,
     },
     /// An error status.
     #[error("{what} on {server}: HTTP {status}: {message}")]
