@@ -267,3 +267,34 @@ fn an_event_line_longer_than_the_read_window_does_not_stall_the_watch() {
     r.end(ClusterState::Running);
     tmux.wait_for(&["rollout ended: Running"]);
 }
+
+#[test]
+fn a_last_error_a_server_wrote_is_printed_with_its_escape_sequences_escaped() {
+    let r = Rollout::new();
+    let mut store = SqliteStore::open(&r.db).expect("store");
+    store
+        .change("cluster-1", &mut |rec, _| {
+            // As CloudStack's errortext or a node's SSH stderr reaches lasterror.
+            rec.last_error = Some("stop failed\u{1b}]0;owned\u{7}\u{1b}[2J\nforged".into());
+            rec.state = ClusterState::Alert;
+            rec.lease = None;
+            true
+        })
+        .expect("lasterror set");
+    let out = Command::new(binary())
+        .args(r.args())
+        .output()
+        .expect("cks-rollout runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("lasterror: stop failed\\u{1b}]0;owned\\u{7}\\u{1b}[2J\\u{a}forged"),
+        "{stdout}"
+    );
+    assert!(!out.stdout.contains(&0x1b), "no raw escape: {stdout}");
+    assert!(!stdout.lines().any(|l| l.starts_with("forged")), "{stdout}");
+}
