@@ -3,23 +3,9 @@
 
 use std::borrow::Cow;
 
-/// `text` with every control character but the line break (C0, DEL, C1: `ESC`, `BEL`, `CR`…)
-/// written as a visible escape (`\u{1b}`), for text a server sent (an error body, a header)
-/// or anything that may hold it, before it is printed.
-pub fn controls(text: &str) -> Cow<'_, str> {
-    if !text.chars().any(|c| c.is_control() && c != '\n') {
-        return Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len() + 8);
-    for c in text.chars() {
-        if c.is_control() && c != '\n' {
-            out.push_str(&format!("\\u{{{:x}}}", c as u32));
-        } else {
-            out.push(c);
-        }
-    }
-    Cow::Owned(out)
-}
+/// `text` with every control character but the line break escaped (one rule for the three
+/// binaries: [`cks_pinning::terminal::controls`]).
+pub use cks_pinning::terminal::controls;
 
 /// `text` with the password of every `scheme://user:password@host` in it left out
 /// (`scheme://user@host`), for text that may quote a URL given by the user.
@@ -52,15 +38,6 @@ pub fn passwords(text: &str) -> Cow<'_, str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn control_characters_are_shown_escaped_and_lines_kept() {
-        assert_eq!(controls("plain text\nline two"), "plain text\nline two");
-        assert_eq!(
-            controls("denied\u{1b}]0;owned\u{7}\u{1b}[2J\r\u{9b}x"),
-            "denied\\u{1b}]0;owned\\u{7}\\u{1b}[2J\\u{d}\\u{9b}x"
-        );
-    }
 
     #[test]
     fn passwords_are_left_out_of_every_url() {

@@ -96,18 +96,22 @@ impl CloudStackClient {
                 location,
             });
         }
-        let text = response.text().map_err(|e| CloudStackError::Http {
-            command: command.to_string(),
-            source: e.without_url(),
-        })?;
+        // Each read waits at most the request timeout, so an answer that stops arriving ends
+        // there; one that never ends is cut at the answer limit.
+        let bytes = cks_pinning::answer_read::read_answer(response, self.config.max_answer_size)
+            .map_err(|reason| CloudStackError::Answer {
+                command: command.to_string(),
+                reason,
+            })?;
         let body: Value =
-            serde_json::from_str(&text).map_err(|e| CloudStackError::BadResponse {
+            serde_json::from_slice(&bytes).map_err(|e| CloudStackError::BadResponse {
                 command: command.to_string(),
                 detail: format!(
                     "HTTP {status}, not JSON ({e}): {}",
-                    text.chars().take(200).collect::<String>()
+                    String::from_utf8_lossy(&bytes[..bytes.len().min(200)])
                 ),
             })?;
+        drop(bytes);
         let key = format!("{}response", command.to_lowercase());
         let inner = body
             .get(&key)

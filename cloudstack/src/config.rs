@@ -27,6 +27,9 @@ pub struct CloudStackConfig {
     pub poll_interval: Duration,
     /// How long a signed request stays valid (`expires`).
     pub request_signature_lifetime: Duration,
+    /// The most of one answer that is read, in bytes
+    /// ([`cks_pinning::answer_read::DEFAULT_MAX_ANSWER`] unless `--max-answer-size` raises it).
+    pub max_answer_size: u64,
 }
 
 /// Something about a configuration the user should know; the caller decides how to show it.
@@ -67,7 +70,7 @@ pub const ENV_JOB_TIMEOUT: &str = "CLOUDSTACK_JOB_TIMEOUT";
 
 impl CloudStackConfig {
     /// A configuration with default timeouts (30 s per request, 30 min per job, 2 s between polls,
-    /// 10 min signature lifetime).
+    /// 10 min signature lifetime) and answer limit (32 MiB).
     pub fn new(endpoint: impl Into<String>, api_key: Secret, secret_key: Secret) -> Self {
         CloudStackConfig {
             endpoint: endpoint.into(),
@@ -77,6 +80,7 @@ impl CloudStackConfig {
             job_timeout: Duration::from_secs(1800),
             poll_interval: Duration::from_secs(2),
             request_signature_lifetime: Duration::from_secs(600),
+            max_answer_size: cks_pinning::answer_read::DEFAULT_MAX_ANSWER,
         }
     }
 

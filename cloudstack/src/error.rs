@@ -48,6 +48,15 @@ pub enum CloudStackError {
         /// Why (without the URL, which could carry keys).
         source: reqwest::Error,
     },
+    /// The answer could not be read whole: larger than the answer limit, or it stopped
+    /// arriving within the request timeout.
+    #[error("CloudStack {command}: {reason}")]
+    Answer {
+        /// The API command.
+        command: String,
+        /// Why.
+        reason: cks_pinning::answer_read::AnswerReadError,
+    },
     /// The server refused the command.
     #[error("CloudStack {command} failed (HTTP {status}, error {code}): {text}")]
     Api {

@@ -9,9 +9,11 @@
 //! (the bundled tools' release versions), [`sources`] (where each file of the ISO comes from and
 //! goes to), [`autoscaler`] (tag listing and release choice), [`ccm`] (the cloud controller
 //! manager pin), [`image`] (references, dedup, tarball names, the image plan and its one-pause
-//! rule), [`limits`] (how much is read of each kind of input), [`manifest`] (text-preserving YAML
-//! edits and what a manifest must hold), [`versions_txt`] (the ISO's record), [`sbom`] (its
-//! SPDX bill of materials) and [`catalog`] (the release catalog and what to register from it).
+//! rule), [`limits`] (how much is read of each kind of input), [`answer_read`] (one server
+//! answer read whole, at most a limit), [`terminal`] (server text made safe to print),
+//! [`manifest`] (text-preserving YAML edits and what a manifest must hold), [`versions_txt`]
+//! (the ISO's record), [`sbom`] (its SPDX bill of materials) and [`catalog`] (the release
+//! catalog and what to register from it).
 //!
 //! ```
 //! use cks_pinning::{autoscaler, ccm, version::KubeVersion};
@@ -24,6 +26,7 @@
 //! assert_eq!(ccm::pin(None).expect("default").tag, "v1.2.0");
 //! ```
 
+pub mod answer_read;
 pub mod arch;
 pub mod autoscaler;
 pub mod catalog;
@@ -38,6 +41,7 @@ pub mod node_contract;
 pub mod release;
 pub mod sbom;
 pub mod sources;
+pub mod terminal;
 pub mod tool_release;
 pub mod version;
 pub mod versions_txt;

@@ -29,6 +29,7 @@ mod adapter_state_guard;
 mod adapter_store;
 mod adapter_store_postgres;
 mod adapter_store_postgres_tls;
+mod answer_bounds;
 mod autoscaler_risk;
 mod cancel;
 mod cases;

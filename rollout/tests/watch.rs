@@ -212,3 +212,89 @@ fn without_a_terminal_it_prints_one_line_per_change_and_ends_with_the_rollout() 
     assert_eq!(next(), "rollout ended: Alert");
     assert!(child.wait().expect("it ends").success());
 }
+
+#[test]
+fn a_node_name_with_escape_sequences_is_shown_escaped_and_the_terminal_keeps_its_title() {
+    let r = Rollout::new();
+    let mut command = vec![binary().display().to_string()];
+    command.extend(r.args());
+    let tmux = Tmux::start(&command);
+    tmux.wait_for(&["cluster cluster-1: Updating", "last step"]);
+    let title = || {
+        let out = Command::new("tmux")
+            .args(["-L", &tmux.socket, "display-message", "-p", "#{pane_title}"])
+            .output()
+            .expect("tmux display-message");
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    };
+    let before = title();
+    // A name as the Kubernetes API of a tenant's cluster may report it: it would retitle the
+    // terminal, clear it and forge a line.
+    let hostile = "w-9\u{1b}]0;owned\u{7}\u{1b}[2J\nforged";
+    r.event(
+        StepKind::Cordon,
+        Some(1),
+        Some(hostile),
+        "cordoned\u{1b}[31m",
+    );
+    let pane = tmux.wait_for(&["w-9\\u{1b}]0;owned\\u{7}\\u{1b}[2J\\u{a}forged"]);
+    assert!(pane.contains("cordoned\\u{1b}[31m"), "{pane}");
+    assert!(
+        !pane.lines().any(|l| l.starts_with("forged")),
+        "no forged line\n{pane}"
+    );
+    assert_eq!(title(), before, "the pane's title is unchanged");
+    assert_ne!(title(), "owned");
+    r.end(ClusterState::Running);
+    tmux.wait_for(&["rollout ended: Running"]);
+}
+
+#[test]
+fn an_event_line_longer_than_the_read_window_does_not_stall_the_watch() {
+    let r = Rollout::new();
+    let mut command = vec![binary().display().to_string()];
+    command.extend(r.args());
+    let tmux = Tmux::start(&command);
+    tmux.wait_for(&["cluster cluster-1: Updating", "last step"]);
+    r.event(StepKind::Drain, Some(1), Some("w-1"), &"x".repeat(3 << 20));
+    r.event(
+        StepKind::Cordon,
+        Some(1),
+        Some("w-2"),
+        "cordoned after the long line",
+    );
+    tmux.wait_for(&["step: w-2 cordon: cordoned after the long line"]);
+    r.end(ClusterState::Running);
+    tmux.wait_for(&["rollout ended: Running"]);
+}
+
+#[test]
+fn a_last_error_a_server_wrote_is_printed_with_its_escape_sequences_escaped() {
+    let r = Rollout::new();
+    let mut store = SqliteStore::open(&r.db).expect("store");
+    store
+        .change("cluster-1", &mut |rec, _| {
+            // As CloudStack's errortext or a node's SSH stderr reaches lasterror.
+            rec.last_error = Some("stop failed\u{1b}]0;owned\u{7}\u{1b}[2J\nforged".into());
+            rec.state = ClusterState::Alert;
+            rec.lease = None;
+            true
+        })
+        .expect("lasterror set");
+    let out = Command::new(binary())
+        .args(r.args())
+        .output()
+        .expect("cks-rollout runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("lasterror: stop failed\\u{1b}]0;owned\\u{7}\\u{1b}[2J\\u{a}forged"),
+        "{stdout}"
+    );
+    assert!(!out.stdout.contains(&0x1b), "no raw escape: {stdout}");
+    assert!(!stdout.lines().any(|l| l.starts_with("forged")), "{stdout}");
+}

@@ -106,7 +106,7 @@ pub fn main() -> ExitCode {
         }),
     };
     result.unwrap_or_else(|error| {
-        eprintln!("error: {error:#}");
+        cks_upgrade_hook::say::err(&format!("error: {error:#}"));
         ExitCode::from(2)
     })
 }
@@ -123,6 +123,6 @@ fn print_command(args: &CommandArgs) -> Result<()> {
         let bounds = AutoscaleBounds::new(min, max).context("checking --min and --max")?;
         command::enable(&layout, &id, bounds)
     };
-    println!("{command}");
+    cks_upgrade_hook::say::out(&format!("{command}"));
     Ok(())
 }

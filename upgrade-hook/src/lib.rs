@@ -42,6 +42,7 @@ pub mod preload_cli;
 pub mod provider;
 #[doc(hidden)]
 pub mod redeploy_cli;
+pub mod say;
 pub mod target;
 pub mod upgrade;
 #[doc(hidden)]

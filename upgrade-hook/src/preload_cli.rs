@@ -28,6 +28,10 @@ pub struct PreloadArgs {
     /// The cluster's UUID; its nodes and their SSH routes are read from CloudStack.
     #[arg(long, value_name = "UUID")]
     pub cluster_id: String,
+    /// The most of one CloudStack answer that is read (B, KiB, MiB, GiB): a larger answer is
+    /// refused, so no server can grow this process's memory.
+    #[arg(long, value_name = "SIZE", default_value = "32MiB", value_parser = cks_pinning::limits::parse_size)]
+    pub max_answer_size: u64,
     /// The new ISO file (its docker/*.tar are sent once its sha256 and `verify` check out).
     #[arg(long, value_name = "ISO")]
     pub iso: PathBuf,
@@ -133,10 +137,10 @@ pub fn run(args: &PreloadArgs) -> Result<bool> {
         cks_upgrade_hook::json_out::print_json(&reports)?;
     } else {
         for report in &reports {
-            println!("{report}");
+            cks_upgrade_hook::say::out(&format!("{report}"));
         }
         let total: u64 = reports.iter().map(|r| r.bytes_sent).sum();
-        println!("bytes sent: {total}");
+        cks_upgrade_hook::say::out(&format!("bytes sent: {total}"));
     }
     Ok(reports
         .iter()
@@ -147,10 +151,12 @@ pub fn run(args: &PreloadArgs) -> Result<bool> {
 /// and preloads every node.
 pub fn preload_cluster(args: &PreloadArgs) -> Result<Vec<NodeReport>> {
     ClusterId::parse(&args.cluster_id).context("checking --cluster-id")?;
-    let client = target::client_from_env().map_err(|source| target::TargetError::NoCloudStack {
-        needed: "the cluster's nodes",
-        flags: "set them in the environment",
-        source,
+    let client = target::client_from_env(args.max_answer_size).map_err(|source| {
+        target::TargetError::NoCloudStack {
+            needed: "the cluster's nodes",
+            flags: "set them in the environment",
+            source,
+        }
     })?;
     let info = cks_discovery::cluster_api::cluster_info(&client, &args.cluster_id)?;
     let expected = match (&args.to, &args.sha256) {
@@ -222,7 +228,7 @@ fn progress(nodes: &[Node], done: &AtomicBool) {
         .map(|n| {
             let bar = multi.add(indicatif::ProgressBar::new(0));
             bar.set_style(style.clone());
-            bar.set_prefix(n.name.clone());
+            bar.set_prefix(cks_pinning::terminal::one_line(&n.name).into_owned());
             bar
         })
         .collect();

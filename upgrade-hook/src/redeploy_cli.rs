@@ -109,6 +109,10 @@ pub struct RedeployArgs {
     /// Exit 1 when the redeploy failed.
     #[arg(long)]
     strict: bool,
+    /// The most of one CloudStack answer that is read (B, KiB, MiB, GiB): a larger answer is
+    /// refused, so no server can grow this process's memory.
+    #[arg(long, value_name = "SIZE", default_value = "32MiB", value_parser = cks_pinning::limits::parse_size)]
+    max_answer_size: u64,
 }
 
 /// What a redeploy command refreshes.
@@ -123,6 +127,10 @@ pub enum Parts {
 }
 
 impl RedeployArgs {
+    /// `--max-answer-size`, in bytes.
+    pub fn max_answer_size(&self) -> u64 {
+        self.max_answer_size
+    }
     /// `--cluster-id`.
     pub fn cluster_id(&self) -> &str {
         &self.cluster_id
@@ -197,11 +205,13 @@ pub fn redeploy(args: &RedeployArgs, parts: Parts) -> Result<ExitCode> {
     let mut found = Found::default();
     let mut client = None;
     if (settings_needed && !flags.gives_autoscaling()) || flags.host.is_none() {
-        let (f, c) = target::find(&flags, flags.host.is_none(), &target::client_from_env)?;
+        let client_from_env = || target::client_from_env(args.max_answer_size);
+        let (f, c) = target::find(&flags, flags.host.is_none(), &client_from_env)?;
         found = f;
         client = c;
     } else if settings_needed {
-        found = target::find(&flags, false, &target::client_from_env)?.0;
+        let client_from_env = || target::client_from_env(args.max_answer_size);
+        found = target::find(&flags, false, &client_from_env)?.0;
     }
     let node: NodeLogin = target::first_control_node(&flags, &found, client.as_ref())?;
     let mut ssh = node.ssh;
@@ -282,10 +292,10 @@ fn render_provider(outcome: &ProviderOutcome, json: bool) -> Result<()> {
     if json {
         print_json(outcome)?;
     } else {
-        println!("{outcome}");
+        cks_upgrade_hook::say::out(&format!("{outcome}"));
     }
     if outcome.is_warning() {
-        eprintln!("warning: cloud controller manager: {outcome}");
+        cks_upgrade_hook::say::err(&format!("warning: cloud controller manager: {outcome}"));
     }
     Ok(())
 }
@@ -300,17 +310,17 @@ fn render_both(
         print_json(&value)?;
     } else {
         if let Some(outcome) = provider {
-            println!("cloud controller manager: {outcome}");
+            cks_upgrade_hook::say::out(&format!("cloud controller manager: {outcome}"));
         }
         if let Some(outcome) = autoscaler {
-            println!("cluster autoscaler: {outcome}");
+            cks_upgrade_hook::say::out(&format!("cluster autoscaler: {outcome}"));
         }
     }
     if let Some(outcome) = provider.filter(|o| o.is_warning()) {
-        eprintln!("warning: cloud controller manager: {outcome}");
+        cks_upgrade_hook::say::err(&format!("warning: cloud controller manager: {outcome}"));
     }
     if let Some(outcome) = autoscaler.filter(|o| o.is_failed()) {
-        eprintln!("warning: cluster autoscaler: {outcome}");
+        cks_upgrade_hook::say::err(&format!("warning: cluster autoscaler: {outcome}"));
     }
     Ok(())
 }
@@ -319,7 +329,7 @@ fn render(outcome: &Outcome, json: bool) -> Result<()> {
     if json {
         print_json(outcome)?;
     } else {
-        println!("{outcome}");
+        cks_upgrade_hook::say::out(&format!("{outcome}"));
     }
     Ok(())
 }

@@ -117,9 +117,19 @@ pub struct Found {
     pub autoscaling: Autoscaling,
 }
 
-/// A CloudStack client from the environment, for the commands that read the cluster.
-pub fn client_from_env() -> Result<CloudStackClient, CloudStackError> {
-    CloudStackClient::new(CloudStackConfig::from_env()?)
+/// A CloudStack client from the environment reading at most `max_answer` bytes of one answer,
+/// for the commands that read the cluster. What the configuration warns about (a plain
+/// `http://` endpoint off this host) is printed once per run.
+pub fn client_from_env(max_answer: u64) -> Result<CloudStackClient, CloudStackError> {
+    let mut config = CloudStackConfig::from_env()?;
+    config.max_answer_size = max_answer;
+    static WARNED: std::sync::Once = std::sync::Once::new();
+    WARNED.call_once(|| {
+        for warning in config.warnings() {
+            eprintln!("cks-upgrade-hook: warning: {warning}");
+        }
+    });
+    CloudStackClient::new(config)
 }
 
 fn no_cloudstack(

@@ -46,10 +46,12 @@ pub struct UpgradeArgs {
 pub fn run(args: &UpgradeArgs) -> Result<ExitCode> {
     let cluster_id = args.node.cluster_id().to_string();
     ClusterId::parse(&cluster_id).context("checking --cluster-id")?;
-    let client = target::client_from_env().map_err(|source| target::TargetError::NoCloudStack {
-        needed: "the cluster and its versions",
-        flags: "set them in the environment",
-        source,
+    let client = target::client_from_env(args.node.max_answer_size()).map_err(|source| {
+        target::TargetError::NoCloudStack {
+            needed: "the cluster and its versions",
+            flags: "set them in the environment",
+            source,
+        }
     })?;
     let info = cks_discovery::cluster_api::cluster_info(&client, &cluster_id)?;
     let versions = client
@@ -66,7 +68,7 @@ pub fn run(args: &UpgradeArgs) -> Result<ExitCode> {
     let target = match checked {
         Ok(target) => target.clone(),
         Err(refusal) => {
-            eprintln!("error: {refusal}");
+            cks_upgrade_hook::say::err(&format!("error: {refusal}"));
             return Ok(ExitCode::from(EXIT_REFUSED));
         }
     };
@@ -95,6 +97,7 @@ pub fn run(args: &UpgradeArgs) -> Result<ExitCode> {
     if let (false, Some(iso), Some(expected)) = (args.no_preload, args.node.iso(), &expected) {
         let preload = PreloadArgs {
             cluster_id: cluster_id.clone(),
+            max_answer_size: args.node.max_answer_size(),
             iso: iso.clone(),
             to: Some(target.id.clone()),
             sha256: None,
@@ -107,34 +110,37 @@ pub fn run(args: &UpgradeArgs) -> Result<ExitCode> {
             copy: args.copy.clone(),
             json: false,
         };
-        eprintln!("preloading the images of {} on every node", iso.display());
+        cks_upgrade_hook::say::err(&format!(
+            "preloading the images of {} on every node",
+            iso.display()
+        ));
         let reports = match preload_cli::preload_checked(&preload, &client, &info, expected) {
             Ok(reports) => reports,
             Err(error) if error.downcast_ref::<CheckError>().is_some() => {
-                eprintln!("error: {error:#}");
+                cks_upgrade_hook::say::err(&format!("error: {error:#}"));
                 return Ok(ExitCode::from(EXIT_REFUSED));
             }
             Err(error) => return Err(error),
         };
         for report in &reports {
-            eprintln!("  {report}");
+            cks_upgrade_hook::say::err(&format!("  {report}"));
         }
         let failed = reports
             .iter()
             .filter(|r| matches!(r.outcome, NodeOutcome::Failed { .. }))
             .count();
         if failed > 0 {
-            eprintln!(
+            cks_upgrade_hook::say::err(&format!(
                 "error: the preload failed on {failed} node(s); the upgrade was not started and the cluster is unchanged; run again (what was sent is kept)"
-            );
+            ));
             return Ok(ExitCode::from(EXIT_PRELOAD_FAILED));
         }
     }
 
-    eprintln!(
+    cks_upgrade_hook::say::err(&format!(
         "upgrading cluster {} to {} ({})",
         info.name, target.name, target.semantic_version
-    );
+    ));
     if let Err(error) = upgrade_job(&client, &cluster_id, &target.id) {
         let state = cks_discovery::cluster_api::cluster_info(&client, &cluster_id)
             .ok()
@@ -144,12 +150,15 @@ pub fn run(args: &UpgradeArgs) -> Result<ExitCode> {
             CloudStackError::Api { text, .. } | CloudStackError::Job { text, .. } => text.clone(),
             other => other.to_string(),
         };
-        eprintln!(
+        cks_upgrade_hook::say::err(&format!(
             "error: the upgrade failed; CloudStack says: {said}; cluster {cluster_id} is now {state} (nodes already upgraded stay on the new version; see the cluster's events, then recover it)"
-        );
+        ));
         return Ok(ExitCode::from(1));
     }
-    eprintln!("upgraded: cluster {} runs {}", info.name, target.name);
+    cks_upgrade_hook::say::err(&format!(
+        "upgraded: cluster {} runs {}",
+        info.name, target.name
+    ));
     redeploy(&args.node, Parts::Both)
 }
 

@@ -15,5 +15,6 @@ mod preload_refusals;
 mod redeploy_from_cluster_id;
 mod redeploy_over_ssh;
 mod ssh_failures;
+mod terminal_safety;
 mod upgrade_cluster;
 mod upgrade_with_preload;

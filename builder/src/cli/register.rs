@@ -1,6 +1,7 @@
 //! `cks-iso register`.
 
 use anyhow::Context;
+use cks_builder::redact::controls;
 use cks_builder::register::{self, Request, Status};
 use cks_cloudstack::{CloudStackClient, CloudStackConfig};
 
@@ -8,7 +9,8 @@ use super::register_args::Args;
 
 /// Runs `cks-iso register`.
 pub async fn run(args: Args) -> anyhow::Result<()> {
-    let config = CloudStackConfig::from_env().context("reading the CloudStack credentials")?;
+    let mut config = CloudStackConfig::from_env().context("reading the CloudStack credentials")?;
+    config.max_answer_size = args.max_answer_size;
     for warning in config.warnings() {
         eprintln!("cks-iso: warning: {warning}");
     }
@@ -45,8 +47,10 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
     };
     let done = tokio::task::spawn_blocking(move || {
         let client = CloudStackClient::new(config)?;
-        register::run(&client, &request, &mut |line| eprintln!("{line}"))
-            .map_err(anyhow::Error::from)
+        register::run(&client, &request, &mut |line| {
+            eprintln!("{}", controls(line))
+        })
+        .map_err(anyhow::Error::from)
     })
     .await
     .context("the register task stopped")?
@@ -58,12 +62,12 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
         );
         return Ok(());
     }
-    match done.status {
-        Status::AlreadyRegistered => println!(
+    let said = match done.status {
+        Status::AlreadyRegistered => format!(
             "already registered: Kubernetes {} is {} (id {}) with the same checksum {}; nothing to do",
             done.semantic_version, done.name, done.id, done.checksum
         ),
-        Status::Registered => println!(
+        Status::Registered => format!(
             "registered Kubernetes {} as {} (id {}): ISO {}{}",
             done.semantic_version,
             done.name,
@@ -74,6 +78,8 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
                 .map(|old| format!(", replacing {old}"))
                 .unwrap_or_default()
         ),
-    }
+    };
+    // The name, id and state are CloudStack's.
+    println!("{}", controls(&said));
     Ok(())
 }

@@ -103,6 +103,10 @@ pub struct Args {
     /// Print the outcome as JSON.
     #[arg(long)]
     pub json: bool,
+    /// The most of one CloudStack answer that is read (B, KiB, MiB, GiB): a larger answer is
+    /// refused, so a broken or hostile server cannot grow this process's memory.
+    #[arg(long, value_name = "SIZE", default_value = "32MiB", value_parser = cks_pinning::limits::parse_size)]
+    pub max_answer_size: u64,
 }
 
 impl Args {

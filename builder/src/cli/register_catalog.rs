@@ -2,6 +2,7 @@
 //! zone, ending with a table; the catalog's serial is then recorded beside `--key`.
 
 use anyhow::Context;
+use cks_builder::redact::controls;
 use cks_builder::register::from_catalog::{self, CatalogRequest, Zones};
 use cks_cloudstack::{CloudStackClient, CloudStackConfig};
 
@@ -38,7 +39,7 @@ pub async fn run(args: Args, config: CloudStackConfig) -> anyhow::Result<()> {
         min_serial: args.min_serial,
         settings: args.settings(&config),
     };
-    let loaded = from_catalog::load(&request, &mut |line| eprintln!("{line}"))
+    let loaded = from_catalog::load(&request, &mut |line| eprintln!("{}", controls(line)))
         .await
         .with_context(|| format!("registering from {catalog}"))?;
     let serial = loaded.catalog.serial;
@@ -46,7 +47,7 @@ pub async fn run(args: Args, config: CloudStackConfig) -> anyhow::Result<()> {
     let dry_run = request.dry_run;
     let rows = tokio::task::spawn_blocking(move || {
         let client = CloudStackClient::new(config)?;
-        let mut say = |line: &str| eprintln!("{line}");
+        let mut say = |line: &str| eprintln!("{}", controls(line));
         let (_, steps) = from_catalog::plan(&client, &loaded, &request, &mut say)?;
         from_catalog::apply(&client, &steps, &request, &mut say).map_err(anyhow::Error::from)
     })
@@ -60,7 +61,7 @@ pub async fn run(args: Args, config: CloudStackConfig) -> anyhow::Result<()> {
     if args.json {
         println!("{}", serde_json::to_string_pretty(&rows)?);
     } else {
-        print!("{}", from_catalog::render_table(&rows));
+        print!("{}", controls(&from_catalog::render_table(&rows)));
         let changed = rows
             .iter()
             .filter(|r| !matches!(r.action.as_str(), "present" | "already disabled"))

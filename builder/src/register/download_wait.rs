@@ -172,6 +172,7 @@ mod tests {
             is_ready: false,
             status: status.map(str::to_string),
             checksum: None,
+            url: None,
             download_details: vec![DownloadDetail {
                 datastore: Some("nfs://secondary".to_string()),
                 download_state: Some(download_state.to_string()),

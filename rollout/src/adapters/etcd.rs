@@ -4,6 +4,7 @@
 
 use std::time::Duration;
 
+use cks_pinning::answer_read::{DEFAULT_MAX_ANSWER, read_answer};
 use serde_json::Value;
 
 use super::etcd_answer::{MemberList, member_healthy};
@@ -68,6 +69,7 @@ impl Quorum {
 pub struct EtcdHealth {
     http: reqwest::blocking::Client,
     known: Vec<KnownMember>,
+    max_answer: u64,
 }
 
 impl EtcdHealth {
@@ -81,18 +83,36 @@ impl EtcdHealth {
             return Err(EtcdError::NoMembers);
         }
         let http = http_client(tls, timeout).map_err(EtcdError::Client)?;
-        Ok(EtcdHealth { http, known })
+        Ok(EtcdHealth {
+            http,
+            known,
+            max_answer: DEFAULT_MAX_ANSWER,
+        })
+    }
+
+    /// The same checks reading at most `bytes` of one answer (default [`DEFAULT_MAX_ANSWER`]).
+    pub fn with_max_answer(self, bytes: u64) -> EtcdHealth {
+        EtcdHealth {
+            max_answer: bytes,
+            ..self
+        }
+    }
+
+    /// The JSON answer of `request`, at most the answer limit read; why there is none.
+    fn answer(&self, request: reqwest::blocking::RequestBuilder) -> Result<Value, Unanswered> {
+        let response = request.send().map_err(|_| Unanswered::NoAnswer)?;
+        let bytes = read_answer(response, self.max_answer).map_err(|_| Unanswered::Unreadable)?;
+        serde_json::from_slice(&bytes).map_err(|_| Unanswered::Unreadable)
     }
 
     /// One member's `/health`: healthy for `{"health":"true"}`, unhealthy for any other answer,
     /// unknown when it does not answer.
     pub fn member_health(&self, client_url: &str) -> MemberHealth {
         let url = format!("{}/health", client_url.trim_end_matches('/'));
-        let Ok(response) = self.http.get(url).send() else {
-            return MemberHealth::Unknown;
-        };
-        let Ok(body) = response.json::<Value>() else {
-            return MemberHealth::Unhealthy;
+        let body = match self.answer(self.http.get(url)) {
+            Ok(body) => body,
+            Err(Unanswered::NoAnswer) => return MemberHealth::Unknown,
+            Err(Unanswered::Unreadable) => return MemberHealth::Unhealthy,
         };
         if member_healthy(&body) {
             MemberHealth::Healthy
@@ -109,7 +129,7 @@ impl EtcdHealth {
                 "{}/v3/cluster/member/list",
                 m.client_url.trim_end_matches('/')
             );
-            let body: Value = self.http.post(url).body("{}").send().ok()?.json().ok()?;
+            let body = self.answer(self.http.post(url).body("{}")).ok()?;
             let list = MemberList::read(body)?;
             Some(
                 list.members
@@ -159,6 +179,14 @@ impl EtcdHealth {
             })
             .collect()
     }
+}
+
+/// Why an etcd request gave no JSON.
+enum Unanswered {
+    /// No answer arrived.
+    NoAnswer,
+    /// An answer that is too large, stalled, broke off or is not JSON.
+    Unreadable,
 }
 
 /// One entry of etcd's member list.

@@ -217,6 +217,10 @@ pub struct LiveArgs {
     /// poll interval.
     #[arg(long = "lease-timeout", default_value_t = 300, value_name = "SECONDS")]
     pub lease_timeout: u64,
+    /// The most of one CloudStack, Kubernetes API or etcd answer that is read (B, KiB, MiB,
+    /// GiB): a larger answer is refused, so no server can grow this process's memory.
+    #[arg(long = "max-answer-size", default_value = "32MiB", value_name = "SIZE", value_parser = cks_pinning::limits::parse_size)]
+    pub max_answer_size: u64,
     /// SSH to the nodes, and overrides of what is found through CloudStack.
     #[command(flatten)]
     pub ssh: SshArgs,
@@ -245,6 +249,7 @@ impl LiveArgs {
             drain_timeout: self.drain_timeout,
             poll_interval_ms: self.poll_interval_ms,
             lease_timeout: self.lease_timeout,
+            max_answer_size: self.max_answer_size,
             ssh: SshOptions {
                 ssh_key: self.ssh.ssh_key.clone(),
                 known_hosts: self.ssh.known_hosts.clone(),

@@ -135,7 +135,7 @@ pub fn main() -> ExitCode {
         Ok(Exit::InvariantBroken) => ExitCode::from(4),
         Ok(Exit::Refused) => ExitCode::from(1),
         Err(e) => {
-            eprintln!("cks-rollout: {e:#}");
+            render::warn(&format!("cks-rollout: {e:#}"));
             ExitCode::from(1)
         }
     }
@@ -151,10 +151,12 @@ fn run(cli: &Cli) -> Result<Exit> {
             if let Some(note) =
                 ports.autoscaler_risk(&live.cluster_id, &req, update.accept_autoscaler_risk)?
             {
-                eprintln!("note: {note}");
+                render::warn(&format!("note: {note}"));
             }
             let notes = ports.discovery.check_for(&live.options(), &req)?;
-            notes.iter().for_each(|note| eprintln!("note: {note}"));
+            notes
+                .iter()
+                .for_each(|note| render::warn(&format!("note: {note}")));
             let plan = plan_update(&mut ports.ports(), &live.cluster_id, &req)
                 .context("planning the update")?;
             if cli.json {
@@ -177,10 +179,12 @@ fn run(cli: &Cli) -> Result<Exit> {
             if let Some(note) =
                 ports.autoscaler_risk(&live.cluster_id, &req, args.update.accept_autoscaler_risk)?
             {
-                eprintln!("note: {note}");
+                render::warn(&format!("note: {note}"));
             }
             let notes = ports.discovery.check_for(&live.options(), &req)?;
-            notes.iter().for_each(|note| eprintln!("note: {note}"));
+            notes
+                .iter()
+                .for_each(|note| render::warn(&format!("note: {note}")));
             let types = ports
                 .ports()
                 .cloud

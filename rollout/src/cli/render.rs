@@ -7,15 +7,32 @@ use serde::Serialize;
 
 use std::collections::BTreeMap;
 
+use cks_pinning::terminal::{controls, one_line};
 use cks_rollout::engine::{ClusterView, Event, Plan, Progress, RolloutReport, StepKind, Verdict};
 use cks_rollout::model::NodeType;
 
-/// Writes to stdout. Once stdout is closed (`cks-rollout simulate | head`) the program ends
-/// quietly with status 0, as a filter's reader wanted no more; another write error ends it
-/// with status 1, named.
+/// Writes to stdout, every control character but the line break escaped
+/// ([`cks_pinning::terminal::controls`]): node names, CloudStack's and the Kubernetes API's
+/// messages reach the terminal as text, never as sequences it obeys. Once stdout is closed
+/// (`cks-rollout simulate | head`) the program ends quietly with status 0, as a filter's reader
+/// wanted no more; another write error ends it with status 1, named.
 pub fn write_out(text: std::fmt::Arguments<'_>) {
+    let text = text.to_string();
+    write_raw(&controls(&text));
+}
+
+/// Clears the terminal and moves to its top (the watch's redraw): the one control sequence
+/// printed on purpose.
+pub fn clear_screen() {
+    write_raw("\x1b[H\x1b[2J");
+}
+
+fn write_raw(text: &str) {
     let mut stdout = std::io::stdout().lock();
-    if let Err(e) = stdout.write_fmt(text).and_then(|()| stdout.flush()) {
+    if let Err(e) = stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
         cks_rollout::live::cleanup::remove_all();
         if e.kind() == std::io::ErrorKind::BrokenPipe {
             std::process::exit(0);
@@ -23,6 +40,11 @@ pub fn write_out(text: std::fmt::Arguments<'_>) {
         eprintln!("cks-rollout: writing to stdout: {e}");
         std::process::exit(1);
     }
+}
+
+/// Prints `text` on stderr with its control characters escaped, as [`write_out`] does.
+pub fn warn(text: &str) {
+    eprintln!("{}", controls(text));
 }
 
 /// Prints `value` as pretty JSON on stdout.
@@ -235,7 +257,7 @@ impl Progress for StepPrinter {
         let node = e
             .node
             .as_deref()
-            .map(|n| format!("{n} "))
+            .map(|n| format!("{} ", one_line(n)))
             .unwrap_or_default();
         let line = format!(
             "{:>9.1}s {batch}{node}{:?}: {}",

@@ -48,10 +48,10 @@ impl Sinks {
     /// Waits for the webhook's last events and prints one warning per sink that failed.
     pub fn finish(self) {
         if let Some(e) = self.file.and_then(|f| f.error) {
-            eprintln!("warning: {e}");
+            super::render::warn(&format!("warning: {e}"));
         }
         if let Some(w) = self.webhook.and_then(Webhook::finish) {
-            eprintln!("warning: {w}");
+            super::render::warn(&format!("warning: {w}"));
         }
     }
 }

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{Context, Result};
+use cks_pinning::terminal::one_line;
 use cks_rollout::adapters::store::{AnyStore, RecordStore};
 use cks_rollout::engine::StepKind;
 use cks_rollout::events::EventLine;
@@ -44,22 +45,25 @@ impl Model {
             self.batch = e.batch;
             self.batch_since = wall;
         }
+        // Node names come from the Kubernetes API and details quote servers: each is shown on
+        // one line, its control characters (line breaks too) escaped.
+        let detail = one_line(&e.detail);
         let node = e
             .node
             .as_deref()
-            .map(|n| format!("{n} "))
+            .map(|n| format!("{} ", one_line(n)))
             .unwrap_or_default();
-        self.step = format!("{node}{}: {}", step_name(e.step), e.detail);
+        self.step = format!("{node}{}: {detail}", step_name(e.step));
         // A soak or window wait lasts until the next step.
         self.waiting = match e.step {
-            StepKind::Soak if e.detail.contains("must stay Ready") => Some(e.detail.clone()),
-            StepKind::Window if e.detail.starts_with("outside") => Some(e.detail.clone()),
+            StepKind::Soak if e.detail.contains("must stay Ready") => Some(detail.to_string()),
+            StepKind::Window if e.detail.starts_with("outside") => Some(detail.to_string()),
             _ => None,
         };
         if let Some(n) = &e.node {
             self.nodes.insert(
-                n.clone(),
-                (e.batch, format!("{}: {}", step_name(e.step), e.detail)),
+                one_line(n).into_owned(),
+                (e.batch, format!("{}: {detail}", step_name(e.step))),
             );
         }
     }
@@ -108,7 +112,7 @@ impl Model {
             out.push_str(&format!("waiting: {w}\n"));
         }
         if let Some(e) = &self.lasterror {
-            out.push_str(&format!("lasterror: {e}\n"));
+            out.push_str(&format!("lasterror: {}\n", one_line(e)));
         }
         out.push_str(&format!("\n{:<16} {:<6} last step\n", "node", "batch"));
         for (name, (batch, step)) in &self.nodes {
@@ -126,37 +130,78 @@ fn step_name(s: StepKind) -> String {
         .unwrap_or_default()
 }
 
-/// New complete lines of `path` from `offset` (moved past them); nothing if it is missing.
-fn new_lines(path: &Path, offset: &mut u64) -> Vec<EventLine> {
-    let Ok(mut file) = std::fs::File::open(path) else {
-        return Vec::new();
-    };
-    if file.seek(SeekFrom::Start(*offset)).is_err() {
-        return Vec::new();
+/// Where the watch is in the events file: the offset read up to, and whether it is inside a
+/// line longer than the read window (skipped to its end, so it never stalls the watch).
+#[derive(Debug, Default)]
+struct Tail {
+    offset: u64,
+    skipping: bool,
+    /// Lines skipped for their length.
+    skipped: u64,
+}
+
+impl Tail {
+    /// New complete lines of `path` (moved past them); nothing if it is missing. A window with
+    /// no line break is a part of a line too long to read: it is passed over, and the line
+    /// skipped up to its break.
+    fn new_lines(&mut self, path: &Path) -> Vec<EventLine> {
+        let Ok(mut file) = std::fs::File::open(path) else {
+            return Vec::new();
+        };
+        if file.seek(SeekFrom::Start(self.offset)).is_err() {
+            return Vec::new();
+        }
+        let mut buf = Vec::new();
+        if file.take(READ_LIMIT).read_to_end(&mut buf).is_err() {
+            return Vec::new();
+        }
+        let mut start = 0;
+        if self.skipping {
+            match buf.iter().position(|b| *b == b'\n') {
+                Some(end) => {
+                    self.skipping = false;
+                    self.skipped += 1;
+                    start = end + 1;
+                }
+                None => {
+                    self.offset += buf.len() as u64;
+                    return Vec::new();
+                }
+            }
+        }
+        let Some(end) = buf[start..]
+            .iter()
+            .rposition(|b| *b == b'\n')
+            .map(|e| e + start)
+        else {
+            if buf.len() as u64 == READ_LIMIT && start == 0 {
+                self.skipping = true;
+                self.offset += buf.len() as u64;
+            } else {
+                self.offset += start as u64;
+            }
+            return Vec::new();
+        };
+        self.offset += end as u64 + 1;
+        buf[start..end]
+            .split(|b| *b == b'\n')
+            .filter_map(|l| serde_json::from_slice(l).ok())
+            .collect()
     }
-    let mut buf = Vec::new();
-    if file.take(READ_LIMIT).read_to_end(&mut buf).is_err() {
-        return Vec::new();
-    }
-    let Some(end) = buf.iter().rposition(|b| *b == b'\n') else {
-        return Vec::new();
-    };
-    *offset += end as u64 + 1;
-    buf[..end]
-        .split(|b| *b == b'\n')
-        .filter_map(|l| serde_json::from_slice(l).ok())
-        .collect()
 }
 
 /// Runs `status --watch`.
 pub fn run(live: &LiveArgs, events: Option<&PathBuf>) -> Result<Exit> {
     let url = live.store_url()?;
+    if let Some(warning) = url.warning() {
+        super::render::warn(&format!("cks-rollout: warning: {warning}"));
+    }
     let mut store =
         AnyStore::open(&url).with_context(|| format!("opening the cluster store {url}"))?;
     let terminal = std::io::stdout().is_terminal();
     let poll = Duration::from_millis(live.poll_interval_ms.max(50));
     let mut model = Model::default();
-    let mut offset = 0;
+    let mut tail = Tail::default();
     let mut shown = String::new();
     let mut seen_updating = false;
     loop {
@@ -166,10 +211,18 @@ pub fn run(live: &LiveArgs, events: Option<&PathBuf>) -> Result<Exit> {
         model.state = Some(record.state);
         model.lasterror = record.last_error.clone();
         if let Some(path) = events {
-            for e in new_lines(path, &mut offset) {
+            let skipped = tail.skipped;
+            for e in tail.new_lines(path) {
                 if e.cluster == live.cluster_id {
                     model.take(&e);
                 }
+            }
+            if tail.skipped > skipped {
+                super::render::warn(&format!(
+                    "cks-rollout: warning: {} skipped a line longer than {} MiB",
+                    path.display(),
+                    READ_LIMIT >> 20
+                ));
             }
         }
         let updating = record.state == ClusterState::Updating;
@@ -177,7 +230,8 @@ pub fn run(live: &LiveArgs, events: Option<&PathBuf>) -> Result<Exit> {
         let now = jiff::Timestamp::now().as_millisecond();
         if terminal {
             let screen = model.screen(&live.cluster_id, now);
-            outln!("\x1b[H\x1b[2J{screen}");
+            super::render::clear_screen();
+            outln!("{screen}");
         } else {
             let line = model.line();
             if line != shown {
@@ -194,7 +248,7 @@ pub fn run(live: &LiveArgs, events: Option<&PathBuf>) -> Result<Exit> {
             let error = model
                 .lasterror
                 .as_ref()
-                .map(|e| format!("; lasterror: {e}"))
+                .map(|e| format!("; lasterror: {}", one_line(e)))
                 .unwrap_or_default();
             outln!("{how}: {:?}{error}", record.state);
             return Ok(Exit::Ok);

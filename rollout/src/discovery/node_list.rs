@@ -6,13 +6,18 @@ use std::time::Duration;
 use serde_json::Value;
 
 use cks_discovery::nodes::{KubeNode, parse_nodes};
+use cks_pinning::answer_read::read_answer;
 
 use crate::adapters::kube::KubeAccess;
 use crate::adapters::tls::http_client;
 use cks_discovery::DiscoveryError;
 
-/// The cluster's nodes, read with the kubeconfig's credentials.
-pub fn list_nodes(access: &KubeAccess, timeout: Duration) -> Result<Vec<KubeNode>, DiscoveryError> {
+/// The cluster's nodes, read with the kubeconfig's credentials, at most `max_answer` bytes.
+pub fn list_nodes(
+    access: &KubeAccess,
+    timeout: Duration,
+    max_answer: u64,
+) -> Result<Vec<KubeNode>, DiscoveryError> {
     let bad = |detail: String| DiscoveryError::Nodes {
         server: access.server.clone(),
         detail,
@@ -29,8 +34,8 @@ pub fn list_nodes(access: &KubeAccess, timeout: Duration) -> Result<Vec<KubeNode
     if !status.is_success() {
         return Err(bad(format!("HTTP {}", status.as_u16())));
     }
-    let body: Value = response
-        .json()
-        .map_err(|e| bad(format!("not a node list: {e}")))?;
+    let bytes = read_answer(response, max_answer).map_err(|e| bad(e.to_string()))?;
+    let body: Value =
+        serde_json::from_slice(&bytes).map_err(|e| bad(format!("not a node list: {e}")))?;
     Ok(parse_nodes(&body))
 }

@@ -114,7 +114,8 @@ impl Discovery {
                 ),
             )
         })?;
-        let listed = nodes::list_nodes(&access, TIMEOUT).map_err(step(both))?;
+        let listed =
+            nodes::list_nodes(&access, TIMEOUT, args.max_answer_size).map_err(step(both))?;
         // Without any NIC address in CloudStack's answer there is nothing to match by: the VMs
         // keep their names, and the flags must give the endpoints.
         let addressed = info.vms.iter().any(|vm| !vm.addresses.is_empty());
@@ -143,7 +144,9 @@ impl Discovery {
             .collect();
         control
             .extend(pairs("control-endpoint", &args.control_endpoints).map_err(step(Needs::Kube))?);
-        let client_kube = KubeClient::new(&access, TIMEOUT).map_err(step(Needs::Kube))?;
+        let client_kube = KubeClient::new(&access, TIMEOUT)
+            .map_err(step(Needs::Kube))?
+            .with_max_answer(args.max_answer_size);
         self.kube = Some(Box::new(KubeApi::new(client_kube, &control)));
 
         if args.etcd_endpoints.is_empty() {

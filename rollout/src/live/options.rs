@@ -39,6 +39,8 @@ pub struct LiveOptions {
     pub poll_interval_ms: u64,
     /// Seconds after which a lease not renewed means its owner is gone.
     pub lease_timeout: u64,
+    /// The most of one CloudStack, Kubernetes API or etcd answer that is read, in bytes.
+    pub max_answer_size: u64,
     /// SSH to the nodes, and overrides of what is found through CloudStack.
     pub ssh: SshOptions,
 }

@@ -89,7 +89,8 @@ impl LivePorts {
             .into_iter()
             .collect();
         let cloud_client = match CloudStackConfig::from_env() {
-            Ok(config) => {
+            Ok(mut config) => {
+                config.max_answer_size = args.max_answer_size;
                 secrets.push(config.api_key.expose().to_string());
                 secrets.push(config.secret_key.expose().to_string());
                 for warning in config.warnings() {
@@ -103,6 +104,9 @@ impl LivePorts {
             }
         };
         let store_url = args.store_url()?;
+        if let Some(warning) = store_url.warning() {
+            eprintln!("cks-rollout: warning: {warning}");
+        }
         if store_url.is_missing() && cloud_client.is_none() {
             anyhow::bail!(
                 "the cluster store {} does not exist and CloudStack is not configured to import cluster {} into it: set CLOUDSTACK_ENDPOINT, CLOUDSTACK_KEY and CLOUDSTACK_SECRET, or pass --store with an existing store",
@@ -145,7 +149,8 @@ impl LivePorts {
             (Some(kube), _) => kube,
             (None, Some(path)) => {
                 let access = KubeAccess::from_kubeconfig(path, args.context.as_deref())?;
-                let client = KubeClient::new(&access, Duration::from_secs(30))?;
+                let client = KubeClient::new(&access, Duration::from_secs(30))?
+                    .with_max_answer(args.max_answer_size);
                 Box::new(KubeApi::new(
                     client,
                     &pairs("control-endpoint", &args.control_endpoints)?,
@@ -182,7 +187,10 @@ impl LivePorts {
                 .into_iter()
                 .map(|(name, client_url)| KnownMember { name, client_url })
                 .collect();
-            Box::new(EtcdHealth::new(known, &tls, Duration::from_secs(5))?)
+            Box::new(
+                EtcdHealth::new(known, &tls, Duration::from_secs(5))?
+                    .with_max_answer(args.max_answer_size),
+            )
         };
         Ok(LivePorts {
             cloud,

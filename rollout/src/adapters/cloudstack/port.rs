@@ -44,6 +44,9 @@ pub fn port_error(e: CloudStackError) -> PortError {
             PortErrorKind::Unavailable
         }
         CloudStackError::Api { status: 503, .. } => PortErrorKind::Unavailable,
+        CloudStackError::Answer { reason, .. } if !reason.is_too_large() => {
+            PortErrorKind::Unavailable
+        }
         CloudStackError::Api { text, .. }
             if text.contains("does not exist") || text.contains("Unable to find") =>
         {

@@ -4,6 +4,7 @@
 use std::time::{Duration, Instant};
 
 use cks_discovery::kube_node::{Node, NodeList};
+use cks_pinning::answer_read::{DEFAULT_MAX_ANSWER, read_answer};
 use serde_json::{Value, json};
 
 use super::answer;
@@ -20,6 +21,7 @@ pub struct KubeClient {
     http: reqwest::blocking::Client,
     server: String,
     token: Option<Secret>,
+    max_answer: u64,
 }
 
 /// What a finished drain did.
@@ -48,7 +50,18 @@ impl KubeClient {
             http,
             server: access.server.clone(),
             token: access.token.clone(),
+            max_answer: DEFAULT_MAX_ANSWER,
         })
+    }
+
+    /// The same client reading at most `bytes` of one answer (default
+    /// [`DEFAULT_MAX_ANSWER`]; the root of a control node can make its API server answer
+    /// anything, so no answer is read without a limit).
+    pub fn with_max_answer(self, bytes: u64) -> KubeClient {
+        KubeClient {
+            max_answer: bytes,
+            ..self
+        }
     }
 
     /// The same credentials on another API server of the cluster (a given control node's).
@@ -57,6 +70,7 @@ impl KubeClient {
             http: self.http.clone(),
             server: server.trim_end_matches('/').to_string(),
             token: self.token.clone(),
+            max_answer: self.max_answer,
         }
     }
 
@@ -92,12 +106,14 @@ impl KubeClient {
             source: source.without_url(),
         })?;
         let status = response.status().as_u16();
-        let text = response.text().map_err(|source| KubeError::Http {
+        // Each read waits at most the request timeout; an answer that never ends is cut at the
+        // limit.
+        let bytes = read_answer(response, self.max_answer).map_err(|reason| KubeError::Answer {
             what: what.to_string(),
             server: self.server.clone(),
-            source: source.without_url(),
+            reason,
         })?;
-        Ok((status, text))
+        Ok((status, String::from_utf8_lossy(&bytes).into_owned()))
     }
 
     fn json(

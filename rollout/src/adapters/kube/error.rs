@@ -27,6 +27,17 @@ pub enum KubeError {
         /// Why.
         source: reqwest::Error,
     },
+    /// The answer could not be read whole: larger than the answer limit, or it stopped
+    /// arriving within the request timeout.
+    #[error("{what} on {server}: {reason}")]
+    Answer {
+        /// The call.
+        what: String,
+        /// The API server.
+        server: String,
+        /// Why.
+        reason: cks_pinning::answer_read::AnswerReadError,
+    },
     /// An error status.
     #[error("{what} on {server}: HTTP {status}: {message}")]
     Status {

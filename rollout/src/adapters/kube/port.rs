@@ -41,6 +41,7 @@ impl KubeApi {
 pub fn port_error(e: KubeError) -> PortError {
     let kind = match &e {
         KubeError::Http { .. } => PortErrorKind::Unavailable,
+        KubeError::Answer { reason, .. } if !reason.is_too_large() => PortErrorKind::Unavailable,
         KubeError::Status { status, .. } => match status {
             404 => PortErrorKind::NotFound,
             409 => PortErrorKind::Conflict,

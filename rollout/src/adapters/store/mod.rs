@@ -5,6 +5,7 @@ mod error;
 pub mod postgres;
 mod postgres_port;
 pub mod postgres_tls;
+mod postgres_verify;
 pub mod rules;
 pub mod select;
 pub mod sqlite;

@@ -93,10 +93,10 @@ impl FromStr for PostgresUrl {
             url: redact(text),
             detail,
         };
-        let (rest, mode, root_cert) = split_tls_params(text).map_err(|e| bad(e.to_string()))?;
-        let mut config =
-            Config::from_str(&rest).map_err(|e| bad(format!("not a PostgreSQL URL: {e}")))?;
-        let tls = TlsSettings::decide(&config, mode, root_cert).map_err(|e| bad(e.to_string()))?;
+        let params = split_tls_params(text).map_err(|e| bad(e.to_string()))?;
+        let mut config = Config::from_str(&params.rest)
+            .map_err(|e| bad(format!("not a PostgreSQL URL: {e}")))?;
+        let tls = TlsSettings::decide(&config, &params).map_err(|e| bad(e.to_string()))?;
         let user = config
             .get_user()
             .filter(|u| !u.is_empty())

@@ -22,6 +22,15 @@ pub enum StoreUrl {
 }
 
 impl StoreUrl {
+    /// What the user should be told once about this store's connection: a PostgreSQL URL that
+    /// asks for weaker TLS than the default ([`super::postgres_tls::TlsSettings::warning`]).
+    pub fn warning(&self) -> Option<String> {
+        match self {
+            StoreUrl::Sqlite(_) => None,
+            StoreUrl::Postgres(url) => url.tls().warning(),
+        }
+    }
+
     /// True for a SQLite file that does not exist yet (opening it would create it).
     pub fn is_missing(&self) -> bool {
         match self {
