@@ -46,6 +46,7 @@ mod gate;
 mod invariant_breakage;
 mod lease;
 mod lifecycle;
+mod project_cluster;
 mod property;
 mod release_edges;
 mod restart;
