@@ -43,6 +43,7 @@ mod discovery_fetched;
 mod events;
 mod examples;
 mod gate;
+mod inactive_offerings;
 mod invariant_breakage;
 mod lease;
 mod lifecycle;
