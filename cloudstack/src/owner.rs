@@ -4,6 +4,8 @@
 //! and rules are listed with the cluster's `projectid`, and a list across every owner asks
 //! twice, once as the accounts see it and once with `projectid=-1` (the projects' resources).
 
+use std::collections::BTreeSet;
+
 use serde::de::DeserializeOwned;
 
 use crate::{CloudStackClient, CloudStackError};
@@ -36,8 +38,9 @@ impl CloudStackClient {
         let mut projects = accounts.clone();
         projects.push(("projectid", EVERY_PROJECT.to_string()));
         let mut items: Vec<T> = self.list(command, key, &accounts)?;
+        let mut seen: BTreeSet<String> = items.iter().map(|i| id_of(i).to_string()).collect();
         for item in self.list::<T>(command, key, &projects)? {
-            if !items.iter().any(|seen| id_of(seen) == id_of(&item)) {
+            if seen.insert(id_of(&item).to_string()) {
                 items.push(item);
             }
         }
