@@ -8,8 +8,12 @@ use serde_json::Value;
 
 use crate::CloudStackError;
 use crate::config::{CloudStackConfig, ConfigWarning};
+use crate::owner::owned_by;
 use crate::sign;
 use crate::types::{AffinityGroup, DiskOffering, ServiceOffering, VirtualMachine, Volume};
+
+/// `state=all` of the offering lists: Active and Inactive offerings.
+const ALL_STATES: &str = "all";
 
 /// A blocking CloudStack API client.
 #[derive(Debug, Clone)]
@@ -217,12 +221,13 @@ impl CloudStackClient {
     }
 
     /// The VMs whose names contain `keyword` (CKS names a cluster's VMs `<cluster>-control-…`,
-    /// `<cluster>-node-…`, `<cluster>-etcd-…`), across all accounts the key may see.
+    /// `<cluster>-node-…`, `<cluster>-etcd-…`), across all accounts and projects the key may see.
     pub fn list_vms(&self, keyword: &str) -> Result<Vec<VirtualMachine>, CloudStackError> {
-        self.list(
+        self.list_every_owner(
             "listVirtualMachines",
             "virtualmachine",
-            &[("keyword", keyword.to_string()), ("listall", "true".into())],
+            &[("keyword", keyword.to_string())],
+            |vm: &VirtualMachine| vm.id.as_str(),
         )
     }
 
@@ -241,30 +246,37 @@ impl CloudStackClient {
             })
     }
 
-    /// VMs by id.
-    pub fn list_vms_by_id(&self, ids: &[String]) -> Result<Vec<VirtualMachine>, CloudStackError> {
-        self.list(
-            "listVirtualMachines",
-            "virtualmachine",
-            &[("ids", ids.join(",")), ("listall", "true".into())],
-        )
+    /// VMs by id, owned by the project `project_id` (a cluster's
+    /// [`crate::KubernetesCluster::project_id`]) or, when `None`, by an account.
+    pub fn list_vms_by_id(
+        &self,
+        ids: &[String],
+        project_id: Option<&str>,
+    ) -> Result<Vec<VirtualMachine>, CloudStackError> {
+        let mut params = vec![("ids", ids.join(","))];
+        params.extend(owned_by(project_id));
+        self.list("listVirtualMachines", "virtualmachine", &params)
     }
 
-    /// The volumes attached to a VM.
-    pub fn list_volumes(&self, vm_id: &str) -> Result<Vec<Volume>, CloudStackError> {
-        self.list(
-            "listVolumes",
-            "volume",
-            &[
-                ("virtualmachineid", vm_id.to_string()),
-                ("listall", "true".into()),
-            ],
-        )
+    /// The volumes attached to a VM owned by the project `project_id` or, when `None`, by an
+    /// account.
+    pub fn list_volumes(
+        &self,
+        vm_id: &str,
+        project_id: Option<&str>,
+    ) -> Result<Vec<Volume>, CloudStackError> {
+        let mut params = vec![("virtualmachineid", vm_id.to_string())];
+        params.extend(owned_by(project_id));
+        self.list("listVolumes", "volume", &params)
     }
 
-    /// The root volume of a VM.
-    pub fn root_volume(&self, vm_id: &str) -> Result<Volume, CloudStackError> {
-        self.list_volumes(vm_id)?
+    /// The root volume of a VM ([`Self::list_volumes`]).
+    pub fn root_volume(
+        &self,
+        vm_id: &str,
+        project_id: Option<&str>,
+    ) -> Result<Volume, CloudStackError> {
+        self.list_volumes(vm_id, project_id)?
             .into_iter()
             .find(|v| v.kind.eq_ignore_ascii_case("ROOT"))
             .ok_or_else(|| CloudStackError::BadResponse {
@@ -345,22 +357,32 @@ impl CloudStackClient {
         Self::one(command, result, "virtualmachine")
     }
 
-    /// Every service offering.
+    /// Every service offering, Inactive ones too (`state=all`: from 4.19 the list shows only
+    /// Active offerings unless asked, and a VM may still run on one made Inactive since).
     pub fn list_service_offerings(&self) -> Result<Vec<ServiceOffering>, CloudStackError> {
-        self.list("listServiceOfferings", "serviceoffering", &[])
-    }
-
-    /// Every disk offering.
-    pub fn list_disk_offerings(&self) -> Result<Vec<DiskOffering>, CloudStackError> {
-        self.list("listDiskOfferings", "diskoffering", &[])
-    }
-
-    /// Every affinity group the key may see.
-    pub fn list_affinity_groups(&self) -> Result<Vec<AffinityGroup>, CloudStackError> {
         self.list(
+            "listServiceOfferings",
+            "serviceoffering",
+            &[("state", ALL_STATES.to_string())],
+        )
+    }
+
+    /// Every disk offering, Inactive ones too (`state=all`, as for service offerings).
+    pub fn list_disk_offerings(&self) -> Result<Vec<DiskOffering>, CloudStackError> {
+        self.list(
+            "listDiskOfferings",
+            "diskoffering",
+            &[("state", ALL_STATES.to_string())],
+        )
+    }
+
+    /// Every affinity group the key may see, the accounts' and the projects'.
+    pub fn list_affinity_groups(&self) -> Result<Vec<AffinityGroup>, CloudStackError> {
+        self.list_every_owner(
             "listAffinityGroups",
             "affinitygroup",
-            &[("listall", "true".into())],
+            &[],
+            |g: &AffinityGroup| g.id.as_str(),
         )
     }
 }

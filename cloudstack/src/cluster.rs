@@ -90,6 +90,14 @@ pub struct KubernetesCluster {
         deserialize_with = "scalar::optional_size"
     )]
     pub max_size: Option<u32>,
+    /// The project that owns it, when one does: its VMs, volumes, network and rules are
+    /// listed with this `projectid` ([`crate::owner::owned_by`]).
+    #[serde(
+        rename = "projectid",
+        default,
+        deserialize_with = "scalar::optional_text"
+    )]
+    pub project_id: Option<String>,
     /// Its VMs, as newer servers list them.
     #[serde(rename = "virtualmachines", default)]
     vms: Vec<ClusterMember>,
@@ -141,12 +149,13 @@ impl CloudStackClient {
         Ok(clusters.into_iter().next())
     }
 
-    /// Every CKS cluster the key may see.
+    /// Every CKS cluster the key may see, the accounts' and the projects'.
     pub fn list_kubernetes_clusters(&self) -> Result<Vec<KubernetesCluster>, CloudStackError> {
-        self.list(
+        self.list_every_owner(
             "listKubernetesClusters",
             "kubernetescluster",
-            &[("listall", "true".to_string())],
+            &[],
+            |c: &KubernetesCluster| c.id.as_str(),
         )
     }
 }
@@ -191,6 +200,9 @@ mod tests {
         assert!(cluster.autoscaling_enabled);
         assert_eq!((cluster.min_size, cluster.max_size), (Some(2), Some(6)));
         assert_eq!(cluster.vm_ids(), ["vm-1"]);
+        assert_eq!(cluster.project_id, None);
+        let owned = read(json!({"id": "c-3", "projectid": "p-1", "project": "team"}));
+        assert_eq!(owned.project_id.as_deref(), Some("p-1"));
         let sparse = read(json!({"id": "c-2", "networkid": "", "minsize": "x"}));
         assert_eq!((sparse.network_id, sparse.min_size), (None, None));
         assert_eq!(sparse.state, "");

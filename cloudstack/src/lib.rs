@@ -23,6 +23,7 @@ pub mod error;
 pub mod job;
 pub mod kubernetes;
 pub mod network;
+pub mod owner;
 pub mod scalar;
 pub mod secret;
 pub mod sign;

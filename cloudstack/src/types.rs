@@ -139,6 +139,16 @@ pub struct ServiceOffering {
         deserialize_with = "crate::scalar::flag"
     )]
     pub customized: bool,
+    /// `Active` or `Inactive` (empty when the answer leaves it out, as before 4.19).
+    #[serde(default, deserialize_with = "crate::scalar::text")]
+    pub state: String,
+}
+
+impl ServiceOffering {
+    /// Whether CloudStack marks it Inactive: VMs may still run on it, none may move onto it.
+    pub fn is_inactive(&self) -> bool {
+        self.state.eq_ignore_ascii_case("Inactive")
+    }
 }
 
 /// A disk offering.

@@ -5,6 +5,7 @@
 use super::DiscoveryError;
 use crate::node_type::{NodeType, node_type_of};
 use cks_cloudstack::network::{ClusterConfigAnswer, Network, PortForwardingRule};
+use cks_cloudstack::owner::owned_by;
 use cks_cloudstack::{CloudStackClient, KubernetesCluster};
 
 /// A CKS cluster as discovery sees it.
@@ -28,6 +29,8 @@ pub struct ClusterInfo {
     pub kubernetes_version_id: Option<String>,
     /// Its autoscaling settings.
     pub autoscaling: Autoscaling,
+    /// The project that owns it, when one does: its VMs, network and rules are listed with it.
+    pub project_id: Option<String>,
 }
 
 /// A cluster's autoscaling settings as `listKubernetesClusters` reports them
@@ -104,9 +107,12 @@ pub fn cluster_info(
     let ids = cluster.vm_ids();
     let mut vms = Vec::new();
     if !ids.is_empty() {
-        let listed = client.list_vms_by_id(&ids).map_err(failed(format!(
-            "reading the VMs of cluster {cluster_id} (listVirtualMachines)"
-        )))?;
+        let project = cluster.project_id.as_deref();
+        let listed = client
+            .list_vms_by_id(&ids, project)
+            .map_err(failed(format!(
+                "reading the VMs of cluster {cluster_id} (listVirtualMachines)"
+            )))?;
         for vm in listed {
             vms.push(ClusterVm {
                 addresses: vm.addresses(),
@@ -126,6 +132,7 @@ pub fn cluster_info(
         state: present(&cluster.state),
         kubernetes_version_id: present(&cluster.kubernetes_version_id),
         autoscaling: Autoscaling::of_cluster(&cluster),
+        project_id: cluster.project_id.clone(),
         name: cluster.name,
     })
 }
@@ -159,34 +166,35 @@ pub fn kubeconfig_data(
     }
 }
 
-/// The guest type of a network (`Isolated`, `Shared`, `L2`), when CloudStack lists it.
+/// The guest type of a network (`Isolated`, `Shared`, `L2`) owned by the project `project_id`
+/// or, when `None`, by an account, when CloudStack lists it.
 pub fn network_kind(
     client: &CloudStackClient,
     network_id: &str,
+    project_id: Option<&str>,
 ) -> Result<Option<String>, DiscoveryError> {
-    let networks: Vec<Network> = client
-        .list(
-            "listNetworks",
-            "network",
-            &[("id", network_id.to_string()), ("listall", "true".into())],
-        )
-        .map_err(failed(format!(
-            "reading network {network_id} (listNetworks)"
-        )))?;
+    let mut params = vec![("id", network_id.to_string())];
+    params.extend(owned_by(project_id));
+    let networks: Vec<Network> =
+        client
+            .list("listNetworks", "network", &params)
+            .map_err(failed(format!(
+                "reading network {network_id} (listNetworks)"
+            )))?;
     Ok(networks.into_iter().next().and_then(|n| n.kind))
 }
 
-/// The port-forwarding rules on the public address `address_id`.
+/// The port-forwarding rules on the public address `address_id`, owned by the project
+/// `project_id` or, when `None`, by an account.
 pub fn port_forwards(
     client: &CloudStackClient,
     address_id: &str,
+    project_id: Option<&str>,
 ) -> Result<Vec<PortForward>, DiscoveryError> {
+    let mut params = vec![("ipaddressid", address_id.to_string())];
+    params.extend(owned_by(project_id));
     let rules: Vec<PortForwardingRule> = client
-        .list(
-            "listPortForwardingRules",
-            "portforwardingrule",
-            &[("ipaddressid", address_id.to_string()), ("listall", "true".into())],
-        )
+        .list("listPortForwardingRules", "portforwardingrule", &params)
         .map_err(failed(format!(
             "reading the port-forwarding rules of public address {address_id} (listPortForwardingRules)"
         )))?;

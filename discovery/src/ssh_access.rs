@@ -124,12 +124,14 @@ pub fn node_addresses(
             .collect());
     }
     let kind = match &info.network_id {
-        Some(id) => cluster_api::network_kind(client, id)?,
+        Some(id) => cluster_api::network_kind(client, id, info.project_id.as_deref())?,
         None => None,
     };
     let route = SshRoute::for_network(kind.as_deref(), info.public_address.as_deref());
     let rules = match (&route, &info.public_address_id) {
-        (SshRoute::Nat { .. }, Some(id)) => cluster_api::port_forwards(client, id)?,
+        (SshRoute::Nat { .. }, Some(id)) => {
+            cluster_api::port_forwards(client, id, info.project_id.as_deref())?
+        }
         _ => Vec::new(),
     };
     nodes

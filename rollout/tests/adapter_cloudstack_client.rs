@@ -63,12 +63,12 @@ fn lists_the_clusters_vms_volumes_offerings_and_groups() {
     assert_eq!(names, ["k1-control-1", "k1-node-1", "k1-node-2"]);
     assert_eq!(vms[0].cpus, 2);
     assert!(vms[0].affinity_groups[0].is_dedication());
-    let root = c.root_volume(&vms[1].id).expect("listVolumes");
+    let root = c.root_volume(&vms[1].id, None).expect("listVolumes");
     assert_eq!(root.size_gb(), 20);
     assert_eq!(c.list_service_offerings().expect("offerings").len(), 2);
     assert!(c.list_disk_offerings().expect("disk offerings")[0].customized);
     assert_eq!(c.list_affinity_groups().expect("groups").len(), 2);
-    let again = c.list_vms_by_id(&[vms[2].id.clone()]).expect("by id");
+    let again = c.list_vms_by_id(&[vms[2].id.clone()], None).expect("by id");
     assert_eq!(again[0].name, "k1-node-2");
 }
 
@@ -87,7 +87,7 @@ fn stops_changes_grows_regroups_and_starts_a_vm_whose_node_reboots() {
             .cpus,
         4
     );
-    let root = c.root_volume(&vm.id).expect("root");
+    let root = c.root_volume(&vm.id, None).expect("root");
     assert_eq!(c.resize_volume(&root.id, 40).expect("resize").size_gb(), 40);
     let groups = c
         .update_vm_affinity_groups(&vm.id, &[s.anti.clone(), s.dedicated.clone()])
@@ -142,7 +142,7 @@ fn api_errors_carry_code_and_text_and_never_the_keys() {
         matches!(err, CloudStackError::Api { code: 431, .. }),
         "{err}"
     );
-    let root = c.root_volume(&vm.id).expect("root");
+    let root = c.root_volume(&vm.id, None).expect("root");
     let err = c.resize_volume(&root.id, 10).expect_err("no shrinking");
     assert!(err.to_string().contains("shrink"), "{err}");
 }

@@ -1,6 +1,7 @@
 //! On CloudStack 4.21 and later (read with `listCapabilities`), with autoscaling enabled,
-//! moving the workers off the cluster's default offering is refused unless the risk is
-//! accepted, naming apache/cloudstack#11994; on 4.20 or without autoscaling it is not.
+//! moving the workers, the control nodes or the etcd nodes off the cluster's default offering
+//! is refused unless the risk is accepted, naming apache/cloudstack#11994; on 4.20 or without
+//! autoscaling it is not.
 
 use std::process::{Command, Output};
 
@@ -37,10 +38,14 @@ fn cloud() -> Cloud {
 
 impl Cloud {
     fn plan(&self, extra: &[&str]) -> Output {
+        self.plan_moving("worker", extra)
+    }
+
+    fn plan_moving(&self, node_type: &str, extra: &[&str]) -> Output {
         Command::new(env!("CARGO_BIN_EXE_cks-rollout"))
             .current_dir(self.dir.path())
             .args(["plan", "--cluster-id", &self.cluster_id])
-            .args(["--offering", &format!("worker={}", self.big)])
+            .args(["--offering", &format!("{node_type}={}", self.big)])
             .args(extra)
             .env("CLOUDSTACK_ENDPOINT", self.api.endpoint())
             .env("CLOUDSTACK_KEY", KEY)
@@ -79,6 +84,23 @@ fn a_worker_move_with_autoscaling_on_4_21_is_refused_naming_the_bug_unless_accep
     let text = stderr(&out);
     assert!(text.contains("note: risk accepted"), "{text}");
     assert!(!text.contains("pass --accept-autoscaler-risk"), "{text}");
+}
+
+#[test]
+fn a_control_or_etcd_move_with_autoscaling_on_4_21_is_refused_too() {
+    let c = cloud();
+    c.world.set_cloudstack_version("4.21.0.0");
+    c.world.set_autoscaling(&c.cluster_id, true);
+    for node_type in ["control", "etcd"] {
+        let out = c.plan_moving(node_type, &[]);
+        let text = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{text}");
+        assert!(
+            text.contains("apache/cloudstack#11994")
+                && text.contains(&format!("{node_type} nodes to {}", c.big)),
+            "{text}"
+        );
+    }
 }
 
 #[test]

@@ -256,6 +256,30 @@ async fn the_same_version_with_another_checksum_is_refused_unless_replaced_while
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn a_version_a_project_cluster_runs_is_in_use_and_not_replaced() {
+    let built = build_iso().await;
+    let files = FileServer::start(built.dir.path()).expect("file server");
+    let url = files.url(&format!("/{}", iso_name(&built)));
+    let cloud = cloud();
+    let other = format!("{{SHA-256}}{}", "cd".repeat(32));
+    let old = cloud
+        .world
+        .add_ready_kubernetes_version(&built.version, &other);
+    let cluster = cloud.world.add_cluster("team-prod", &[]);
+    cloud.world.set_cluster_version(&cluster, &old);
+    cloud.world.give_cluster_to_project(&cluster, "team");
+
+    let in_use = the_error(&register(&cloud, &built.iso, &url, &["--replace"]));
+    assert!(
+        in_use.contains("team-prod") && in_use.contains(&old),
+        "{in_use}"
+    );
+    let versions = cloud.world.kubernetes_versions();
+    assert_eq!(versions.len(), 1, "nothing deleted: {versions:?}");
+    assert_eq!(versions[0].0, old);
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn wrong_url_content_and_a_failed_download_register_nothing() {
     let built = build_iso().await;
     let name = iso_name(&built);

@@ -68,6 +68,29 @@ fn upgrades_follows_the_job_then_refreshes_the_ccm() {
 }
 
 #[test]
+fn a_project_clusters_upgrade_finds_its_control_node_and_refreshes_the_ccm() {
+    let (cluster, _, _) = cluster();
+    let project = cluster.cloud.give_cluster_to_project(&cluster.id, "team");
+    let out = cluster.run(&upgrade_args(&cluster, "v1.33.1"));
+    assert_eq!(out.status.code(), Some(0), "{}", all(&out));
+    assert_eq!(json(&out)["provider"]["outcome"], "refreshed");
+    assert!(
+        !cluster.node.calls().is_empty(),
+        "the control node was reached"
+    );
+    let calls = cluster.cloud.calls();
+    for command in ["listvirtualmachines", "listportforwardingrules"] {
+        assert!(
+            calls
+                .iter()
+                .any(|c| c.starts_with(command) && c.contains(&format!("projectid={project}"))),
+            "{command} names the project: {calls:#?}"
+        );
+    }
+    assert_clean(&out, &cluster.secrets());
+}
+
+#[test]
 fn refuses_a_cluster_not_running_and_a_version_not_newer_or_unknown() {
     let (cluster, old, _) = cluster();
     for (to, says) in [

@@ -1,9 +1,10 @@
 //! The autoscaler risk on CloudStack 4.21 and later (apache/cloudstack#11994): a size-only
-//! `scaleKubernetesCluster` (what the cluster autoscaler sends) compares every worker's offering
-//! with the cluster's default offering and, on KVM, fails while the workers run on another one.
-//! So moving the worker type off the cluster's default, with autoscaling enabled, is refused
-//! unless the operator accepts the risk.
+//! `scaleKubernetesCluster` (what the cluster autoscaler sends) compares the offering of every
+//! node (control, etcd and worker alike) with the cluster's default offering and, on KVM, fails
+//! while any runs on another one. So moving any node type off the cluster's default, with
+//! autoscaling enabled, is refused unless the operator accepts the risk.
 
+use std::collections::BTreeMap;
 use std::fmt;
 
 /// A CloudStack release, `major.minor` of `cloudstackversion` (`4.21.0.0`).
@@ -46,22 +47,22 @@ pub struct AutoscalerRiskInput<'a> {
     pub autoscaling: bool,
     /// The cluster's default offering (`serviceofferingid`).
     pub default_offering: &'a str,
-    /// The worker offering the update asks for, if any.
-    pub worker_offering: Option<&'a str>,
+    /// The offerings the update asks for, by node type (`control`, `etcd`, `worker`).
+    pub node_offerings: &'a BTreeMap<String, String>,
     /// `--accept-autoscaler-risk`.
     pub accepted: bool,
 }
 
-/// The worker move refused for the autoscaler's sake.
+/// The moves off the default offering refused for the autoscaler's sake.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "moving the worker nodes of cluster {cluster} to offering {offering} (the cluster's default is {default}) with autoscaling enabled on CloudStack {version} breaks the autoscaler: a size-only scaleKubernetesCluster compares each worker's offering with the default and fails on KVM (apache/cloudstack#11994); disable autoscaling, keep the workers on the default offering, or pass --accept-autoscaler-risk"
+    "moving the {moves} of cluster {cluster} (the cluster's default offering is {default}) with autoscaling enabled on CloudStack {version} breaks the autoscaler: a size-only scaleKubernetesCluster compares every control, etcd and worker node's offering with the default and fails on KVM (apache/cloudstack#11994); disable autoscaling, keep the nodes on the default offering, or pass --accept-autoscaler-risk"
 )]
 pub struct AutoscalerRiskRefused {
     /// The cluster id.
     pub cluster: String,
-    /// The offering asked for.
-    pub offering: String,
+    /// The moves off the default, e.g. `control nodes to big, worker nodes to big`.
+    pub moves: String,
     /// The cluster's default offering.
     pub default: String,
     /// The server's version, as shown.
@@ -75,18 +76,21 @@ pub fn check_autoscaler_risk(
     cluster: &str,
     input: &AutoscalerRiskInput<'_>,
 ) -> Result<Option<String>, AutoscalerRiskRefused> {
-    let Some(offering) = input.worker_offering else {
-        return Ok(None);
-    };
+    let moves: Vec<String> = input
+        .node_offerings
+        .iter()
+        .filter(|(_, offering)| offering.as_str() != input.default_offering)
+        .map(|(node_type, offering)| format!("{node_type} nodes to {offering}"))
+        .collect();
     let risky_version = input
         .version
         .is_none_or(|v| v >= CloudStackVersion::RISKY_SINCE);
-    if !input.autoscaling || offering == input.default_offering || !risky_version {
+    if !input.autoscaling || moves.is_empty() || !risky_version {
         return Ok(None);
     }
     let refused = AutoscalerRiskRefused {
         cluster: cluster.to_string(),
-        offering: offering.to_string(),
+        moves: moves.join(", "),
         default: input.default_offering.to_string(),
         version: input
             .version
@@ -94,7 +98,7 @@ pub fn check_autoscaler_risk(
     };
     if input.accepted {
         return Ok(Some(format!(
-            "risk accepted: the autoscaler's scale calls may fail while the workers are off the default offering (apache/cloudstack#11994), and the cluster goes to Alert when one does ({})",
+            "risk accepted: the autoscaler's scale calls may fail while any node is off the default offering (apache/cloudstack#11994), and the cluster goes to Alert when one does ({})",
             refused.version
         )));
     }
@@ -105,16 +109,24 @@ pub fn check_autoscaler_risk(
 mod tests {
     use super::*;
 
-    fn input(
+    fn moves(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+        pairs
+            .iter()
+            .map(|(t, o)| (t.to_string(), o.to_string()))
+            .collect()
+    }
+
+    fn input<'a>(
         version: Option<&str>,
         autoscaling: bool,
         accepted: bool,
-    ) -> AutoscalerRiskInput<'static> {
+        node_offerings: &'a BTreeMap<String, String>,
+    ) -> AutoscalerRiskInput<'a> {
         AutoscalerRiskInput {
             version: version.and_then(CloudStackVersion::parse),
             autoscaling,
             default_offering: "small",
-            worker_offering: Some("big"),
+            node_offerings,
             accepted,
         }
     }
@@ -138,33 +150,60 @@ mod tests {
 
     #[test]
     fn a_worker_move_off_the_default_with_autoscaling_on_4_21_is_refused_unless_accepted() {
-        let e = check_autoscaler_risk("k1", &input(Some("4.21.0.0"), true, false))
+        let worker = moves(&[("worker", "big")]);
+        let e = check_autoscaler_risk("k1", &input(Some("4.21.0.0"), true, false, &worker))
             .expect_err("refused");
         let line = e.to_string();
         assert!(
-            line.contains("apache/cloudstack#11994") && line.contains("--accept-autoscaler-risk"),
+            line.contains("apache/cloudstack#11994")
+                && line.contains("--accept-autoscaler-risk")
+                && line.contains("worker nodes to big"),
             "{line}"
         );
-        assert!(check_autoscaler_risk("k1", &input(None, true, false)).is_err());
-        let note =
-            check_autoscaler_risk("k1", &input(Some("4.22.0.0"), true, true)).expect("accepted");
+        assert!(check_autoscaler_risk("k1", &input(None, true, false, &worker)).is_err());
+        let note = check_autoscaler_risk("k1", &input(Some("4.22.0.0"), true, true, &worker))
+            .expect("accepted");
         assert!(note.is_some_and(|n| n.contains("11994")));
     }
 
     #[test]
+    fn a_control_or_etcd_move_off_the_default_is_refused_too() {
+        for node_type in ["control", "etcd"] {
+            let moved = moves(&[(node_type, "big"), ("worker", "small")]);
+            let e = check_autoscaler_risk("k1", &input(Some("4.21.0.0"), true, false, &moved))
+                .expect_err("refused");
+            let line = e.to_string();
+            assert!(
+                line.contains(&format!("{node_type} nodes to big")),
+                "{line}"
+            );
+            assert!(!line.contains("worker nodes"), "{line}");
+        }
+        let both = moves(&[("control", "big"), ("etcd", "mid")]);
+        let e = check_autoscaler_risk("k1", &input(None, true, false, &both)).expect_err("refused");
+        assert_eq!(e.moves, "control nodes to big, etcd nodes to mid");
+    }
+
+    #[test]
     fn no_risk_before_4_21_without_autoscaling_or_on_the_default_offering() {
+        let worker = moves(&[("worker", "big")]);
         assert_eq!(
-            check_autoscaler_risk("k1", &input(Some("4.20.1.0"), true, false)),
+            check_autoscaler_risk("k1", &input(Some("4.20.1.0"), true, false, &worker)),
             Ok(None)
         );
         assert_eq!(
-            check_autoscaler_risk("k1", &input(Some("4.21.0.0"), false, false)),
+            check_autoscaler_risk("k1", &input(Some("4.21.0.0"), false, false, &worker)),
             Ok(None)
         );
-        let mut same = input(Some("4.21.0.0"), true, false);
-        same.worker_offering = Some("small");
-        assert_eq!(check_autoscaler_risk("k1", &same), Ok(None));
-        same.worker_offering = None;
-        assert_eq!(check_autoscaler_risk("k1", &same), Ok(None));
+        let same = moves(&[("control", "small"), ("worker", "small")]);
+        assert_eq!(
+            check_autoscaler_risk("k1", &input(Some("4.21.0.0"), true, false, &same)),
+            Ok(None)
+        );
+        let none = BTreeMap::new();
+        assert_eq!(
+            check_autoscaler_risk("k1", &input(Some("4.21.0.0"), true, false, &none)),
+            Ok(None)
+        );
     }
 }

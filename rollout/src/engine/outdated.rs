@@ -264,6 +264,7 @@ mod tests {
             cpu_cores: 4,
             memory_mb: 8192,
             customized: false,
+            inactive: false,
         };
         let node = |cpu, kib| NodeStatus {
             name: "w-1".into(),

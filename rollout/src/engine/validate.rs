@@ -119,6 +119,11 @@ fn check_offering(
             ),
         ))
     };
+    if offering.inactive {
+        return refuse(
+            "it is Inactive, and CloudStack moves no VM onto an inactive offering".into(),
+        );
+    }
     if offering.customized {
         return refuse("custom (dynamic) offerings are not supported for Kubernetes nodes".into());
     }

@@ -209,8 +209,8 @@ impl LivePorts {
         })
     }
 
-    /// Refuses moving the workers off the cluster's default offering when CloudStack (4.21 and
-    /// later, `listCapabilities`) and the cluster's autoscaling make the autoscaler fail
+    /// Refuses moving any node type off the cluster's default offering when CloudStack (4.21
+    /// and later, `listCapabilities`) and the cluster's autoscaling make the autoscaler fail
     /// (apache/cloudstack#11994), unless `accepted`; the note to show when it was accepted.
     pub fn autoscaler_risk(
         &self,
@@ -218,9 +218,12 @@ impl LivePorts {
         req: &UpdateRequest,
         accepted: bool,
     ) -> Result<Option<String>> {
-        let (Some(client), Some(worker)) = (&self.client, req.node_offerings.get("worker")) else {
+        let Some(client) = &self.client else {
             return Ok(None);
         };
+        if req.node_offerings.is_empty() {
+            return Ok(None);
+        }
         let version = client
             .capabilities()
             .ok()
@@ -235,7 +238,7 @@ impl LivePorts {
             version,
             autoscaling: cluster.autoscaling_enabled,
             default_offering: &cluster.service_offering_id,
-            worker_offering: Some(worker),
+            node_offerings: &req.node_offerings,
             accepted,
         };
         Ok(check_autoscaler_risk(cluster_id, &input)?)

@@ -81,6 +81,10 @@ pub struct ServiceOffering {
     /// True for a custom (dynamic) offering whose CPU and memory are chosen per VM.
     #[serde(default)]
     pub customized: bool,
+    /// True for an offering CloudStack marks Inactive: nodes may still run on it, none may
+    /// move onto it.
+    #[serde(default)]
+    pub inactive: bool,
 }
 
 /// A disk offering.

@@ -15,6 +15,7 @@ fn offerings() -> Vec<ServiceOffering> {
             cpu_cores: c,
             memory_mb: m,
             customized: false,
+            inactive: false,
         })
         .collect()
 }

@@ -62,16 +62,18 @@ pub fn port_error(e: CloudStackError) -> PortError {
 }
 
 impl CloudStackCloud {
-    fn vms(&self, cluster_id: &str) -> Result<Vec<Vm>, CloudStackError> {
+    /// The cluster's VMs and the project that owns them, if one does.
+    fn vms(&self, cluster_id: &str) -> Result<(Vec<Vm>, Option<String>), CloudStackError> {
         let cluster = self.client.kubernetes_cluster(cluster_id)?;
         let ids = cluster.vm_ids();
+        let project = cluster.project_id.clone();
         if ids.is_empty() {
-            return Ok(Vec::new());
+            return Ok((Vec::new(), project));
         }
         // With their NICs: the IP addresses tell etcd members apart.
-        Ok(self
+        let vms = self
             .client
-            .list_vms_by_id(&ids)?
+            .list_vms_by_id(&ids, project.as_deref())?
             .into_iter()
             .map(|v| Vm {
                 node_type: node_type_of(&cluster.name, &v.name),
@@ -83,20 +85,22 @@ impl CloudStackCloud {
                 id: v.id,
                 name: v.name,
             })
-            .collect())
+            .collect();
+        Ok((vms, project))
     }
 }
 
 impl Cloud for CloudStackCloud {
     fn list_vms(&mut self, cluster_id: &str) -> PortResult<Vec<Vm>> {
-        self.vms(cluster_id).map_err(port_error)
+        self.vms(cluster_id).map(|(vms, _)| vms).map_err(port_error)
     }
 
     fn list_volumes(&mut self, cluster_id: &str) -> PortResult<Vec<Volume>> {
-        let vms = self.vms(cluster_id).map_err(port_error)?;
+        let (vms, project) = self.vms(cluster_id).map_err(port_error)?;
         let mut volumes = Vec::new();
         for vm in vms {
-            for v in self.client.list_volumes(&vm.id).map_err(port_error)? {
+            let listed = self.client.list_volumes(&vm.id, project.as_deref());
+            for v in listed.map_err(port_error)? {
                 volumes.push(Volume {
                     size_gb: v.size_gb(),
                     kind: if v.kind.eq_ignore_ascii_case("ROOT") {
@@ -159,6 +163,7 @@ impl Cloud for CloudStackCloud {
             .into_iter()
             .filter(|o| !o.id.is_empty())
             .map(|o| ServiceOffering {
+                inactive: o.is_inactive(),
                 id: o.id,
                 name: o.name,
                 cpu_cores: o.cpus,
