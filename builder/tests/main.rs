@@ -26,6 +26,7 @@ mod fetch_faults;
 mod fetch_resume;
 mod fetch_sources;
 mod iso_cli;
+mod iso_forgeries;
 mod iso_large;
 mod iso_reader;
 mod iso_readers;

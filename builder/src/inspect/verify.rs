@@ -1,6 +1,7 @@
 //! `verify`: reads an ISO once and runs every check on what it read.
 //!
-//! Order: the volume id, `versions.txt`, every file's sha256 (each `docker/*.tar` is streamed
+//! Order: every tree the image carries, checked to agree as [`crate::iso::trees`] says (an image
+//! that fails is an error, not a report: no file of it is read), the volume id, `versions.txt`, every file's sha256 (each `docker/*.tar` is streamed
 //! to a scratch file on the way and checked as an image layout), the SBOM against
 //! `versions.txt`, the node contract on the
 //! listing, the root manifests and the kubelet units, then the bundled images against the

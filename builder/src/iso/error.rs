@@ -67,6 +67,16 @@ pub enum IsoError {
         /// What failed.
         detail: String,
     },
+    /// The image's trees do not agree, or it carries what the writer never writes.
+    #[error(
+        "refusing the ISO {iso}: {problem}; a node could read other bytes than the ones checked, so build it again"
+    )]
+    Trees {
+        /// The image read.
+        iso: PathBuf,
+        /// What is wrong with its trees.
+        problem: super::trees::TreeError,
+    },
     /// A path asked of an image is not a file in it.
     #[error("{path} is not a file in the ISO {iso}")]
     NotAFile {

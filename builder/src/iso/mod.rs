@@ -21,6 +21,7 @@ mod output;
 mod pack;
 mod read;
 mod time;
+pub mod trees;
 mod warning;
 
 pub use error::IsoError;

@@ -1,5 +1,6 @@
-//! Reading an image back with the same library: every entry with its Rock Ridge name, mode and
-//! symlink target, and a file's bytes streamed out (so a caller can check sha256s).
+//! Reading an image back: every tree it carries checked to agree ([`super::trees`]), every
+//! entry with its Rock Ridge name, mode and symlink target, and a file's bytes streamed out of
+//! the extents all trees point at (so a caller's sha256 covers what any tree shows).
 //!
 //! ```no_run
 //! use cks_builder::iso::IsoImage;
@@ -12,17 +13,18 @@
 //! # Ok::<(), cks_builder::iso::IsoError>(())
 //! ```
 
+use std::collections::BTreeMap;
+use std::fs::File;
 use std::io::{self, Write};
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
-
-use hadris_fs::sync::Volume;
-use hadris_fs::{FileType, MountOptions, OpenOptions};
-use hadris_iso::IsoId;
-use hadris_iso::sync::IsoFs;
-use hadris_storage::host::FileDevice;
 
 use super::error::IsoError;
 use super::mode::EntryKind;
+use super::trees::{self, Entry, Source};
+
+/// Bytes in a logical sector.
+const SECTOR: u64 = 2048;
 
 /// One entry of an image, as Rock Ridge records it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -39,34 +41,57 @@ pub struct IsoEntry {
     pub target: Option<String>,
 }
 
-/// An ISO image opened for reading (Rock Ridge names when present).
+/// An ISO image opened for reading: its trees checked to agree ([`trees::check`]), its Rock
+/// Ridge tree listed, a file's bytes read from the extents every tree points at.
 pub struct IsoImage {
     path: PathBuf,
-    volume: Volume<IsoFs<FileDevice>>,
+    file: File,
     volume_id: String,
+    entries: BTreeMap<String, Entry>,
+}
+
+/// The image file as [`trees`] reads it.
+struct Image<'a>(&'a File);
+
+impl Source for Image<'_> {
+    fn read(&self, offset: u64, len: usize) -> Result<Vec<u8>, String> {
+        let mut buf = vec![0u8; len];
+        self.0
+            .read_exact_at(&mut buf, offset)
+            .map_err(|err| format!("{len} bytes at offset {offset}: {err}"))?;
+        Ok(buf)
+    }
+}
+
+/// Every entry of `dir` and below, by absolute path.
+fn flatten(dir: &BTreeMap<String, Entry>, prefix: &str, out: &mut BTreeMap<String, Entry>) {
+    for (name, entry) in dir {
+        let path = format!("{prefix}/{name}");
+        flatten(&entry.children, &path, out);
+        let mut entry = entry.clone();
+        entry.children.clear();
+        out.insert(path, entry);
+    }
 }
 
 impl IsoImage {
-    /// Opens the image at `path`.
+    /// Opens the image at `path`, refusing it unless every tree it carries agrees.
     pub fn open(path: &Path) -> Result<Self, IsoError> {
-        let failed = |detail: String| IsoError::Read {
+        let file = File::open(path).map_err(|err| IsoError::Read {
             iso: path.to_path_buf(),
-            detail,
-        };
-        let device = FileDevice::open(path).map_err(|err| failed(err.to_string()))?;
-        let fs = IsoFs::mount(device, MountOptions::new()).map_err(|err| {
-            failed(format!(
-                "not an ISO 9660 image: {}",
-                hadris_fs::PathError::from(err)
-            ))
+            detail: err.to_string(),
         })?;
-        let volume_id = String::from_utf8_lossy(fs.info().id(IsoId::Volume))
-            .trim_end()
-            .to_string();
+        let checked = trees::check(&Image(&file)).map_err(|problem| IsoError::Trees {
+            iso: path.to_path_buf(),
+            problem,
+        })?;
+        let mut entries = BTreeMap::new();
+        flatten(&checked.root, "", &mut entries);
         Ok(Self {
             path: path.to_path_buf(),
-            volume: Volume::new(fs),
-            volume_id,
+            file,
+            volume_id: checked.volume_id,
+            entries,
         })
     }
 
@@ -84,77 +109,49 @@ impl IsoImage {
 
     /// Every entry below the root, sorted by path.
     pub fn entries(&self) -> Result<Vec<IsoEntry>, IsoError> {
-        let walk = self
-            .volume
-            .walk("/")
-            .map_err(|err| self.failed(err.to_string()))?;
-        let mut out = Vec::new();
-        for item in walk {
-            let item = item.map_err(|err| self.failed(err.to_string()))?;
-            let raw = String::from_utf8_lossy(item.path()).into_owned();
-            let path = if raw.starts_with('/') {
-                raw
-            } else {
-                format!("/{raw}")
-            };
-            let meta = item.entry().metadata();
-            let kind = match item.entry().file_type() {
-                FileType::Dir => EntryKind::Dir,
-                FileType::Symlink => EntryKind::Symlink,
-                _ => EntryKind::File,
-            };
-            let target = match kind {
-                EntryKind::Symlink => Some(
-                    self.volume
-                        .read_link(path.as_bytes())
-                        .map(|t| String::from_utf8_lossy(&t).into_owned())
-                        .map_err(|err| self.failed(format!("{path}: {err}")))?,
-                ),
-                _ => None,
-            };
-            out.push(IsoEntry {
-                size: if kind == EntryKind::File {
-                    meta.len()
-                } else {
-                    0
-                },
-                mode: meta.permissions().bits() & 0o7777,
-                kind,
-                target,
-                path,
-            });
-        }
-        out.sort_by(|a, b| a.path.cmp(&b.path));
-        Ok(out)
+        Ok(self
+            .entries
+            .iter()
+            .map(|(path, entry)| IsoEntry {
+                path: path.clone(),
+                kind: entry.kind,
+                mode: entry.mode,
+                size: entry.size,
+                target: entry.target.clone(),
+            })
+            .collect())
     }
 
-    /// Streams the file at `path` into `out`; returns the bytes copied.
+    /// Streams the file at `path` (from the root, with or without the leading `/`) into `out`;
+    /// returns the bytes copied.
     pub fn copy_file(&self, path: &str, out: &mut impl Write) -> Result<u64, IsoError> {
-        let meta = self
-            .volume
-            .symlink_metadata(path.as_bytes())
-            .map_err(|err| self.failed(format!("{path}: {err}")))?;
-        if !meta.file_type().is_file() {
+        let absolute = format!("/{}", path.trim_start_matches('/'));
+        let entry = self
+            .entries
+            .get(&absolute)
+            .ok_or_else(|| self.failed(format!("{path}: no such file in the image")))?;
+        if entry.kind != EntryKind::File {
             return Err(IsoError::NotAFile {
                 iso: self.path.clone(),
                 path: path.to_string(),
             });
         }
-        let mut file = self
-            .volume
-            .open(path.as_bytes(), OpenOptions::new().read())
-            .map_err(|err| self.failed(format!("{path}: {err}")))?;
         let mut buf = vec![0u8; 256 * 1024];
         let mut total = 0u64;
-        loop {
-            let n = match file.read(&mut buf) {
-                Ok(0) => break,
-                Ok(n) => n,
-                Err(err) => return Err(self.failed(format!("{path}: {err}"))),
-            };
-            out.write_all(&buf[..n])
-                .map_err(|err| self.failed(format!("writing {path} out: {err}")))?;
-            total += n as u64;
+        for extent in &entry.extents {
+            let mut offset = u64::from(extent.start) * SECTOR;
+            let mut left = u64::from(extent.len);
+            while left > 0 {
+                let n = left.min(buf.len() as u64) as usize;
+                self.file
+                    .read_exact_at(&mut buf[..n], offset)
+                    .map_err(|err| self.failed(format!("{path}: {err}")))?;
+                out.write_all(&buf[..n])
+                    .map_err(|err| self.failed(format!("writing {path} out: {err}")))?;
+                offset += n as u64;
+                left -= n as u64;
+                total += n as u64;
+            }
         }
         Ok(total)
     }

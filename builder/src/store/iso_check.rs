@@ -1,5 +1,5 @@
-//! Checking a finished ISO taken from a cache against what this build knows on its own: the
-//! volume id, exactly the planned files, tarballs and generated files (no file more, no
+//! Checking a finished ISO taken from a cache against what this build knows on its own: every
+//! tree it carries agreeing ([`crate::iso::trees`], run as the image opens), the volume id, exactly the planned files, tarballs and generated files (no file more, no
 //! symlink), each planned file's sha256 and mode, each image tarball checked as
 //! [`TarballCheck`] does, and the generated files' bytes handed back for the caller to
 //! compare with the ones it renders. Each file is read once, hashed as it streams; nothing

@@ -6,6 +6,7 @@
 
 mod damaged;
 mod faults;
+mod forged;
 mod runners;
 pub(crate) mod support;
 mod tls;

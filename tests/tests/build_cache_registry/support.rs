@@ -224,7 +224,7 @@ pub(crate) fn upstream_bytes(upstream: &DemoUpstream) -> Vec<String> {
 }
 
 /// The cache repository's folder of tags under `storage`.
-fn tags_dir(storage: &Path) -> PathBuf {
+pub(crate) fn tags_dir(storage: &Path) -> PathBuf {
     storage.join("data/docker/registry/v2/repositories/ci/cks-cache/_manifests/tags")
 }
 
@@ -239,7 +239,7 @@ pub(crate) fn blob_path(storage: &Path, digest: &str) -> PathBuf {
 }
 
 /// Every artifact whose tag starts with `prefix`: its manifest's digest and the manifest.
-fn artifacts(storage: &Path, prefix: &str) -> Vec<(String, serde_json::Value)> {
+pub(crate) fn artifacts(storage: &Path, prefix: &str) -> Vec<(String, serde_json::Value)> {
     let mut out = Vec::new();
     for tag in std::fs::read_dir(tags_dir(storage))
         .into_iter()
