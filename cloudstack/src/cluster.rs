@@ -90,6 +90,31 @@ pub struct KubernetesCluster {
         deserialize_with = "scalar::optional_size"
     )]
     pub max_size: Option<u32>,
+    /// Its zone's id.
+    #[serde(rename = "zoneid", default, deserialize_with = "scalar::text")]
+    pub zone_id: String,
+    /// Its zone's name.
+    #[serde(rename = "zonename", default, deserialize_with = "scalar::text")]
+    pub zone_name: String,
+    /// The account owning it (a project's clusters name the project's account).
+    #[serde(default, deserialize_with = "scalar::text")]
+    pub account: String,
+    /// Its domain's id.
+    #[serde(rename = "domainid", default, deserialize_with = "scalar::text")]
+    pub domain_id: String,
+    /// Its domain's name.
+    #[serde(default, deserialize_with = "scalar::text")]
+    pub domain: String,
+    /// The name of the project owning it, if any.
+    #[serde(default, deserialize_with = "scalar::optional_text")]
+    pub project: Option<String>,
+    /// The name of the Kubernetes version it runs.
+    #[serde(
+        rename = "kubernetesversionname",
+        default,
+        deserialize_with = "scalar::text"
+    )]
+    pub kubernetes_version_name: String,
     /// The project that owns it, when one does: its VMs, volumes, network and rules are
     /// listed with this `projectid` ([`crate::owner::owned_by`]).
     #[serde(

@@ -54,6 +54,7 @@ pub struct CommandHooks {
     running: BTreeMap<u64, Running>,
     ssh: BTreeMap<String, Box<dyn cks_ssh::RemoteRunner>>,
     secrets: Vec<String>,
+    env: Vec<(String, String)>,
 }
 
 impl CommandHooks {
@@ -76,6 +77,12 @@ impl CommandHooks {
     /// The way to `node` over SSH (for `reboot_required`).
     pub fn with_ssh(mut self, node: &str, runner: Box<dyn cks_ssh::RemoteRunner>) -> Self {
         self.ssh.insert(node.to_string(), runner);
+        self
+    }
+
+    /// Every gate also gets these variables (a fleet's `CKS_FLEET`, `CKS_STAGE`, ...).
+    pub fn with_env(mut self, env: Vec<(String, String)>) -> Self {
+        self.env = env;
         self
     }
 
@@ -168,6 +175,7 @@ impl CommandHooks {
             .env("CKS_CLUSTER_ID", call.cluster)
             .env("CKS_BATCH", call.batch.to_string())
             .env("CKS_NODES", call.nodes.join(","))
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::null())
             .stdout(input)
             .stderr(errors)

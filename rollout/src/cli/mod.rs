@@ -12,7 +12,7 @@ macro_rules! outln {
 }
 
 mod args;
-mod duration;
+pub mod duration;
 mod exit;
 mod render;
 mod simulate;

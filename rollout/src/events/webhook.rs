@@ -149,10 +149,16 @@ impl Webhook {
 
 impl Progress for Webhook {
     fn on_event(&mut self, event: &Event) {
+        if let Ok(body) = serde_json::to_string(&EventLine::new(&self.cluster, event)) {
+            self.send_line(body);
+        }
+    }
+}
+
+impl Webhook {
+    /// Queues one JSON body for delivery (a fleet's events use this); never blocks.
+    pub fn send_line(&mut self, body: String) {
         let Some(queue) = &self.queue else {
-            return;
-        };
-        let Ok(body) = serde_json::to_string(&EventLine::new(&self.cluster, event)) else {
             return;
         };
         match queue.try_send(body) {

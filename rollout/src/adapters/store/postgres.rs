@@ -55,8 +55,9 @@ impl PostgresUrl {
         &self.tls
     }
 
-    /// A new connection, over TLS as [`PostgresUrl::tls`] says.
-    fn connect(&self) -> Result<Client, StoreError> {
+    /// A new connection, over TLS as [`PostgresUrl::tls`] says (the fleet's store opens its
+    /// own connections to the rollout's database through it).
+    pub fn connect(&self) -> Result<Client, StoreError> {
         self.tls.connect(&self.config).map_err(|e| match e {
             ConnectError::Postgres(source) => StoreError::Postgres {
                 url: self.to_string(),

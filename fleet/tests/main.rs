@@ -1,0 +1,7 @@
+//! The fleet's integration tests, one binary: each module checks one adapter or behaviour.
+
+mod property;
+mod refusals;
+mod simulation;
+mod store_postgres;
+mod workers_postgres;

@@ -1,0 +1,269 @@
+//! Three `cks-fleet run` processes on the real PostgreSQL over a fleet of 30 clusters in the
+//! CloudStack fake (every fourth owned by a project), each upgrade done by the real
+//! `cks-upgrade-hook upgrade` (its job followed, the cloud controller manager refreshed over the
+//! real sshd): one worker is killed while it holds a cluster of the last stage, another takes
+//! that cluster over once the lease lapsed; no cluster is upgraded twice; the one whose
+//! CloudStack job fails is reported with CloudStack's error.
+
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use cks_fixtures::fleet_cloud::FleetCloud;
+use cks_fixtures::postgres::Postgres;
+use cks_fixtures::skip::skip;
+use cks_fixtures::sshd::Sshd;
+
+const KEY: &str = "fleet-api-key";
+const SECRET: &str = "fleet-secret-SECRETMARK";
+
+const KUBECTL: &str = r#"#!/bin/sh
+case "$*" in
+  *"rollout status"*) echo "deployment successfully rolled out" ;;
+  *"get secret cloudstack-secret"*) echo "secret/cloudstack-secret" ;;
+  *"apply -f"*) echo "deployment.apps/cloud-controller-manager configured" ;;
+  *"get deployment"*) printf '%s' "apache/cloudstack-kubernetes-provider:v1.2.0" ;;
+  *) echo "unexpected kubectl call: $*" >&2; exit 9 ;;
+esac
+"#;
+
+/// The workspace's `cks-upgrade-hook`, built when missing (a run of this crate's tests alone).
+fn upgrade_hook() -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_BIN_EXE_cks-fleet"))
+        .parent()
+        .map(Path::to_path_buf)
+        .expect("the binaries' folder");
+    let hook = dir.join("cks-upgrade-hook");
+    if !hook.is_file() {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let built = Command::new(cargo)
+            .args([
+                "build",
+                "-p",
+                "cks-upgrade-hook",
+                "--bin",
+                "cks-upgrade-hook",
+            ])
+            .status()
+            .expect("cargo runs");
+        assert!(built.success(), "cks-upgrade-hook builds");
+    }
+    hook
+}
+
+fn events_of(path: &Path) -> Vec<serde_json::Value> {
+    fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
+}
+
+fn wait_for(what: &str, limit: Duration, mut done: impl FnMut() -> bool) {
+    let until = Instant::now() + limit;
+    while !done() {
+        assert!(Instant::now() < until, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+struct Killed(Vec<Child>);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        for c in &mut self.0 {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+#[test]
+fn three_workers_upgrade_thirty_clusters_and_take_a_killed_workers_cluster_over() {
+    let pg = match Postgres::start() {
+        Ok(pg) => pg,
+        Err(e) if e.to_string().contains("not installed") => {
+            return skip(&format!("no PostgreSQL here: {e}"));
+        }
+        Err(e) => panic!("PostgreSQL starts: {e}"),
+    };
+    let sshd = Sshd::start().expect("sshd starts");
+    let fleet = FleetCloud::start(30, sshd.port(), KEY, SECRET, 4).expect("the fleet's cloud");
+    fleet
+        .cloud
+        .set_upgrade_duration(Duration::from_millis(1500));
+    let failing = fleet
+        .cluster_named("fleet-12")
+        .expect("fleet-12")
+        .id
+        .clone();
+    fleet.cloud.fail_upgrade_of(
+        &failing,
+        "Failed to upgrade Kubernetes cluster : fleet-12 as unable to upgrade control node",
+    );
+    let work = tempfile::tempdir().expect("work dir");
+    let scripts = work.path().join("scripts");
+    fs::create_dir(&scripts).expect("scripts");
+    let kubectl = scripts.join("kubectl");
+    fs::write(&kubectl, KUBECTL).expect("kubectl");
+    fs::set_permissions(&kubectl, fs::Permissions::from_mode(0o755)).expect("chmod");
+    let manifest = scripts.join("provider.yaml");
+    fs::write(&manifest, "kind: Deployment\n").expect("manifest");
+    let key = work.path().join("id");
+    fs::copy(sshd.client_key(), &key).expect("key");
+    fs::set_permissions(&key, fs::Permissions::from_mode(0o600)).expect("chmod key");
+    let known_hosts = sshd.known_hosts().expect("known_hosts");
+    let hook = upgrade_hook();
+
+    let worker = |name: &str| -> Child {
+        let events = work.path().join(format!("{name}.events"));
+        let mut args: Vec<String> = [
+            "run",
+            "--fleet",
+            "to-1.33",
+            "--store",
+            &pg.url(),
+            "--to",
+            "1.33.1",
+            "--no-preload",
+            "--stage",
+            "name=canary,clusters=1",
+            "--stage",
+            "name=ten,percent=10,parallelism=2",
+            "--stage",
+            "name=rest,parallelism=4",
+            "--halt-after",
+            "3",
+            "--lease-timeout",
+            "10s",
+            "--poll-interval",
+            "1s",
+            "--worker",
+            name,
+            "--json",
+            "--ssh-user",
+            sshd.user(),
+        ]
+        .map(String::from)
+        .to_vec();
+        args.extend([
+            "--ssh-key".into(),
+            key.display().to_string(),
+            "--known-hosts".into(),
+            known_hosts.display().to_string(),
+        ]);
+        args.extend([
+            "--events".into(),
+            events.display().to_string(),
+            "--upgrade-hook".into(),
+            hook.display().to_string(),
+        ]);
+        for extra in [
+            "--script-dir",
+            &scripts.display().to_string(),
+            "--no-sudo",
+            "--provider-manifest",
+            &manifest.display().to_string(),
+        ] {
+            args.push(format!("--upgrade-arg={extra}"));
+        }
+        Command::new(env!("CARGO_BIN_EXE_cks-fleet"))
+            .args(&args)
+            .env("CLOUDSTACK_ENDPOINT", fleet.api.endpoint())
+            .env("CLOUDSTACK_KEY", KEY)
+            .env("CLOUDSTACK_SECRET", SECRET)
+            .env_remove("CLOUDSTACK_CONFIG")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("cks-fleet runs")
+    };
+    let mut children = Killed(vec![worker("w1"), worker("w2"), worker("w3")]);
+
+    // w2 is killed while it holds a cluster of the last stage.
+    let w2_events = work.path().join("w2.events");
+    wait_for(
+        "w2 to claim a cluster of the last stage",
+        Duration::from_secs(120),
+        || {
+            events_of(&w2_events)
+                .iter()
+                .any(|e| e["step"] == "claim" && e["stage"] == "rest")
+        },
+    );
+    children.0[1].kill().expect("kill w2");
+    let _ = children.0[1].wait();
+    let held: Vec<String> = events_of(&w2_events)
+        .iter()
+        .filter(|e| e["step"] == "claim")
+        .filter_map(|e| e["cluster"].as_str().map(str::to_string))
+        .collect();
+
+    let mut summaries = Vec::new();
+    for i in [0, 2] {
+        let child = std::mem::replace(
+            &mut children.0[i],
+            Command::new("true").spawn().expect("true"),
+        );
+        let out = child.wait_with_output().expect("worker ends");
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(out.status.code(), Some(3), "one cluster failed: {stderr}");
+        assert!(!stderr.contains("SECRETMARK"), "{stderr}");
+        summaries.push(
+            serde_json::from_slice::<serde_json::Value>(&out.stdout).expect("a JSON summary"),
+        );
+    }
+    let summary = &summaries[0];
+    let clusters = summary["clusters"].as_array().expect("clusters");
+    assert_eq!(clusters.len(), 30);
+    let done = clusters.iter().filter(|c| c["ending"] == "done").count();
+    assert_eq!(done, 29, "{summary:#}");
+    let failed: Vec<_> = clusters
+        .iter()
+        .filter(|c| c["ending"] == "failed")
+        .collect();
+    assert_eq!(failed.len(), 1);
+    assert_eq!(failed[0]["id"], failing.as_str());
+    assert!(
+        failed[0]["detail"]
+            .as_str()
+            .is_some_and(|d| d.contains("unable to upgrade control node")),
+        "{:#}",
+        failed[0]
+    );
+
+    // Every cluster upgraded once, the project-owned ones too; the killed worker's last cluster
+    // was taken over.
+    let calls = fleet.cloud.calls();
+    for c in &fleet.clusters {
+        let upgrades = calls
+            .iter()
+            .filter(|call| {
+                call.to_lowercase().starts_with("upgradekubernetescluster")
+                    && call.contains(&format!("id={}", c.id))
+            })
+            .count();
+        assert_eq!(upgrades, 1, "{} upgraded {upgrades} times", c.name);
+    }
+    assert!(fleet.project_clusters().count() >= 7);
+    let all_events: Vec<serde_json::Value> = ["w1", "w3"]
+        .iter()
+        .flat_map(|w| events_of(&work.path().join(format!("{w}.events"))))
+        .collect();
+    let taken: Vec<&str> = all_events
+        .iter()
+        .filter(|e| e["step"] == "takeover")
+        .filter_map(|e| e["cluster"].as_str())
+        .collect();
+    let last_held = held.last().expect("w2 held a cluster");
+    assert!(
+        taken.contains(&last_held.as_str()),
+        "{last_held} taken over: {taken:?}"
+    );
+    for e in &all_events {
+        assert_eq!(e["kind"], "fleet");
+        assert_eq!(e["fleet"], "to-1.33");
+    }
+}
