@@ -27,6 +27,10 @@ fn main() {
     // does, and with it the temporary directories it kept.
     runtime.shutdown_timeout(SHUTDOWN_WAIT);
     if let Err(error) = result {
+        // The reader of stdout wanted no more (`| head`): a quiet end, as a filter's.
+        if cli::stdout_closed(&error) {
+            std::process::exit(0);
+        }
         // Errors may quote a server's words or a URL the user gave: shown safe.
         fail(&format!("{error:#}"));
     }

@@ -51,6 +51,7 @@ mod release_cli;
 mod release_minors;
 mod resolve_cli;
 mod signature_referrers;
+mod stdout_closed;
 mod verify_containerd;
 mod verify_findings;
 mod verify_tarballs;

@@ -3,6 +3,18 @@
 
 use clap::{Parser, Subcommand};
 
+/// `print!` to stdout; a closed stdout is [`stdout::StdoutClosed`], the quiet exit.
+macro_rules! out {
+    ($($arg:tt)*) => { $crate::cli::stdout::write(format_args!($($arg)*)) };
+}
+
+/// `println!` to stdout; a closed stdout is [`stdout::StdoutClosed`], the quiet exit.
+macro_rules! outln {
+    ($($arg:tt)*) => {
+        $crate::cli::stdout::write(format_args!("{}\n", format_args!($($arg)*)))
+    };
+}
+
 mod build;
 mod build_args;
 mod catalog;
@@ -17,11 +29,13 @@ mod register_args;
 mod register_catalog;
 mod release;
 mod resolve;
+mod stdout;
 mod verify;
 
 /// Builds and checks the binaries ISO of Apache CloudStack's Kubernetes Service (CKS).
 ///
-/// Exit codes: 0 success, 1 the work failed (the message says why), 2 bad command line.
+/// Exit codes: 0 success, 1 the work failed (the message says why), 2 bad command line. Once
+/// its reader closes stdout (`| head`), a command stops and exits 0 without a message.
 #[derive(Debug, Parser)]
 #[command(name = "cks-iso", version = concat!(env!("CARGO_PKG_VERSION"), " (commit ", env!("CKS_GIT_COMMIT"), ")"), about, long_about = None)]
 pub struct Cli {
@@ -57,6 +71,7 @@ enum Command {
 }
 
 pub use interrupt::{Early, Interrupt};
+pub use stdout::{StdoutClosed, closed as stdout_closed};
 
 /// The clap command, for man pages and completions.
 pub fn command() -> clap::Command {
