@@ -19,10 +19,12 @@ mod build;
 mod build_args;
 mod catalog;
 mod diff;
+mod error_text;
+mod file_size;
 mod interrupt;
 mod keygen;
 mod pack;
-mod progress;
+pub(crate) mod progress;
 mod pull;
 mod register;
 mod register_args;
@@ -70,6 +72,8 @@ enum Command {
     Keygen(keygen::Args),
 }
 
+pub use error_text::error_text;
+pub use file_size::catch_file_size_signal;
 pub use interrupt::{Early, Interrupt};
 pub use stdout::{StdoutClosed, closed as stdout_closed};
 
