@@ -79,4 +79,5 @@ pub mod registry;
 pub mod retry;
 pub mod signature;
 pub mod signing;
+pub mod space;
 pub mod store;

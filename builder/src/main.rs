@@ -11,6 +11,9 @@ fn main() {
     // so no moment of a command dies of it before it can clean up.
     let early =
         cli::Early::catch().unwrap_or_else(|error| fail(&format!("catching Ctrl-C: {error}")));
+    // A write past `ulimit -f` is then an error (EFBIG) the command cleans up after.
+    cli::catch_file_size_signal()
+        .unwrap_or_else(|error| fail(&format!("catching SIGXFSZ: {error}")));
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -27,8 +30,12 @@ fn main() {
     // does, and with it the temporary directories it kept.
     runtime.shutdown_timeout(SHUTDOWN_WAIT);
     if let Err(error) = result {
+        // The reader of stdout wanted no more (`| head`): a quiet end, as a filter's.
+        if cli::stdout_closed(&error) {
+            std::process::exit(0);
+        }
         // Errors may quote a server's words or a URL the user gave: shown safe.
-        fail(&format!("{error:#}"));
+        fail(&cli::error_text(&error));
     }
 }
 

@@ -211,3 +211,19 @@ fn status_and_plan_name_the_nodes_created_since_the_settings_were_stored() {
         .collect();
     assert!(planned.contains(&"w-4".to_string()), "{planned:?}");
 }
+
+#[test]
+fn a_closed_stdout_ends_a_simulate_plan_quietly_with_status_0() {
+    let (reader, writer) = std::io::pipe().expect("pipe");
+    drop(reader);
+    let out = Command::new(env!("CARGO_BIN_EXE_cks-rollout"))
+        .args(["simulate", "--cluster", &example(), "plan"])
+        .args(["--offering", "worker=large"])
+        .stdout(writer)
+        .stderr(std::process::Stdio::piped())
+        .output()
+        .expect("cks-rollout runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr, "", "no panic, no message");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+}

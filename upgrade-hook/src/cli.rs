@@ -89,6 +89,10 @@ pub fn command() -> clap::Command {
 
 /// Parses the command line and runs it.
 pub fn main() -> ExitCode {
+    // A write past `ulimit -f` is then an error (EFBIG), not a silent death.
+    if let Err(error) = cks_builder::cli::catch_file_size_signal() {
+        tracing::debug!("SIGXFSZ not caught: {error}");
+    }
     let cli = Cli::parse();
     let result = match cli.command {
         Commands::Command(args) => print_command(&args).map(|()| ExitCode::SUCCESS),

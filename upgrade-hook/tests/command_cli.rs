@@ -95,3 +95,18 @@ fn redeploy_needs_a_host_key_policy_and_one_only() {
     let (code, _, stderr) = cli(&direct_and_port);
     assert_eq!(code, Some(2), "{stderr}");
 }
+
+#[test]
+fn a_closed_stdout_ends_it_quietly_with_status_0() {
+    let (reader, writer) = std::io::pipe().expect("pipe");
+    drop(reader);
+    let output = Command::new(env!("CARGO_BIN_EXE_cks-upgrade-hook"))
+        .args(["command", "--disable"])
+        .stdout(writer)
+        .stderr(std::process::Stdio::piped())
+        .output()
+        .expect("cks-upgrade-hook runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(stderr, "", "no panic, no message");
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+}

@@ -64,9 +64,9 @@ pub async fn run(args: BuildArgs, interrupt: &super::interrupt::Interrupt) -> Re
     match outcome {
         Outcome::Planned(plan) => {
             if args.json {
-                println!("{}", serde_json::to_string_pretty(&plan)?);
+                outln!("{}", serde_json::to_string_pretty(&plan)?)?;
             } else {
-                print!("{}", plan.render());
+                out!("{}", plan.render())?;
             }
         }
         Outcome::Built(plan, summary) => {
@@ -80,11 +80,11 @@ pub async fn run(args: BuildArgs, interrupt: &super::interrupt::Interrupt) -> Re
             if args.json {
                 let both =
                     serde_json::json!({ "plan": plan, "summary": summary, "signature": signature });
-                println!("{}", serde_json::to_string_pretty(&both)?);
+                outln!("{}", serde_json::to_string_pretty(&both)?)?;
             } else {
-                print!("{}", render_summary(&summary));
+                out!("{}", render_summary(&summary))?;
                 if let Some(signature) = &signature {
-                    println!("signature: {}", signature.display());
+                    outln!("signature: {}", signature.display())?;
                 }
             }
         }

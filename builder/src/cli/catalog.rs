@@ -84,11 +84,11 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
     .context("the catalog task stopped")?
     .with_context(|| format!("writing the catalog of {}", args.dir.display()))?;
     if args.json {
-        print!("{}", written.catalog.render());
+        out!("{}", written.catalog.render())?;
         return Ok(());
     }
     for iso in &written.catalog.isos {
-        println!(
+        outln!(
             "{}  {} {}  {} bytes  sha256 {}{}",
             iso.file,
             iso.kubernetes_version,
@@ -100,15 +100,15 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
             } else {
                 ""
             }
-        );
+        )?;
     }
     for path in written.checksums.iter().chain(&written.signature) {
-        println!("wrote {}", path.display());
+        outln!("wrote {}", path.display())?;
     }
     for path in &written.removed {
-        println!("removed {} (its minor is no longer here)", path.display());
+        outln!("removed {} (its minor is no longer here)", path.display())?;
     }
-    println!(
+    outln!(
         "wrote {} ({} ISO{})",
         written.path.display(),
         written.catalog.isos.len(),
@@ -117,6 +117,6 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
         } else {
             "s"
         }
-    );
+    )?;
     Ok(())
 }

@@ -59,14 +59,14 @@ pub async fn run(args: Args, interrupt: &super::interrupt::Interrupt) -> anyhow:
         }
     };
     if args.json {
-        println!(
+        outln!(
             "{}",
             serde_json::to_string_pretty(&diff).context("rendering the differences as JSON")?
-        );
+        )?;
     } else if diff.is_empty() {
-        println!("no differences");
+        outln!("no differences")?;
     } else {
-        print!("{diff}");
+        out!("{diff}")?;
     }
     if !diff.is_empty() {
         std::process::exit(1);

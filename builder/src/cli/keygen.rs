@@ -27,13 +27,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let pair = write_key_pair(&args.out)
         .with_context(|| format!("writing a key pair at {}", args.out.display()))?;
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&pair)?);
+        outln!("{}", serde_json::to_string_pretty(&pair)?)?;
     } else {
-        println!(
+        outln!(
             "private key: {} (mode 0600; never share it)",
             pair.private_key.display()
-        );
-        println!("public key: {}", pair.public_key.display());
+        )?;
+        outln!("public key: {}", pair.public_key.display())?;
     }
     Ok(())
 }

@@ -3,25 +3,41 @@
 
 use clap::{Parser, Subcommand};
 
+/// `print!` to stdout; a closed stdout is [`stdout::StdoutClosed`], the quiet exit.
+macro_rules! out {
+    ($($arg:tt)*) => { $crate::cli::stdout::write(format_args!($($arg)*)) };
+}
+
+/// `println!` to stdout; a closed stdout is [`stdout::StdoutClosed`], the quiet exit.
+macro_rules! outln {
+    ($($arg:tt)*) => {
+        $crate::cli::stdout::write(format_args!("{}\n", format_args!($($arg)*)))
+    };
+}
+
 mod build;
 mod build_args;
 mod catalog;
 mod diff;
+mod error_text;
+mod file_size;
 mod interrupt;
 mod keygen;
 mod pack;
-mod progress;
+pub(crate) mod progress;
 mod pull;
 mod register;
 mod register_args;
 mod register_catalog;
 mod release;
 mod resolve;
+mod stdout;
 mod verify;
 
 /// Builds and checks the binaries ISO of Apache CloudStack's Kubernetes Service (CKS).
 ///
-/// Exit codes: 0 success, 1 the work failed (the message says why), 2 bad command line.
+/// Exit codes: 0 success, 1 the work failed (the message says why), 2 bad command line. Once
+/// its reader closes stdout (`| head`), a command stops and exits 0 without a message.
 #[derive(Debug, Parser)]
 #[command(name = "cks-iso", version = concat!(env!("CARGO_PKG_VERSION"), " (commit ", env!("CKS_GIT_COMMIT"), ")"), about, long_about = None)]
 pub struct Cli {
@@ -56,7 +72,10 @@ enum Command {
     Keygen(keygen::Args),
 }
 
+pub use error_text::error_text;
+pub use file_size::catch_file_size_signal;
 pub use interrupt::{Early, Interrupt};
+pub use stdout::{StdoutClosed, closed as stdout_closed};
 
 /// The clap command, for man pages and completions.
 pub fn command() -> clap::Command {

@@ -69,8 +69,8 @@ pub async fn run(args: Args, interrupt: &super::interrupt::Interrupt) -> anyhow:
             packed.time.unix_seconds
         );
     }
-    println!("{}", packed.path.display());
-    println!("size: {} bytes", packed.size);
-    println!("sha256: {}", packed.sha256);
+    outln!("{}", packed.path.display())?;
+    outln!("size: {} bytes", packed.size)?;
+    outln!("sha256: {}", packed.sha256)?;
     Ok(())
 }

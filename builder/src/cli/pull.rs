@@ -86,7 +86,7 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
         eprintln!("cks-iso: warning: {warning}");
     }
     for image in &report.images {
-        println!("{}", image.pinned());
+        outln!("{}", image.pinned())?;
     }
     eprintln!(
         "cks-iso: {} image(s) written, {} skipped; fetched {} bytes ({} unique), wrote {} bytes",

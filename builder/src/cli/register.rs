@@ -56,10 +56,10 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
     .context("the register task stopped")?
     .with_context(|| format!("registering {}", iso.display()))?;
     if args.json {
-        println!(
+        outln!(
             "{}",
             serde_json::to_string_pretty(&done).context("rendering the outcome as JSON")?
-        );
+        )?;
         return Ok(());
     }
     let said = match done.status {
@@ -80,6 +80,6 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
         ),
     };
     // The name, id and state are CloudStack's.
-    println!("{}", controls(&said));
+    outln!("{}", controls(&said))?;
     Ok(())
 }

@@ -59,15 +59,15 @@ pub async fn run(args: Args, config: CloudStackConfig) -> anyhow::Result<()> {
             .with_context(|| format!("recording the serial of {catalog}"))?;
     }
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&rows)?);
+        outln!("{}", serde_json::to_string_pretty(&rows)?)?;
     } else {
-        print!("{}", controls(&from_catalog::render_table(&rows)));
+        out!("{}", controls(&from_catalog::render_table(&rows)))?;
         let changed = rows
             .iter()
             .filter(|r| !matches!(r.action.as_str(), "present" | "already disabled"))
             .count();
         if changed == 0 {
-            println!("nothing to do: every zone has what the catalog lists");
+            outln!("nothing to do: every zone has what the catalog lists")?;
         }
     }
     Ok(())

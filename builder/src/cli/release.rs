@@ -264,8 +264,8 @@ pub async fn run(args: Args, interrupt: &super::interrupt::Interrupt) -> Result<
         .context("the catalog task stopped")?
         .with_context(|| format!("writing the catalog of {}", output.display()))?
     };
-    print!("{}", render(&rows));
-    println!(
+    out!("{}", render(&rows))?;
+    outln!(
         "catalog: {} ({} ISOs, checksums per minor{})",
         written.path.display(),
         written.catalog.isos.len(),
@@ -274,17 +274,17 @@ pub async fn run(args: Args, interrupt: &super::interrupt::Interrupt) -> Result<
         } else {
             ""
         }
-    );
+    )?;
     if rows
         .iter()
         .all(|r| !matches!(r.result, IsoResult::Built | IsoResult::Rebuilt))
     {
         let cached = rows.iter().any(|r| r.result == IsoResult::Cached);
-        println!(
+        outln!(
             "nothing to build: every ISO is already in {}{}",
             output.display(),
             if cached { " or a cache" } else { "" }
-        );
+        )?;
     }
     Ok(())
 }

@@ -147,6 +147,6 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
     } else {
         lines(&kubernetes, &releases)
     };
-    print!("{out}");
+    out!("{out}")?;
     Ok(())
 }

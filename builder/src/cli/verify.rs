@@ -47,12 +47,12 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
         .context("the verify task stopped")?
         .with_context(|| format!("verifying {}", args.iso.display()))?;
     if args.json {
-        println!(
+        outln!(
             "{}",
             serde_json::to_string_pretty(&report).context("rendering the report as JSON")?
-        );
+        )?;
     } else {
-        print!("{report}");
+        out!("{report}")?;
     }
     if !report.is_clean() {
         anyhow::bail!(

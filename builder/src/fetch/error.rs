@@ -118,10 +118,27 @@ pub enum FetchError {
 impl FetchError {
     /// An I/O error on `path`.
     pub fn io(action: &'static str, path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        let path = path.into();
         FetchError::Io {
             action,
-            path: path.into(),
-            source,
+            source: crate::space::explain(source, &path, None),
+            path,
+        }
+    }
+
+    /// An I/O error on `path`, a file that needs `needed` bytes when known: ENOSPC and EFBIG
+    /// say it and what stopped them ([`crate::space::explain`]).
+    pub fn io_needing(
+        action: &'static str,
+        path: impl Into<PathBuf>,
+        needed: Option<u64>,
+        source: std::io::Error,
+    ) -> Self {
+        let path = path.into();
+        FetchError::Io {
+            action,
+            source: crate::space::explain(source, &path, needed),
+            path,
         }
     }
 

@@ -194,9 +194,9 @@ pub async fn stream_resuming(
                         received: partial.received,
                     };
                 }
-                file.flush()
-                    .await
-                    .map_err(|e| FetchError::io("writing", partial.temp.path(), e))?;
+                file.flush().await.map_err(|e| {
+                    FetchError::io_needing("writing", partial.temp.path(), expected, e)
+                })?;
                 return Ok(Downloaded {
                     sha256: partial.hasher.finish().into_hex(),
                     bytes: partial.received,
@@ -210,7 +210,7 @@ pub async fn stream_resuming(
         }
         file.write_all(&chunk)
             .await
-            .map_err(|e| FetchError::io("writing", partial.temp.path(), e))?;
+            .map_err(|e| FetchError::io_needing("writing", partial.temp.path(), expected, e))?;
         partial.hasher.update(&chunk);
         partial.received += chunk.len() as u64;
         progress.on_bytes(name, chunk.len() as u64);

@@ -235,6 +235,9 @@ impl RegistryError {
     /// Wraps an I/O error with the path it happened on.
     pub(crate) fn io(path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> RegistryError {
         let path = path.into();
-        move |source| RegistryError::Io { path, source }
+        move |source| RegistryError::Io {
+            source: crate::space::explain(source, &path, None),
+            path,
+        }
     }
 }

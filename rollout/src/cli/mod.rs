@@ -125,6 +125,7 @@ pub fn command() -> clap::Command {
 
 /// Parses the command line and runs it.
 pub fn main() -> ExitCode {
+    cks_rollout::live::cleanup::catch_file_size_signal();
     let cli = Cli::parse();
     cks_rollout::live::cleanup::install();
     let result = run(&cli);

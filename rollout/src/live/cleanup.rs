@@ -30,6 +30,16 @@ pub fn install() {
     );
 }
 
+/// Catches SIGXFSZ (into a flag nobody reads, the safe equivalent of ignoring it): a write past
+/// the file size limit (`ulimit -f`) then fails with EFBIG, an error the command reports and
+/// cleans up after, instead of the signal ending the process with no destructor run.
+pub fn catch_file_size_signal() {
+    let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    if let Err(e) = signal_hook::flag::register(signal_hook::consts::SIGXFSZ, flag) {
+        tracing::debug!("SIGXFSZ not caught: {e}");
+    }
+}
+
 /// Removes `path` on any exit, signals included (its owner still removes it on drop).
 pub fn remove_on_exit(path: &Path) {
     install();

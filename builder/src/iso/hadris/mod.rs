@@ -54,11 +54,11 @@ pub fn write(
         iso = iso.with_joliet();
     }
     let mut device = device::HashingFile::new(file).map_err(|err| failed(err.to_string()))?;
-    let report =
-        hadris_iso::sync::write(&mut device, &tree, &iso).map_err(|err| failed(describe(&err)))?;
+    let report = hadris_iso::sync::write(&mut device, &tree, &iso)
+        .map_err(|err| failed(describe(&err, out)))?;
     let (file, sha256) = device
         .finish(report.size())
-        .map_err(|err| failed(err.to_string()))?;
+        .map_err(|err| failed(crate::space::explain(err, out, Some(report.size())).to_string()))?;
     let warnings = report.warnings().iter().map(warning).collect();
     Ok(Written {
         file,
@@ -68,13 +68,20 @@ pub fn write(
     })
 }
 
-/// The writer's error with the tree path and host path it names.
-fn describe(err: &hadris_fs::PathError) -> String {
+/// The writer's error with the tree path and host path it names; no room to write `out`
+/// (ENOSPC, EFBIG) is explained ([`crate::space::explain`]).
+fn describe(err: &hadris_fs::PathError, out: &Path) -> String {
     let mut text = err.to_string();
     if let Some(host) = err.host_path() {
         let host = host.display().to_string();
         if !text.contains(&host) {
             text.push_str(&format!(" ({host})"));
+        }
+    }
+    if let Some(code) = err.raw_os_error() {
+        let io = std::io::Error::from_raw_os_error(code);
+        if crate::space::no_room(&io) {
+            text.push_str(&format!(": {}", crate::space::explain(io, out, None)));
         }
     }
     text
