@@ -202,6 +202,21 @@ fn a_newer_fleet_schema_is_refused_and_a_lost_connection_is_replaced_in_postgres
          WHERE datname = 'fleet' AND pid <> pg_backend_pid()",
     )
     .expect("terminate the store's backend");
+    // The termination is asynchronous: wait until the backend is gone, so the next call is
+    // the one that finds the connection closed.
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while pg
+        .sql(
+            "fleet",
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = 'fleet' AND pid <> pg_backend_pid()",
+        )
+        .expect("count backends")
+        .trim()
+        != "0"
+    {
+        assert!(std::time::Instant::now() < until, "the backend ends");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
     if let Err(e) = fleets.change("march", &mut |_, _| true) {
         assert_eq!(e.kind, PortErrorKind::Unavailable, "{e}");
     }

@@ -140,6 +140,8 @@ fn three_workers_upgrade_thirty_clusters_and_take_a_killed_workers_cluster_over(
             "10s",
             "--poll-interval",
             "1s",
+            "--concurrency",
+            "2",
             "--worker",
             name,
             "--json",
@@ -195,12 +197,21 @@ fn three_workers_upgrade_thirty_clusters_and_take_a_killed_workers_cluster_over(
     );
     children.0[1].kill().expect("kill w2");
     let _ = children.0[1].wait();
-    let held: Vec<String> = events_of(&w2_events)
+    // What w2 held when it died: claimed, not ended.
+    let w2 = events_of(&w2_events);
+    let ended: Vec<&str> = w2
         .iter()
-        .filter(|e| e["step"] == "claim")
-        .filter_map(|e| e["cluster"].as_str().map(str::to_string))
+        .filter(|e| e["step"] == "done" || e["step"] == "failed")
+        .filter_map(|e| e["cluster"].as_str())
         .collect();
-
+    let held: Vec<String> = w2
+        .iter()
+        .filter(|e| e["step"] == "claim" || e["step"] == "takeover")
+        .filter_map(|e| e["cluster"].as_str())
+        .filter(|c| !ended.contains(c))
+        .map(str::to_string)
+        .collect();
+    assert!(!held.is_empty(), "w2 held a cluster when it was killed");
     let mut summaries = Vec::new();
     for i in [0, 2] {
         let child = std::mem::replace(
@@ -257,11 +268,59 @@ fn three_workers_upgrade_thirty_clusters_and_take_a_killed_workers_cluster_over(
         .filter(|e| e["step"] == "takeover")
         .filter_map(|e| e["cluster"].as_str())
         .collect();
-    let last_held = held.last().expect("w2 held a cluster");
-    assert!(
-        taken.contains(&last_held.as_str()),
-        "{last_held} taken over: {taken:?}"
-    );
+    for cluster in &held {
+        assert!(
+            taken.contains(&cluster.as_str()),
+            "{cluster} taken over: {taken:?}"
+        );
+    }
+    // Never more clusters of a stage in progress than it allows: each cluster from its first
+    // claim to its end, both stamped by the store's clock (the record `status --json` shows).
+    let shown = Command::new(env!("CARGO_BIN_EXE_cks-fleet"))
+        .args([
+            "status",
+            "--fleet",
+            "to-1.33",
+            "--store",
+            &pg.url(),
+            "--json",
+        ])
+        .output()
+        .expect("status runs");
+    let record: serde_json::Value =
+        serde_json::from_slice(&shown.stdout).expect("the record as JSON");
+    assert!(record["ended_ms"].is_u64(), "the fleet ended");
+    let stages = record["plan"]["stages"].as_array().expect("stages");
+    for (i, stage) in stages.iter().enumerate() {
+        let parallelism = stage["parallelism"].as_u64().expect("parallelism") as usize;
+        let spans: Vec<(u64, u64)> = record["clusters"]
+            .as_object()
+            .expect("clusters")
+            .values()
+            .filter(|c| c["stage"].as_u64() == Some(i as u64))
+            .map(|c| {
+                (
+                    c["started_ms"].as_u64().expect("started"),
+                    c["ended_ms"].as_u64().expect("ended"),
+                )
+            })
+            .collect();
+        let most = spans
+            .iter()
+            .map(|(start, _)| {
+                spans
+                    .iter()
+                    .filter(|(s, e)| s <= start && start < e)
+                    .count()
+            })
+            .max()
+            .unwrap_or(0);
+        assert!(
+            most <= parallelism,
+            "stage {}: {most} clusters at once, parallelism {parallelism}",
+            stage["name"]
+        );
+    }
     for e in &all_events {
         assert_eq!(e["kind"], "fleet");
         assert_eq!(e["fleet"], "to-1.33");

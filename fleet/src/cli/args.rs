@@ -102,6 +102,10 @@ pub struct WorkerArgs {
     /// This worker's name, unique among the fleet's workers (default HOST-PID).
     #[arg(long, value_name = "NAME")]
     pub worker: Option<String>,
+    /// Clusters this process acts on at once (each a lease owner of its own, named
+    /// WORKER/1..N); the stage's parallelism bounds the whole fleet.
+    #[arg(long, default_value_t = 4, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub concurrency: u32,
     /// How often a running action is looked at.
     #[arg(long = "poll-interval", default_value = "10s", value_parser = duration::parse, value_name = "DURATION")]
     pub poll_interval: Duration,

@@ -1,6 +1,7 @@
 //! `plan`, `run` and `simulate`.
 
 use std::path::Path;
+use std::time::Instant;
 
 use cks_cloudstack::{CloudStackClient, CloudStackConfig};
 use cks_rollout::events::webhook::Webhook;
@@ -175,17 +176,34 @@ pub fn run(
     let mut ops = CommandOps::new(client, tools(w, &store.store));
     let mut gates = CommandGates::new(secrets);
     let mut clock = cks_rollout::adapters::clock::SystemClock;
-    let mut worker = Worker::new(&name, &store.fleet, w.poll_interval);
+    // One worker state machine per slot: this process acts on up to --concurrency clusters at
+    // once, each slot a lease owner of its own; the stage's parallelism bounds the fleet.
+    let mut slots: Vec<(Worker, Instant)> = (1..=w.concurrency.max(1))
+        .map(|i| {
+            (
+                Worker::new(&format!("{name}/{i}"), &store.fleet, w.poll_interval),
+                Instant::now(),
+            )
+        })
+        .collect();
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
         let _ = signal_hook::flag::register(signal, stop.clone());
     }
-    loop {
+    while !slots.is_empty() {
         if stop.load(std::sync::atomic::Ordering::Relaxed) {
             eprintln!(
                 "cks-fleet: stopped by a signal; the clusters this worker held are taken over by another worker once its lease lapses"
             );
             return Err(Failure::Run("interrupted".into()));
+        }
+        let Some(i) = (0..slots.len()).min_by_key(|i| slots[*i].1) else {
+            break;
+        };
+        let wait = slots[i].1.saturating_duration_since(Instant::now());
+        if !wait.is_zero() {
+            std::thread::sleep(wait.min(w.poll_interval));
+            continue;
         }
         let step = {
             let mut ports = WorkerPorts {
@@ -195,12 +213,14 @@ pub fn run(
                 clock: &mut clock,
                 events: &mut sinks,
             };
-            worker.step(&mut ports)
+            slots[i].0.step(&mut ports)
         };
         match step {
-            Step::Again => {}
-            Step::Sleep(d) => std::thread::sleep(d.min(w.poll_interval)),
-            Step::Finished => break,
+            Step::Again => slots[i].1 = Instant::now(),
+            Step::Sleep(d) => slots[i].1 = Instant::now() + d.min(w.poll_interval),
+            Step::Finished => {
+                slots.swap_remove(i);
+            }
         }
     }
     if let Some(hook) = sinks.webhook.take()

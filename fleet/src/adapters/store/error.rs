@@ -4,7 +4,6 @@
 
 use std::path::PathBuf;
 
-use ::postgres::error::SqlState;
 use cks_rollout::adapters::store::StoreError;
 use cks_rollout::ports::{PortError, PortErrorKind};
 
@@ -121,45 +120,8 @@ fn fleets_hint(known: Option<&[String]>) -> String {
     }
 }
 
-/// Whether a PostgreSQL error means "the database is not there right now" (connection lost,
-/// server shutting down or starting, conflicts that outlasted the retries).
-fn postgres_unavailable(e: &::postgres::Error) -> bool {
-    if e.is_closed() {
-        return true;
-    }
-    match e.code() {
-        // No SQLSTATE: the connection or the socket failed.
-        None => true,
-        Some(code) => {
-            code.code().starts_with("08")
-                || [
-                    SqlState::ADMIN_SHUTDOWN,
-                    SqlState::CRASH_SHUTDOWN,
-                    SqlState::CANNOT_CONNECT_NOW,
-                    SqlState::T_R_SERIALIZATION_FAILURE,
-                    SqlState::T_R_DEADLOCK_DETECTED,
-                ]
-                .contains(code)
-        }
-    }
-}
-
-/// A PostgreSQL error with the server's own message (its `Display` alone says only "db error").
-fn postgres_detail(e: &::postgres::Error) -> String {
-    if let Some(db) = e.as_db_error() {
-        return format!("{} {}: {}", db.severity(), db.code().code(), db.message());
-    }
-    let mut text = e.to_string();
-    let mut cause = std::error::Error::source(e);
-    while let Some(c) = cause {
-        let more = c.to_string();
-        if !text.contains(&more) {
-            text = format!("{text}: {more}");
-        }
-        cause = c.source();
-    }
-    text
-}
+use cks_rollout::adapters::store::error::postgres_detail;
+use cks_rollout::adapters::store::rules::postgres_unavailable;
 
 #[cfg(test)]
 mod tests {

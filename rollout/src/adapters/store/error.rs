@@ -61,8 +61,9 @@ pub enum StoreError {
     },
 }
 
-/// A PostgreSQL error with the server's own message (its `Display` alone says only "db error").
-fn postgres_detail(e: &::postgres::Error) -> String {
+/// A PostgreSQL error with the server's own message (its `Display` alone says only "db error");
+/// the fleet's store words its errors with it too.
+pub fn postgres_detail(e: &::postgres::Error) -> String {
     if let Some(db) = e.as_db_error() {
         return format!("{} {}: {}", db.severity(), db.code().code(), db.message());
     }

@@ -1,7 +1,7 @@
 //! The cluster store for the command line: SQLite (one host) or PostgreSQL (several hosts),
 //! chosen by URL, with compare-and-set state transitions.
 
-mod error;
+pub mod error;
 pub mod postgres;
 mod postgres_port;
 pub mod postgres_tls;

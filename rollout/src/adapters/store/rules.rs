@@ -41,7 +41,7 @@ pub trait RecordTable: RecordStore + Send + std::fmt::Debug {
 /// Whether a PostgreSQL error means "the database is not there right now" (connection lost,
 /// server shutting down or starting, conflicts that outlasted the retries): the engine retries
 /// those later.
-fn postgres_unavailable(e: &::postgres::Error) -> bool {
+pub fn postgres_unavailable(e: &::postgres::Error) -> bool {
     if e.is_closed() {
         return true;
     }
