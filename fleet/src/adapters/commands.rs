@@ -32,9 +32,14 @@ pub struct Tools {
     pub upgrade_args: Vec<String>,
     /// Arguments `upgrade` gets but `redeploy` does not (`--iso`, `--no-preload`).
     pub upgrade_only_args: Vec<String>,
-    /// Arguments every `cks-rollout run` gets (store, SSH login, controls, ...).
+    /// Arguments every `cks-rollout run` and `scan` gets (store, SSH login).
     pub rollout_args: Vec<String>,
+    /// Arguments `cks-rollout run` gets but `scan` does not (events, webhook, the operator's).
+    pub run_only_args: Vec<String>,
 }
+
+/// How long the `cks-rollout scan` before a settings rollout may take.
+const SCAN_LIMIT: std::time::Duration = std::time::Duration::from_secs(120);
 
 /// A tool found beside this executable, else on `PATH`.
 pub fn beside_me(name: &str) -> PathBuf {
@@ -85,6 +90,37 @@ fn cloudstack(e: cks_cloudstack::CloudStackError) -> PortError {
     PortError::unavailable(format!("CloudStack: {e}"))
 }
 
+impl CommandOps {
+    /// `cks-rollout scan`: a rollout left `Updating` by a worker that died (its lease lapsed)
+    /// goes to Alert, from where `run` resumes it. Its outcome is only logged: `run` says what
+    /// stops it.
+    fn scan(&self, cluster: &str) {
+        let mut c = self.command(&self.tools.rollout);
+        c.args(["scan", "--cluster-id", cluster])
+            .args(&self.tools.rollout_args);
+        let Ok(mut child) = c
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+        else {
+            return;
+        };
+        let until = std::time::Instant::now() + SCAN_LIMIT;
+        loop {
+            match child.try_wait() {
+                Ok(Some(_)) | Err(_) => return,
+                Ok(None) if std::time::Instant::now() >= until => {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    return;
+                }
+                Ok(None) => std::thread::sleep(std::time::Duration::from_millis(100)),
+            }
+        }
+    }
+}
+
 impl ClusterOps for CommandOps {
     fn observe(&mut self, cluster: &str) -> PortResult<ClusterFacts> {
         let found = self
@@ -123,6 +159,8 @@ impl ClusterOps for CommandOps {
                 c
             }
             Action::Settings(s) => {
+                self.scan(cluster);
+                let tools = &self.tools;
                 let mut c = self.command(&tools.rollout);
                 c.args(["run", "--cluster-id", cluster]);
                 for (flag, values) in [
@@ -134,7 +172,7 @@ impl ClusterOps for CommandOps {
                         c.arg(flag).arg(v);
                     }
                 }
-                c.args(&tools.rollout_args);
+                c.args(&tools.rollout_args).args(&tools.run_only_args);
                 c
             }
         };

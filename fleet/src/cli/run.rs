@@ -72,14 +72,15 @@ fn tools(w: &WorkerArgs, store: &str) -> Tools {
         upgrade_args.extend(["--user".to_string(), user.clone()]);
         rollout_args.extend(["--ssh-user".to_string(), user.clone()]);
     }
+    let mut run_only_args = Vec::new();
     if let Some(events) = &w.events {
-        rollout_args.extend(["--events".to_string(), events.display().to_string()]);
+        run_only_args.extend(["--events".to_string(), events.display().to_string()]);
     }
     if let Some(hook) = &w.webhook {
-        rollout_args.extend(["--webhook".to_string(), hook.clone()]);
+        run_only_args.extend(["--webhook".to_string(), hook.clone()]);
     }
     upgrade_args.extend(w.upgrade_args.iter().cloned());
-    rollout_args.extend(w.rollout_args.iter().cloned());
+    run_only_args.extend(w.rollout_args.iter().cloned());
     let mut upgrade_only_args = Vec::new();
     if let Some(iso) = &w.iso {
         upgrade_only_args.extend(["--iso".to_string(), iso.display().to_string()]);
@@ -99,6 +100,7 @@ fn tools(w: &WorkerArgs, store: &str) -> Tools {
         upgrade_args,
         upgrade_only_args,
         rollout_args,
+        run_only_args,
     }
 }
 
