@@ -131,6 +131,29 @@ mod tests {
     }
 
     #[test]
+    fn a_member_named_after_the_node_or_after_the_vm_is_its_own() {
+        // A VM whose name is not its node's: each name alone tells its member.
+        let mut v = vm("k1-control-1", "127.0.0.1");
+        v.name = "k1-cp-vm-1".into();
+        let by_node = [
+            member("k1-control-1", "127.0.0.1"),
+            member("k1-control-2", "127.0.0.1"),
+        ];
+        assert_eq!(
+            member_of(&v, &by_node).map(|m| &m.name),
+            Ok(&"k1-control-1".to_string())
+        );
+        let by_vm = [
+            member("K1-CP-VM-1", "127.0.0.1"),
+            member("k1-cp-vm-2", "127.0.0.1"),
+        ];
+        assert_eq!(
+            member_of(&v, &by_vm).map(|m| &m.name),
+            Ok(&"K1-CP-VM-1".to_string())
+        );
+    }
+
+    #[test]
     fn a_shared_address_is_told_apart_by_name_and_otherwise_refused() {
         let members = [member("c-1", "127.0.0.1"), member("c-2", "127.0.0.1")];
         assert_eq!(
