@@ -2,6 +2,7 @@
 
 mod property;
 mod refusals;
+mod settings_real;
 mod simulation;
 mod store_postgres;
 mod workers_postgres;

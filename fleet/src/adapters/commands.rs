@@ -38,8 +38,45 @@ pub struct Tools {
     pub run_only_args: Vec<String>,
 }
 
-/// How long the `cks-rollout scan` before a settings rollout may take.
-const SCAN_LIMIT: std::time::Duration = std::time::Duration::from_secs(120);
+/// The flags of the operator's `--rollout-arg`s that `cks-rollout scan` takes too (how the
+/// cluster is reached and its lease), so the scan sees the cluster as `run` will.
+const SHARED_FLAGS: [&str; 14] = [
+    "--lease-timeout",
+    "--kubeconfig",
+    "--context",
+    "--control-endpoint",
+    "--etcd-endpoint",
+    "--etcd-cacert",
+    "--etcd-cert",
+    "--etcd-key",
+    "--ssh-endpoint",
+    "--etcd-pki-dir",
+    "--etcdctl",
+    "--max-answer-size",
+    "--poll-interval",
+    "--host-key-fingerprint",
+];
+
+/// Of `args`, those [`SHARED_FLAGS`] name, with their values (`--flag=value` or `--flag value`).
+fn shared(args: &[String]) -> Vec<String> {
+    let mut kept = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        let arg = &args[i];
+        let name = arg.split('=').next().unwrap_or(arg);
+        if SHARED_FLAGS.contains(&name) {
+            kept.push(arg.clone());
+            if !arg.contains('=')
+                && let Some(value) = args.get(i + 1)
+            {
+                kept.push(value.clone());
+                i += 1;
+            }
+        }
+        i += 1;
+    }
+    kept
+}
 
 /// A tool found beside this executable, else on `PATH`.
 pub fn beside_me(name: &str) -> PathBuf {
@@ -54,6 +91,8 @@ struct Running {
     child: Child,
     output: std::fs::File,
     action: &'static str,
+    /// What runs once this child exited, whatever its status (the `run` after a `scan`).
+    then: Option<Command>,
 }
 
 /// The one-cluster tools as child processes, and CloudStack.
@@ -92,32 +131,14 @@ fn cloudstack(e: cks_cloudstack::CloudStackError) -> PortError {
 
 impl CommandOps {
     /// `cks-rollout scan`: a rollout left `Updating` by a worker that died (its lease lapsed)
-    /// goes to Alert, from where `run` resumes it. Its outcome is only logged: `run` says what
-    /// stops it.
-    fn scan(&self, cluster: &str) {
+    /// goes to Alert, from where `run` resumes it. It runs as the settings action's first
+    /// child; its outcome is not judged: `run` says what stops it.
+    fn scan(&self, cluster: &str) -> Command {
         let mut c = self.command(&self.tools.rollout);
         c.args(["scan", "--cluster-id", cluster])
-            .args(&self.tools.rollout_args);
-        let Ok(mut child) = c
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-        else {
-            return;
-        };
-        let until = std::time::Instant::now() + SCAN_LIMIT;
-        loop {
-            match child.try_wait() {
-                Ok(Some(_)) | Err(_) => return,
-                Ok(None) if std::time::Instant::now() >= until => {
-                    let _ = child.kill();
-                    let _ = child.wait();
-                    return;
-                }
-                Ok(None) => std::thread::sleep(std::time::Duration::from_millis(100)),
-            }
-        }
+            .args(&self.tools.rollout_args)
+            .args(shared(&self.tools.run_only_args));
+        c
     }
 }
 
@@ -145,22 +166,20 @@ impl ClusterOps for CommandOps {
 
     fn start(&mut self, cluster: &str, action: &Action) -> PortResult<u64> {
         let tools = &self.tools;
-        let mut command = match action {
+        let (first, then) = match action {
             Action::Upgrade(to) => {
                 let mut c = self.command(&tools.upgrade_hook);
                 c.args(["upgrade", "--cluster-id", cluster, "--to", &to.id]);
                 c.args(&tools.upgrade_args).args(&tools.upgrade_only_args);
-                c
+                (c, None)
             }
             Action::Refresh => {
                 let mut c = self.command(&tools.upgrade_hook);
                 c.args(["redeploy", "--cluster-id", cluster])
                     .args(&tools.upgrade_args);
-                c
+                (c, None)
             }
             Action::Settings(s) => {
-                self.scan(cluster);
-                let tools = &self.tools;
                 let mut c = self.command(&tools.rollout);
                 c.args(["run", "--cluster-id", cluster]);
                 for (flag, values) in [
@@ -173,27 +192,13 @@ impl ClusterOps for CommandOps {
                     }
                 }
                 c.args(&tools.rollout_args).args(&tools.run_only_args);
-                c
+                (self.scan(cluster), Some(c))
             }
         };
         let output = tempfile::tempfile().map_err(|e| {
             PortError::other(format!("a file for the {}'s output: {e}", action.name()))
         })?;
-        let copy = |f: &std::fs::File| {
-            f.try_clone()
-                .map_err(|e| PortError::other(format!("the {}'s output: {e}", action.name())))
-        };
-        let child = command
-            .stdin(Stdio::null())
-            .stdout(copy(&output)?)
-            .stderr(copy(&output)?)
-            .spawn()
-            .map_err(|e| {
-                PortError::new(
-                    PortErrorKind::Other,
-                    format!("starting the {}: {e}", action.name()),
-                )
-            })?;
+        let child = spawn(first, &output, action.name())?;
         self.next += 1;
         self.running.insert(
             self.next,
@@ -201,6 +206,7 @@ impl ClusterOps for CommandOps {
                 child,
                 output,
                 action: action.name(),
+                then,
             },
         );
         Ok(self.next)
@@ -212,6 +218,13 @@ impl ClusterOps for CommandOps {
         };
         let status = match r.child.try_wait() {
             Ok(None) => return Ok(ActionStatus::Running),
+            Ok(Some(_)) if r.then.is_some() => {
+                // The scan ended: the run starts, its output after the scan's.
+                if let Some(next) = r.then.take() {
+                    r.child = spawn(next, &r.output, r.action)?;
+                }
+                return Ok(ActionStatus::Running);
+            }
             Ok(Some(status)) => status,
             Err(e) => {
                 return Err(PortError::other(format!(
@@ -248,6 +261,20 @@ impl Drop for CommandOps {
     }
 }
 
+/// Starts `command` with no input and its output into `output`.
+fn spawn(mut command: Command, output: &std::fs::File, action: &str) -> PortResult<Child> {
+    let copy = |f: &std::fs::File| {
+        f.try_clone()
+            .map_err(|e| PortError::other(format!("the {action}'s output: {e}")))
+    };
+    command
+        .stdin(Stdio::null())
+        .stdout(copy(output)?)
+        .stderr(copy(output)?)
+        .spawn()
+        .map_err(|e| PortError::new(PortErrorKind::Other, format!("starting the {action}: {e}")))
+}
+
 /// The last [`TAIL`] bytes of `file`.
 fn tail_of(file: &mut std::fs::File) -> Vec<u8> {
     let len = file.seek(SeekFrom::End(0)).unwrap_or(0);
@@ -255,4 +282,35 @@ fn tail_of(file: &mut std::fs::File) -> Vec<u8> {
     let mut tail = Vec::new();
     let _ = file.take(TAIL).read_to_end(&mut tail);
     tail
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shared;
+
+    #[test]
+    fn the_scan_takes_the_operators_flags_it_knows_with_their_values() {
+        let args: Vec<String> = [
+            "--lease-timeout",
+            "60",
+            "--soak=10m",
+            "--etcd-endpoint=c1=https://a:2379",
+            "--gate",
+            "true",
+            "--control-endpoint",
+            "c1=https://a:6443",
+        ]
+        .map(String::from)
+        .to_vec();
+        assert_eq!(
+            shared(&args),
+            [
+                "--lease-timeout",
+                "60",
+                "--etcd-endpoint=c1=https://a:2379",
+                "--control-endpoint",
+                "c1=https://a:6443"
+            ]
+        );
+    }
 }
