@@ -37,6 +37,7 @@ mod ls_remote;
 mod ls_remote_limits;
 mod ls_remote_resolve;
 mod manifest_attacks;
+mod output_lock;
 mod pull_auth;
 mod pull_cli;
 mod pull_containerd;

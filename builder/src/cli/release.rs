@@ -9,8 +9,8 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 use cks_builder::catalog;
 use cks_builder::pipeline::{
-    ExistingIso, InFolder, Inputs, Matrix, MatrixRelease, Minors, Outcome, Request,
-    kubeadm_etcd_line, look_in_folder, pin_tools, probe_fetcher, release_versions,
+    ExistingIso, InFolder, Inputs, Matrix, MatrixRelease, Minors, Outcome, OutputLock, OutputPath,
+    Request, kubeadm_etcd_line, look_in_folder, pin_tools, probe_fetcher, release_versions,
 };
 use cks_builder::signing::SigningKey;
 use cks_pinning::kube_request::KubeRequest;
@@ -131,6 +131,11 @@ pub async fn run(args: Args, interrupt: &super::interrupt::Interrupt) -> Result<
         .output_path
         .clone()
         .context("cks-iso release needs --output-path (the folder of the ISOs)")?;
+    // The folder is this release's alone until it ends: another release or build there fails
+    // at once (the builds below take the lock this process holds). Made if missing, and
+    // removed again if the release fails with nothing written there.
+    let folder = OutputPath::prepare(&output, true)?;
+    let _writer = OutputLock::acquire(&output)?;
     let prefix = base.build_name.clone().unwrap_or_else(|| "cks".to_string());
     let arches: Vec<String> = base
         .arch
@@ -264,6 +269,7 @@ pub async fn run(args: Args, interrupt: &super::interrupt::Interrupt) -> Result<
         .context("the catalog task stopped")?
         .with_context(|| format!("writing the catalog of {}", output.display()))?
     };
+    folder.keep();
     out!("{}", render(&rows))?;
     outln!(
         "catalog: {} ({} ISOs, checksums per minor{})",
