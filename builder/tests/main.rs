@@ -26,6 +26,7 @@ mod fetch_checksums;
 mod fetch_faults;
 mod fetch_resume;
 mod fetch_sources;
+mod file_modes;
 mod iso_cli;
 mod iso_forgeries;
 mod iso_large;
