@@ -11,6 +11,7 @@ mod discovery_support;
 mod kube_support;
 mod store_contract;
 mod two_processes;
+mod unknown_cluster;
 
 mod adapter_cli;
 mod adapter_cli_postgres;
