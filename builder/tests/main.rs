@@ -49,6 +49,7 @@ mod pull_failures;
 mod pull_limits;
 mod pull_resume;
 mod pull_tls;
+mod readme_commands;
 mod register_answer_bound;
 mod release_cli;
 mod release_minors;
