@@ -17,6 +17,7 @@ mod build_interrupt;
 mod build_kube_minor;
 mod build_kubeadm_confined;
 mod build_mirror_password;
+mod build_progress;
 mod build_signature_flags;
 mod catalog_signing;
 mod demo_program;
