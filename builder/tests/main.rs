@@ -12,6 +12,7 @@ mod build_cli;
 mod build_dashboard_args;
 mod build_dashboard_redirect;
 mod build_early_checks;
+mod build_error_lines;
 mod build_file_size_limit;
 mod build_interrupt;
 mod build_kube_minor;

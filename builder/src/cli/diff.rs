@@ -60,7 +60,7 @@ pub async fn run(args: Args, interrupt: &super::interrupt::Interrupt) -> anyhow:
         Ok(diff) => diff,
         Err(error) => {
             // Exit 2, not the 1 other commands use: 1 means "they differ" here.
-            eprintln!("cks-iso: error: {error:#}");
+            eprintln!("cks-iso: error: {}", super::error_text(&error));
             std::process::exit(2);
         }
     };

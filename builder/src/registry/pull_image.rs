@@ -323,12 +323,20 @@ impl Job<'_> {
     ) -> Result<(tempfile::TempPath, WrittenTarball), RegistryError> {
         let tarball = self.out_dir.join(&self.request.tarball_name);
         let (dir, layout) = (self.out_dir.to_path_buf(), contents.clone());
-        tokio::task::spawn_blocking(move || write_tarball_temp(&dir, &layout))
+        let written = tokio::task::spawn_blocking(move || write_tarball_temp(&dir, &layout))
             .await
             .map_err(|e| RegistryError::Io {
-                path: tarball,
+                path: tarball.clone(),
                 source: std::io::Error::other(e.to_string()),
-            })?
+            })?;
+        // An error names the tarball being written, not its temporary name.
+        written.map_err(|error| match error {
+            RegistryError::Io { source, .. } => RegistryError::Io {
+                path: tarball,
+                source,
+            },
+            other => other,
+        })
     }
 }
 

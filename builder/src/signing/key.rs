@@ -192,8 +192,8 @@ fn write_new(path: &Path, bytes: &[u8], mode: u32) -> Result<(), SigningError> {
         _ => Path::new("."),
     };
     // tempfile creates files with mode 0600.
-    let mut file = tempfile::NamedTempFile::new_in(dir).map_err(io)?;
-    file.write_all(bytes).map_err(io)?;
+    let mut file = tempfile::NamedTempFile::new_in(dir).map_err(|e| io(crate::atomic::plain(e)))?;
+    file.as_file_mut().write_all(bytes).map_err(io)?;
     file.as_file()
         .set_permissions(std::fs::Permissions::from_mode(mode))
         .map_err(io)?;
