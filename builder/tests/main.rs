@@ -21,6 +21,7 @@ mod build_mirror_password;
 mod build_progress;
 mod build_signature_flags;
 mod catalog_signing;
+mod config_keys;
 mod demo_program;
 mod diff_isos;
 mod fetch_cache;

@@ -28,10 +28,7 @@ pub async fn run(args: BuildArgs, interrupt: &super::interrupt::Interrupt) -> Re
         .as_deref()
         .map(cks_builder::signing::SigningKey::read)
         .transpose()?;
-    let config = match &args.config {
-        Some(path) => Inputs::from_config_file(path)?,
-        None => Inputs::default(),
-    };
+    let config = super::build_args::read_config(args.config.as_deref())?;
     let lock = match &args.locked {
         Some(path) => Some(Lock::read(path)?),
         None => None,

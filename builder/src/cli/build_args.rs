@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use cks_builder::pipeline::{Inputs, LimitInput};
+use cks_builder::pipeline::{Inputs, LimitInput, OptionsError};
 use cks_builder::signature::SignatureInputs;
 use cks_pinning::headlamp::DashboardArgument;
 
@@ -231,4 +231,17 @@ impl BuildArgs {
                 .collect(),
         }
     }
+}
+
+/// The inputs of the `--config` file, if one was given, saying on stderr which of its keys
+/// have a new name.
+pub fn read_config(path: Option<&std::path::Path>) -> Result<Inputs, OptionsError> {
+    let Some(path) = path else {
+        return Ok(Inputs::default());
+    };
+    let (inputs, warnings) = Inputs::read_config(path)?;
+    for warning in warnings {
+        eprintln!("cks-iso: warning: {warning}");
+    }
+    Ok(inputs)
 }

@@ -103,10 +103,7 @@ fn apply_release(inputs: &mut Inputs, release: &MatrixRelease) {
 
 /// Runs `cks-iso release`.
 pub async fn run(args: Args, interrupt: &super::interrupt::Interrupt) -> Result<()> {
-    let config = match &args.build.config {
-        Some(path) => Inputs::from_config_file(path)?,
-        None => Inputs::default(),
-    };
+    let config = super::build_args::read_config(args.build.config.as_deref())?;
     if args.build.locked.is_some() || args.build.write_lock.is_some() || args.build.dry_run {
         bail!(
             "cks-iso release takes no --locked, --write-lock or --dry-run; use cks-iso build for one ISO"

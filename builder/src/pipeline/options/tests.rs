@@ -160,7 +160,7 @@ fn config_files_refuse_unknown_keys() {
     assert!(err.to_string().contains("kubernetes-verison"), "{err}");
     std::fs::write(
         &path,
-        "kubernetes-version = \"1.33.13\"\nmirrors = [\"a=b\"]\n",
+        "kubernetes-version = \"1.33.13\"\nmirror = [\"a=b\"]\n",
     )
     .expect("write config");
     let inputs = Inputs::from_config_file(&path).expect("valid config");
@@ -273,7 +273,7 @@ fn limits_come_from_the_config_table_and_flags_beat_it_per_kind() {
     let path = dir.path().join("cks.toml");
     std::fs::write(
         &path,
-        "[limits]\nmanifest = \"16MiB\"\nlayers = 2000\noci = \"8MiB\"\n",
+        "[limit]\nmanifest = \"16MiB\"\nlayers = 2000\noci = \"8MiB\"\n",
     )
     .expect("write config");
     let config = Inputs::from_config_file(&path).expect("valid config");
