@@ -44,6 +44,7 @@ mod discovery_cs;
 mod discovery_end_to_end;
 mod discovery_errors;
 mod discovery_fetched;
+mod duration_flags;
 mod events;
 mod examples;
 mod gate;
