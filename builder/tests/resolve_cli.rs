@@ -66,14 +66,14 @@ fn text_and_json_agree(listing: &Path, kubernetes: &str, tag: &str) {
         &[],
     ));
     let version = tag.trim_start_matches("cluster-autoscaler-");
-    assert_eq!(text["autoscaler_tag"], tag);
+    assert_eq!(text["autoscaler-tag"], tag);
     assert_eq!(text["autoscaler-version"], version);
     assert_eq!(text["autoscaler-commit"], commit_in(listing, tag));
     assert_eq!(
         text["autoscaler-image"],
         format!("registry.k8s.io/autoscaling/cluster-autoscaler:v{version}")
     );
-    assert_eq!(text["ccm_tag"], "v1.2.0");
+    assert_eq!(text["ccm-tag"], "v1.2.0");
     assert_eq!(
         text["ccm-image"],
         "docker.io/apache/cloudstack-kubernetes-provider:v1.2.0"
@@ -92,7 +92,9 @@ fn text_and_json_agree(listing: &Path, kubernetes: &str, tag: &str) {
     );
     assert_eq!(output.status.code(), Some(0), "stderr: {}", stderr(&output));
     let json: serde_json::Value = serde_json::from_str(&stdout(&output)).expect("JSON output");
+    // The same keys, snake_case in JSON as every JSON key is (`autoscaler-tag`: `autoscaler_tag`).
     for (key, value) in &text {
+        let key = key.replace('-', "_");
         assert_eq!(json[key.as_str()].as_str(), Some(value.as_str()), "{key}");
     }
     assert_eq!(json["warnings"], serde_json::json!([]));
@@ -127,8 +129,8 @@ fn overrides_from_environment_and_flags(listing: &Path) {
         ],
     );
     let values = fields(&output);
-    assert_eq!(values["autoscaler_tag"], "cluster-autoscaler-1.32.7");
-    assert_eq!(values["ccm_tag"], "v1.3.0-rc1");
+    assert_eq!(values["autoscaler-tag"], "cluster-autoscaler-1.32.7");
+    assert_eq!(values["ccm-tag"], "v1.3.0-rc1");
     let warning = stderr(&output);
     assert!(
         warning.contains("warning") && warning.contains("1.32.7"),
@@ -142,8 +144,8 @@ fn overrides_from_environment_and_flags(listing: &Path) {
         &args,
         &[("AUTOSCALER_VERSION", "1.33.99"), ("CCM_VERSION", "junk")],
     ));
-    assert_eq!(values["autoscaler_tag"], "cluster-autoscaler-1.33.4");
-    assert_eq!(values["ccm_tag"], "v1.2.1");
+    assert_eq!(values["autoscaler-tag"], "cluster-autoscaler-1.33.4");
+    assert_eq!(values["ccm-tag"], "v1.2.1");
     // A missing release fails, listing the minor's releases.
     let output = cks_iso(&base, &[("AUTOSCALER_VERSION", "1.33.99")]);
     assert_eq!(output.status.code(), Some(1));
