@@ -130,7 +130,7 @@ pub enum HttpError {
 impl HttpError {
     /// A reqwest error on `url`, with its causes; a refused certificate is [`HttpError::Tls`].
     pub fn from_reqwest(url: &str, error: &reqwest::Error) -> Self {
-        let mut reason = error.to_string();
+        let mut causes = Vec::new();
         let mut source = std::error::Error::source(error);
         while let Some(cause) = source {
             if let Some(refused) = cause.downcast_ref::<crate::fetch::redirect::RedirectRefused>() {
@@ -139,10 +139,10 @@ impl HttpError {
                     reason: refused.to_string(),
                 };
             }
-            reason.push_str(": ");
-            reason.push_str(&cause.to_string());
+            causes.push(cause.to_string());
             source = cause.source();
         }
+        let reason = reason_of(error, &causes);
         if reason.contains("certificate") {
             HttpError::Tls {
                 url: url.to_string(),
@@ -154,6 +154,31 @@ impl HttpError {
                 reason,
             }
         }
+    }
+}
+
+/// What `error` and its `causes` say, each once: without reqwest's "error sending request for
+/// url (URL)" (the caller names the URL) and hyper's "client error (Connect)" when a cause says
+/// more, and without a cause its parent already quotes.
+fn reason_of(error: &reqwest::Error, causes: &[String]) -> String {
+    let mut top = error.to_string();
+    if let Some(url) = error.url() {
+        top = top.replace(&format!(" for url ({url})"), "");
+    }
+    let wrapper =
+        |text: &str| text == "error sending request" || text.starts_with("client error (");
+    let mut parts: Vec<&str> = Vec::new();
+    for text in std::iter::once(top.as_str()).chain(causes.iter().map(String::as_str)) {
+        if parts.last().is_some_and(|last| last.contains(text)) {
+            continue;
+        }
+        parts.push(text);
+    }
+    let said: Vec<&str> = parts.iter().copied().filter(|t| !wrapper(t)).collect();
+    if said.is_empty() {
+        parts.join(": ")
+    } else {
+        said.join(": ")
     }
 }
 

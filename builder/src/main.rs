@@ -23,7 +23,7 @@ fn main() {
             .listen()
             .map_err(|error| anyhow::anyhow!("listening for Ctrl-C: {error}"))?;
         let args = cli::Cli::parse();
-        cli::init_logging(args.verbose);
+        cli::init_output(&args);
         cli::run(args, interrupt).await
     });
     // Work on blocking threads that a stopped command could not cancel ends before the process

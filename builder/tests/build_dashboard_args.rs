@@ -136,18 +136,18 @@ fn combinations_no_line_can_take_are_refused_before_any_download() {
     for (sixth, extra, expected) in [
         (
             "0.40.1",
-            vec![],
-            "only Headlamp 0.40.1: the ISO would not fit --cloudstack any: CloudStack 4.20: no dashboard.yaml",
+            vec!["--cloudstack", "any"],
+            "cks-iso: error: an ISO with only Headlamp 0.40.1 does not fit CloudStack 4.20, 4.22: no dashboard.yaml (run the same command with -v for the node scripts that need it)",
         ),
         (
             "0.40.1",
             vec!["--cloudstack", "4.22"],
-            "only Headlamp 0.40.1: the ISO would not fit --cloudstack 4.22: CloudStack 4.22: no dashboard.yaml: deploy-kube-system stops under `bash -e` and the dashboard readiness poll times out",
+            "cks-iso: error: an ISO with only Headlamp 0.40.1 does not fit CloudStack 4.22: no dashboard.yaml (run the same command with -v for the node scripts that need it)",
         ),
         (
             "",
             vec!["--cloudstack", "4.23"],
-            "no dashboard (neither DASHBOARD_YAML nor --headlamp): the ISO would not fit --cloudstack 4.23: CloudStack 4.23: no headlamp.yaml or dashboard.yaml: the node only warns, then the dashboard readiness poll times out",
+            "cks-iso: error: an ISO with no dashboard (neither DASHBOARD_YAML nor --headlamp) does not fit CloudStack 4.23: no headlamp.yaml or dashboard.yaml (run the same command with -v for the node scripts that need it)",
         ),
         (
             "0.40.1",
@@ -193,4 +193,41 @@ fn a_headlamp_release_the_upstream_does_not_have_fails_on_its_manifest_404() {
             .unwrap_or(0),
         0
     );
+}
+
+/// The 4.23 script's own arguments, a Headlamp release sixth and no flag, build for 4.23.
+#[test]
+fn the_4_23_scripts_arguments_alone_build_for_4_23() {
+    let upstream = DemoUpstream::start(&DemoConfig::default()).expect("demo upstream");
+    let out = tempfile::tempdir().expect("out dir");
+    let output = build(&upstream, out.path(), "0.40.1", &[]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let plan: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON plan");
+    assert_eq!(plan["cloudstack"], "4.23", "{plan}");
+    assert_eq!(plan["headlamp"]["version"], "0.40.1");
+}
+
+/// A refusal is one sentence; `-v` shows the node scripts behind it.
+#[test]
+fn a_refusal_is_one_sentence_and_v_shows_the_node_scripts() {
+    let upstream = DemoUpstream::start(&DemoConfig::default()).expect("demo upstream");
+    let out = tempfile::tempdir().expect("out dir");
+    let quiet = build(&upstream, out.path(), "0.40.1", &["--cloudstack", "4.22"]);
+    let stderr = String::from_utf8_lossy(&quiet.stderr);
+    assert_eq!(quiet.status.code(), Some(1), "{stderr}");
+    assert!(stderr.len() < 250, "{} characters: {stderr}", stderr.len());
+    assert!(!stderr.contains("deploy-kube-system"), "{stderr}");
+    let verbose = build(
+        &upstream,
+        out.path(),
+        "0.40.1",
+        &["--cloudstack", "4.22", "-v"],
+    );
+    let stderr = String::from_utf8_lossy(&verbose.stderr);
+    assert!(stderr.contains("deploy-kube-system"), "{stderr}");
+    no_request_reached(&upstream);
 }

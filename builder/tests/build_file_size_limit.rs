@@ -28,7 +28,7 @@ fn build_fails_past_the_limit(config: &DemoConfig, kib: u64) -> String {
         .arg("-c")
         .arg(format!("ulimit -f {}; exec \"$0\" \"$@\"", kib * 2))
         .arg(env!("CARGO_BIN_EXE_cks-iso"))
-        .args(build_args(&upstream, out.path(), Arch::Amd64))
+        .args(build_args(&upstream, &out.path().join("new"), Arch::Amd64))
         .env("TMPDIR", temp.path())
         .env("CI", "true")
         .output()
@@ -45,8 +45,12 @@ fn build_fails_past_the_limit(config: &DemoConfig, kib: u64) -> String {
         "{stderr}"
     );
     assert!(error[0].contains("ulimit -f"), "{stderr}");
+    // OUTPUT_PATH, made by the build, went with it.
     let left = entries(out.path());
-    assert!(left.is_empty(), "left in OUTPUT_PATH: {left:?}\n{stderr}");
+    assert!(
+        left.is_empty(),
+        "left beside OUTPUT_PATH: {left:?}\n{stderr}"
+    );
     let temp_left = entries(temp.path());
     assert!(
         temp_left.is_empty(),

@@ -88,7 +88,7 @@ async fn does_not_fall_back_on_anything_but_404() {
         .fetch(&spec)
         .await
         .expect_err("404s");
-    let FetchError::NotFound { tried } = &err.error else {
+    let FetchError::NotFound { tried, .. } = &err.error else {
         panic!("expected NotFound, got {err}");
     };
     assert_eq!(tried, &[server.url("/x"), server.url("/y")]);

@@ -92,7 +92,9 @@ fn text_and_json_agree(listing: &Path, kubernetes: &str, tag: &str) {
     );
     assert_eq!(output.status.code(), Some(0), "stderr: {}", stderr(&output));
     let json: serde_json::Value = serde_json::from_str(&stdout(&output)).expect("JSON output");
+    // The same keys, snake_case in JSON as every JSON key is (`autoscaler-tag`: `autoscaler_tag`).
     for (key, value) in &text {
+        let key = key.replace('-', "_");
         assert_eq!(json[key.as_str()].as_str(), Some(value.as_str()), "{key}");
     }
     assert_eq!(json["warnings"], serde_json::json!([]));

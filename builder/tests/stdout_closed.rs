@@ -6,12 +6,14 @@ use std::process::{Command, Output};
 
 use crate::inspect_support::Tree;
 
-/// Runs `cks-iso args` with stdout a pipe whose read end is already closed.
+/// Runs `cks-iso args --quiet` with stdout a pipe whose read end is already closed (`--quiet`:
+/// without it, stderr carries the progress line a command prints as it starts).
 fn with_stdout_closed(args: &[&OsStr]) -> Output {
     let (reader, writer) = std::io::pipe().expect("pipe");
     drop(reader);
     Command::new(env!("CARGO_BIN_EXE_cks-iso"))
         .args(args)
+        .arg("--quiet")
         .stdout(writer)
         .stderr(std::process::Stdio::piped())
         .output()

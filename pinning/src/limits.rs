@@ -1,5 +1,5 @@
 //! How much a build reads from any one answer: a limit per kind of input, each with a default
-//! far above what real upstreams send, raised with `--limit KIND=SIZE` or the `[limits]` table of
+//! far above what real upstreams send, raised with `--limit KIND=SIZE` or the `[limit]` table of
 //! the config. A server that sends more is refused as soon as it does, so neither memory nor the
 //! disk grows with what a hostile or broken server sends.
 //!
@@ -46,7 +46,7 @@ impl LimitKind {
         LimitKind::File,
     ];
 
-    /// The kind's name in `--limit KIND=SIZE` and the `[limits]` table.
+    /// The kind's name in `--limit KIND=SIZE` and the `[limit]` table.
     pub fn name(self) -> &'static str {
         match self {
             LimitKind::Manifest => "manifest",
@@ -101,7 +101,7 @@ impl LimitKind {
     /// How the user raises this limit, for error messages.
     pub fn advice(self) -> String {
         format!(
-            "raise it with --limit {0}=SIZE or `{0} = \"SIZE\"` in the [limits] table of the config",
+            "raise it with --limit {0}=SIZE or `{0} = \"SIZE\"` in the [limit] table of the config",
             self.name()
         )
     }

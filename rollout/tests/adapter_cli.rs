@@ -164,7 +164,7 @@ fn two_run_processes_on_one_store_exactly_one_wins_updating() {
                 "--maxunavailable",
                 "2",
             ])
-            .args(["--drain-timeout", "30", "--poll-interval", "20"])
+            .args(["--drain-timeout", "30s", "--poll-interval", "20ms"])
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()

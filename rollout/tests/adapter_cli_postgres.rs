@@ -77,8 +77,8 @@ fn two_run_processes_on_one_postgres_store_exactly_one_wins_updating() {
         .map(|_| {
             live(&c, "run", &url)
                 .args(["--offering", &format!("worker={}", c.big)])
-                .args(["--maxunavailable", "2", "--drain-timeout", "30"])
-                .args(["--poll-interval", "20"])
+                .args(["--maxunavailable", "2", "--drain-timeout", "30s"])
+                .args(["--poll-interval", "20ms"])
                 .stdout(Stdio::piped())
                 .stderr(Stdio::piped())
                 .spawn()
@@ -134,10 +134,10 @@ fn a_rollout_that_loses_its_database_mid_batch_leaves_no_node_down_and_scan_aler
     }
     let child = live(&c, "run", &url)
         .args(["--offering", &format!("worker={}", c.big)])
-        .args(["--maxunavailable", "1", "--drain-timeout", "30"])
+        .args(["--maxunavailable", "1", "--drain-timeout", "30s"])
         // Waiting for the batch's node needs CloudStack and Kubernetes, not the store: a run
         // that waited for the batch to time out would end naming the wait, not the store.
-        .args(["--poll-interval", "50", "--batch-timeout", "120"])
+        .args(["--poll-interval", "50ms", "--batch-timeout", "120s"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -194,7 +194,7 @@ fn a_rollout_that_loses_its_database_mid_batch_leaves_no_node_down_and_scan_aler
     assert!(record.lease.is_some());
     // A lease renewed within the timeout (an hour here, however slow the machine) is alive.
     let early = live(&c, "scan", &url)
-        .args(["--lease-timeout", "3600"])
+        .args(["--lease-timeout", "3600s"])
         .output()
         .expect("runs");
     assert!(text(&early).contains("OwnerAlive"), "{}", text(&early));
@@ -202,7 +202,7 @@ fn a_rollout_that_loses_its_database_mid_batch_leaves_no_node_down_and_scan_aler
     let mut scan = None;
     cks_fixtures::process::wait_until("the lease to expire", Duration::from_secs(60), || {
         let out = live(&c, "scan", &url)
-            .args(["--lease-timeout", "2"])
+            .args(["--lease-timeout", "2s"])
             .output()
             .expect("runs");
         let moved = !text(&out).contains("OwnerAlive");

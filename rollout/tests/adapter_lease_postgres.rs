@@ -18,10 +18,10 @@ fn a_stop_job_longer_than_the_lease_keeps_the_cluster_from_a_second_scan_and_run
     // The first stop takes far longer than the 3 s lease.
     c.cloud
         .slow_next("stopVirtualMachine", Duration::from_secs(12));
-    let lease = ["--lease-timeout", "3", "--poll-interval", "200"];
+    let lease = ["--lease-timeout", "3s", "--poll-interval", "200ms"];
     let first = live(&c, "run", &url)
         .args(["--offering", &format!("worker={}", c.big)])
-        .args(["--maxunavailable", "1", "--drain-timeout", "30"])
+        .args(["--maxunavailable", "1", "--drain-timeout", "30s"])
         .args(lease)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

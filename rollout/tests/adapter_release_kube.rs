@@ -145,7 +145,7 @@ fn an_uncordon_refused_during_release_still_ends_updating_with_the_first_error_k
     c.store.put(&stranded).expect("record");
     let scan = c
         .cli("scan")
-        .args(["--lease-timeout", "0"])
+        .args(["--lease-timeout", "0s"])
         .output()
         .expect("scan runs");
     assert!(scan.status.success(), "{}", text(&scan));

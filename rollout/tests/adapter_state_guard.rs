@@ -22,7 +22,7 @@ fn start_run(c: &Cluster) -> Child {
             "--maxunavailable",
             "1",
         ])
-        .args(["--drain-timeout", "30", "--poll-interval", "20"])
+        .args(["--drain-timeout", "30s", "--poll-interval", "20ms"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()

@@ -121,7 +121,7 @@ fn a_bad_control_value_is_refused_before_cloudstack_is_asked() {
     let before = c.cloud.calls().len();
     for (args, says) in [
         (
-            &["--lease-timeout", "1"][..],
+            &["--lease-timeout", "1s"][..],
             "set --lease-timeout to at least 20 s",
         ),
         (&["--maxunavailable", "0"][..], "must be at least 1"),

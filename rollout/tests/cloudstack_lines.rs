@@ -28,7 +28,7 @@ fn plan_and_run_on(line: Line) {
     let run = c
         .rollout("run")
         .args(&offerings)
-        .args(["--poll-interval", "50", "--drain-timeout", "30"])
+        .args(["--poll-interval", "50ms", "--drain-timeout", "30s"])
         .output()
         .expect("runs");
     let shown = text(&run);

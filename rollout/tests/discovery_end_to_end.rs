@@ -70,7 +70,7 @@ fn plan_and_run_need_only_the_cluster_id_the_ssh_key_and_the_known_hosts() {
     let run = c
         .rollout("run")
         .args(&offerings)
-        .args(["--poll-interval", "50", "--drain-timeout", "30"])
+        .args(["--poll-interval", "50ms", "--drain-timeout", "30s"])
         .output()
         .expect("runs");
     let shown = text(&run);
@@ -121,7 +121,7 @@ fn with_one_etcd_member_stopped_preflight_refuses_a_control_restart_that_loses_q
 
     let run = c
         .rollout("run")
-        .args(["--offering", &control, "--poll-interval", "50"])
+        .args(["--offering", &control, "--poll-interval", "50ms"])
         .output()
         .expect("runs");
     let shown = text(&run);

@@ -11,6 +11,7 @@ mod discovery_support;
 mod kube_support;
 mod store_contract;
 mod two_processes;
+mod unknown_cluster;
 
 mod adapter_cli;
 mod adapter_cli_postgres;
@@ -43,6 +44,7 @@ mod discovery_cs;
 mod discovery_end_to_end;
 mod discovery_errors;
 mod discovery_fetched;
+mod duration_flags;
 mod events;
 mod examples;
 mod gate;

@@ -85,7 +85,7 @@ fn plan_and_run_find_every_node_of_a_project_cluster() {
     let run = c
         .rollout("run")
         .args(&offering)
-        .args(["--poll-interval", "50", "--drain-timeout", "30"])
+        .args(["--poll-interval", "50ms", "--drain-timeout", "30s"])
         .output()
         .expect("runs");
     let shown = text(&run);

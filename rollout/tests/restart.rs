@@ -151,9 +151,9 @@ fn a_real_run_restarts_the_workers_and_asks_each_node_over_ssh_for_reboot_requir
             "--restart",
             "worker",
             "--poll-interval",
-            "50",
+            "50ms",
             "--drain-timeout",
-            "30",
+            "30s",
         ])
         .output()
         .expect("runs");
@@ -168,7 +168,7 @@ fn a_real_run_restarts_the_workers_and_asks_each_node_over_ssh_for_reboot_requir
     let pending = std::path::Path::new("/var/run/reboot-required").exists();
     let run = c
         .rollout("run")
-        .args(["--restart", "reboot-required", "--poll-interval", "50"])
+        .args(["--restart", "reboot-required", "--poll-interval", "50ms"])
         .output()
         .expect("runs");
     let shown = text(&run);

@@ -81,7 +81,7 @@ impl Rollout {
             "--events",
             &self.events.display().to_string(),
             "--poll-interval",
-            "100",
+            "100ms",
         ]
         .map(str::to_string)
         .to_vec()

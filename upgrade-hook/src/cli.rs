@@ -110,7 +110,7 @@ pub fn main() -> ExitCode {
         }),
     };
     result.unwrap_or_else(|error| {
-        cks_upgrade_hook::say::err(&format!("error: {error:#}"));
+        cks_upgrade_hook::say::err(&format!("cks-upgrade-hook: error: {error:#}"));
         ExitCode::from(2)
     })
 }

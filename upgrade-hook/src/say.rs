@@ -29,7 +29,9 @@ fn write_out(text: &str) {
         if error.kind() == std::io::ErrorKind::BrokenPipe {
             std::process::exit(0);
         }
-        err(&format!("error: writing to standard output: {error}"));
+        err(&format!(
+            "cks-upgrade-hook: error: writing to standard output: {error}"
+        ));
         std::process::exit(2);
     }
 }

@@ -68,7 +68,7 @@ pub fn run(args: &UpgradeArgs) -> Result<ExitCode> {
     let target = match checked {
         Ok(target) => target.clone(),
         Err(refusal) => {
-            cks_upgrade_hook::say::err(&format!("error: {refusal}"));
+            cks_upgrade_hook::say::err(&format!("cks-upgrade-hook: error: {refusal}"));
             return Ok(ExitCode::from(EXIT_REFUSED));
         }
     };
@@ -83,14 +83,14 @@ pub fn run(args: &UpgradeArgs) -> Result<ExitCode> {
         None => None,
         Some(Ok(expected)) => Some(expected),
         Some(Err(refusal)) => {
-            eprintln!("error: {refusal}");
+            eprintln!("cks-upgrade-hook: error: {refusal}");
             return Ok(ExitCode::from(EXIT_REFUSED));
         }
     };
     if let (true, Some(iso), Some(expected)) = (args.no_preload, args.node.iso(), &expected)
         && let Err(refusal) = checked_iso::check(iso, expected)
     {
-        eprintln!("error: {refusal}");
+        eprintln!("cks-upgrade-hook: error: {refusal}");
         return Ok(ExitCode::from(EXIT_REFUSED));
     }
 
@@ -117,7 +117,7 @@ pub fn run(args: &UpgradeArgs) -> Result<ExitCode> {
         let reports = match preload_cli::preload_checked(&preload, &client, &info, expected) {
             Ok(reports) => reports,
             Err(error) if error.downcast_ref::<CheckError>().is_some() => {
-                cks_upgrade_hook::say::err(&format!("error: {error:#}"));
+                cks_upgrade_hook::say::err(&format!("cks-upgrade-hook: error: {error:#}"));
                 return Ok(ExitCode::from(EXIT_REFUSED));
             }
             Err(error) => return Err(error),
@@ -131,7 +131,7 @@ pub fn run(args: &UpgradeArgs) -> Result<ExitCode> {
             .count();
         if failed > 0 {
             cks_upgrade_hook::say::err(&format!(
-                "error: the preload failed on {failed} node(s); the upgrade was not started and the cluster is unchanged; run again (what was sent is kept)"
+                "cks-upgrade-hook: error: the preload failed on {failed} node(s); the upgrade was not started and the cluster is unchanged; run again (what was sent is kept)"
             ));
             return Ok(ExitCode::from(EXIT_PRELOAD_FAILED));
         }
@@ -151,7 +151,7 @@ pub fn run(args: &UpgradeArgs) -> Result<ExitCode> {
             other => other.to_string(),
         };
         cks_upgrade_hook::say::err(&format!(
-            "error: the upgrade failed; CloudStack says: {said}; cluster {cluster_id} is now {state} (nodes already upgraded stay on the new version; see the cluster's events, then recover it)"
+            "cks-upgrade-hook: error: the upgrade failed; CloudStack says: {said}; cluster {cluster_id} is now {state} (nodes already upgraded stay on the new version; see the cluster's events, then recover it)"
         ));
         return Ok(ExitCode::from(1));
     }

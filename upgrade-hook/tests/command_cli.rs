@@ -63,6 +63,8 @@ fn refuses_bad_ids_and_bounds_with_exit_2() {
         assert_eq!(code, Some(2), "{stderr}");
         assert!(stdout.is_empty());
         assert!(stderr.contains(says), "{stderr}");
+        // One error form for the three binaries: `PROGRAM: error: ...`.
+        assert!(stderr.starts_with("cks-upgrade-hook: error: "), "{stderr}");
     }
 }
 

@@ -10,10 +10,9 @@ use cks_builder::pipeline::{Observer, Summary};
 use cks_builder::pipeline::{
     Outcome, Request, build, etcd_from_lock, kubeadm_etcd_line, pin_kubernetes, pin_tools,
 };
-use cks_builder::progress::ProgressSink;
 
 use super::build_args::BuildArgs;
-use super::progress::{Bars, Lines, human, interactive};
+use super::progress::{human, reporter};
 
 /// Runs `cks-iso build`.
 pub async fn run(args: BuildArgs, interrupt: &super::interrupt::Interrupt) -> Result<()> {
@@ -29,10 +28,7 @@ pub async fn run(args: BuildArgs, interrupt: &super::interrupt::Interrupt) -> Re
         .as_deref()
         .map(cks_builder::signing::SigningKey::read)
         .transpose()?;
-    let config = match &args.config {
-        Some(path) => Inputs::from_config_file(path)?,
-        None => Inputs::default(),
-    };
+    let config = super::build_args::read_config(args.config.as_deref())?;
     let lock = match &args.locked {
         Some(path) => Some(Lock::read(path)?),
         None => None,
@@ -106,20 +102,15 @@ pub async fn build_with_reporting(
             options.output_path.display()
         );
     }
-    let (sink, observer): (Arc<dyn ProgressSink>, Arc<dyn Observer>) = if interactive() {
-        let bars = Arc::new(Bars::new());
-        (bars.clone(), bars)
-    } else {
-        let lines = Arc::new(Lines::new());
-        (lines.clone(), lines)
-    };
+    let (sink, observer) = reporter();
     // The ISO writer runs on a blocking thread that cannot be stopped midway, so Ctrl-C while
     // it packs waits for it to finish and then removes what it wrote.
+    let iso = options.iso_path();
     let watch = PhaseWatch {
         inner: observer,
         packing: AtomicBool::new(false),
+        iso_name: super::progress::file_name(&iso),
     };
-    let iso = options.iso_path();
     let outputs = [
         cks_builder::iso::partial_path(&iso),
         cks_builder::iso::sidecar_path(&iso),
@@ -149,12 +140,19 @@ pub async fn build_with_reporting(
 struct PhaseWatch {
     inner: Arc<dyn Observer>,
     packing: AtomicBool,
+    /// The ISO's file name, which the pack phase names.
+    iso_name: String,
 }
 
 impl Observer for PhaseWatch {
     fn phase(&self, name: &str) {
-        self.packing.store(name == "pack", Ordering::SeqCst);
-        self.inner.phase(name);
+        let packing = name == "pack";
+        self.packing.store(packing, Ordering::SeqCst);
+        if packing {
+            self.inner.phase(&format!("pack {}", self.iso_name));
+        } else {
+            self.inner.phase(name);
+        }
     }
 }
 

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use cks_builder::pipeline::{Inputs, LimitInput};
+use cks_builder::pipeline::{Inputs, LimitInput, OptionsError};
 use cks_builder::signature::SignatureInputs;
 use cks_pinning::headlamp::DashboardArgument;
 
@@ -61,7 +61,7 @@ pub struct BuildArgs {
     #[arg(long, alias = "dashboard", value_name = "URL|PATH")]
     pub dashboard_yaml: Option<String>,
     /// Headlamp release bundled as headlamp.yaml with its image, e.g. 0.40.1 (may be given
-    /// with --dashboard).
+    /// with --dashboard-yaml).
     #[arg(long = "headlamp", value_name = "VERSION")]
     pub headlamp_version: Option<String>,
     /// The CloudStack lines the ISO must fit: 4.20, 4.22, 4.23 or any [default: any].
@@ -162,7 +162,7 @@ Examples:
 
   # One ISO for every CloudStack line: the legacy dashboard (4.20, 4.22) and Headlamp (4.23).
   cks-iso build ./out 1.33.13 1.6.2 1.33.0 kube-flannel.yml 0.40.1 cks-1.33.13 \\
-    --dashboard https://raw.githubusercontent.com/kubernetes/dashboard/v2.7.0/aio/deploy/recommended.yaml
+    --dashboard-yaml https://raw.githubusercontent.com/kubernetes/dashboard/v2.7.0/aio/deploy/recommended.yaml
 
   # The same with named flags and a config file; flags beat the environment beat the config.
   cks-iso build --config cks.toml --kubernetes-version 1.33.13 --arch aarch64
@@ -231,4 +231,17 @@ impl BuildArgs {
                 .collect(),
         }
     }
+}
+
+/// The inputs of the `--config` file, if one was given, saying on stderr which of its keys
+/// have a new name.
+pub fn read_config(path: Option<&std::path::Path>) -> Result<Inputs, OptionsError> {
+    let Some(path) = path else {
+        return Ok(Inputs::default());
+    };
+    let (inputs, warnings) = Inputs::read_config(path)?;
+    for warning in warnings {
+        eprintln!("cks-iso: warning: {warning}");
+    }
+    Ok(inputs)
 }

@@ -68,6 +68,10 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
     let dir = args.dir.clone();
     let base_url = args.base_url.clone();
     let (serial, expires_in) = (args.serial, args.expires_in);
+    let step = super::progress::Step::start(&format!(
+        "checking the ISOs of {} for the catalog",
+        args.dir.display()
+    ));
     let written = tokio::task::spawn_blocking(move || {
         catalog::write(
             &dir,
@@ -83,6 +87,7 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
     .await
     .context("the catalog task stopped")?
     .with_context(|| format!("writing the catalog of {}", args.dir.display()))?;
+    drop(step);
     if args.json {
         out!("{}", written.catalog.render())?;
         return Ok(());

@@ -41,6 +41,11 @@ pub struct Args {
 /// Runs `cks-iso diff`.
 pub async fn run(args: Args, interrupt: &super::interrupt::Interrupt) -> anyhow::Result<()> {
     let (a, b) = (args.a.clone(), args.b.clone());
+    let step = super::progress::Step::start(&format!(
+        "comparing {} with {}",
+        super::progress::file_name(&a),
+        super::progress::file_name(&b)
+    ));
     let task = tokio::task::spawn_blocking(move || inspect::diff(&a, &b));
     let compared = tokio::select! {
         joined = task => joined.context("the diff task stopped").and_then(|result| {
@@ -50,11 +55,12 @@ pub async fn run(args: Args, interrupt: &super::interrupt::Interrupt) -> anyhow:
         }),
         _ = interrupt.wait() => Err(anyhow::anyhow!("interrupted")),
     };
+    drop(step);
     let diff = match compared {
         Ok(diff) => diff,
         Err(error) => {
             // Exit 2, not the 1 other commands use: 1 means "they differ" here.
-            eprintln!("cks-iso: error: {error:#}");
+            eprintln!("cks-iso: error: {}", super::error_text(&error));
             std::process::exit(2);
         }
     };

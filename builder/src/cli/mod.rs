@@ -41,9 +41,16 @@ mod verify;
 #[derive(Debug, Parser)]
 #[command(name = "cks-iso", version = concat!(env!("CARGO_PKG_VERSION"), " (commit ", env!("CKS_GIT_COMMIT"), ")"), about, long_about = None)]
 pub struct Cli {
-    /// Log more (repeat for debug output).
+    /// Log more: -v our debug logs, -vv our trace logs, -vvv every library's too.
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
     pub verbose: u8,
+    /// Show no progress (the same as --progress none); warnings and errors still show.
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
+    /// Progress: bars on a terminal and plain lines otherwise (auto), plain lines (plain), or
+    /// nothing (none).
+    #[arg(long, global = true, value_enum, value_name = "WHEN", default_value_t = progress::Mode::Auto)]
+    pub progress: progress::Mode,
     #[command(subcommand)]
     command: Command,
 }
@@ -82,19 +89,46 @@ pub fn command() -> clap::Command {
     <Cli as clap::CommandFactory>::command()
 }
 
-/// Sends `tracing` output to stderr at a level set by `-v` (or `RUST_LOG`).
+/// Our crates, whose logs `-v` shows.
+const OUR_CRATES: [&str; 6] = [
+    "cks_iso",
+    "cks_builder",
+    "cks_pinning",
+    "cks_signature",
+    "cks_cloudstack",
+    "cks_ssh",
+];
+
+/// Sends `tracing` output to stderr at a level set by `-v` (or `RUST_LOG`): warnings only,
+/// then our crates' debug (`-v`) and trace (`-vv`) logs, then every crate's (`-vvv`). Colours
+/// only on a terminal, never with `NO_COLOR`.
 pub fn init_logging(verbose: u8) {
-    let default = match verbose {
-        0 => "warn",
-        1 => "info",
-        _ => "debug",
+    let filter = match verbose {
+        0 => "warn".to_string(),
+        1 | 2 => {
+            let level = if verbose == 1 { "debug" } else { "trace" };
+            let ours: Vec<String> = OUR_CRATES.iter().map(|c| format!("{c}={level}")).collect();
+            format!("warn,{}", ours.join(","))
+        }
+        _ => "trace".to_string(),
     };
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(filter));
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
+        .with_ansi(progress::colour())
         .with_writer(std::io::stderr)
         .try_init();
+}
+
+/// Applies the global flags of `cli`: logging and the progress display.
+pub fn init_output(cli: &Cli) {
+    init_logging(cli.verbose);
+    progress::set_mode(if cli.quiet {
+        progress::Mode::None
+    } else {
+        cli.progress
+    });
 }
 
 /// Runs the chosen subcommand. `build` and `pack` stop on `interrupt` removing what they

@@ -37,6 +37,11 @@ pub async fn run(args: Args, interrupt: &super::interrupt::Interrupt) -> anyhow:
         options = options.without_joliet();
     }
     let (dir, out) = (args.dir.clone(), args.out.clone());
+    let step = super::progress::Step::start(&format!(
+        "packing {} into {}",
+        args.dir.display(),
+        super::progress::file_name(&out)
+    ));
     let task = tokio::task::spawn_blocking(move || iso::pack(&dir, &out, &options));
     let packed = tokio::select! {
         result = task => result.context("the packing task stopped")?,
@@ -47,6 +52,7 @@ pub async fn run(args: Args, interrupt: &super::interrupt::Interrupt) -> anyhow:
         }
     }
     .with_context(|| format!("packing {} into {}", args.dir.display(), args.out.display()))?;
+    drop(step);
     let changed = packed
         .warnings
         .iter()

@@ -2,22 +2,127 @@
 
 use std::collections::HashMap;
 use std::io::IsTerminal;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use cks_builder::pipeline::Observer;
 use cks_builder::progress::ProgressSink;
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 
-/// True when progress bars make sense: stderr is a terminal and `CI` is not set.
-pub fn interactive() -> bool {
-    std::io::stderr().is_terminal() && std::env::var_os("CI").is_none()
+/// How progress is shown: `--progress auto|plain|none` (`--quiet` is `none`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Mode {
+    /// Bars on a terminal, plain lines otherwise.
+    #[default]
+    Auto,
+    /// Plain lines on stderr, one per finished step.
+    Plain,
+    /// Nothing but warnings and errors.
+    None,
 }
 
-/// A bar per transfer under one multi-bar.
+static MODE: OnceLock<Mode> = OnceLock::new();
+
+/// Sets the progress display for the rest of the process (the first call wins).
+pub fn set_mode(mode: Mode) {
+    let _ = MODE.set(mode);
+}
+
+/// The progress display chosen, `auto` until [`set_mode`].
+pub fn mode() -> Mode {
+    MODE.get().copied().unwrap_or_default()
+}
+
+/// True when progress bars make sense: `--progress auto`, stderr is a terminal and `CI` is
+/// not set.
+pub fn interactive() -> bool {
+    mode() == Mode::Auto && std::io::stderr().is_terminal() && std::env::var_os("CI").is_none()
+}
+
+/// True when stderr may carry colours: a terminal, and `NO_COLOR` unset or empty.
+pub fn colour() -> bool {
+    std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+}
+
+/// The sink and observer for a build's progress: bars, plain lines, or nothing.
+pub fn reporter() -> (Arc<dyn ProgressSink>, Arc<dyn Observer>) {
+    if mode() == Mode::None {
+        let quiet = Arc::new(Silent);
+        (quiet.clone(), quiet)
+    } else if interactive() {
+        let bars = Arc::new(Bars::new());
+        (bars.clone(), bars)
+    } else {
+        let lines = Arc::new(Lines::new());
+        (lines.clone(), lines)
+    }
+}
+
+/// `--quiet`: no progress at all.
+struct Silent;
+
+impl ProgressSink for Silent {
+    fn on_start(&self, _name: &str, _total: Option<u64>) {}
+    fn on_bytes(&self, _name: &str, _bytes: u64) {}
+    fn on_done(&self, _name: &str) {}
+}
+
+impl Observer for Silent {
+    fn phase(&self, _name: &str) {}
+}
+
+/// One step of a command that is not a transfer (checking an ISO, comparing two, waiting for
+/// CloudStack), named by the file or the thing it is about: a spinner on a terminal, a
+/// plain line when it starts otherwise, nothing with `--quiet`.
+pub struct Step(Option<ProgressBar>);
+
+impl Step {
+    /// Starts the step `what` (`verifying out/cks-1.33.13-x86_64.iso`).
+    pub fn start(what: &str) -> Step {
+        match mode() {
+            Mode::None => Step(None),
+            _ if interactive() => {
+                let bar = ProgressBar::new_spinner().with_style(
+                    ProgressStyle::with_template("{spinner} {msg} {elapsed}")
+                        .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+                );
+                bar.set_message(what.to_string());
+                bar.enable_steady_tick(Duration::from_millis(120));
+                Step(Some(bar))
+            }
+            _ => {
+                eprintln!("cks-iso: {what}");
+                Step(None)
+            }
+        }
+    }
+
+    /// A message of the step (`ISO Downloading: 35% Downloaded`): printed above the spinner,
+    /// which then shows it, or as a line of its own.
+    pub fn say(&self, line: &str) {
+        match &self.0 {
+            Some(bar) => {
+                bar.println(line);
+                bar.set_message(line.to_string());
+            }
+            None => eprintln!("{line}"),
+        }
+    }
+}
+
+impl Drop for Step {
+    fn drop(&mut self) {
+        if let Some(bar) = &self.0 {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+/// A bar per transfer under one multi-bar, and a spinner naming the phase.
 pub struct Bars {
     multi: MultiProgress,
     bars: Mutex<HashMap<String, ProgressBar>>,
+    phase: Mutex<Option<ProgressBar>>,
 }
 
 impl Bars {
@@ -26,6 +131,17 @@ impl Bars {
         Bars {
             multi: MultiProgress::new(),
             bars: Mutex::new(HashMap::new()),
+            phase: Mutex::new(None),
+        }
+    }
+}
+
+impl Drop for Bars {
+    fn drop(&mut self) {
+        if let Ok(mut phase) = self.phase.lock()
+            && let Some(bar) = phase.take()
+        {
+            bar.finish_and_clear();
         }
     }
 }
@@ -73,6 +189,19 @@ impl ProgressSink for Bars {
 impl Observer for Bars {
     fn phase(&self, name: &str) {
         let _ = self.multi.println(format!("== {name}"));
+        let spinner = self.multi.add(
+            ProgressBar::new_spinner().with_style(
+                ProgressStyle::with_template("{spinner} {msg} {elapsed}")
+                    .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+            ),
+        );
+        spinner.set_message(name.to_string());
+        spinner.enable_steady_tick(Duration::from_millis(120));
+        if let Ok(mut phase) = self.phase.lock()
+            && let Some(old) = phase.replace(spinner)
+        {
+            old.finish_and_clear();
+        }
     }
 }
 
@@ -124,6 +253,14 @@ impl Observer for Lines {
     fn phase(&self, name: &str) {
         eprintln!("cks-iso: == {name}");
     }
+}
+
+/// The last part of `path` (`cks-1.33.13-x86_64.iso`), or the whole path when it has none.
+pub fn file_name(path: &std::path::Path) -> String {
+    path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
 }
 
 /// `1536` as `1.5 KiB`.

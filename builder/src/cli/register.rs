@@ -45,12 +45,12 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
         force: args.force,
         signature,
     };
+    let step =
+        super::progress::Step::start(&format!("registering {}", super::progress::file_name(&iso)));
     let done = tokio::task::spawn_blocking(move || {
         let client = CloudStackClient::new(config)?;
-        register::run(&client, &request, &mut |line| {
-            eprintln!("{}", controls(line))
-        })
-        .map_err(anyhow::Error::from)
+        register::run(&client, &request, &mut |line| step.say(&controls(line)))
+            .map_err(anyhow::Error::from)
     })
     .await
     .context("the register task stopped")?

@@ -9,8 +9,8 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 use cks_builder::catalog;
 use cks_builder::pipeline::{
-    ExistingIso, InFolder, Inputs, Matrix, MatrixRelease, Minors, Outcome, Request,
-    kubeadm_etcd_line, look_in_folder, pin_tools, probe_fetcher, release_versions,
+    ExistingIso, InFolder, Inputs, Matrix, MatrixRelease, Minors, Outcome, OutputLock, OutputPath,
+    Request, kubeadm_etcd_line, look_in_folder, pin_tools, probe_fetcher, release_versions,
 };
 use cks_builder::signing::SigningKey;
 use cks_pinning::kube_request::KubeRequest;
@@ -103,10 +103,7 @@ fn apply_release(inputs: &mut Inputs, release: &MatrixRelease) {
 
 /// Runs `cks-iso release`.
 pub async fn run(args: Args, interrupt: &super::interrupt::Interrupt) -> Result<()> {
-    let config = match &args.build.config {
-        Some(path) => Inputs::from_config_file(path)?,
-        None => Inputs::default(),
-    };
+    let config = super::build_args::read_config(args.build.config.as_deref())?;
     if args.build.locked.is_some() || args.build.write_lock.is_some() || args.build.dry_run {
         bail!(
             "cks-iso release takes no --locked, --write-lock or --dry-run; use cks-iso build for one ISO"
@@ -131,6 +128,11 @@ pub async fn run(args: Args, interrupt: &super::interrupt::Interrupt) -> Result<
         .output_path
         .clone()
         .context("cks-iso release needs --output-path (the folder of the ISOs)")?;
+    // The folder is this release's alone until it ends: another release or build there fails
+    // at once (the builds below take the lock this process holds). Made if missing, and
+    // removed again if the release fails with nothing written there.
+    let folder = OutputPath::prepare(&output, true)?;
+    let _writer = OutputLock::acquire(&output)?;
     let prefix = base.build_name.clone().unwrap_or_else(|| "cks".to_string());
     let arches: Vec<String> = base
         .arch
@@ -264,6 +266,7 @@ pub async fn run(args: Args, interrupt: &super::interrupt::Interrupt) -> Result<
         .context("the catalog task stopped")?
         .with_context(|| format!("writing the catalog of {}", output.display()))?
     };
+    folder.keep();
     out!("{}", render(&rows))?;
     outln!(
         "catalog: {} ({} ISOs, checksums per minor{})",

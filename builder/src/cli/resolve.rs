@@ -81,7 +81,7 @@ fn lines(kubernetes: &KubeVersion, releases: &Releases) -> String {
 
 /// The same keys as one JSON object, in the same order, with the warnings.
 #[derive(serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
+#[serde(rename_all = "snake_case")]
 struct Json<'a> {
     kubernetes: String,
     autoscaler_tag: &'a str,

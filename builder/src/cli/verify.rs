@@ -42,10 +42,13 @@ pub struct Args {
 /// Runs `cks-iso verify`.
 pub async fn run(args: Args) -> anyhow::Result<()> {
     let iso = args.iso.clone();
+    let step =
+        super::progress::Step::start(&format!("verifying {}", super::progress::file_name(&iso)));
     let report = tokio::task::spawn_blocking(move || inspect::verify(&iso))
         .await
         .context("the verify task stopped")?
         .with_context(|| format!("verifying {}", args.iso.display()))?;
+    drop(step);
     if args.json {
         outln!(
             "{}",

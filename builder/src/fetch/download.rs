@@ -145,7 +145,11 @@ impl Fetcher {
             }
         }
         let last = spec.urls.last().map(String::as_str).unwrap_or_default();
-        Err(fail(last, 1, FetchError::NotFound { tried }))
+        let release = matches!(
+            spec.checksum,
+            Checksum::Sidecar { .. } | Checksum::List { .. }
+        );
+        Err(fail(last, 1, FetchError::NotFound { tried, release }))
     }
 
     /// One attempt on one candidate: request and status (asking only for the rest when an
@@ -317,12 +321,12 @@ async fn apply_edit(
     })?;
     let mut input = tokio::fs::File::open(got.temp.path())
         .await
-        .map_err(|e| FetchError::io("opening", got.temp.path(), e))?;
+        .map_err(|e| FetchError::io("opening", dir.join(dest_name), e))?;
     let temp = temp_in(dir, dest_name)?;
     let std_file = temp
         .as_file()
         .try_clone()
-        .map_err(|e| FetchError::io("opening", temp.path(), e))?;
+        .map_err(|e| FetchError::io("opening", dir.join(dest_name), e))?;
     let mut output = tokio::fs::File::from_std(std_file);
     let mut hasher = crate::digest::Sha256Count::new();
     let mut bytes = 0u64;
@@ -332,7 +336,7 @@ async fn apply_edit(
         let n = input
             .read(&mut buf)
             .await
-            .map_err(|e| FetchError::io("reading", got.temp.path(), e))?;
+            .map_err(|e| FetchError::io("reading", dir.join(dest_name), e))?;
         out.clear();
         let last = n == 0;
         if last {
@@ -345,7 +349,7 @@ async fn apply_edit(
         output
             .write_all(&out)
             .await
-            .map_err(|e| FetchError::io("writing", temp.path(), e))?;
+            .map_err(|e| FetchError::io("writing", dir.join(dest_name), e))?;
         if last {
             break;
         }
@@ -353,7 +357,7 @@ async fn apply_edit(
     output
         .flush()
         .await
-        .map_err(|e| FetchError::io("writing", temp.path(), e))?;
+        .map_err(|e| FetchError::io("writing", dir.join(dest_name), e))?;
     Ok(Downloaded {
         temp,
         sha256: hasher.finish().into_hex(),

@@ -15,10 +15,13 @@ pub enum FetchError {
     #[error("{0}{hint}", hint = advice(.0))]
     Http(#[source] HttpError),
     /// Every candidate URL answered 404.
-    #[error("not found (HTTP 404) at any of: {}; check the version and the architecture", tried.join(", "))]
+    #[error("not found (HTTP 404) at {}{}", tried.join(", "), if *.release { "; check the version and the architecture" } else { "" })]
     NotFound {
         /// The URLs tried, in order.
         tried: Vec<String>,
+        /// Whether the file is a release artifact of one version and arch (it has a published
+        /// checksum), whose 404 most often means a version or arch that does not exist.
+        release: bool,
     },
     /// No byte of the body arrived for the read-stall timeout.
     #[error("{url} sent nothing for {} s after {received} bytes", timeout.as_secs_f64())]
@@ -161,7 +164,10 @@ fn advice(error: &HttpError) -> &'static str {
 impl From<HttpError> for FetchError {
     fn from(error: HttpError) -> Self {
         match error {
-            HttpError::NotFound { url } => FetchError::NotFound { tried: vec![url] },
+            HttpError::NotFound { url } => FetchError::NotFound {
+                tried: vec![url],
+                release: false,
+            },
             other => FetchError::Http(other),
         }
     }
@@ -179,10 +185,28 @@ impl Classify for FetchError {
     }
 }
 
+/// ` from URL`, unless the failure names that URL already.
+fn from(url: &str, error: &FetchError) -> String {
+    if url.is_empty() || error.to_string().contains(url) {
+        String::new()
+    } else {
+        format!(" from {url}")
+    }
+}
+
+/// ` after N attempts` when there was more than one.
+fn after(attempts: u32) -> String {
+    if attempts > 1 {
+        format!(" after {attempts} attempts")
+    } else {
+        String::new()
+    }
+}
+
 /// A file of the plan that could not be fetched: which one, from where, after how many attempts
 /// and why.
 #[derive(Debug, thiserror::Error)]
-#[error("fetching {file} from {url} failed after {attempts} attempt(s): {error}")]
+#[error("fetching {file}{} failed{}: {error}", from(.url, .error), after(*.attempts))]
 pub struct FileError {
     /// The file's name in the plan.
     pub file: String,

@@ -25,7 +25,7 @@ pub fn temp_in(dir: &Path, dest_name: &str) -> Result<tempfile::NamedTempFile, F
         .prefix(&format!(".{dest_name}."))
         .suffix(".part")
         .tempfile_in(dir)
-        .map_err(|e| FetchError::io("creating a temporary file in", dir, e))
+        .map_err(|e| FetchError::io("writing", dir.join(dest_name), crate::atomic::plain(e)))
 }
 
 /// Sends a GET for `url` through [`crate::http::send`]: 404 gives [`FetchError::NotFound`],

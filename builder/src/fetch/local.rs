@@ -41,7 +41,7 @@ pub async fn copy_hashing(
     let std_file = temp
         .as_file()
         .try_clone()
-        .map_err(|e| FetchError::io("opening", temp.path(), e))?;
+        .map_err(|e| FetchError::io("opening", dir.join(dest_name), e))?;
     let mut output = tokio::fs::File::from_std(std_file);
     let mut hasher = Sha256Count::new();
     let mut buf = vec![0u8; 256 * 1024];
@@ -59,14 +59,14 @@ pub async fn copy_hashing(
         output
             .write_all(&buf[..n])
             .await
-            .map_err(|e| FetchError::io("writing", temp.path(), e))?;
+            .map_err(|e| FetchError::io("writing", dir.join(dest_name), e))?;
         bytes += n as u64;
         progress.on_bytes(name, n as u64);
     }
     output
         .flush()
         .await
-        .map_err(|e| FetchError::io("writing", temp.path(), e))?;
+        .map_err(|e| FetchError::io("writing", dir.join(dest_name), e))?;
     Ok(Downloaded {
         temp,
         sha256: hasher.finish().into_hex(),

@@ -154,13 +154,13 @@ pub async fn stream_resuming(
         .temp
         .as_file()
         .try_clone()
-        .map_err(|e| FetchError::io("opening", partial.temp.path(), e))?;
+        .map_err(|e| FetchError::io("opening", dir.join(dest_name), e))?;
     let mut file = tokio::fs::File::from_std(std_file);
     {
         use tokio::io::AsyncSeekExt;
         file.seek(std::io::SeekFrom::Start(start))
             .await
-            .map_err(|e| FetchError::io("seeking in", partial.temp.path(), e))?;
+            .map_err(|e| FetchError::io("seeking in", dir.join(dest_name), e))?;
     }
     if start == 0 {
         progress.on_start(name, expected);
@@ -195,7 +195,7 @@ pub async fn stream_resuming(
                     };
                 }
                 file.flush().await.map_err(|e| {
-                    FetchError::io_needing("writing", partial.temp.path(), expected, e)
+                    FetchError::io_needing("writing", dir.join(dest_name), expected, e)
                 })?;
                 return Ok(Downloaded {
                     sha256: partial.hasher.finish().into_hex(),
@@ -210,7 +210,7 @@ pub async fn stream_resuming(
         }
         file.write_all(&chunk)
             .await
-            .map_err(|e| FetchError::io_needing("writing", partial.temp.path(), expected, e))?;
+            .map_err(|e| FetchError::io_needing("writing", dir.join(dest_name), expected, e))?;
         partial.hasher.update(&chunk);
         partial.received += chunk.len() as u64;
         progress.on_bytes(name, chunk.len() as u64);

@@ -79,8 +79,9 @@ impl Lock {
             _ => Path::new("."),
         };
         let mut file = tempfile::NamedTempFile::new_in(dir)
+            .map_err(crate::atomic::plain)
             .with_context(|| format!("writing the lock file {}", path.display()))?;
-        std::io::Write::write_all(&mut file, self.text()?.as_bytes())
+        std::io::Write::write_all(file.as_file_mut(), self.text()?.as_bytes())
             .with_context(|| format!("writing the lock file {}", path.display()))?;
         use std::os::unix::fs::PermissionsExt;
         file.as_file()

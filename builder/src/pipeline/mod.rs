@@ -12,7 +12,7 @@
 //! `execution` (its settings), `record`
 //! (`versions.txt`), `sbom` (the SPDX document), `summary`, `lock`,
 //! `iso_recipe` (the recipe key finished ISOs are kept by), `iso_reuse` (a finished ISO taken from a cache, checked),
-//! `staging`, `preflight` (OUTPUT_PATH and the lock path, checked before the plan), `run` (both
+//! `staging`, `preflight` (OUTPUT_PATH and the lock path, checked before the plan), `output_lock` (one writer per OUTPUT_PATH), `run` (both
 //! phases).
 
 mod confined;
@@ -26,6 +26,7 @@ mod kube_pin;
 mod kubeadm;
 mod lock;
 mod options;
+mod output_lock;
 mod plan;
 mod preflight;
 mod record;
@@ -51,6 +52,7 @@ pub use kube_pin::{KubePin, RELEASE_SERVER, pin_kubernetes, probe_fetcher, read_
 pub use kubeadm::{KubeadmError, Listed, kubeadm_images};
 pub use lock::{LOCK_FORMAT, Lock, StagedLock};
 pub use options::{Inputs, LimitInput, Options, OptionsError};
+pub use output_lock::{OUTPUT_LOCK_NAME, OutputLock, OutputLockError};
 pub use plan::{AutoscalerPin, CcmPin, HeadlampPin, Plan};
 pub use preflight::{OutputPath, PreflightError, check_lock_path};
 pub use release::{Minors, release_versions};

@@ -26,7 +26,9 @@ use crate::fetch::{Mirror, Mirrors};
 use crate::signature::{SignatureInputs, SignatureSettings};
 
 /// Every input a build may take; each is optional here so that flags, environment and config
-/// can each supply some. The TOML config file has exactly these keys (kebab-case).
+/// can each supply some. The TOML config file has exactly these keys, each the name of its
+/// flag without `--` (`headlamp`, `mirror`, `registry-mirror`, `limit`); the older names
+/// ([`RENAMED_KEYS`]) are still read.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
 pub struct Inputs {
@@ -44,6 +46,7 @@ pub struct Inputs {
     /// URL or local path of the dashboard manifest.
     pub dashboard_yaml: Option<String>,
     /// Headlamp release whose manifest and image are bundled as `headlamp.yaml`, e.g. `0.40.1`.
+    #[serde(rename = "headlamp", alias = "headlamp-version")]
     pub headlamp_version: Option<String>,
     /// The CloudStack lines the ISO must fit: `4.20`, `4.22`, `4.23` or `any` (the default).
     pub cloudstack: Option<String>,
@@ -62,11 +65,17 @@ pub struct Inputs {
     /// Git repository whose tags name the autoscaler releases (default kubernetes/autoscaler).
     pub autoscaler_repo: Option<String>,
     /// Base-URL rewrites `UPSTREAM=MIRROR` for file downloads (serialised without passwords).
-    #[serde(serialize_with = "crate::fetch::mirror::serialize_specs")]
+    #[serde(
+        rename = "mirror",
+        alias = "mirrors",
+        serialize_with = "crate::fetch::mirror::serialize_specs"
+    )]
     pub mirrors: Vec<String>,
     /// Registry rewrites `REGISTRY=URL` for image pulls.
+    #[serde(rename = "registry-mirror", alias = "registry-mirrors")]
     pub registry_mirrors: Vec<String>,
     /// Registries (or mirrors) reached over plain HTTP.
+    #[serde(rename = "insecure-registry", alias = "insecure-registries")]
     pub insecure_registries: Vec<String>,
     /// A PEM file of extra CA certificates to trust.
     pub ca_file: Option<PathBuf>,
@@ -84,9 +93,19 @@ pub struct Inputs {
     pub source_date_epoch: Option<i64>,
     /// Signature checks: the `[signatures]` table (mode, trusted root, policies).
     pub signatures: SignatureInputs,
-    /// Size limits: the `[limits]` table, `KIND = "SIZE"` (or a number), as `--limit KIND=SIZE`.
+    /// Size limits: the `[limit]` table, `KIND = "SIZE"` (or a number), as `--limit KIND=SIZE`.
+    #[serde(rename = "limit", alias = "limits")]
     pub limits: BTreeMap<String, LimitInput>,
 }
+
+/// Config keys renamed to their flag's name: (old, new). The old ones are read with a warning.
+pub const RENAMED_KEYS: [(&str, &str); 5] = [
+    ("headlamp-version", "headlamp"),
+    ("mirrors", "mirror"),
+    ("registry-mirrors", "registry-mirror"),
+    ("insecure-registries", "insecure-registry"),
+    ("limits", "limit"),
+];
 
 /// One limit as the config or a flag gives it: a number, or a size with its unit (`"16MiB"`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -101,14 +120,34 @@ pub enum LimitInput {
 impl Inputs {
     /// Reads a TOML config file; unknown keys are refused with their name.
     pub fn from_config_file(path: &Path) -> Result<Inputs, OptionsError> {
-        let text = std::fs::read_to_string(path).map_err(|e| OptionsError::Config {
+        Inputs::read_config(path).map(|(inputs, _)| inputs)
+    }
+
+    /// Reads a TOML config file as [`Inputs::from_config_file`] does, and returns a warning for
+    /// each older key name it holds (`headlamp-version`: now `headlamp`).
+    pub fn read_config(path: &Path) -> Result<(Inputs, Vec<String>), OptionsError> {
+        let error = |message: String| OptionsError::Config {
             path: path.to_path_buf(),
-            message: e.to_string(),
-        })?;
-        toml::from_str(&text).map_err(|e| OptionsError::Config {
-            path: path.to_path_buf(),
-            message: e.to_string(),
-        })
+            message,
+        };
+        let text = std::fs::read_to_string(path).map_err(|e| error(e.to_string()))?;
+        let table: toml::Table = toml::from_str(&text).map_err(|e| error(e.to_string()))?;
+        let mut warnings = Vec::new();
+        for (old, new) in RENAMED_KEYS {
+            if table.contains_key(old) {
+                if table.contains_key(new) {
+                    return Err(error(format!(
+                        "`{old}` and `{new}` are the same key; keep `{new}`"
+                    )));
+                }
+                warnings.push(format!(
+                    "config file {}: `{old}` is now `{new}` (the flag's name); the old key will go",
+                    path.display()
+                ));
+            }
+        }
+        let inputs = toml::from_str(&text).map_err(|e| error(e.to_string()))?;
+        Ok((inputs, warnings))
     }
 
     /// The inputs the environment gives: `AUTOSCALER_VERSION`, `CCM_VERSION` and
@@ -288,7 +327,7 @@ impl Inputs {
                 LimitInput::Text(t) => format!("{kind}={t}"),
             };
             limits.set_text(&text).map_err(|e| OptionsError::Invalid {
-                input: "--limit (or [limits] in the config)".into(),
+                input: "--limit (or [limit] in the config)".into(),
                 value: text.clone(),
                 expected: e.to_string(),
             })?;
@@ -405,7 +444,7 @@ pub struct Options {
     /// How upstream signatures are checked.
     #[serde(default)]
     pub signatures: SignatureSettings,
-    /// How much is read of each kind of input (`--limit`, `[limits]`).
+    /// How much is read of each kind of input (`--limit`, `[limit]`).
     #[serde(skip)]
     pub limits: Limits,
 }

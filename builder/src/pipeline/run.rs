@@ -11,6 +11,7 @@ use super::execution::{Execution, Observer};
 use super::head_start::{beside, head_start};
 use super::lock::Lock;
 use super::options::{Inputs, Options};
+use super::output_lock::OutputLock;
 use super::plan::Plan;
 use super::preflight::{OutputPath, check_lock_path};
 use super::resolve::{head_start_specs, resolve};
@@ -57,6 +58,11 @@ pub async fn build(
 ) -> Result<Outcome> {
     // Before anything is asked of a server: where the ISO and the lock go.
     let output = OutputPath::prepare(&options.output_path, !request.dry_run)?;
+    // One writer per OUTPUT_PATH; let go (before `output` removes a folder it made) on any end.
+    let _writer = match request.dry_run {
+        true => None,
+        false => Some(OutputLock::acquire(&options.output_path)?),
+    };
     if let Some(lock) = &request.write_lock {
         check_lock_path(lock)?;
     }

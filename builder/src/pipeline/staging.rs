@@ -73,8 +73,9 @@ pub struct Hold {
 pub fn write_atomically(path: &Path, text: &[u8]) -> Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     let mut file = tempfile::NamedTempFile::new_in(dir)
-        .with_context(|| format!("creating a temporary file in {}", dir.display()))?;
-    std::io::Write::write_all(&mut file, text)
+        .map_err(crate::atomic::plain)
+        .with_context(|| format!("writing {}", path.display()))?;
+    std::io::Write::write_all(file.as_file_mut(), text)
         .with_context(|| format!("writing {}", path.display()))?;
     // Readable by all, as the ISO and every file of it (a temporary file starts as 0600).
     use std::os::unix::fs::PermissionsExt;

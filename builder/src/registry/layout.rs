@@ -180,7 +180,7 @@ pub fn write_tarball_temp(
         .prefix(".cks-pull-")
         .suffix(".tar.part")
         .tempfile_in(dir)
-        .map_err(RegistryError::io(dir))?;
+        .map_err(|e| RegistryError::io(dir)(crate::atomic::plain(e)))?;
     let written = write_tar(tmp.as_file(), contents).map_err(RegistryError::io(tmp.path()))?;
     Ok((tmp.into_temp_path(), written))
 }

@@ -31,6 +31,7 @@ mod finished_tarball;
 mod layout;
 mod manifest;
 mod platform;
+mod progress_name;
 mod pull;
 mod pull_image;
 mod pull_types;

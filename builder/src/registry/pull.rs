@@ -1,6 +1,7 @@
 //! Pulling a list of images into tarballs: check the requests, ask the credential helpers, pull
 //! each image (`pull_image`: blobs fetched once per build), then name every tarball at once.
 
+use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
 use futures_util::{StreamExt, TryStreamExt};
@@ -146,6 +147,9 @@ fn name_tarballs(outcomes: Vec<Outcome>) -> Result<PullReport, RegistryError> {
         }
     }
     for (file, dest) in written {
+        // Readable by all, as `ctr image import` on another account and the ISO need.
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644))
+            .map_err(RegistryError::io(&dest))?;
         file.persist(&dest)
             .map_err(|e| RegistryError::io(&dest)(e.error))?;
     }

@@ -10,6 +10,7 @@ use super::finished_tarball::TarballStore;
 use super::layout::{DockerImage, LayoutContents, WrittenTarball, write_tarball_temp};
 use super::manifest::{Descriptor, Manifest, config_platform, parse_manifest};
 use super::platform;
+use super::progress_name::ImageProgress;
 use super::pull_types::{
     ImageRequest, Outcome, PullOptions, PullWarning, PulledImage, SkippedImage,
 };
@@ -295,13 +296,20 @@ impl Job<'_> {
 
     /// The config (unless read already) and every layer, each once per build.
     async fn fetch_blobs(&self, chosen: &Chosen) -> Result<Vec<(String, PathBuf)>, RegistryError> {
+        let progress = ImageProgress::new(
+            self.progress,
+            &self.request.reference,
+            &chosen.config,
+            &chosen.layers,
+        );
+        let progress = &progress;
         let fetches = std::iter::once(&chosen.config)
             .filter(|_| !chosen.config_fetched)
             .chain(&chosen.layers)
             .map(|d| async move {
                 let path = self
                     .store
-                    .blob(self.client, self.name, &d.digest, d.size, self.progress)
+                    .blob(self.client, self.name, &d.digest, d.size, progress)
                     .await?;
                 Ok::<_, RegistryError>((d.digest.to_string(), path))
             });
@@ -315,12 +323,20 @@ impl Job<'_> {
     ) -> Result<(tempfile::TempPath, WrittenTarball), RegistryError> {
         let tarball = self.out_dir.join(&self.request.tarball_name);
         let (dir, layout) = (self.out_dir.to_path_buf(), contents.clone());
-        tokio::task::spawn_blocking(move || write_tarball_temp(&dir, &layout))
+        let written = tokio::task::spawn_blocking(move || write_tarball_temp(&dir, &layout))
             .await
             .map_err(|e| RegistryError::Io {
-                path: tarball,
+                path: tarball.clone(),
                 source: std::io::Error::other(e.to_string()),
-            })?
+            })?;
+        // An error names the tarball being written, not its temporary name.
+        written.map_err(|error| match error {
+            RegistryError::Io { source, .. } => RegistryError::Io {
+                path: tarball,
+                source,
+            },
+            other => other,
+        })
     }
 }
 

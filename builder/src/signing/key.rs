@@ -1,5 +1,6 @@
 //! The key pair: generated from the operating system's random source, written as PKCS#8 PEM
-//! (mode 0600, never over an existing file) and SubjectPublicKeyInfo PEM, and read back.
+//! (mode 0600, never over an existing file) and SubjectPublicKeyInfo PEM (mode 0644), and read
+//! back.
 
 use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
@@ -142,7 +143,8 @@ fn zeroizing_bytes() -> p256::elliptic_curve::zeroize::Zeroizing<[u8; 32]> {
 }
 
 /// Writes a new key pair as `PREFIX.key` (PKCS#8 PEM, mode 0600) and `PREFIX.pub`
-/// (SubjectPublicKeyInfo PEM); refuses when either exists, and leaves neither half-written.
+/// (SubjectPublicKeyInfo PEM, mode 0644); refuses when either exists, and leaves neither
+/// half-written.
 pub fn write_key_pair(prefix: &Path) -> Result<KeyPair, SigningError> {
     let with = |suffix: &str| {
         let mut name = prefix.as_os_str().to_owned();
@@ -170,17 +172,17 @@ pub fn write_key_pair(prefix: &Path) -> Result<KeyPair, SigningError> {
         .map_err(|_| SigningError::Random {
             detail: "encoding the new public key failed".to_string(),
         })?;
-    write_new(&pair.private_key, private.as_bytes())?;
-    if let Err(error) = write_new(&pair.public_key, public.as_bytes()) {
+    write_new(&pair.private_key, private.as_bytes(), 0o600)?;
+    if let Err(error) = write_new(&pair.public_key, public.as_bytes(), 0o644) {
         let _ = std::fs::remove_file(&pair.private_key);
         return Err(error);
     }
     Ok(pair)
 }
 
-/// Writes `bytes` to a new file at `path` (mode 0600, through a temporary file beside it, never
-/// over an existing one).
-fn write_new(path: &Path, bytes: &[u8]) -> Result<(), SigningError> {
+/// Writes `bytes` to a new file at `path` of `mode` (through a temporary file beside it, made
+/// 0600 and given `mode` once written, never over an existing one).
+fn write_new(path: &Path, bytes: &[u8], mode: u32) -> Result<(), SigningError> {
     let io = |source| SigningError::Io {
         path: path.to_path_buf(),
         source,
@@ -190,8 +192,11 @@ fn write_new(path: &Path, bytes: &[u8]) -> Result<(), SigningError> {
         _ => Path::new("."),
     };
     // tempfile creates files with mode 0600.
-    let mut file = tempfile::NamedTempFile::new_in(dir).map_err(io)?;
-    file.write_all(bytes).map_err(io)?;
+    let mut file = tempfile::NamedTempFile::new_in(dir).map_err(|e| io(crate::atomic::plain(e)))?;
+    file.as_file_mut().write_all(bytes).map_err(io)?;
+    file.as_file()
+        .set_permissions(std::fs::Permissions::from_mode(mode))
+        .map_err(io)?;
     file.as_file().sync_all().map_err(io)?;
     file.persist_noclobber(path).map_err(|e| {
         if e.error.kind() == std::io::ErrorKind::AlreadyExists {

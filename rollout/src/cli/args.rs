@@ -12,6 +12,8 @@ use cks_rollout::engine::window::Window;
 use cks_rollout::engine::{EngineConfig, UpdateRequest};
 use cks_rollout::live::{LiveOptions, SshOptions};
 
+use super::duration::OldUnit;
+
 /// Splits `TYPE=VALUE`, naming the option when the `=` is missing.
 fn split<'a>(option: &str, text: &'a str) -> Result<(&'a str, &'a str)> {
     text.split_once('=').with_context(|| {
@@ -203,20 +205,20 @@ pub struct LiveArgs {
     /// The etcd client key (PEM).
     #[arg(long = "etcd-key", value_name = "FILE", requires = "etcd_cert")]
     pub etcd_key: Option<PathBuf>,
-    /// Time allowed for one batch, in seconds.
-    #[arg(long = "batch-timeout", default_value_t = 1800, value_name = "SECONDS")]
-    pub batch_timeout: u64,
-    /// Time allowed to drain one node, in seconds.
-    #[arg(long = "drain-timeout", default_value_t = 600, value_name = "SECONDS")]
-    pub drain_timeout: u64,
-    /// Time between two polls, in milliseconds.
-    #[arg(long = "poll-interval", default_value_t = 10_000, value_name = "MS")]
-    pub poll_interval_ms: u64,
-    /// Seconds after which a lease not renewed means its owner is gone: `scan` takes the
-    /// cluster over, and a rollout that finds its own lease so old stops. At least twice the
-    /// poll interval.
-    #[arg(long = "lease-timeout", default_value_t = 300, value_name = "SECONDS")]
-    pub lease_timeout: u64,
+    /// Time allowed for one batch, e.g. 30m (a bare number: seconds, with a warning).
+    #[arg(long = "batch-timeout", default_value = "30m", value_name = "DURATION", value_parser = super::duration::seconds_or_units)]
+    pub batch_timeout: OldUnit,
+    /// Time allowed to drain one node, e.g. 10m (a bare number: seconds, with a warning).
+    #[arg(long = "drain-timeout", default_value = "10m", value_name = "DURATION", value_parser = super::duration::seconds_or_units)]
+    pub drain_timeout: OldUnit,
+    /// Time between two polls, e.g. 10s or 500ms (a bare number: milliseconds, with a warning).
+    #[arg(long = "poll-interval", default_value = "10s", value_name = "DURATION", value_parser = super::duration::millis_or_units)]
+    pub poll_interval_ms: OldUnit,
+    /// How long a lease not renewed means its owner is gone, e.g. 5m (a bare number: seconds,
+    /// with a warning): `scan` takes the cluster over, and a rollout that finds its own lease
+    /// so old stops. At least twice the poll interval.
+    #[arg(long = "lease-timeout", default_value = "5m", value_name = "DURATION", value_parser = super::duration::seconds_or_units)]
+    pub lease_timeout: OldUnit,
     /// The most of one CloudStack, Kubernetes API or etcd answer that is read (B, KiB, MiB,
     /// GiB): a larger answer is refused, so no server can grow this process's memory.
     #[arg(long = "max-answer-size", default_value = "32MiB", value_name = "SIZE", value_parser = cks_pinning::limits::parse_size)]
@@ -233,6 +235,19 @@ impl LiveArgs {
         self.options().store_url()
     }
 
+    /// A warning for each duration flag given as a bare number in its old unit.
+    pub fn duration_warnings(&self) -> Vec<String> {
+        [
+            ("--batch-timeout", &self.batch_timeout),
+            ("--drain-timeout", &self.drain_timeout),
+            ("--poll-interval", &self.poll_interval_ms),
+            ("--lease-timeout", &self.lease_timeout),
+        ]
+        .into_iter()
+        .filter_map(|(flag, value)| value.warning(flag))
+        .collect()
+    }
+
     /// The options as the library's live entry takes them.
     pub fn options(&self) -> LiveOptions {
         LiveOptions {
@@ -245,10 +260,10 @@ impl LiveArgs {
             etcd_ca: self.etcd_ca.clone(),
             etcd_cert: self.etcd_cert.clone(),
             etcd_key: self.etcd_key.clone(),
-            batch_timeout: self.batch_timeout,
-            drain_timeout: self.drain_timeout,
-            poll_interval_ms: self.poll_interval_ms,
-            lease_timeout: self.lease_timeout,
+            batch_timeout: self.batch_timeout.secs(),
+            drain_timeout: self.drain_timeout.secs(),
+            poll_interval_ms: self.poll_interval_ms.millis(),
+            lease_timeout: self.lease_timeout.secs(),
             max_answer_size: self.max_answer_size,
             ssh: SshOptions {
                 ssh_key: self.ssh.ssh_key.clone(),

@@ -127,6 +127,11 @@ pub fn command() -> clap::Command {
 pub fn main() -> ExitCode {
     cks_rollout::live::cleanup::catch_file_size_signal();
     let cli = Cli::parse();
+    if let Some(live) = cli.command.live() {
+        for warning in live.duration_warnings() {
+            render::warn(&format!("cks-rollout: warning: {warning}"));
+        }
+    }
     cks_rollout::live::cleanup::install();
     let result = run(&cli);
     cks_rollout::live::cleanup::remove_all();
@@ -136,8 +141,22 @@ pub fn main() -> ExitCode {
         Ok(Exit::InvariantBroken) => ExitCode::from(4),
         Ok(Exit::Refused) => ExitCode::from(1),
         Err(e) => {
-            render::warn(&format!("cks-rollout: {e:#}"));
+            render::warn(&format!("cks-rollout: error: {e:#}"));
             ExitCode::from(1)
+        }
+    }
+}
+
+impl Command {
+    /// The connection flags of a live command (not `simulate`).
+    fn live(&self) -> Option<&LiveArgs> {
+        match self {
+            Command::Plan { live, .. }
+            | Command::Run { live, .. }
+            | Command::Cancel { live }
+            | Command::Status { live, .. }
+            | Command::Scan { live } => Some(live),
+            Command::Simulate(_) => None,
         }
     }
 }

@@ -199,7 +199,7 @@ pub fn run(live: &LiveArgs, events: Option<&PathBuf>) -> Result<Exit> {
     let mut store =
         AnyStore::open(&url).with_context(|| format!("opening the cluster store {url}"))?;
     let terminal = std::io::stdout().is_terminal();
-    let poll = Duration::from_millis(live.poll_interval_ms.max(50));
+    let poll = Duration::from_millis(live.poll_interval_ms.millis().max(50));
     let mut model = Model::default();
     let mut tail = Tail::default();
     let mut shown = String::new();

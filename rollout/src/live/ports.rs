@@ -114,6 +114,12 @@ impl LivePorts {
                 args.cluster_id
             );
         }
+        // A store file is made only for a cluster CloudStack knows: its record is read first,
+        // so a wrong --cluster-id leaves no new `cks-rollout.db` behind.
+        let imported = match (store_url.is_missing(), cloud_client.as_ref()) {
+            (true, Some(client)) => Some(import_record(client, &args.cluster_id)?),
+            _ => None,
+        };
         let mut store = AnyStore::open(&store_url)
             .with_context(|| format!("opening the cluster store {store_url}"))?;
         let missing = match store.get(&args.cluster_id) {
@@ -130,7 +136,10 @@ impl LivePorts {
                     args.cluster_id, store_url
                 )
             })?;
-            let record = import_record(client, &args.cluster_id)?;
+            let record = match imported {
+                Some(record) => record,
+                None => import_record(client, &args.cluster_id)?,
+            };
             // Another host may have imported it meanwhile: its record stands.
             store
                 .insert_new(&record)

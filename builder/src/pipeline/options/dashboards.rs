@@ -2,7 +2,7 @@
 //! anything is fetched.
 
 use cks_pinning::headlamp::HeadlampVersion;
-use cks_pinning::node_contract::Target;
+use cks_pinning::node_contract::{FitError, Line, Target};
 
 use super::error::OptionsError;
 
@@ -19,6 +19,7 @@ impl Dashboards {
         headlamp_version: Option<String>,
         cloudstack: Option<String>,
     ) -> Result<Dashboards, OptionsError> {
+        let given_line = cloudstack.is_some();
         let cloudstack = match cloudstack {
             None => Target::Any,
             Some(text) => text.parse().map_err(|_| OptionsError::Invalid {
@@ -43,11 +44,15 @@ impl Dashboards {
         let planned =
             super::super::fit::planned_root_files(dashboard_yaml.is_some(), headlamp.is_some());
         let planned: Vec<&str> = planned.iter().map(String::as_str).collect();
+        // Headlamp alone is the 4.23 script's sixth argument: unless told otherwise, the ISO
+        // is for that script's line.
+        let cloudstack = match (given_line, dashboard_yaml.is_some(), headlamp.is_some()) {
+            (false, false, true) => Target::Line(Line::V4_23),
+            _ => cloudstack,
+        };
         cks_pinning::node_contract::require_fit(cloudstack, &planned).map_err(|e| {
-            OptionsError::Unfit {
-                given: describe(dashboard_yaml.is_some(), headlamp.as_ref()),
-                reason: e.to_string(),
-            }
+            tracing::debug!("{e}");
+            unfit(describe(dashboard_yaml.is_some(), headlamp.as_ref()), &e)
         })?;
         Ok(Dashboards {
             dashboard_yaml,
@@ -60,9 +65,37 @@ impl Dashboards {
 /// The dashboards given, as the refusal names them.
 fn describe(dashboard: bool, headlamp: Option<&HeadlampVersion>) -> String {
     match (dashboard, headlamp) {
-        (true, Some(v)) => format!("the legacy dashboard and Headlamp {v}"),
-        (true, None) => "only the legacy dashboard".to_string(),
-        (false, Some(v)) => format!("only Headlamp {v}"),
-        (false, None) => "no dashboard (neither DASHBOARD_YAML nor --headlamp)".to_string(),
+        (true, Some(v)) => format!("an ISO with the legacy dashboard and Headlamp {v}"),
+        (true, None) => "an ISO with only the legacy dashboard".to_string(),
+        (false, Some(v)) => format!("an ISO with only Headlamp {v}"),
+        (false, None) => {
+            "an ISO with no dashboard (neither DASHBOARD_YAML nor --headlamp)".to_string()
+        }
+    }
+}
+
+/// The one-sentence refusal of `error`: the lines refusing and what they miss.
+fn unfit(given: String, error: &FitError) -> OptionsError {
+    let mut lines: Vec<String> = Vec::new();
+    let mut missing: Vec<String> = Vec::new();
+    for (line, misfit) in &error.misfits {
+        let name = line.to_string();
+        if !lines.contains(&name) {
+            lines.push(name);
+        }
+        if !missing.contains(&misfit.missing) {
+            missing.push(misfit.missing.clone());
+        }
+    }
+    // `dashboard.yaml` meets `headlamp.yaml or dashboard.yaml` too: name only the stricter.
+    let all = missing.clone();
+    missing.retain(|m| {
+        !all.iter()
+            .any(|other| other != m && m.contains(other.as_str()))
+    });
+    OptionsError::Unfit {
+        given,
+        lines: lines.join(", "),
+        missing: missing.join(", "),
     }
 }

@@ -25,15 +25,18 @@ pub enum OptionsError {
         /// What would be accepted.
         expected: String,
     },
-    /// The dashboards given cannot fit the CloudStack lines asked for.
+    /// The dashboards given cannot fit the CloudStack lines asked for. One sentence; the
+    /// node scripts that would fail are logged at debug level (`-v`).
     #[error(
-        "{given}: {reason}; give DASHBOARD_YAML (--dashboard) for 4.20/4.22, --headlamp for 4.23, or both for any"
+        "{given} does not fit CloudStack {lines}: no {missing} (run the same command with -v for the node scripts that need it)"
     )]
     Unfit {
         /// The dashboards given.
         given: String,
-        /// Which line refuses them, and why.
-        reason: String,
+        /// The lines that refuse them, `4.20, 4.22`.
+        lines: String,
+        /// What those lines miss, `dashboard.yaml`.
+        missing: String,
     },
     /// The config file could not be read or parsed.
     #[error("config file {}: {message}", path.display())]
