@@ -227,6 +227,15 @@ pub struct LiveArgs {
 }
 
 impl LiveArgs {
+    /// Checks the values of the flags alone (endpoint URLs, the store URL) before anything is
+    /// reached; a bad one is bad input (exit status 2).
+    pub fn check(&self) -> Result<()> {
+        cks_rollout::live::pairs("control-endpoint", &self.control_endpoints)?;
+        cks_rollout::live::pairs("etcd-endpoint", &self.etcd_endpoints)?;
+        self.store_url()?;
+        Ok(())
+    }
+
     /// The store `--store` names, parsed here rather than by clap so that a value that does not
     /// parse is never echoed with its password.
     pub fn store_url(&self) -> Result<StoreUrl> {
