@@ -5,7 +5,7 @@
 //! code span or example line that starts with `BINARY SUBCOMMAND` belongs to that subcommand;
 //! a flag in a code span of its own (`--mirror URL`) to any subcommand the section names (or
 //! the program's own options). Spans and lines of other programs (`ctr`, `kubectl`, `cargo`)
-//! are left out.
+//! are left out, and so is a line that says the flag it names is hidden.
 
 use std::collections::BTreeMap;
 use std::process::Command;
@@ -146,6 +146,8 @@ fn named(body: &str, binary: &str) -> (Vec<(Owner, String)>, Vec<String>) {
                 }
             }
             Some(_) => {}
+            // A line that says a flag is hidden names one `--help` does not list.
+            None if line.contains("hidden") => {}
             None => {
                 for (i, span) in line.split('`').enumerate() {
                     if i % 2 == 1 {
