@@ -182,7 +182,8 @@ pub struct LiveArgs {
         value_name = "URL"
     )]
     pub store: String,
-    /// The cluster's kubeconfig.
+    /// The cluster's kubeconfig, instead of the one CloudStack gives. A KUBECONFIG in the
+    /// environment counts as this flag (one file path); the flag beats it.
     #[arg(long, env = "KUBECONFIG", value_name = "FILE")]
     pub kubeconfig: Option<PathBuf>,
     /// The kubeconfig context (default: its current-context).
