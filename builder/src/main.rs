@@ -2,27 +2,25 @@
 //!
 //! This file only parses the command line and reports the outcome; the work is in the library.
 
-use clap::Parser;
-
 use cks_builder::cli;
 
 fn main() {
     // First of all, before the runtime exists: from here on Ctrl-C is the program's to handle,
     // so no moment of a command dies of it before it can clean up.
     let early =
-        cli::Early::catch().unwrap_or_else(|error| fail(&format!("catching Ctrl-C: {error}")));
+        cli::Early::catch().unwrap_or_else(|error| fail(&format!("catching Ctrl-C: {error}"), 1));
     // A write past `ulimit -f` is then an error (EFBIG) the command cleans up after.
     cli::catch_file_size_signal()
-        .unwrap_or_else(|error| fail(&format!("catching SIGXFSZ: {error}")));
+        .unwrap_or_else(|error| fail(&format!("catching SIGXFSZ: {error}"), 1));
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
-        .unwrap_or_else(|error| fail(&format!("starting the async runtime: {error}")));
+        .unwrap_or_else(|error| fail(&format!("starting the async runtime: {error}"), 1));
     let result = runtime.block_on(async {
         let interrupt = early
             .listen()
             .map_err(|error| anyhow::anyhow!("listening for Ctrl-C: {error}"))?;
-        let args = cli::Cli::parse();
+        let args = cli::parse();
         cli::init_output(&args);
         cli::run(args, interrupt).await
     });
@@ -35,7 +33,7 @@ fn main() {
             std::process::exit(0);
         }
         // Errors may quote a server's words or a URL the user gave: shown safe.
-        fail(&cli::error_text(&error));
+        fail(&cli::error_text(&error), cli::exit_status(&error));
     }
 }
 
@@ -43,12 +41,12 @@ fn main() {
 const SHUTDOWN_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// Prints `message` as `cks-iso: error: …` (passwords left out, control characters escaped)
-/// and exits 1.
-fn fail(message: &str) -> ! {
+/// and exits with `status`.
+fn fail(message: &str, status: i32) -> ! {
     let message = cks_builder::redact::passwords(message);
     eprintln!(
         "cks-iso: error: {}",
         cks_builder::redact::controls(&message)
     );
-    std::process::exit(1);
+    std::process::exit(status);
 }

@@ -101,14 +101,14 @@ fn bad_input_is_a_one_line_error_naming_it() {
             ],
             "ARCH",
         ),
-        (vec!["/tmp/x", "1.33.13", "1.6.2"], "missing BUILD_NAME"),
+        (vec!["/tmp/x", "1.33.13", "1.6.2"], "missing NETWORK_YAML"),
     ] {
         let output = cks_iso()
             .arg("build")
             .args(&args)
             .output()
             .expect("cks-iso runs");
-        assert_eq!(output.status.code(), Some(1), "{args:?}");
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
         assert!(stderr.contains(name), "{stderr}");

@@ -1,7 +1,9 @@
 //! `cks-docs OUT`: writes the man pages (one per command and subcommand, `OUT/man/*.1`) and the
 //! bash, zsh and fish completions (`OUT/completions/<shell>/`) of `cks-iso`, `cks-rollout` and
 //! `cks-upgrade-hook`, rendered from the clap commands their libraries expose, for the Debian
-//! package. Each file is written under a temporary name and renamed when complete.
+//! package. Each file is written under a temporary name and renamed when complete. The pages
+//! and scripts are those `cks-iso man` and `cks-iso completions SHELL` print (the same code,
+//! in `cks-cli-docs`), with each command's examples, exit statuses, environment and files.
 
 use std::path::{Path, PathBuf};
 
@@ -16,31 +18,6 @@ fn write(path: &Path, bytes: &[u8]) -> Result<()> {
     std::fs::rename(&partial, path).with_context(|| format!("renaming {}", path.display()))
 }
 
-/// Man pages of `command` (`<name>.1`, run as `invoked`) and, as `<name>-<sub>.1`, of each
-/// subcommand.
-fn man_pages(command: &clap::Command, name: &str, invoked: &str, dir: &Path) -> Result<usize> {
-    let mut out = Vec::new();
-    let named = command
-        .clone()
-        .display_name(name.to_string())
-        .bin_name(invoked.to_string());
-    clap_mangen::Man::new(named)
-        .title(name.to_uppercase())
-        .render(&mut out)
-        .with_context(|| format!("rendering the man page of {name}"))?;
-    write(&dir.join(format!("{name}.1")), &out)?;
-    let mut pages = 1;
-    for sub in command.get_subcommands().filter(|s| !s.is_hide_set()) {
-        if sub.get_name() == "help" {
-            continue;
-        }
-        let sub_name = format!("{name}-{}", sub.get_name());
-        let sub_invoked = format!("{invoked} {}", sub.get_name());
-        pages += man_pages(sub, &sub_name, &sub_invoked, dir)?;
-    }
-    Ok(pages)
-}
-
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let [out] = args.as_slice() else {
@@ -48,22 +25,34 @@ fn main() -> Result<()> {
     };
     let out = PathBuf::from(out);
     let commands = [
-        ("cks-iso", cks_builder::cli::command()),
-        ("cks-rollout", cks_rollout::cli::command()),
-        ("cks-upgrade-hook", cks_upgrade_hook::cli::command()),
+        (
+            "cks-iso",
+            cks_builder::cli::command(),
+            cks_builder::cli::PAGES,
+        ),
+        (
+            "cks-rollout",
+            cks_rollout::cli::command(),
+            cks_rollout::cli::PAGES,
+        ),
+        (
+            "cks-upgrade-hook",
+            cks_upgrade_hook::cli::command(),
+            cks_upgrade_hook::cli::PAGES,
+        ),
     ];
     let mut pages = 0;
-    for (name, command) in &commands {
-        let mut command = command.clone().bin_name(*name);
-        command.build();
-        pages += man_pages(&command, name, name, &out.join("man"))?;
+    for (name, command, docs) in &commands {
+        for (file, page) in cks_cli_docs::man::all_pages(command, name, docs)? {
+            write(&out.join("man").join(file), &page)?;
+            pages += 1;
+        }
         for (shell, file) in [
             (Shell::Bash, name.to_string()),
             (Shell::Zsh, format!("_{name}")),
             (Shell::Fish, format!("{name}.fish")),
         ] {
-            let mut script = Vec::new();
-            clap_complete::generate(shell, &mut command.clone(), *name, &mut script);
+            let script = cks_cli_docs::completions(command, name, shell);
             write(
                 &out.join("completions").join(shell.to_string()).join(file),
                 &script,

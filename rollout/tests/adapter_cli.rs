@@ -35,18 +35,19 @@ fn simulate_run_prints_every_step_the_view_and_the_invariants_verdict() {
         .expect("runs");
     let shown = text(&out);
     assert!(out.status.success(), "{shown}");
+    // Steps are named as the events file names them.
     for step in [
-        "Preflight",
-        "Annotate",
-        "Cordon",
-        "Drain",
-        "Stop",
-        "ChangeOffering",
-        "ResizeDisk",
-        "StartVm",
-        "Verify",
-        "Uncordon",
-        "Release",
+        "preflight",
+        "annotate",
+        "cordon",
+        "drain",
+        "stop",
+        "change_offering",
+        "resize_disk",
+        "start_vm",
+        "verify",
+        "uncordon",
+        "release",
     ] {
         assert!(
             shown.contains(&format!("{step}:")),
@@ -124,7 +125,8 @@ fn simulate_plan_json_and_a_failing_run_exit_codes() {
         .args(["simulate", "--cluster", "/nonexistent.yaml", "plan"])
         .output()
         .expect("runs");
-    assert_eq!(out.status.code(), Some(1));
+    // The cluster description is the user's input: a missing one is status 2.
+    assert_eq!(out.status.code(), Some(2));
     assert!(text(&out).contains("/nonexistent.yaml"), "{}", text(&out));
     let out = bin()
         .args([
@@ -137,7 +139,7 @@ fn simulate_plan_json_and_a_failing_run_exit_codes() {
         ])
         .output()
         .expect("runs");
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     assert!(
         text(&out).contains("--offering \"worker\": expected TYPE=VALUE"),
         "{}",
@@ -222,7 +224,11 @@ fn two_run_processes_on_one_store_exactly_one_wins_updating() {
     );
     let scan = live(&c, "scan").output().expect("runs");
     assert!(scan.status.success(), "{}", text(&scan));
-    assert!(text(&scan).contains("NotUpdating"), "{}", text(&scan));
+    assert!(
+        text(&scan).contains("not Updating: nothing to do"),
+        "{}",
+        text(&scan)
+    );
     let _ = CONTROL;
 }
 

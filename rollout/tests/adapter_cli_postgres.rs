@@ -197,7 +197,11 @@ fn a_rollout_that_loses_its_database_mid_batch_leaves_no_node_down_and_scan_aler
         .args(["--lease-timeout", "3600s"])
         .output()
         .expect("runs");
-    assert!(text(&early).contains("OwnerAlive"), "{}", text(&early));
+    assert!(
+        text(&early).contains("holds the lease: left alone"),
+        "{}",
+        text(&early)
+    );
     // Once the lease is 2 s old, with no owner renewing it, the scanner takes the cluster over.
     let mut scan = None;
     cks_fixtures::process::wait_until("the lease to expire", Duration::from_secs(60), || {
@@ -205,14 +209,14 @@ fn a_rollout_that_loses_its_database_mid_batch_leaves_no_node_down_and_scan_aler
             .args(["--lease-timeout", "2s"])
             .output()
             .expect("runs");
-        let moved = !text(&out).contains("OwnerAlive");
+        let moved = !text(&out).contains("holds the lease: left alone");
         scan = Some(out);
         moved
     })
     .expect("the lease expires");
     let scan = scan.expect("scanned");
     assert!(scan.status.success(), "{}", text(&scan));
-    assert!(text(&scan).contains("MovedToAlert"), "{}", text(&scan));
+    assert!(text(&scan).contains("moved to Alert"), "{}", text(&scan));
     assert_eq!(
         open(&url).get(&c.cluster_id).expect("record").state,
         ClusterState::Alert

@@ -54,7 +54,11 @@ fn a_stop_job_longer_than_the_lease_keeps_the_cluster_from_a_second_scan_and_run
 
     let scan = live(&c, "scan", &url).args(lease).output().expect("runs");
     assert!(scan.status.success(), "{}", text(&scan));
-    assert!(text(&scan).contains("OwnerAlive"), "{}", text(&scan));
+    assert!(
+        text(&scan).contains("holds the lease: left alone"),
+        "{}",
+        text(&scan)
+    );
     let second = live(&c, "run", &url)
         .args(["--offering", &format!("worker={}", c.big)])
         .args(lease)
@@ -90,7 +94,7 @@ workers: { count: 60 }
 fn stopped(out: &std::process::Output) -> usize {
     String::from_utf8_lossy(&out.stdout)
         .lines()
-        .filter(|l| l.contains("Stop: stopped"))
+        .filter(|l| l.contains("stop: stopped"))
         .count()
 }
 

@@ -129,7 +129,11 @@ fn an_uncordon_refused_during_release_still_ends_updating_with_the_first_error_k
     // The scanner finds nothing to do and keeps the specific error.
     let scan = c.cli("scan").output().expect("scan runs");
     assert!(scan.status.success(), "{}", text(&scan));
-    assert!(text(&scan).contains("NotUpdating"), "{}", text(&scan));
+    assert!(
+        text(&scan).contains("not Updating: nothing to do"),
+        "{}",
+        text(&scan)
+    );
     let after = c.store.get(&c.cluster_id).expect("record");
     assert_eq!(after.state, ClusterState::Running);
     assert_eq!(after.last_error.as_deref(), Some(last_error.as_str()));

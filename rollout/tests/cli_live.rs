@@ -109,7 +109,7 @@ fn an_empty_affinity_group_list_is_refused_at_the_argument_naming_nodeaffinitygr
             .args(["--affinity-groups", "worker="])
             .output()
             .expect("runs");
-        assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+        assert_eq!(out.status.code(), Some(2), "{}", text(&out));
         assert!(text(&out).contains("nodeaffinitygroups"), "{}", text(&out));
     }
     assert_eq!(c.cloud.calls().len(), before, "CloudStack was not called");
@@ -147,7 +147,8 @@ fn a_bad_control_value_is_refused_before_cloudstack_is_asked() {
             .args(args)
             .output()
             .expect("runs");
-        assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+        // A bad value of a flag is bad input: status 2, as for every binary.
+        assert_eq!(out.status.code(), Some(2), "{}", text(&out));
         assert!(text(&out).contains(says), "{says}: {}", text(&out));
     }
     assert_eq!(c.cloud.calls().len(), before, "CloudStack was not called");

@@ -210,7 +210,7 @@ fn the_events_file_has_one_line_per_step_in_the_versioned_schema() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     let printed = stdout
         .lines()
-        .filter(|l| l.contains("s batch ") || l.contains("s Start") || l.contains("s Release"))
+        .filter(|l| l.contains("s batch ") || l.contains("s start:") || l.contains("s release:"))
         .count();
     assert_eq!(printed, lines.len(), "one line per printed step\n{stdout}");
 }

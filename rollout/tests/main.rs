@@ -34,6 +34,7 @@ mod answer_bounds;
 mod autoscaler_risk;
 mod cancel;
 mod cases;
+mod cli_docs;
 mod cli_live;
 mod cli_simulate;
 mod cloudstack_lines;

@@ -18,12 +18,6 @@ use cks_upgrade_hook::redeploy_cli::{LayoutArgs, Parts, RedeployArgs, redeploy};
 /// The nodes and the autoscaling settings are found from --cluster-id through CloudStack
 /// (CLOUDSTACK_ENDPOINT, CLOUDSTACK_KEY, CLOUDSTACK_SECRET, or CLOUDSTACK_CONFIG); --host,
 /// --port, --min, --max and --disabled override what CloudStack says.
-///
-/// Exit status of redeploy, redeploy-autoscaler and redeploy-provider: 0 when everything was
-/// refreshed or there was nothing to refresh, and also when a refresh failed (the failure is
-/// printed as a warning) unless --strict is given; 1 when a refresh failed and --strict is
-/// given; 2 for bad arguments or what cannot be found. preload and upgrade give theirs in their
-/// --help.
 #[derive(Debug, Parser)]
 #[command(name = "cks-upgrade-hook", version = concat!(env!("CARGO_PKG_VERSION"), " (commit ", env!("CKS_GIT_COMMIT"), ")"))]
 struct Cli {
@@ -43,25 +37,18 @@ enum Commands {
     /// Before an upgrade, sends every node the new ISO's images it lacks and imports them, once
     /// the ISO's sha256 is the checksum CloudStack holds for --to VERSION (or --sha256 HEX) and
     /// verify finds nothing wrong with it.
-    ///
-    /// Exit status: 0 when every node holds every image, 1 when a node failed (run again to
-    /// finish: nodes already complete are skipped, a copy cut off is resumed), 2 for bad
-    /// arguments, what cannot be found, or an ISO refused (nothing was sent).
     Preload(cks_upgrade_hook::preload_cli::PreloadArgs),
     /// Upgrades the cluster: refuses unless it is Running and the version is Ready and newer,
     /// preloads the new images on every node (unless --no-preload), calls
     /// upgradeKubernetesCluster, follows its job, then refreshes the cloud controller manager
     /// and the autoscaler.
-    ///
-    /// Exit status: 0 upgraded (a failed refresh afterwards is a warning unless --strict);
-    /// 1 the upgrade failed (CloudStack's error and the cluster's state are printed) or, with
-    /// --strict, a refresh failed; 2 bad arguments or what cannot be found; 3 refused before
-    /// the upgrade (the cluster not Running, the version unknown, not Ready or not newer, or
-    /// --iso not the ISO CloudStack holds the checksum of for it, or failing verify);
-    /// 4 the preload failed on a node (the upgrade was not started).
     Upgrade(Box<cks_upgrade_hook::upgrade_cli::UpgradeArgs>),
     /// Prints the autoscale-kube-cluster command, quoted for the node's shell.
     Command(CommandArgs),
+    /// Prints the shell completion script (bash, zsh, fish, elvish, powershell) to stdout.
+    Completions(cks_cli_docs::CompletionsArgs),
+    /// Prints the man page (roff) of cks-upgrade-hook, or of one subcommand, to stdout.
+    Man(cks_cli_docs::ManArgs),
 }
 
 #[derive(Debug, Args)]
@@ -82,9 +69,12 @@ struct CommandArgs {
     layout: LayoutArgs,
 }
 
-/// The clap command, for man pages and completions.
+pub use crate::docs::PAGES;
+
+/// The clap command, for man pages and completions: the flags, and each command's examples,
+/// exit statuses, environment and files, shown as written after the flags in `--help`.
 pub fn command() -> clap::Command {
-    Cli::command()
+    cks_cli_docs::decorate(Cli::command(), PAGES)
 }
 
 /// Parses the command line and runs it.
@@ -93,8 +83,19 @@ pub fn main() -> ExitCode {
     if let Err(error) = cks_builder::cli::catch_file_size_signal() {
         tracing::debug!("SIGXFSZ not caught: {error}");
     }
-    let cli = Cli::parse();
+    let matches = command().get_matches();
+    let cli = <Cli as clap::FromArgMatches>::from_arg_matches(&matches)
+        .unwrap_or_else(|error| error.exit());
     let result = match cli.command {
+        Commands::Completions(args) => {
+            cks_cli_docs::print_completions(&command(), "cks-upgrade-hook", &args)
+                .map(|()| ExitCode::SUCCESS)
+                .map_err(anyhow::Error::from)
+        }
+        Commands::Man(args) => {
+            cks_cli_docs::print_man(&command(), "cks-upgrade-hook", PAGES, &args)
+                .map(|()| ExitCode::SUCCESS)
+        }
         Commands::Command(args) => print_command(&args).map(|()| ExitCode::SUCCESS),
         Commands::Redeploy(args) => redeploy(&args, Parts::Both),
         Commands::RedeployAutoscaler(args) => redeploy(&args, Parts::Autoscaler),
@@ -111,8 +112,45 @@ pub fn main() -> ExitCode {
     };
     result.unwrap_or_else(|error| {
         cks_upgrade_hook::say::err(&format!("cks-upgrade-hook: error: {error:#}"));
-        ExitCode::from(2)
+        ExitCode::from(exit_status(&error))
     })
+}
+
+/// The exit status of an error: 2 for bad input (a flag's value, or what cannot be found,
+/// named with the flag that supplies it; an ISO refused), 1 for a failure (CloudStack, the
+/// Kubernetes API or a node could not be reached or answered an error).
+pub fn exit_status(error: &anyhow::Error) -> u8 {
+    use cks_discovery::DiscoveryError;
+    use cks_upgrade_hook::preload::checked_iso::CheckError;
+    use cks_upgrade_hook::target::TargetError;
+    let failure = |d: &DiscoveryError| {
+        matches!(
+            d,
+            DiscoveryError::CloudStack { .. }
+                | DiscoveryError::TempFile(_)
+                | DiscoveryError::Nodes { .. }
+        )
+    };
+    if cks_cli_docs::is_bad_input(error) {
+        return 2;
+    }
+    for cause in error.chain() {
+        let bad = if let Some(t) = cause.downcast_ref::<TargetError>() {
+            !matches!(t, TargetError::Discovery(d) if failure(d))
+        } else if let Some(d) = cause.downcast_ref::<DiscoveryError>() {
+            !failure(d)
+        } else if let Some(c) = cause.downcast_ref::<CheckError>() {
+            !matches!(c, CheckError::CloudStack { .. })
+        } else {
+            cause.is::<cks_upgrade_hook::command::CommandError>()
+                || cause.is::<cks_upgrade_hook::hook::RolloutTimeoutError>()
+                || cause.is::<cks_upgrade_hook::upgrade::Refusal>()
+        };
+        if bad {
+            return 2;
+        }
+    }
+    1
 }
 
 fn print_command(args: &CommandArgs) -> Result<()> {

@@ -32,6 +32,7 @@ extern crate self as cks_upgrade_hook;
 #[doc(hidden)]
 pub mod cli;
 pub mod command;
+mod docs;
 pub mod hook;
 #[doc(hidden)]
 pub mod json_out;

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use clap::Args;
 
 use cks_cloudstack::CloudStackClient;
@@ -113,12 +113,16 @@ impl PreloadArgs {
     pub fn settings(&self) -> Result<Settings> {
         let copy = &self.copy;
         if copy.parallel == 0 {
-            bail!("--parallel must be at least 1");
+            return Err(cks_cli_docs::bad_input(anyhow::anyhow!(
+                "--parallel must be at least 1"
+            )));
         }
         if let Some(p) = &copy.platform
             && !p.starts_with("linux/")
         {
-            bail!("--platform {p:?}: expected linux/ARCH, such as linux/amd64");
+            return Err(cks_cli_docs::bad_input(anyhow::anyhow!(
+                "--platform {p:?}: expected linux/ARCH, such as linux/amd64"
+            )));
         }
         Ok(Settings {
             ctr: copy.ctr.clone(),
@@ -151,6 +155,8 @@ pub fn run(args: &PreloadArgs) -> Result<bool> {
 /// and preloads every node.
 pub fn preload_cluster(args: &PreloadArgs) -> Result<Vec<NodeReport>> {
     ClusterId::parse(&args.cluster_id).context("checking --cluster-id")?;
+    // The flags' values are checked before CloudStack is asked.
+    checked_flags(args)?;
     let client = target::client_from_env(args.max_answer_size).map_err(|source| {
         target::TargetError::NoCloudStack {
             needed: "the cluster's nodes",
@@ -168,9 +174,23 @@ pub fn preload_cluster(args: &PreloadArgs) -> Result<Vec<NodeReport>> {
             let version = upgrade::choose(to, &versions)?;
             Expected::from_cloudstack(&client, version)?
         }
-        (None, None) => bail!("give --to VERSION or --sha256 HEX: the ISO is checked against it"),
+        (None, None) => {
+            return Err(cks_cli_docs::bad_input(anyhow::anyhow!(
+                "give --to VERSION or --sha256 HEX: the ISO is checked against it"
+            )));
+        }
     };
     preload_checked(args, &client, &info, &expected)
+}
+
+/// The preload settings, once the timeouts are checked: a bad value is bad input.
+fn checked_flags(args: &PreloadArgs) -> Result<Settings> {
+    if args.copy.copy_timeout == 0 || args.connect_timeout == 0 {
+        return Err(cks_cli_docs::bad_input(anyhow::anyhow!(
+            "--copy-timeout and --connect-timeout must be at least 1 second"
+        )));
+    }
+    args.settings()
 }
 
 /// Preloads every node of the cluster `info` once the ISO's sha256 is `expected` and `verify`
@@ -181,10 +201,7 @@ pub fn preload_checked(
     info: &ClusterInfo,
     expected: &Expected,
 ) -> Result<Vec<NodeReport>> {
-    if args.copy.copy_timeout == 0 || args.connect_timeout == 0 {
-        bail!("--copy-timeout and --connect-timeout must be at least 1 second");
-    }
-    let settings = args.settings()?;
+    let settings = checked_flags(args)?;
     let flags = args.flags();
     let logins = target::all_nodes(&flags, info, client, &args.copy.ssh_endpoints)?;
     let iso = checked_iso::check(&args.iso, expected)?;

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use clap::Args;
 
 use cks_upgrade_hook::FailureCause;
@@ -186,7 +186,9 @@ impl RedeployArgs {
 pub fn redeploy(args: &RedeployArgs, parts: Parts) -> Result<ExitCode> {
     ClusterId::parse(&args.cluster_id).context("checking --cluster-id")?;
     if args.timeout == 0 || args.connect_timeout == 0 {
-        bail!("--timeout and --connect-timeout must be at least 1 second");
+        return Err(cks_cli_docs::bad_input(anyhow::anyhow!(
+            "--timeout and --connect-timeout must be at least 1 second"
+        )));
     }
     let rollout_timeout = rollout_timeout_within(
         Duration::from_secs(args.timeout),

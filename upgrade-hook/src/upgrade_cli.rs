@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use clap::Args;
 
 use cks_cloudstack::{CloudStackClient, CloudStackError};
@@ -213,9 +213,9 @@ fn upgrade_job(
 /// Checks the arguments clap cannot.
 pub fn check(args: &UpgradeArgs) -> Result<()> {
     if !args.no_preload && args.node.iso().is_none() {
-        bail!(
+        return Err(cks_cli_docs::bad_input(anyhow::anyhow!(
             "--iso NEW.iso is needed to preload the new images on every node; give it, or pass --no-preload"
-        );
+        )));
     }
     Ok(())
 }

@@ -6,6 +6,7 @@
 
 mod common;
 
+mod cli_docs;
 mod cloudstack_lines;
 mod command_cli;
 mod preload_cut_off;

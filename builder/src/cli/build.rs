@@ -38,6 +38,7 @@ pub async fn run(args: BuildArgs, interrupt: &super::interrupt::Interrupt) -> Re
     if let Some(lock) = &lock {
         inputs = inputs.over(lock.inputs.clone());
     }
+    inputs.first_missing()?;
     if let Some(pin) = pin_kubernetes(&mut inputs, lock.as_ref()).await? {
         eprintln!("{}", pin.line());
     }

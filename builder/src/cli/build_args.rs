@@ -9,7 +9,6 @@ use cks_pinning::headlamp::DashboardArgument;
 /// Flags of `cks-iso build`: the script's positional arguments, or the same as named flags,
 /// plus the options of the downloader, the puller and the ISO writer.
 #[derive(Debug, Clone, clap::Args)]
-#[command(after_help = BUILD_EXAMPLES)]
 pub struct BuildArgs {
     /// Folder the ISO is written to (as the script's first argument).
     #[arg(value_name = "OUTPUT_PATH")]
@@ -151,25 +150,6 @@ pub struct BuildArgs {
     #[arg(long, value_name = "FILE")]
     pub sign_key: Option<PathBuf>,
 }
-
-const BUILD_EXAMPLES: &str = "\
-Examples:
-  # As the script: OUTPUT_PATH K8S CNI CRICTL NETWORK_YAML DASHBOARD_YAML|HEADLAMP_VERSION BUILD_NAME [ARCH] [ETCD]
-  cks-iso build ./out 1.33.13 1.6.2 1.33.0 \\
-    https://github.com/flannel-io/flannel/releases/download/v0.26.7/kube-flannel.yml \\
-    https://raw.githubusercontent.com/kubernetes/dashboard/v2.7.0/aio/deploy/recommended.yaml \\
-    cks-1.33.13 x86_64 3.5.21
-
-  # One ISO for every CloudStack line: the legacy dashboard (4.20, 4.22) and Headlamp (4.23).
-  cks-iso build ./out 1.33.13 1.6.2 1.33.0 kube-flannel.yml 0.40.1 cks-1.33.13 \\
-    --dashboard-yaml https://raw.githubusercontent.com/kubernetes/dashboard/v2.7.0/aio/deploy/recommended.yaml
-
-  # The same with named flags and a config file; flags beat the environment beat the config.
-  cks-iso build --config cks.toml --kubernetes-version 1.33.13 --arch aarch64
-
-Environment: AUTOSCALER_VERSION and CCM_VERSION override the autoscaler release and the CCM tag;
-SOURCE_DATE_EPOCH fixes every timestamp of the ISO (reproducible builds).
-Exit codes: 0 built, 1 the build failed (nothing is left in OUTPUT_PATH), 2 bad command line.";
 
 impl BuildArgs {
     /// The inputs these flags give (only those that were set).

@@ -19,6 +19,7 @@ mod build;
 mod build_args;
 mod catalog;
 mod diff;
+mod docs;
 mod error_text;
 mod file_size;
 mod interrupt;
@@ -36,8 +37,8 @@ mod verify;
 
 /// Builds and checks the binaries ISO of Apache CloudStack's Kubernetes Service (CKS).
 ///
-/// Exit codes: 0 success, 1 the work failed (the message says why), 2 bad command line. Once
-/// its reader closes stdout (`| head`), a command stops and exits 0 without a message.
+/// Exit statuses are in `--help` and shared by cks-rollout and cks-upgrade-hook. Once its
+/// reader closes stdout (`| head`), a command stops and exits 0 without a message.
 #[derive(Debug, Parser)]
 #[command(name = "cks-iso", version = concat!(env!("CARGO_PKG_VERSION"), " (commit ", env!("CKS_GIT_COMMIT"), ")"), about, long_about = None)]
 pub struct Cli {
@@ -77,6 +78,10 @@ enum Command {
     Catalog(catalog::Args),
     /// Write an ECDSA P-256 key pair for --sign-key (PREFIX.key) and verifiers (PREFIX.pub).
     Keygen(keygen::Args),
+    /// Print the shell completion script (bash, zsh, fish, elvish, powershell) to stdout.
+    Completions(cks_cli_docs::CompletionsArgs),
+    /// Print the man page (roff) of cks-iso, or of one subcommand, to stdout.
+    Man(cks_cli_docs::ManArgs),
 }
 
 pub use error_text::error_text;
@@ -84,9 +89,29 @@ pub use file_size::catch_file_size_signal;
 pub use interrupt::{Early, Interrupt};
 pub use stdout::{StdoutClosed, closed as stdout_closed};
 
-/// The clap command, for man pages and completions.
+pub use docs::PAGES;
+
+/// The clap command, for man pages and completions: the flags, and each command's examples,
+/// exit statuses, environment and files, shown as written after the flags in `--help`.
 pub fn command() -> clap::Command {
-    <Cli as clap::CommandFactory>::command()
+    cks_cli_docs::decorate(<Cli as clap::CommandFactory>::command(), PAGES)
+}
+
+/// Parses the command line as [`command`] shows it; a bad one ends the program (status 2).
+pub fn parse() -> Cli {
+    let matches = command().get_matches();
+    <Cli as clap::FromArgMatches>::from_arg_matches(&matches).unwrap_or_else(|error| error.exit())
+}
+
+/// The exit status of a failed command: 2 when what the user gave is wrong (a missing or
+/// malformed input, a bad environment value or config file), else 1.
+pub fn exit_status(error: &anyhow::Error) -> i32 {
+    let bad_input = cks_cli_docs::is_bad_input(error)
+        || error.chain().any(|cause| {
+            cause.is::<crate::pipeline::OptionsError>()
+                || cause.is::<cks_pinning::kube_request::RequestError>()
+        });
+    if bad_input { 2 } else { 1 }
 }
 
 /// Our crates, whose logs `-v` shows.
@@ -149,6 +174,12 @@ pub async fn run(cli: Cli, interrupt: Interrupt) -> anyhow::Result<()> {
             Command::Register(args) => register::run(args).await,
             Command::Catalog(args) => catalog::run(args).await,
             Command::Keygen(args) => keygen::run(args),
+            Command::Completions(args) => Ok(cks_cli_docs::print_completions(
+                &command(),
+                "cks-iso",
+                &args,
+            )?),
+            Command::Man(args) => cks_cli_docs::print_man(&command(), "cks-iso", PAGES, &args),
             Command::Build(_) | Command::Release(_) | Command::Pack(_) | Command::Diff(_) => Ok(()),
         }
     };

@@ -45,7 +45,10 @@ pub async fn pin_kubernetes(inputs: &mut Inputs, lock: Option<&Lock>) -> Result<
     let Some(text) = inputs.kubernetes_version.clone() else {
         return Ok(None);
     };
-    let request = KubeRequest::parse(&text).map_err(|e| anyhow::anyhow!("{INPUT}: {e}"))?;
+    // The typed error stays in the chain: the CLI exits 2 for it, as for any bad input.
+    let request = KubeRequest::parse(&text)
+        .map_err(anyhow::Error::new)
+        .context(INPUT)?;
     let Some(path) = request.marker_path() else {
         return Ok(None);
     };

@@ -214,8 +214,45 @@ impl Inputs {
         }
     }
 
+    /// The first required input, in the script's argument order, given nowhere: OUTPUT_PATH,
+    /// KUBERNETES_VERSION, NETWORK_YAML, BUILD_NAME (CNI_VERSION and CRICTL_VERSION are chosen
+    /// when left out). Checked before anything is fetched, so a bare `cks-iso build` names
+    /// OUTPUT_PATH.
+    pub fn first_missing(&self) -> Result<(), OptionsError> {
+        let required = [
+            (
+                self.output_path.is_some(),
+                "OUTPUT_PATH (--output-path)",
+                "./out",
+            ),
+            (
+                self.kubernetes_version.is_some(),
+                "KUBERNETES_VERSION (--kubernetes-version)",
+                "1.33.13",
+            ),
+            (
+                self.network_yaml.is_some(),
+                "NETWORK_YAML (--network-yaml)",
+                "https://github.com/flannel-io/flannel/releases/download/v0.26.7/kube-flannel.yml",
+            ),
+            (
+                self.build_name.is_some(),
+                "BUILD_NAME (--build-name)",
+                "cks-1.33.13",
+            ),
+        ];
+        match required.iter().find(|(given, _, _)| !given) {
+            Some((_, input, example)) => Err(OptionsError::Missing {
+                input: input.to_string(),
+                example: example.to_string(),
+            }),
+            None => Ok(()),
+        }
+    }
+
     /// Checks that every required input is present and well formed.
     pub fn resolve(self) -> Result<Options, OptionsError> {
+        self.first_missing()?;
         fn need<T>(value: Option<T>, input: &str, example: &str) -> Result<T, OptionsError> {
             value.ok_or_else(|| OptionsError::Missing {
                 input: input.to_string(),

@@ -184,7 +184,8 @@ pub struct LiveArgs {
         value_name = "URL"
     )]
     pub store: String,
-    /// The cluster's kubeconfig.
+    /// The cluster's kubeconfig, instead of the one CloudStack gives. A KUBECONFIG in the
+    /// environment counts as this flag (one file path); the flag beats it.
     #[arg(long, env = "KUBECONFIG", value_name = "FILE")]
     pub kubeconfig: Option<PathBuf>,
     /// The kubeconfig context (default: its current-context).
@@ -229,6 +230,15 @@ pub struct LiveArgs {
 }
 
 impl LiveArgs {
+    /// Checks the values of the flags alone (endpoint URLs, the store URL) before anything is
+    /// reached; a bad one is bad input (exit status 2).
+    pub fn check(&self) -> Result<()> {
+        cks_rollout::live::pairs("control-endpoint", &self.control_endpoints)?;
+        cks_rollout::live::pairs("etcd-endpoint", &self.etcd_endpoints)?;
+        self.store_url()?;
+        Ok(())
+    }
+
     /// The store `--store` names, parsed here rather than by clap so that a value that does not
     /// parse is never echoed with its password.
     pub fn store_url(&self) -> Result<StoreUrl> {

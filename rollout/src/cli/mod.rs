@@ -12,16 +12,19 @@ macro_rules! outln {
 }
 
 mod args;
+mod docs;
 pub mod duration;
 mod exit;
 mod render;
 mod simulate;
 mod sinks;
 mod watch;
+mod words;
 
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
+use cks_cli_docs::bad_input;
 use clap::{Parser, Subcommand};
 
 use cks_rollout::engine::{UpdateOutcome, plan_update, scan, update, view};
@@ -34,12 +37,6 @@ use render::StepPrinter;
 /// Roll new node settings (offering, root disk size, affinity groups) out to a CKS cluster,
 /// restarting out-of-date nodes a few at a time, cordoned and drained first.
 ///
-/// Short form, with the CloudStack credentials in the environment:
-///
-/// cks-rollout plan --cluster-id X --ssh-key K --known-hosts F --offering worker=...
-///
-/// cks-rollout run --cluster-id X --ssh-key K --known-hosts F --offering worker=...
-///
 /// CloudStack's endpoint and keys come from CLOUDSTACK_ENDPOINT, CLOUDSTACK_KEY and
 /// CLOUDSTACK_SECRET, or from the INI file CLOUDSTACK_CONFIG names (section [cloudstack], or
 /// the one CLOUDSTACK_REGION names), never from the command line. The rest is found from the
@@ -48,11 +45,9 @@ use render::StepPrinter;
 /// (etcdctl through sudo over SSH on a control node, at the cluster's public address and the
 /// port its port-forwarding rule gives).
 ///
-/// Overrides of what is found: --kubeconfig, --control-endpoint, --etcd-endpoint with
-/// --etcd-cacert/--etcd-cert/--etcd-key, --ssh-endpoint, --ssh-user, --etcd-pki-dir, --etcdctl.
-///
-/// Exit codes: 0 done; 1 error (bad input, unreachable system, refused update); 3 the rollout
-/// stopped on an error (see lasterror); 4 the simulator found a broken invariant.
+/// Overrides of what is found: --kubeconfig (or KUBECONFIG in the environment), --control-endpoint,
+/// --etcd-endpoint with --etcd-cacert/--etcd-cert/--etcd-key, --ssh-endpoint, --ssh-user,
+/// --etcd-pki-dir, --etcdctl.
 #[derive(Debug, Parser)]
 #[command(name = "cks-rollout", version = concat!(env!("CARGO_PKG_VERSION"), " (commit ", env!("CKS_GIT_COMMIT"), ")"))]
 pub struct Cli {
@@ -115,18 +110,26 @@ pub enum Command {
     },
     /// The same commands against the simulator.
     Simulate(simulate::SimulateArgs),
+    /// Print the shell completion script (bash, zsh, fish, elvish, powershell) to stdout.
+    Completions(cks_cli_docs::CompletionsArgs),
+    /// Print the man page (roff) of cks-rollout, or of one subcommand, to stdout.
+    Man(cks_cli_docs::ManArgs),
 }
 
-/// Parses the command line, runs the command and maps the result to an exit code.
-/// The clap command, for man pages and completions.
+pub use docs::PAGES;
+
+/// The clap command, for man pages and completions: the flags, and each command's examples,
+/// exit statuses, environment and files, shown as written after the flags in `--help`.
 pub fn command() -> clap::Command {
-    <Cli as clap::CommandFactory>::command()
+    cks_cli_docs::decorate(<Cli as clap::CommandFactory>::command(), PAGES)
 }
 
 /// Parses the command line and runs it.
 pub fn main() -> ExitCode {
     cks_rollout::live::cleanup::catch_file_size_signal();
-    let cli = Cli::parse();
+    let matches = command().get_matches();
+    let cli = <Cli as clap::FromArgMatches>::from_arg_matches(&matches)
+        .unwrap_or_else(|error| error.exit());
     if let Some(live) = cli.command.live() {
         for warning in live.duration_warnings() {
             render::warn(&format!("cks-rollout: warning: {warning}"));
@@ -142,7 +145,8 @@ pub fn main() -> ExitCode {
         Ok(Exit::Refused) => ExitCode::from(1),
         Err(e) => {
             render::warn(&format!("cks-rollout: error: {e:#}"));
-            ExitCode::from(1)
+            // Bad input (a flag's value, the cluster file) is 2, as for cks-iso.
+            ExitCode::from(if cks_cli_docs::is_bad_input(&e) { 2 } else { 1 })
         }
     }
 }
@@ -156,7 +160,7 @@ impl Command {
             | Command::Cancel { live }
             | Command::Status { live, .. }
             | Command::Scan { live } => Some(live),
-            Command::Simulate(_) => None,
+            Command::Simulate(_) | Command::Completions(_) | Command::Man(_) => None,
         }
     }
 }
@@ -164,9 +168,18 @@ impl Command {
 fn run(cli: &Cli) -> Result<Exit> {
     match &cli.command {
         Command::Simulate(args) => simulate::run(args, cli.json),
+        Command::Completions(args) => {
+            cks_cli_docs::print_completions(&command(), "cks-rollout", args)?;
+            Ok(Exit::Ok)
+        }
+        Command::Man(args) => {
+            cks_cli_docs::print_man(&command(), "cks-rollout", PAGES, args)?;
+            Ok(Exit::Ok)
+        }
         Command::Plan { live, update } => {
             // The options are checked before anything is reached.
-            let req = update.request(true)?;
+            let req = update.request(true).map_err(bad_input)?;
+            live.check().map_err(bad_input)?;
             let mut ports = LivePorts::connect(&live.options())?;
             if let Some(note) =
                 ports.autoscaler_risk(&live.cluster_id, &req, update.accept_autoscaler_risk)?
@@ -182,7 +195,8 @@ fn run(cli: &Cli) -> Result<Exit> {
             if cli.json {
                 render::json(&plan)?;
             } else {
-                out!("{}", render::plan_text(&plan));
+                let offerings = offering_names(&mut ports.ports());
+                out!("{}", render::plan_text(&plan, &offerings));
                 if let Ok(cluster) = view(&mut ports.ports(), &live.cluster_id) {
                     out!("{}", render::created_since_text(&cluster));
                 }
@@ -192,9 +206,11 @@ fn run(cli: &Cli) -> Result<Exit> {
         Command::Run { live, run: args } => {
             // The settings, every control value and the event sinks are checked before
             // anything is reached.
-            let req = args.request()?;
-            let cfg = args.controls(live.engine_config())?;
-            let mut sinks = sinks::Sinks::open(args, &live.cluster_id)?;
+            let req = args.request().map_err(bad_input)?;
+            let cfg = args.controls(live.engine_config()).map_err(bad_input)?;
+            live.check().map_err(bad_input)?;
+            // The events file and the webhook URL are the user's values too.
+            let mut sinks = sinks::Sinks::open(args, &live.cluster_id).map_err(bad_input)?;
             let mut ports = LivePorts::connect(&live.options())?;
             if let Some(note) =
                 ports.autoscaler_risk(&live.cluster_id, &req, args.update.accept_autoscaler_risk)?
@@ -237,7 +253,8 @@ fn run(cli: &Cli) -> Result<Exit> {
                     UpdateOutcome::Stored { view } => out!("{}", render::stored_text(view)),
                     UpdateOutcome::CancelRequested => {}
                 }
-                out!("{}", render::view_text(&cluster));
+                let offerings = offering_names(&mut ports.ports());
+                out!("{}", render::view_text(&cluster, &offerings));
             }
             Ok(if failed {
                 Exit::RolloutFailed
@@ -282,7 +299,8 @@ fn run(cli: &Cli) -> Result<Exit> {
             if cli.json {
                 render::json(&cluster)?;
             } else {
-                out!("{}", render::view_text(&cluster));
+                let offerings = offering_names(&mut ports.ports());
+                out!("{}", render::view_text(&cluster, &offerings));
             }
             Ok(Exit::Ok)
         }
@@ -294,9 +312,14 @@ fn run(cli: &Cli) -> Result<Exit> {
             if cli.json {
                 render::json(&outcome)?;
             } else {
-                outln!("{outcome:?}");
+                outln!("{}", words::scan(&outcome));
             }
             Ok(Exit::Ok)
         }
     }
+}
+
+/// The service offerings' names, for the text output (ids only when they cannot be listed).
+fn offering_names(ports: &mut cks_rollout::ports::Ports<'_>) -> words::Offerings {
+    words::Offerings::new(&ports.cloud.list_service_offerings().unwrap_or_default())
 }

@@ -8,8 +8,10 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 
 use cks_pinning::terminal::{controls, one_line};
-use cks_rollout::engine::{ClusterView, Event, Plan, Progress, RolloutReport, StepKind, Verdict};
+use cks_rollout::engine::{ClusterView, Event, Plan, Progress, RolloutReport, StepKind};
 use cks_rollout::model::NodeType;
+
+use super::words::{self, Offerings};
 
 /// Writes to stdout, every control character but the line break escaped
 /// ([`cks_pinning::terminal::controls`]): node names, CloudStack's and the Kubernetes API's
@@ -53,16 +55,8 @@ pub fn json<T: Serialize>(value: &T) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn verdict(v: &Verdict) -> String {
-    match v {
-        Verdict::Pass => "pass".to_string(),
-        Verdict::AlreadyDown => "pass (already down)".to_string(),
-        Verdict::Fail { reasons } => format!("fail: {}", reasons.join("; ")),
-    }
-}
-
-/// A plan as text.
-pub fn plan_text(plan: &Plan) -> String {
+/// A plan as text, offerings named as `offerings` names them.
+pub fn plan_text(plan: &Plan, offerings: &Offerings) -> String {
     let mut out = format!(
         "plan for cluster {}: {} phase(s), workers {} at a time\n",
         plan.cluster_id,
@@ -83,19 +77,23 @@ pub fn plan_text(plan: &Plan) -> String {
                 "    batch {}: {} — preflight {}\n",
                 batch.number,
                 names.join(", "),
-                verdict(&batch.preflight)
+                batch.preflight
             ));
             for node in &batch.nodes {
-                let changes: Vec<String> = node.changes.iter().map(|c| format!("{c:?}")).collect();
+                let changes: Vec<String> = node
+                    .changes
+                    .iter()
+                    .map(|c| words::change(c, offerings))
+                    .collect();
                 let other = if node.cordoned_by_other {
                     " (cordoned by someone else)"
                 } else {
                     ""
                 };
                 out.push_str(&format!(
-                    "      {} ({:?}){other}: {}\n",
+                    "      {} ({}){other}: {}\n",
                     node.node,
-                    node.reason,
+                    words::reason(node.reason),
                     changes.join(", ")
                 ));
             }
@@ -120,8 +118,8 @@ pub fn plan_text(plan: &Plan) -> String {
     out
 }
 
-/// A cluster view as text.
-pub fn view_text(view: &ClusterView) -> String {
+/// A cluster view as text, offerings named as `offerings` names them.
+pub fn view_text(view: &ClusterView, offerings: &Offerings) -> String {
     let mut out = format!(
         "cluster {}: {}\n  capacity: {} cores, {} MiB\n",
         view.id, view.condition, view.cores, view.memory_mb
@@ -142,7 +140,10 @@ pub fn view_text(view: &ClusterView) -> String {
             });
         out.push_str(&format!(
             "  {}: {} node(s), offering {}, root disk {disk}, affinity groups {groups}, {} out of date\n",
-            t.node_type, t.count, t.offering_id, t.out_of_date
+            t.node_type,
+            t.count,
+            offerings.name(&t.offering_id),
+            t.out_of_date
         ));
     }
     out.push_str(&format!(
@@ -203,7 +204,7 @@ pub fn report_text(report: &RolloutReport) -> String {
     }
     match (&report.release, &report.release_error) {
         (Some(r), _) => {
-            out.push_str(&format!("released: {:?}", r.state));
+            out.push_str(&format!("released: {}", words::name(&r.state)));
             if !r.left_cordoned.is_empty() {
                 out.push_str(&format!(", left cordoned: {}", r.left_cordoned.join(", ")));
             }
@@ -260,9 +261,9 @@ impl Progress for StepPrinter {
             .map(|n| format!("{} ", one_line(n)))
             .unwrap_or_default();
         let line = format!(
-            "{:>9.1}s {batch}{node}{:?}: {}",
-            e.at_ms as f64 / 1000.0,
-            e.step,
+            "{:>9} {batch}{node}{}: {}",
+            words::elapsed(e.at_ms),
+            words::name(&e.step),
             e.detail
         );
         if self.terminal {
@@ -274,7 +275,7 @@ impl Progress for StepPrinter {
                 .phase
                 .map(|p| format!("phase {p} "))
                 .unwrap_or_default();
-            eprint!("[{phase}{batch}{node}{:?}]", e.step);
+            eprint!("[{phase}{batch}{node}{}]", words::name(&e.step));
             let _ = std::io::stderr().flush();
         }
     }

@@ -98,7 +98,7 @@ fn owner() -> String {
 
 /// Runs `simulate`.
 pub fn run(args: &SimulateArgs, as_json: bool) -> Result<Exit> {
-    let spec = load(&args.cluster)?;
+    let spec = load(&args.cluster).map_err(cks_cli_docs::bad_input)?;
     let mut sim = Simulation::new(&spec, args.seed)
         .with_context(|| format!("simulating {}", args.cluster.display()))?;
     if let Some(url) = &args.store {
@@ -107,36 +107,40 @@ pub fn run(args: &SimulateArgs, as_json: bool) -> Result<Exit> {
     let id = sim.cluster_id();
     match &args.action {
         SimAction::Plan(update) => {
-            let req = update.request(true)?;
+            let req = update.request(true).map_err(cks_cli_docs::bad_input)?;
             let mut ports = sim.ports();
             let plan = plan_update(&mut ports.ports(), &id, &req).context("planning the update")?;
             if as_json {
                 render::json(&plan)?;
             } else {
-                out!("{}", render::plan_text(&plan));
+                let offerings = super::offering_names(&mut ports.ports());
+                out!("{}", render::plan_text(&plan, &offerings));
             }
             Ok(Exit::Ok)
         }
         SimAction::Run(run_args) => {
-            let req = run_args.request()?;
-            let cfg = run_args.controls(EngineConfig {
-                owner: owner(),
-                ..EngineConfig::default()
-            })?;
+            let req = run_args.request().map_err(cks_cli_docs::bad_input)?;
+            let cfg = run_args
+                .controls(EngineConfig {
+                    owner: owner(),
+                    ..EngineConfig::default()
+                })
+                .map_err(cks_cli_docs::bad_input)?;
             let types = sim
                 .world()
                 .vms
                 .values()
                 .map(|v| (v.name.clone(), v.node_type))
                 .collect();
-            let mut sinks = super::sinks::Sinks::open(run_args, &id)?;
+            let mut sinks =
+                super::sinks::Sinks::open(run_args, &id).map_err(cks_cli_docs::bad_input)?;
             let mut printer = StepPrinter::new(as_json, types);
             let mut run = sim.run_with(&req, &cfg, &mut sinks.tee(&mut printer));
             printer.finish();
             if let Some(at) = &args.resume_at {
                 let wall: jiff::Timestamp = at.parse().with_context(|| {
                     format!("--resume-at {at:?}: expected an RFC 3339 time, e.g. 2026-12-08T22:10:00+01:00")
-                })?;
+                }).map_err(cks_cli_docs::bad_input)?;
                 if !as_json && let Ok(UpdateOutcome::RolledOut(r)) = &run.outcome {
                     out!("{}", render::report_text(r));
                 }
@@ -189,13 +193,20 @@ pub fn run(args: &SimulateArgs, as_json: bool) -> Result<Exit> {
                 match &run.outcome {
                     Ok(UpdateOutcome::RolledOut(r)) => out!("{}", render::report_text(r)),
                     Ok(UpdateOutcome::Stored { view }) => out!("{}", render::stored_text(view)),
-                    Ok(other) => outln!("{other:?}"),
+                    Ok(UpdateOutcome::CancelRequested) => {
+                        outln!("cancel recorded: the rollout stops before its next batch")
+                    }
                     Err(e) => outln!("refused: {e}"),
                 }
                 if run.crashed {
-                    outln!("the engine crashed; the state scanner ran: {:?}", run.scan);
+                    let scanned = run
+                        .scan
+                        .as_ref()
+                        .map_or("nothing".to_string(), super::words::scan);
+                    outln!("the engine crashed; the state scanner found: {scanned}");
                 }
-                out!("{}", render::view_text(&cluster));
+                let offerings = super::offering_names(&mut ports.ports());
+                out!("{}", render::view_text(&cluster, &offerings));
                 match &run.violation {
                     None => outln!(
                         "invariants: all held over {steps} steps (seed {})",

@@ -84,7 +84,7 @@ impl Runner<'_, '_> {
             Some(n),
             None,
             StepKind::Preflight,
-            format!("{} {verdict:?}", names.join(",")),
+            format!("{}: {verdict}", names.join(",")),
         );
         if let Verdict::Fail { reasons } = verdict {
             return Err(EngineError::PreflightFailed {

@@ -131,7 +131,9 @@ pub enum EngineError {
     },
     /// A node of a finished batch was not Ready during the soak that follows it.
     #[error(
-        "batch {batch}: node {node} turned NotReady {seconds} s into the {soak} s soak after its batch; the rollout stopped between batches with no node taken down; find why the node is not Ready and run the rollout again"
+        "batch {batch}: node {node} turned NotReady {} into the {} soak after its batch; the rollout stopped between batches with no node taken down; find why the node is not Ready and run the rollout again",
+        super::duration_text(std::time::Duration::from_secs(*seconds)),
+        super::duration_text(std::time::Duration::from_secs(*soak))
     )]
     SoakNotReady {
         /// Batch number.

@@ -30,6 +30,7 @@ pub mod validate;
 mod verify;
 mod view;
 pub mod window;
+mod words;
 
 pub use config::{
     BOOT_WAIT, ControlError, DEFAULT_BATCH_TIMEOUT, EngineConfig, GATE_TIMEOUT, GATE_VARIABLES,
@@ -46,3 +47,4 @@ pub use request::{UpdateError, UpdateRequest};
 pub use run::{RunOutcome, Runner};
 pub use update::{RolloutReport, UpdateOutcome, plan_update, update, view};
 pub use view::{ClusterView, TypeView, cluster_view};
+pub use words::duration_text;

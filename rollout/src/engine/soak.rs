@@ -23,8 +23,8 @@ impl Runner<'_, '_> {
             None,
             StepKind::Soak,
             format!(
-                "{} s soak: {} must stay Ready",
-                soak.as_secs(),
+                "{} soak: {} must stay Ready",
+                super::duration_text(soak),
                 nodes.join(",")
             ),
         );
