@@ -52,6 +52,7 @@ mod pull_tls;
 mod readme_commands;
 mod register_answer_bound;
 mod release_cli;
+mod release_flags;
 mod release_minors;
 mod resolve_cli;
 mod signature_referrers;

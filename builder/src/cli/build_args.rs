@@ -221,14 +221,18 @@ impl BuildArgs {
                 trusted_root: self.trusted_root.clone(),
                 ..SignatureInputs::default()
             },
-            limits: self
-                .limits
-                .iter()
-                .map(|l| match l.split_once('=') {
-                    Some((kind, size)) => (kind.trim().to_string(), LimitInput::Text(size.into())),
-                    None => (l.clone(), LimitInput::Text(String::new())),
-                })
-                .collect(),
+            limits: limit_inputs(&self.limits),
         }
     }
+}
+
+/// `--limit KIND=SIZE` flags as the inputs hold them (checked when the options are resolved).
+pub fn limit_inputs(flags: &[String]) -> std::collections::BTreeMap<String, LimitInput> {
+    flags
+        .iter()
+        .map(|l| match l.split_once('=') {
+            Some((kind, size)) => (kind.trim().to_string(), LimitInput::Text(size.into())),
+            None => (l.clone(), LimitInput::Text(String::new())),
+        })
+        .collect()
 }

@@ -30,6 +30,8 @@ mod register;
 mod register_args;
 mod register_catalog;
 mod release;
+mod release_args;
+mod release_table;
 mod resolve;
 mod stdout;
 mod verify;
@@ -53,7 +55,7 @@ enum Command {
     /// Build the ISO: the script's arguments or named flags (see `cks-iso build --help`).
     Build(Box<build_args::BuildArgs>),
     /// Build the newest patch of each of the newest (or named) minors, for each arch.
-    Release(release::Args),
+    Release(Box<release::Args>),
     /// Resolve the autoscaler release tag and the CCM tag for a Kubernetes version.
     Resolve(resolve::Args),
     /// Pull images by digest into tarballs that `ctr -n k8s.io image import` accepts.
@@ -102,7 +104,7 @@ pub fn init_logging(verbose: u8) {
 pub async fn run(cli: Cli, interrupt: Interrupt) -> anyhow::Result<()> {
     let other = match cli.command {
         Command::Build(args) => return build::run(*args, &interrupt).await,
-        Command::Release(args) => return release::run(args, &interrupt).await,
+        Command::Release(args) => return release::run(*args, &interrupt).await,
         Command::Pack(args) => return pack::run(args, &interrupt).await,
         Command::Diff(args) => return diff::run(args, &interrupt).await,
         other => other,
