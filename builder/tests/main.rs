@@ -18,6 +18,7 @@ mod build_kube_minor;
 mod build_kubeadm_confined;
 mod build_mirror_password;
 mod build_signature_flags;
+mod build_tmp_dir;
 mod catalog_signing;
 mod demo_program;
 mod diff_isos;

@@ -146,6 +146,10 @@ pub struct BuildArgs {
     /// Rebuild exactly from a lock file, failing if any upstream byte differs.
     #[arg(long, value_name = "FILE", conflicts_with = "write_lock")]
     pub locked: Option<PathBuf>,
+    /// Where every temporary file and folder of the build goes (removed when it ends)
+    /// [default: TMPDIR].
+    #[arg(long, value_name = "DIR")]
+    pub tmp_dir: Option<PathBuf>,
     /// Sign the ISO with this ECDSA P-256 private key (PKCS#8 PEM, mode 0600; `cks-iso keygen`
     /// writes one): `<iso>.sig`, checked by `cosign verify-blob --key PUB`.
     #[arg(long, value_name = "FILE")]

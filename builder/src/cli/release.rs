@@ -254,6 +254,7 @@ impl Run<'_> {
             eprintln!("{line}");
         }
         let options = inputs.clone().resolve()?;
+        super::build::warn_crictl_minor(&options);
         let iso = options.iso_path();
         let started = Instant::now();
         let found = if self.args.force {
