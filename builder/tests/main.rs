@@ -56,6 +56,7 @@ mod release_cli;
 mod release_flags;
 mod release_minors;
 mod resolve_cli;
+mod show_iso;
 mod signature_referrers;
 mod stdout_closed;
 mod verify_containerd;

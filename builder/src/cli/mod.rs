@@ -33,6 +33,7 @@ mod release;
 mod release_args;
 mod release_table;
 mod resolve;
+mod show;
 mod stdout;
 mod verify;
 
@@ -64,6 +65,8 @@ enum Command {
     Pack(pack::Args),
     /// Check an ISO against its versions.txt and the CKS node contract.
     Verify(verify::Args),
+    /// Print an ISO's versions.txt and its SBOM in brief, read without mounting it.
+    Show(show::Args),
     /// Compare two ISOs: versions, URLs, images and digests, files.
     Diff(diff::Args),
     /// Register an ISO (or a catalog's ISOs, per zone) in CloudStack as Kubernetes supported versions.
@@ -114,6 +117,7 @@ pub async fn run(cli: Cli, interrupt: Interrupt) -> anyhow::Result<()> {
             Command::Resolve(args) => resolve::run(args).await,
             Command::Pull(args) => pull::run(args).await,
             Command::Verify(args) => verify::run(args).await,
+            Command::Show(args) => show::run(args).await,
             Command::Register(args) => register::run(args).await,
             Command::Catalog(args) => catalog::run(args).await,
             Command::Keygen(args) => keygen::run(args),
