@@ -61,5 +61,6 @@ mod signature_referrers;
 mod stdout_closed;
 mod verify_containerd;
 mod verify_findings;
+mod verify_release_folder;
 mod verify_tarballs;
 mod verify_xorriso;

@@ -33,7 +33,9 @@ use cks_pinning::catalog::{
     checksums_file_name,
 };
 
+pub(crate) use entry::{isos_in, read as read_entry};
 pub use error::CatalogWriteError;
+pub(crate) use sums::render as render_sums;
 
 use crate::signing::SigningKey;
 
