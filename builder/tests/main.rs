@@ -19,6 +19,7 @@ mod build_kubeadm_confined;
 mod build_mirror_password;
 mod build_signature_flags;
 mod build_tmp_dir;
+mod cache_cli;
 mod catalog_signing;
 mod demo_program;
 mod diff_isos;

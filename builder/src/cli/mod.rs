@@ -17,6 +17,7 @@ macro_rules! outln {
 
 mod build;
 mod build_args;
+mod cache;
 mod catalog;
 mod diff;
 mod error_text;
@@ -73,6 +74,8 @@ enum Command {
     Register(register_args::Args),
     /// Write catalog.json and a SHA256SUMS-X.Y per minor from the ISOs in a folder.
     Catalog(catalog::Args),
+    /// List or prune the --cache-dir folder of the builds (entries, sizes, last use).
+    Cache(cache::Args),
     /// Write an ECDSA P-256 key pair for --sign-key (PREFIX.key) and verifiers (PREFIX.pub).
     Keygen(keygen::Args),
 }
@@ -121,6 +124,7 @@ pub async fn run(cli: Cli, interrupt: Interrupt) -> anyhow::Result<()> {
             Command::Register(args) => register::run(args).await,
             Command::Catalog(args) => catalog::run(args).await,
             Command::Keygen(args) => keygen::run(args),
+            Command::Cache(args) => cache::run(args).await,
             Command::Build(_) | Command::Release(_) | Command::Pack(_) | Command::Diff(_) => Ok(()),
         }
     };

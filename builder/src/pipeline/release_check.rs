@@ -28,6 +28,11 @@ pub async fn would_keep(
     progress: Arc<dyn ProgressSink>,
     observer: &dyn Observer,
 ) -> Result<Result<(), String>> {
+    let _cache = options
+        .cache_dir
+        .as_deref()
+        .map(crate::cache_dir::CacheLock::shared)
+        .transpose()?;
     let cache_registry = CacheRegistry::for_build(
         options.cache_registry.as_deref(),
         &options.insecure_registries,
