@@ -1,11 +1,12 @@
 //! `cks-iso build --tmp-dir DIR`: the build's temporary files and folders go to DIR, not
 //! `TMPDIR`, and DIR is left as it was found; and a crictl of another minor than Kubernetes'
-//! is warned about.
+//! is warned about. The same for `cks-iso release --tmp-dir`, the catalog's check of an ISO it
+//! did not build included.
 
 use std::path::Path;
 use std::process::Command;
 
-use cks_fixtures::demo::run::build_args;
+use cks_fixtures::demo::run::{build_args, release_args};
 use cks_fixtures::demo::{DemoConfig, DemoUpstream};
 use cks_pinning::arch::Arch;
 
@@ -58,6 +59,48 @@ fn a_build_with_tmp_dir_leaves_tmpdir_untouched_and_cleans_its_own() {
     assert_eq!(modified(&tmpdir), tmpdir_before, "TMPDIR was written");
     assert!(names(&own).is_empty(), "left behind: {:?}", names(&own));
     assert_ne!(modified(&own), own_before, "--tmp-dir was not used");
+}
+
+#[test]
+fn a_release_with_tmp_dir_leaves_tmpdir_untouched_and_cleans_its_own() {
+    let upstream = DemoUpstream::start(&DemoConfig::default()).expect("demo upstream");
+    let work = tempfile::tempdir().expect("work dir");
+    let (tmpdir, own, out) = (
+        work.path().join("tmpdir"),
+        work.path().join("own"),
+        work.path().join("out"),
+    );
+    for dir in [&tmpdir, &own] {
+        std::fs::create_dir(dir).expect("mkdir");
+    }
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    let tmpdir_before = modified(&tmpdir);
+    let release = || {
+        let output = Command::new(CKS_ISO)
+            .args(release_args(&upstream, &out, &[]))
+            .args(["--minors", "1", "--arch", "x86_64", "--tmp-dir"])
+            .arg(&own)
+            .env("TMPDIR", &tmpdir)
+            .env("SOURCE_DATE_EPOCH", "1700000000")
+            .output()
+            .expect("cks-iso runs");
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    };
+    release();
+    // An ISO this run did not build: the catalog verifies it, in --tmp-dir.
+    std::fs::copy(
+        out.join("cks-1.33.13-x86_64.iso"),
+        out.join("other-1.33.13-x86_64.iso"),
+    )
+    .expect("copy");
+    release();
+    assert!(names(&tmpdir).is_empty(), "{:?}", names(&tmpdir));
+    assert_eq!(modified(&tmpdir), tmpdir_before, "TMPDIR was written");
+    assert!(names(&own).is_empty(), "left behind: {:?}", names(&own));
 }
 
 #[test]

@@ -148,6 +148,7 @@ pub async fn run(args: Args, interrupt: &super::interrupt::Interrupt) -> Result<
     let written = {
         let (dir, base_url) = (output.clone(), args.base_url.clone());
         let (serial, expires_in) = (args.serial, args.expires_in);
+        let temp_dir = args.tmp_dir.clone();
         tokio::task::spawn_blocking(move || {
             catalog::write(
                 &dir,
@@ -156,6 +157,7 @@ pub async fn run(args: Args, interrupt: &super::interrupt::Interrupt) -> Result<
                     sign_key: sign_key.as_ref(),
                     serial,
                     expires_in,
+                    temp_dir,
                     checked,
                 },
             )

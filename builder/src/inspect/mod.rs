@@ -37,4 +37,4 @@ pub use finding::{Finding, Problem};
 pub use read::{Contents, read_contents, sbom_text};
 pub use show::{Shown, show};
 pub use units::opt_bin_commands;
-pub use verify::{Report, verify};
+pub use verify::{Report, verify, verify_in};

@@ -103,7 +103,7 @@ fn compare_entries(
             .url
             .as_deref()
             .and_then(|url| url.strip_suffix(file.as_str()));
-        let actual = match crate::catalog::read_entry(iso, base, None, Some(sha256)) {
+        let actual = match crate::catalog::read_entry(iso, base, None, Some(sha256), None) {
             Ok(actual) => actual,
             // The ISO's own findings say why it has no entry.
             Err(_) => continue,
