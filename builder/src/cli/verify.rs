@@ -83,20 +83,20 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
         }
         out!("{report}")?;
     }
-    if !neighbours.is_empty() {
-        anyhow::bail!(
-            "{} problem{} beside {}",
-            neighbours.len(),
-            if neighbours.len() == 1 { "" } else { "s" },
-            args.iso.display()
-        );
-    }
     if !report.is_clean() {
         anyhow::bail!(
             "{} does not meet the node contract ({} problem{})",
             args.iso.display(),
             report.findings.len(),
             if report.findings.len() == 1 { "" } else { "s" }
+        );
+    }
+    if !neighbours.is_empty() {
+        anyhow::bail!(
+            "{} problem{} beside {}",
+            neighbours.len(),
+            if neighbours.len() == 1 { "" } else { "s" },
+            args.iso.display()
         );
     }
     if let Some(target) = args.cloudstack {
