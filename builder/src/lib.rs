@@ -16,6 +16,8 @@
 //! | [`iso`] | the ISO 9660 writer and reader |
 //! | [`inspect`] | `cks-iso verify` and `diff`: what an ISO holds against the node contract |
 //! | [`register`] | `cks-iso register`: the ISO added to CloudStack, or each ISO of a catalog in each zone |
+//! | [`published`] | `cks-iso verify DIR`: a release folder's ISOs, sidecars, signatures, SBOMs, catalog and checksum files |
+//! | [`cache_dir`] | `cks-iso cache ls` and `prune`: the `--cache-dir` folder's entries, their size and last use, pruned by size and age |
 //! | [`catalog`] | `cks-iso catalog`: `catalog.json` and a `SHA256SUMS-X.Y` per minor from the ISOs of a folder |
 //! | [`signing`] | `keygen` and `--sign-key`: the release key pair and the `.sig` beside what we publish |
 //! | [`atomic`] | small files written whole or not at all |
@@ -61,6 +63,7 @@ extern crate self as cks_builder;
 
 pub mod artifact;
 pub mod atomic;
+pub mod cache_dir;
 pub mod cache_registry;
 pub mod catalog;
 #[doc(hidden)]
@@ -73,6 +76,7 @@ pub mod inspect;
 pub mod iso;
 pub mod pipeline;
 pub mod progress;
+pub mod published;
 pub mod redact;
 pub mod register;
 pub mod registry;

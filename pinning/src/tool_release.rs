@@ -8,6 +8,38 @@ use crate::image::ImageRef;
 use crate::release::ReleaseVersion;
 use crate::version::KubeVersion;
 
+/// A warning when `crictl`'s minor is not `kubernetes`' (cri-tools releases follow Kubernetes'
+/// minors; another one is supported by neither project), `None` when they agree.
+///
+/// ```
+/// use cks_pinning::release::ReleaseVersion;
+/// use cks_pinning::tool_release::crictl_minor_warning;
+/// use cks_pinning::version::KubeVersion;
+/// let k8s = KubeVersion::parse("1.33.13").expect("version");
+/// let same = ReleaseVersion::parse("1.33.0").expect("version");
+/// let other = ReleaseVersion::parse("v1.31.1").expect("version");
+/// assert_eq!(crictl_minor_warning(&k8s, &same), None);
+/// assert!(crictl_minor_warning(&k8s, &other).expect("a warning").contains("crictl 1.31.1"));
+/// ```
+pub fn crictl_minor_warning(kubernetes: &KubeVersion, crictl: &ReleaseVersion) -> Option<String> {
+    let mut numbers = crictl.bare().split(['.', '-', '+']);
+    let major = numbers.next()?.parse::<u64>().ok()?;
+    let minor = numbers.next()?.parse::<u64>().ok()?;
+    if (major, minor) == (kubernetes.major, kubernetes.minor) {
+        return None;
+    }
+    Some(format!(
+        "crictl {} is of minor {major}.{minor}, not of Kubernetes {kubernetes}'s {}.{}; \
+         cri-tools releases follow Kubernetes' minors (leave --crictl-version out to take the \
+         newest v{}.{}.<patch>)",
+        crictl.bare(),
+        kubernetes.major,
+        kubernetes.minor,
+        kubernetes.major,
+        kubernetes.minor
+    ))
+}
+
 /// The newest `v<major>.<minor>.<patch>` tag of `tags`, of `minor` (`(1, 33)`) when given.
 ///
 /// ```

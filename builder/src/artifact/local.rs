@@ -44,10 +44,15 @@ impl LocalFinished {
         std::fs::read_to_string(self.side_path(key, side)).ok()
     }
 
-    /// Links the entry `key` to `to` (replacing what is there); whether it did.
+    /// Links the entry `key` to `to` (replacing what is there), marking it used; whether it
+    /// did.
     pub fn link(&self, key: &str, to: &Path) -> bool {
         let _ = std::fs::remove_file(to);
-        std::fs::hard_link(self.path(key), to).is_ok()
+        let linked = std::fs::hard_link(self.path(key), to).is_ok();
+        if linked {
+            crate::cache_dir::mark_used(&self.path(key));
+        }
+        linked
     }
 
     /// Keeps the file at `from` as the entry `key`, with the texts `sides` beside it.

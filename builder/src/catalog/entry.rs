@@ -49,19 +49,24 @@ pub fn isos_in(dir: &Path) -> Result<Vec<PathBuf>, CatalogWriteError> {
 /// The entry of `iso`, once it passed `verify` and its sidecar agrees; signs it first when
 /// `key` is given. `checked` is the sha256 (hex) a caller that has just checked the ISO as
 /// thoroughly found: then `verify` is not run again (the file is still hashed, and must hash
-/// to it).
+/// to it). `verify`'s scratch files go to `scratch` (default: `TMPDIR`).
 pub fn read(
     iso: &Path,
     base_url: Option<&str>,
     key: Option<&SigningKey>,
     checked: Option<&str>,
+    scratch: Option<&Path>,
 ) -> Result<CatalogIso, CatalogWriteError> {
     let bad = |detail: String| CatalogWriteError::Iso {
         iso: iso.to_path_buf(),
         detail,
     };
     if checked.is_none() {
-        let report = crate::inspect::verify(iso).map_err(|e| bad(e.to_string()))?;
+        let report = match scratch {
+            Some(dir) => crate::inspect::verify_in(iso, dir),
+            None => crate::inspect::verify(iso),
+        }
+        .map_err(|e| bad(e.to_string()))?;
         if let Some(first) = report.findings.first() {
             return Err(bad(format!(
                 "`cks-iso verify` finds {} problem{} (first: {first}); nothing is signed",

@@ -33,7 +33,9 @@ use cks_pinning::catalog::{
     checksums_file_name,
 };
 
+pub(crate) use entry::{isos_in, read as read_entry};
 pub use error::CatalogWriteError;
+pub(crate) use sums::render as render_sums;
 
 use crate::signing::SigningKey;
 
@@ -49,6 +51,8 @@ pub struct Options<'a> {
     pub serial: Option<u64>,
     /// How long the catalog is valid from now; [`DEFAULT_EXPIRY`] when `None`.
     pub expires_in: Option<Duration>,
+    /// Where `verify` keeps its scratch files (default: `TMPDIR`).
+    pub temp_dir: Option<PathBuf>,
     /// ISOs the caller has just checked as thoroughly as `verify` does (a release's own builds
     /// and the ISOs it kept), with the sha256 it found: not verified again, only hashed.
     pub checked: BTreeMap<PathBuf, String>,
@@ -104,6 +108,7 @@ pub fn write(dir: &Path, options: &Options<'_>) -> Result<Written, CatalogWriteE
             base_url.as_deref(),
             options.sign_key,
             checked,
+            options.temp_dir.as_deref(),
         )?);
     }
     let now = SystemTime::now()

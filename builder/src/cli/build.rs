@@ -47,10 +47,12 @@ pub async fn run(args: BuildArgs, interrupt: &super::interrupt::Interrupt) -> Re
     }
     etcd_from_lock(&mut inputs, lock.as_ref());
     let options = inputs.clone().resolve()?;
+    warn_crictl_minor(&options);
     let request = Request {
         dry_run: args.dry_run,
         write_lock: args.write_lock.clone(),
         locked: lock,
+        temp_dir: args.tmp_dir.clone(),
         ..Request::default()
     };
     let outcome = build_with_reporting(&options, &inputs, request, interrupt).await?;
@@ -87,6 +89,16 @@ pub async fn run(args: BuildArgs, interrupt: &super::interrupt::Interrupt) -> Re
         }
     }
     Ok(())
+}
+
+/// Says on stderr when the build's crictl is not of its Kubernetes minor.
+pub fn warn_crictl_minor(options: &Options) {
+    if let Some(warning) = cks_pinning::tool_release::crictl_minor_warning(
+        &options.kubernetes_version,
+        &options.crictl_version,
+    ) {
+        eprintln!("cks-iso: warning: {warning}");
+    }
 }
 
 /// Builds with the progress display this terminal calls for, stopping cleanly on Ctrl-C

@@ -145,6 +145,10 @@ pub struct BuildArgs {
     /// Rebuild exactly from a lock file, failing if any upstream byte differs.
     #[arg(long, value_name = "FILE", conflicts_with = "write_lock")]
     pub locked: Option<PathBuf>,
+    /// Where every temporary file and folder of the build goes (removed when it ends)
+    /// [default: TMPDIR].
+    #[arg(long, value_name = "DIR")]
+    pub tmp_dir: Option<PathBuf>,
     /// Sign the ISO with this ECDSA P-256 private key (PKCS#8 PEM, mode 0600; `cks-iso keygen`
     /// writes one): `<iso>.sig`, checked by `cosign verify-blob --key PUB`.
     #[arg(long, value_name = "FILE")]
@@ -201,14 +205,7 @@ impl BuildArgs {
                 trusted_root: self.trusted_root.clone(),
                 ..SignatureInputs::default()
             },
-            limits: self
-                .limits
-                .iter()
-                .map(|l| match l.split_once('=') {
-                    Some((kind, size)) => (kind.trim().to_string(), LimitInput::Text(size.into())),
-                    None => (l.clone(), LimitInput::Text(String::new())),
-                })
-                .collect(),
+            limits: limit_inputs(&self.limits),
         }
     }
 }
@@ -224,4 +221,15 @@ pub fn read_config(path: Option<&std::path::Path>) -> Result<Inputs, OptionsErro
         eprintln!("cks-iso: warning: {warning}");
     }
     Ok(inputs)
+}
+
+/// `--limit KIND=SIZE` flags as the inputs hold them (checked when the options are resolved).
+pub fn limit_inputs(flags: &[String]) -> std::collections::BTreeMap<String, LimitInput> {
+    flags
+        .iter()
+        .map(|l| match l.split_once('=') {
+            Some((kind, size)) => (kind.trim().to_string(), LimitInput::Text(size.into())),
+            None => (l.clone(), LimitInput::Text(String::new())),
+        })
+        .collect()
 }

@@ -17,6 +17,7 @@ macro_rules! outln {
 
 mod build;
 mod build_args;
+mod cache;
 mod catalog;
 mod diff;
 mod docs;
@@ -31,7 +32,10 @@ mod register;
 mod register_args;
 mod register_catalog;
 mod release;
+mod release_args;
+mod release_table;
 mod resolve;
+mod show;
 mod stdout;
 mod verify;
 
@@ -61,7 +65,7 @@ enum Command {
     /// Build the ISO: the script's arguments or named flags (see `cks-iso build --help`).
     Build(Box<build_args::BuildArgs>),
     /// Build the newest patch of each of the newest (or named) minors, for each arch.
-    Release(release::Args),
+    Release(Box<release::Args>),
     /// Resolve the autoscaler release tag and the CCM tag for a Kubernetes version.
     Resolve(resolve::Args),
     /// Pull images by digest into tarballs that `ctr -n k8s.io image import` accepts.
@@ -70,12 +74,16 @@ enum Command {
     Pack(pack::Args),
     /// Check an ISO against its versions.txt and the CKS node contract.
     Verify(verify::Args),
+    /// Print an ISO's versions.txt and its SBOM in brief, read without mounting it.
+    Show(show::Args),
     /// Compare two ISOs: versions, URLs, images and digests, files.
     Diff(diff::Args),
     /// Register an ISO (or a catalog's ISOs, per zone) in CloudStack as Kubernetes supported versions.
     Register(register_args::Args),
     /// Write catalog.json and a SHA256SUMS-X.Y per minor from the ISOs in a folder.
     Catalog(catalog::Args),
+    /// List or prune the --cache-dir folder of the builds (entries, sizes, last use).
+    Cache(cache::Args),
     /// Write an ECDSA P-256 key pair for --sign-key (PREFIX.key) and verifiers (PREFIX.pub).
     Keygen(keygen::Args),
     /// Print the shell completion script (bash, zsh, fish, elvish, powershell) to stdout.
@@ -161,7 +169,7 @@ pub fn init_output(cli: &Cli) {
 pub async fn run(cli: Cli, interrupt: Interrupt) -> anyhow::Result<()> {
     let other = match cli.command {
         Command::Build(args) => return build::run(*args, &interrupt).await,
-        Command::Release(args) => return release::run(args, &interrupt).await,
+        Command::Release(args) => return release::run(*args, &interrupt).await,
         Command::Pack(args) => return pack::run(args, &interrupt).await,
         Command::Diff(args) => return diff::run(args, &interrupt).await,
         other => other,
@@ -171,6 +179,7 @@ pub async fn run(cli: Cli, interrupt: Interrupt) -> anyhow::Result<()> {
             Command::Resolve(args) => resolve::run(args).await,
             Command::Pull(args) => pull::run(args).await,
             Command::Verify(args) => verify::run(args).await,
+            Command::Show(args) => show::run(args).await,
             Command::Register(args) => register::run(args).await,
             Command::Catalog(args) => catalog::run(args).await,
             Command::Keygen(args) => keygen::run(args),
@@ -180,6 +189,7 @@ pub async fn run(cli: Cli, interrupt: Interrupt) -> anyhow::Result<()> {
                 &args,
             )?),
             Command::Man(args) => cks_cli_docs::print_man(&command(), "cks-iso", PAGES, &args),
+            Command::Cache(args) => cache::run(args).await,
             Command::Build(_) | Command::Release(_) | Command::Pack(_) | Command::Diff(_) => Ok(()),
         }
     };

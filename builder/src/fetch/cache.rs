@@ -110,6 +110,7 @@ impl Cache {
         let content = self.content_path(&entry.sha256);
         let copied = copy_hashing(&content, dir, dest_name, progress, name).await?;
         if copied.sha256 == entry.sha256 {
+            crate::cache_dir::mark_used(&content);
             return Ok(Some(copied));
         }
         tracing::debug!(path = %content.display(), "damaged cache entry removed");

@@ -1,5 +1,6 @@
 //! Reading a built ISO back: `verify` checks it against its `versions.txt` and the node
-//! contract, `diff` compares two of them. Both read the image with [`crate::iso::IsoImage`].
+//! contract, `diff` compares two of them, `show` prints what it says it holds. All read the
+//! image with [`crate::iso::IsoImage`].
 //!
 //! ```no_run
 //! use cks_builder::inspect;
@@ -25,6 +26,7 @@ mod images;
 mod manifests;
 mod read;
 mod sbom;
+mod show;
 mod tarball;
 mod units;
 mod verify;
@@ -32,6 +34,7 @@ mod verify;
 pub use diff::{Change, Diff, diff, diff_contents, diff_versions};
 pub use error::InspectError;
 pub use finding::{Finding, Problem};
-pub use read::{Contents, read_contents};
+pub use read::{Contents, read_contents, sbom_text};
+pub use show::{Shown, show};
 pub use units::opt_bin_commands;
-pub use verify::{Report, verify};
+pub use verify::{Report, verify, verify_in};

@@ -61,6 +61,17 @@ pub fn text(image: &IsoImage, path: &str) -> Result<String, String> {
     String::from_utf8(out.bytes).map_err(|_| "is not UTF-8 text".to_string())
 }
 
+/// The text of the SBOM `iso` carries (`/sbom.spdx.json`, at most [`MAX_TEXT`] bytes), or why
+/// it cannot be read (`missing`, an unreadable image).
+pub fn sbom_text(iso: &Path) -> Result<String, String> {
+    let (image, entries) = open(iso).map_err(|e| e.to_string())?;
+    let name = cks_pinning::sbom::FILE_NAME;
+    if !files(&entries).any(|(path, _)| path == name) {
+        return Err("is missing".to_string());
+    }
+    text(&image, name)
+}
+
 /// Writes to `inner` (if any) and hashes on the way.
 pub struct Tee<W> {
     inner: W,

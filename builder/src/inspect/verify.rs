@@ -95,6 +95,12 @@ impl std::fmt::Display for Report {
 /// Errors only when the image cannot be read at all (or no scratch file can be made); anything
 /// wrong with its content is a [`Finding`] in the report.
 pub fn verify(iso: &Path) -> Result<Report, InspectError> {
+    verify_in(iso, &std::env::temp_dir())
+}
+
+/// [`verify`] with its scratch files (a copy of each image tarball while it is read) in
+/// `scratch_dir` rather than `TMPDIR`.
+pub fn verify_in(iso: &Path, scratch_dir: &Path) -> Result<Report, InspectError> {
     let (image, entries) = read::open(iso)?;
     let mut findings = Vec::new();
     if image.volume_id() != DEFAULT_VOLUME_ID {
@@ -110,7 +116,6 @@ pub fn verify(iso: &Path) -> Result<Report, InspectError> {
     let versions = read_versions(&image, &entries, &mut findings);
     let arch = versions.as_ref().map(|v| v.arch);
 
-    let scratch_dir = std::env::temp_dir();
     let mut digests = BTreeMap::new();
     let mut tarballs: Vec<Tarball> = Vec::new();
     for (path, entry) in read::files(&entries) {
@@ -127,9 +132,9 @@ pub fn verify(iso: &Path) -> Result<Report, InspectError> {
         let scratch = tempfile::Builder::new()
             .prefix(".cks-verify-")
             .suffix(".tar")
-            .tempfile_in(&scratch_dir)
+            .tempfile_in(scratch_dir)
             .map_err(|source| InspectError::Scratch {
-                dir: scratch_dir.clone(),
+                dir: scratch_dir.to_path_buf(),
                 source,
             })?;
         let mut tee = Tee::new(std::io::BufWriter::new(scratch.as_file()));

@@ -182,28 +182,11 @@ pub async fn in_place(
     built: BuildTime,
     sha256: &str,
 ) -> Result<Result<Reused, String>> {
-    let Some(known) = Known::learn(plan, tree, fetched, run).await else {
-        return Ok(Err(
-            "what this run builds cannot be learnt without downloading it".to_string(),
-        ));
-    };
-    let built = match run.source_date_epoch {
-        Some(_) => built,
-        None => match crate::register::iso_facts::versions_txt(&plan.iso)
-            .ok()
-            .and_then(|v| v.built)
-        {
-            Some(seconds) => BuildTime {
-                unix_seconds: seconds,
-                source: crate::iso::TimeSource::BuildStart,
-            },
-            None => return Ok(Err("its versions.txt records no build time".to_string())),
-        },
-    };
-    let checked = match check(&plan.iso, plan, tree, &known, run, built).await? {
+    let checked = match check_in_place(plan, tree, fetched, run, built).await? {
         Ok(checked) => checked,
         Err(reason) => return Ok(Err(reason)),
     };
+    let (checked, built) = checked;
     for (suffix, text) in &checked.record.beside {
         let mut path = plan.iso.as_os_str().to_owned();
         path.push(suffix);
@@ -225,6 +208,38 @@ pub async fn in_place(
     }))
 }
 
+/// The check of [`in_place`] alone, writing nothing beside the ISO: what `release --dry-run`
+/// asks of an ISO in the folder. The ISO passed, at that build time, or why not.
+pub(super) async fn check_in_place(
+    plan: &Plan,
+    tree: &Path,
+    fetched: &[FetchedFile],
+    run: &Execution<'_>,
+    built: BuildTime,
+) -> Result<Result<(Checked, BuildTime), String>> {
+    let Some(known) = Known::learn(plan, tree, fetched, run).await else {
+        return Ok(Err(
+            "what this run builds cannot be learnt without downloading it".to_string(),
+        ));
+    };
+    let built = match run.source_date_epoch {
+        Some(_) => built,
+        None => match crate::register::iso_facts::versions_txt(&plan.iso)
+            .ok()
+            .and_then(|v| v.built)
+        {
+            Some(seconds) => BuildTime {
+                unix_seconds: seconds,
+                source: crate::iso::TimeSource::BuildStart,
+            },
+            None => return Ok(Err("its versions.txt records no build time".to_string())),
+        },
+    };
+    Ok(check(&plan.iso, plan, tree, &known, run, built)
+        .await?
+        .map(|checked| (checked, built)))
+}
+
 /// What the ISO at `path` is reported as, once it holds what `known` says and its generated
 /// files are the ones this build renders; what differs otherwise (an error only for what would
 /// fail the build anyway: a signature refused under `require`).
@@ -238,7 +253,11 @@ async fn check(
 ) -> Result<Result<Checked, String>> {
     let want = known.want(plan, run.pull.limits)?;
     let iso = path.to_path_buf();
-    let scratch = tempfile::tempdir().context("creating a scratch folder")?;
+    // Beside the tree, in the build's temporary directory (`--tmp-dir`), never in TMPDIR.
+    let scratch = tempfile::Builder::new()
+        .prefix("iso-check-")
+        .tempdir_in(tree.parent().unwrap_or(tree))
+        .context("creating a scratch folder")?;
     // The signatures need only the files' and images' digests: they are checked (small
     // requests) while the ISO is read.
     let named = PullReport {
@@ -325,7 +344,7 @@ async fn check(
 }
 
 /// An ISO that passed, with what the build reports of it.
-struct Checked {
+pub(super) struct Checked {
     record: IsoRecord,
 }
 

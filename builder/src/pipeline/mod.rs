@@ -6,7 +6,7 @@
 //! URLs, which images) are [`cks_pinning`]'s; this module only orders the work.
 //!
 //! Files: `options` (flags, environment and config → [`Options`]), `fit` (the files a build
-//! will write, for the CloudStack line check before any download), `release` (the minors `cks-iso release` builds), `release_existing` (an ISO already in its folder, before it may be kept), `releases` (autoscaler and
+//! will write, for the CloudStack line check before any download), `release` (the minors `cks-iso release` builds), `release_existing` (an ISO already in its folder, before it may be kept), `release_check` (whether `release --dry-run` would keep it), `releases` (autoscaler and
 //! CCM), `resolve` (the plan), `kube_pin` (a minor or `stable` resolved to a release), `tool_pin` (crictl and CNI defaults), `release_matrix` (the minors and arches of `cks-iso release --matrix`), `kubeadm` (kubeadm's image list) and `confined` (how it runs), `sources` (a planned file as a
 //! download), `head_start` (the large files begun while planning), `execute` (the second phase) and
 //! `execution` (its settings), `record`
@@ -31,6 +31,7 @@ mod plan;
 mod preflight;
 mod record;
 mod release;
+mod release_check;
 mod release_existing;
 mod release_matrix;
 mod releases;
@@ -55,7 +56,8 @@ pub use options::{Inputs, LimitInput, Options, OptionsError};
 pub use output_lock::{OUTPUT_LOCK_NAME, OutputLock, OutputLockError};
 pub use plan::{AutoscalerPin, CcmPin, HeadlampPin, Plan};
 pub use preflight::{OutputPath, PreflightError, check_lock_path};
-pub use release::{Minors, release_versions};
+pub use release::{Minors, release_minors, release_version, release_versions};
+pub use release_check::would_keep;
 pub use release_existing::{InFolder, look as look_in_folder};
 pub use release_matrix::{Matrix, MatrixRelease};
 pub use releases::{Reach, Releases, TagSource, resolve_releases};

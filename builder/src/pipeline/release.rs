@@ -15,7 +15,7 @@ use crate::fetch::Fetcher;
 pub enum Minors {
     /// The newest N minors, counting down from the minor of `release/stable.txt`.
     Newest(u64),
-    /// These minors (`1.33`), in the order given.
+    /// These minors (`1.33`), in the order given, each once.
     List(Vec<KubeRequest>),
 }
 
@@ -37,7 +37,16 @@ impl FromStr for Minors {
                 )),
             })
             .collect::<Result<Vec<_>, _>>()
-            .map(Minors::List)
+            .map(|list| {
+                // A minor named twice (`1.31,1.31`) is built once, where it was first named.
+                let mut seen = Vec::new();
+                for minor in list {
+                    if !seen.contains(&minor) {
+                        seen.push(minor);
+                    }
+                }
+                Minors::List(seen)
+            })
     }
 }
 
@@ -48,23 +57,32 @@ pub async fn release_versions(
     minors: &Minors,
     fetcher: &Fetcher,
 ) -> Result<Vec<(KubeRequest, KubeVersion)>> {
-    let requests = match minors {
+    let mut versions = Vec::new();
+    for request in release_minors(minors, fetcher).await? {
+        versions.push((request, release_version(&request, fetcher).await?));
+    }
+    Ok(versions)
+}
+
+/// The minors of `minors`: a list as given, a count from `release/stable.txt`.
+pub async fn release_minors(minors: &Minors, fetcher: &Fetcher) -> Result<Vec<KubeRequest>> {
+    Ok(match minors {
         Minors::List(list) => list.clone(),
         Minors::Newest(count) => {
             let url = format!("{RELEASE_SERVER}/release/stable.txt");
             let stable = read_release(fetcher, &KubeRequest::Stable, &url).await?;
             newest_minors(&stable, *count)
         }
-    };
-    let mut versions = Vec::new();
-    for request in requests {
-        let path = request
-            .marker_path()
-            .context("a release builds minors, not exact versions")?;
-        let url = format!("{RELEASE_SERVER}/{path}");
-        versions.push((request, read_release(fetcher, &request, &url).await?));
-    }
-    Ok(versions)
+    })
+}
+
+/// The newest patch of one minor, from its `release/stable-X.Y.txt`.
+pub async fn release_version(request: &KubeRequest, fetcher: &Fetcher) -> Result<KubeVersion> {
+    let path = request
+        .marker_path()
+        .context("a release builds minors, not exact versions")?;
+    let url = format!("{RELEASE_SERVER}/{path}");
+    read_release(fetcher, request, &url).await
 }
 
 #[cfg(test)]
@@ -91,5 +109,12 @@ mod tests {
         for bad in ["0", "1.33.1", "stable", "1.31,x", ""] {
             assert!(bad.parse::<Minors>().is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn a_minor_named_twice_is_one_minor() {
+        let twice: Minors = "1.31,1.32,1.31".parse().expect("a list");
+        let once: Minors = "1.31,1.32".parse().expect("a list");
+        assert_eq!(twice, once);
     }
 }

@@ -66,6 +66,12 @@ pub async fn build(
     if let Some(lock) = &request.write_lock {
         check_lock_path(lock)?;
     }
+    // A prune of the cache folder waits until the build ends, and none runs while it does.
+    let _cache = options
+        .cache_dir
+        .as_deref()
+        .map(crate::cache_dir::CacheLock::shared)
+        .transpose()?;
     let cache_registry = CacheRegistry::for_build(
         options.cache_registry.as_deref(),
         &options.insecure_registries,

@@ -38,6 +38,7 @@ pub use iso_facts::IsoFacts;
 pub use registration::{Registration, Status};
 pub use request::{RegisterSettings, Request};
 pub use signature_check::RequiredKey;
+pub(crate) use signature_check::check_digest as check_signature;
 
 /// Reads and checks the ISO, checks the URL, then registers it through `client`.
 pub fn run(

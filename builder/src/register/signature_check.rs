@@ -24,9 +24,19 @@ pub struct RequiredKey {
 
 /// Checks `<iso>.sig` against the ISO's sha256 in `facts` with `required`.
 pub fn check(facts: &IsoFacts, required: &RequiredKey) -> Result<(), RegisterError> {
-    let sig = sig_path(&facts.iso);
+    check_digest(&facts.iso, &facts.sha256, required)
+}
+
+/// Checks `<iso>.sig` against `sha256` (hex), the digest `iso` was just hashed to, with
+/// `required`.
+pub fn check_digest(
+    iso: &std::path::Path,
+    sha256: &str,
+    required: &RequiredKey,
+) -> Result<(), RegisterError> {
+    let sig = sig_path(iso);
     let unsigned = |detail: String| RegisterError::Unsigned {
-        iso: facts.iso.clone(),
+        iso: iso.to_path_buf(),
         sig: sig.clone(),
         detail,
     };
@@ -41,12 +51,12 @@ pub fn check(facts: &IsoFacts, required: &RequiredKey) -> Result<(), RegisterErr
         )));
     }
     let mut digest = [0u8; 32];
-    hex::decode_to_slice(&facts.sha256, &mut digest).map_err(|e| unsigned(e.to_string()))?;
+    hex::decode_to_slice(sha256, &mut digest).map_err(|e| unsigned(e.to_string()))?;
     required
         .key
         .verify_sha256(&digest, &text)
         .map_err(|source| RegisterError::BadSignature {
-            iso: facts.iso.clone(),
+            iso: iso.to_path_buf(),
             key: required.path.clone(),
             source,
         })

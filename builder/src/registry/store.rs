@@ -133,6 +133,7 @@ impl BlobStore {
                 initialised_here = true;
                 let path = self.path(digest);
                 if verified_on_disk(&path, digest, size).await {
+                    crate::cache_dir::mark_used(&path);
                     self.reused.fetch_add(1, Ordering::Relaxed);
                 } else {
                     // A small blob (an image config) is one round trip, not a transfer: it

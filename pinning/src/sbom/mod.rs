@@ -22,6 +22,7 @@
 mod check;
 mod document;
 mod purl;
+mod summary;
 mod time;
 
 use thiserror::Error;
@@ -30,6 +31,7 @@ use crate::image::ImageRef;
 use crate::versions_txt::VersionsTxt;
 
 pub use check::{SbomMismatch, check};
+pub use summary::{Component, ImageSummary, Summary, summarize};
 pub use time::rfc3339;
 
 /// The file name of the SBOM inside the ISO.
