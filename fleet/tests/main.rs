@@ -1,5 +1,6 @@
 //! The fleet's integration tests, one binary: each module checks one adapter or behaviour.
 
+mod cli_docs;
 mod property;
 mod refusals;
 mod settings_real;

@@ -1,7 +1,7 @@
 //! `cks-docs OUT`: writes the man pages (one per command and subcommand, `OUT/man/*.1`) and the
-//! bash, zsh and fish completions (`OUT/completions/<shell>/`) of `cks-iso`, `cks-rollout` and
-//! `cks-upgrade-hook`, rendered from the clap commands their libraries expose, for the Debian
-//! package. Each file is written under a temporary name and renamed when complete. The pages
+//! bash, zsh and fish completions (`OUT/completions/<shell>/`) of `cks-iso`, `cks-rollout`,
+//! `cks-upgrade-hook` and `cks-fleet`, rendered from the clap commands their libraries expose,
+//! for the Debian package. Each file is written under a temporary name and renamed when complete. The pages
 //! and scripts are those `cks-iso man` and `cks-iso completions SHELL` print (the same code,
 //! in `cks-cli-docs`), with each command's examples, exit statuses, environment and files.
 
@@ -39,6 +39,11 @@ fn main() -> Result<()> {
             "cks-upgrade-hook",
             cks_upgrade_hook::cli::command(),
             cks_upgrade_hook::cli::PAGES,
+        ),
+        (
+            "cks-fleet",
+            cks_fleet::cli::command(),
+            cks_fleet::cli::PAGES,
         ),
     ];
     let mut pages = 0;

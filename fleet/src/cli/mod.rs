@@ -4,6 +4,7 @@
 //! or with a failed cluster; 4 it ended cancelled; 5 a simulator invariant broke.
 
 pub mod args;
+mod docs;
 mod events;
 pub mod plan;
 mod run;
@@ -46,9 +47,8 @@ pub enum Ended {
 #[derive(Debug, Parser)]
 #[command(
     name = "cks-fleet",
-    version,
-    about = "Upgrade and re-set every CKS cluster of a CloudStack cloud in stages: canary first, soak, halt on failure, several workers on one store",
-    after_help = "Exit status: 0 done; 1 could not run (store, CloudStack); 2 bad command line or input; 3 halted or a cluster failed; 4 cancelled; 5 a simulator invariant broke."
+    version = concat!(env!("CARGO_PKG_VERSION"), " (commit ", env!("CKS_GIT_COMMIT"), ")"),
+    about = "Upgrade and re-set every CKS cluster of a CloudStack cloud in stages: canary first, soak, halt on failure, several workers on one store"
 )]
 pub struct Cli {
     /// The command.
@@ -116,12 +116,35 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Print the shell completion script (bash, zsh, fish, elvish, powershell) to stdout.
+    Completions(cks_cli_docs::CompletionsArgs),
+    /// Print the man page (roff) of cks-fleet, or of one subcommand, to stdout.
+    Man(cks_cli_docs::ManArgs),
+}
+
+pub use docs::PAGES;
+
+/// The clap command, for man pages and completions: the flags, and each command's examples,
+/// exit statuses, environment and files, shown as written after the flags in `--help`.
+pub fn command() -> clap::Command {
+    use clap::CommandFactory;
+    cks_cli_docs::decorate(Cli::command(), PAGES)
 }
 
 /// Runs the command line.
 pub fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let matches = command().get_matches();
+    let cli = <Cli as clap::FromArgMatches>::from_arg_matches(&matches)
+        .unwrap_or_else(|error| error.exit());
     let ended = match cli.command {
+        Command::Completions(args) => {
+            cks_cli_docs::print_completions(&command(), "cks-fleet", &args)
+                .map(|()| Ended::Done)
+                .map_err(|e| Failure::Run(e.to_string()))
+        }
+        Command::Man(args) => cks_cli_docs::print_man(&command(), "cks-fleet", PAGES, &args)
+            .map(|()| Ended::Done)
+            .map_err(|e| Failure::Run(e.to_string())),
         Command::Plan { fleet, plan, json } => run::plan(&fleet, &plan, json),
         Command::Run {
             store,

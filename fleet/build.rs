@@ -1,0 +1,3 @@
+//! Records the git commit the binary is built from, for `--version`.
+
+include!("../packaging/git_commit.rs");
