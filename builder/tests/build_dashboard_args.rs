@@ -219,7 +219,8 @@ fn a_refusal_is_one_sentence_and_v_shows_the_node_scripts() {
     let out = tempfile::tempdir().expect("out dir");
     let quiet = build(&upstream, out.path(), "0.40.1", &["--cloudstack", "4.22"]);
     let stderr = String::from_utf8_lossy(&quiet.stderr);
-    assert_eq!(quiet.status.code(), Some(1), "{stderr}");
+    // A dashboard no line can take is bad input: 2, as the exit-status table says.
+    assert_eq!(quiet.status.code(), Some(2), "{stderr}");
     assert!(stderr.len() < 250, "{} characters: {stderr}", stderr.len());
     assert!(!stderr.contains("deploy-kube-system"), "{stderr}");
     let verbose = build(

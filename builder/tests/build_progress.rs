@@ -132,7 +132,7 @@ fn debug_logs_into_a_pipe_carry_no_ansi_escape_and_only_our_crates() {
     let args = refused_with_debug_logs(&upstream, out.path());
     let output = piped(&args, &[]);
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
     assert!(!stderr.contains('\x1b'), "{stderr}");
     assert!(
         stderr.contains("DEBUG cks_builder") && stderr.contains("deploy-kube-system"),

@@ -15,7 +15,8 @@ fn refused(args: &[&str]) -> String {
         .args(args)
         .output()
         .expect("runs");
-    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    // A bad control value is bad input: 2, as the exit-status table says.
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     assert_eq!(c.cloud.calls().len(), before, "CloudStack was not called");
     String::from_utf8_lossy(&out.stderr).into_owned()
 }

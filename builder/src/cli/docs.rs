@@ -38,6 +38,41 @@ const BUILD_ENV: [(&str, &str); 5] = [
     ("RUST_LOG", "log filter, instead of -v"),
 ];
 
+/// What `release` shows: each form it is run in.
+const RELEASE_EXAMPLES: &str = "\
+# The newest patch of the three newest minors, for both arches; then the folder's catalog.
+cks-iso release --minors 3 --arch x86_64,aarch64 --config cks.toml --output-path ./out
+
+# What a run would do, without doing it: built, kept or rebuilt, and why.
+cks-iso release --minors 1.32,1.33 --output-path ./out --dry-run
+
+# Named minors, signed, published at a URL; a failing minor does not stop the others.
+cks-iso release --minors 1.31,1.32,1.33 --output-path ./out --keep-going \\
+  --base-url https://images.example/cks/ --sign-key release.key
+
+# Each minor its own arches and tool versions.
+cks-iso release --matrix release.toml --output-path ./out --json";
+
+/// What a release reads and writes beside its inputs.
+const RELEASE_FILES: [(&str, &str); 4] = [
+    (
+        "--output-path DIR",
+        "the ISOs, each with its .sha256 sidecar, SBOM (.iso.spdx.json) and, signed, .sig; catalog.json and SHA256SUMS-X.Y",
+    ),
+    (
+        "DIR/.cks-iso.lock",
+        "held while the release writes to the folder (names its pid)",
+    ),
+    (
+        "cks.toml",
+        "the --config file: build inputs as kebab-case keys",
+    ),
+    (
+        "~/.docker/config.json",
+        "registry credentials (auths, credsStore, credHelpers) for private registries",
+    ),
+];
+
 /// What a build reads and writes beside its inputs.
 const BUILD_FILES: [(&str, &str); 4] = [
     (
@@ -120,10 +155,13 @@ cks-iso man | man -l -",
     (
         "release",
         Page {
-            examples: "cks-iso release --minors 3 --arch x86_64 --arch aarch64 --config cks.toml --output-path ./out",
-            exit_status: &[],
+            examples: RELEASE_EXAMPLES,
+            exit_status: &[(
+                1,
+                "a build or the catalog failed (with --keep-going, after the table)",
+            )],
             environment: &BUILD_ENV,
-            files: &BUILD_FILES,
+            files: &RELEASE_FILES,
         },
     ),
     (

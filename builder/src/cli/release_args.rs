@@ -8,7 +8,6 @@ use cks_builder::signature::SignatureInputs;
 
 /// Flags of `cks-iso release`.
 #[derive(Debug, Clone, clap::Args)]
-#[command(after_help = RELEASE_EXAMPLES)]
 pub struct Args {
     /// The minors: a count (the newest N, counting down from the minor of the release server's
     /// `release/stable.txt`) or a list such as 1.31,1.32,1.33 (a minor named twice is built
@@ -159,24 +158,6 @@ pub struct Args {
     )]
     pub limits: Vec<String>,
 }
-
-const RELEASE_EXAMPLES: &str = "\
-Examples:
-  # The newest patch of the three newest minors, for both arches; then the folder's catalog.
-  cks-iso release --minors 3 --arch x86_64,aarch64 --config cks.toml --output-path ./out
-
-  # What a run would do, without doing it: built, kept or rebuilt, and why.
-  cks-iso release --minors 1.32,1.33 --output-path ./out --dry-run
-
-  # Named minors, signed, published at a URL; a failing minor does not stop the others.
-  cks-iso release --minors 1.31,1.32,1.33 --output-path ./out --keep-going \\
-    --base-url https://images.example/cks/ --sign-key release.key
-
-  # Each minor its own arches and tool versions.
-  cks-iso release --matrix release.toml --output-path ./out --json
-
-Exit codes: 0 every ISO built or kept, 1 a build or the catalog failed (with --keep-going, after
-the table), 2 bad command line.";
 
 impl Args {
     /// The build inputs these flags give (only those that were set), as `cks-iso build`'s

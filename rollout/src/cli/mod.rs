@@ -37,6 +37,12 @@ use render::StepPrinter;
 /// Roll new node settings (offering, root disk size, affinity groups) out to a CKS cluster,
 /// restarting out-of-date nodes a few at a time, cordoned and drained first.
 ///
+/// Short form, with the CloudStack credentials in the environment:
+///
+/// cks-rollout plan --cluster-id X --ssh-key K --known-hosts F --offering worker=...
+///
+/// cks-rollout run --cluster-id X --ssh-key K --known-hosts F --offering worker=...
+///
 /// CloudStack's endpoint and keys come from CLOUDSTACK_ENDPOINT, CLOUDSTACK_KEY and
 /// CLOUDSTACK_SECRET, or from the INI file CLOUDSTACK_CONFIG names (section [cloudstack], or
 /// the one CLOUDSTACK_REGION names), never from the command line. The rest is found from the

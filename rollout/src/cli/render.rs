@@ -225,6 +225,9 @@ pub struct StepPrinter {
     terminal: bool,
     types: BTreeMap<String, NodeType>,
     phase: Option<NodeType>,
+    /// The first event's time: each line shows the time since it (a live run's clock counts
+    /// from the Unix epoch).
+    first_ms: Option<u64>,
 }
 
 impl StepPrinter {
@@ -235,6 +238,7 @@ impl StepPrinter {
             terminal: std::io::stderr().is_terminal(),
             types,
             phase: None,
+            first_ms: None,
         }
     }
 
@@ -260,9 +264,10 @@ impl Progress for StepPrinter {
             .as_deref()
             .map(|n| format!("{} ", one_line(n)))
             .unwrap_or_default();
+        let first = *self.first_ms.get_or_insert(e.at_ms);
         let line = format!(
             "{:>9} {batch}{node}{}: {}",
-            words::elapsed(e.at_ms),
+            words::elapsed(e.at_ms.saturating_sub(first)),
             words::name(&e.step),
             e.detail
         );
