@@ -3,6 +3,8 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Instant, SystemTime};
 
 use anyhow::{Context, Result, bail};
@@ -21,6 +23,7 @@ use super::staging::{Staging, write_atomically};
 use super::summary::{ExistingIso, Summary, mirrored_files};
 use crate::fetch::{FetchedFile, Fetcher};
 use crate::iso::{BuildTime, PackOptions, Packed};
+use crate::progress::ProgressSink;
 use crate::registry::{PullReport, pull_images};
 use crate::store::IsoStore;
 
@@ -144,7 +147,7 @@ pub async fn execute(
         Some(path) => Some(lock(run.inputs, plan, &fetched, &report).stage(path)?),
         None => None,
     };
-    let packed = pack_iso(plan, tree, built).await?;
+    let packed = pack_iso(plan, tree, built, run.progress).await?;
     let sbom_path = sbom::beside(&packed.path);
     write_atomically(&sbom_path, sbom_text.as_bytes())?;
     let record = iso_recipe::IsoRecord {
@@ -275,14 +278,41 @@ fn check_locked_digests(plan: &Plan, report: &PullReport) -> Result<()> {
 }
 
 /// Packs the tree into the plan's ISO.
-async fn pack_iso(plan: &Plan, tree: &Path, built: BuildTime) -> Result<Packed> {
+async fn pack_iso(
+    plan: &Plan,
+    tree: &Path,
+    built: BuildTime,
+    progress: &dyn ProgressSink,
+) -> Result<Packed> {
     let options = PackOptions::new(&plan.volume_id, built)?;
     let (tree_path, iso_path) = (tree.to_path_buf(), plan.iso.clone());
-    let packed =
-        tokio::task::spawn_blocking(move || crate::iso::pack(&tree_path, &iso_path, &options))
-            .await
-            .context("the ISO writer stopped")??;
-    Ok(packed)
+    // The bar is named by the ISO's file name, as a download is by its file's.
+    let name = plan.iso.file_name().map_or_else(
+        || plan.iso.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    progress.on_write_start(&name, Some(crate::iso::tree_bytes(tree)));
+    let counter = Arc::new(AtomicU64::new(0));
+    let written = counter.clone();
+    let mut writer = tokio::task::spawn_blocking(move || {
+        crate::iso::pack_counting(&tree_path, &iso_path, &options, Some(written))
+    });
+    // The writer runs on a thread of its own; its bytes are passed on as they grow.
+    let mut shown = 0;
+    let mut tick = tokio::time::interval(std::time::Duration::from_millis(100));
+    let packed = loop {
+        tokio::select! {
+            done = &mut writer => break done,
+            _ = tick.tick() => {
+                let now = counter.load(Ordering::Relaxed);
+                progress.on_bytes(&name, now.saturating_sub(shown));
+                shown = shown.max(now);
+            }
+        }
+    };
+    progress.on_bytes(&name, counter.load(Ordering::Relaxed).saturating_sub(shown));
+    progress.on_done(&name);
+    Ok(packed.context("the ISO writer stopped")??)
 }
 
 /// The lock of this build: its inputs, its plan, every file's upstream digest, every image's
