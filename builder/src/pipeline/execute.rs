@@ -17,6 +17,7 @@ use super::lock::{LOCK_FORMAT, Lock};
 use super::options::Inputs;
 use super::plan::Plan;
 use super::record::record;
+use super::room;
 use super::sbom;
 use super::sources::{create_parents, file_spec};
 use super::staging::{Staging, write_atomically};
@@ -86,6 +87,9 @@ pub async fn execute(
         summary.existing = existing;
         return Ok(summary);
     }
+    // Nothing large has moved yet (but the head start): is there room for it all?
+    let temp = staging.path().parent().unwrap_or(staging.path());
+    room::before_downloads(plan, temp, &fetched, &run).await?;
     // The files and the images share the link: fetched at once, neither waits for the
     // other's last transfer, and the first failure stops both.
     let (files, report) = tokio::try_join!(
