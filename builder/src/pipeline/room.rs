@@ -270,7 +270,8 @@ async fn images_size(plan: &Plan, run: &Execution<'_>) -> ImageSize {
     if requests.is_empty() {
         return total;
     }
-    let sizes = match image_sizes(&requests, &run.pull).await {
+    let pull = super::execute::planned_pull(plan, &run.pull);
+    let sizes = match image_sizes(&requests, &pull).await {
         Ok(sizes) => sizes,
         Err(error) => {
             tracing::debug!("the images' sizes are not known: {error}; counted as 0");

@@ -1,6 +1,8 @@
 //! How many bytes each image of a pull will take, read from its manifests alone (the top one
 //! and, for an index, the target platform's), before any blob is asked for: the sum of the
 //! config's and the layers' sizes. A build compares that with the free space before it pulls.
+//! The manifests are asked of the image's registry (or its mirror) only, never of the cache
+//! registry's shared tier, whose counts and contents stay those of the pull.
 
 use futures_util::StreamExt;
 
@@ -11,7 +13,6 @@ use super::manifest::{Manifest, parse_manifest};
 use super::platform;
 use super::pull::{checked_names, credentials_for};
 use super::pull_types::{ImageRequest, PullOptions};
-use super::shared::manifest;
 use crate::artifact::RemoteName;
 
 /// What an image's blobs for the target platform come to, from its manifests.
@@ -43,12 +44,13 @@ pub async fn image_sizes(
     let client = &client;
     Ok(futures_util::stream::iter(requests.iter().zip(&names))
         .map(|(request, name)| async move {
-            // A pinned image (a lock's digest with a cache registry) is sized at that digest.
-            let reference = options.pinned.get(&request.reference).map_or_else(
-                || name.manifest_reference().to_string(),
-                ToString::to_string,
-            );
-            let size = image_size(client, name, &reference, options).await;
+            // A pinned image (a lock's digest, pulled from the cache registry) is not asked of
+            // its registry, which the pull does not contact either: its size stays unknown.
+            if options.pinned.contains_key(&request.reference) {
+                return None;
+            }
+            let reference = name.manifest_reference();
+            let size = image_size(client, name, reference, options).await;
             if let Err(error) = &size {
                 tracing::debug!(image = %name.full, "size not known before the pull: {error}");
             }
@@ -66,8 +68,7 @@ async fn image_size(
     reference: &str,
     options: &PullOptions,
 ) -> Result<ImageSize, RegistryError> {
-    let shared = options.shared.as_ref();
-    let mut fetched = manifest(shared, client, name, reference).await?;
+    let mut fetched = client.manifest(name, reference).await?;
     for _ in 0..2 {
         let (_, parsed) = parse_manifest(
             &name.full,
@@ -92,7 +93,7 @@ async fn image_size(
                         available: platform::describe(&entries),
                     }
                 })?;
-                fetched = manifest(shared, client, name, &entry.digest).await?;
+                fetched = client.manifest(name, &entry.digest).await?;
             }
         }
     }
