@@ -9,6 +9,11 @@ pub trait ProgressSink: Send + Sync {
     fn on_bytes(&self, name: &str, bytes: u64);
     /// `name` finished (successfully or not).
     fn on_done(&self, name: &str);
+    /// A file named `name` that the build writes itself (the ISO) starts; `total` is about its
+    /// size. Its bytes and end are then reported as a transfer's are. By default, a transfer.
+    fn on_write_start(&self, name: &str, total: Option<u64>) {
+        self.on_start(name, total);
+    }
 }
 
 /// A sink that ignores everything (library default, tests).

@@ -78,7 +78,7 @@ fn filesystem(path: &Path) -> String {
 }
 
 /// The mount point holding `dir` and its device, from /proc/self/mountinfo.
-fn mount_of(dir: &Path) -> Option<(PathBuf, String)> {
+pub(crate) fn mount_of(dir: &Path) -> Option<(PathBuf, String)> {
     let table = std::fs::read_to_string("/proc/self/mountinfo").ok()?;
     table
         .lines()

@@ -1,5 +1,5 @@
-//! What a build checks before its plan: an OUTPUT_PATH that is a file, and a `--write-lock`
-//! path whose folder does not exist, fail with one line naming the path before any request
+//! What a build checks before its plan: an OUTPUT_PATH or a `--cache-dir` that is (under) a
+//! file, and a `--write-lock` path whose folder does not exist, fail with one line naming the path before any request
 //! reaches the upstream, and leave nothing in OUTPUT_PATH (which the build does not keep).
 
 use std::process::{Command, Output};
@@ -65,4 +65,28 @@ fn an_unwritable_lock_path_fails_first_and_leaves_nothing_in_output_path() {
         std::fs::read_dir(&out).map(|d| d.count())
     );
     assert!(!lock.exists());
+}
+
+#[test]
+fn a_cache_dir_that_is_a_file_fails_before_any_download() {
+    let upstream = DemoUpstream::start(&DemoConfig::default()).expect("demo upstream");
+    let dir = tempfile::tempdir().expect("dir");
+    let out = dir.path().join("out");
+    let file = dir.path().join("cache");
+    std::fs::write(&file, "a file\n").expect("writes");
+    let cache = file.join("below").display().to_string();
+    let output = build(
+        &build_args(&upstream, &out, Arch::Amd64),
+        &["--cache-dir", &cache],
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains(&format!("--cache-dir {cache}: {}", file.display())),
+        "{stderr}"
+    );
+    assert!(stderr.contains("is not a directory"), "{stderr}");
+    no_request_reached(&upstream);
+    assert!(!out.exists(), "OUTPUT_PATH was left");
 }

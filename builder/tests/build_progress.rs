@@ -110,6 +110,31 @@ fn progress_plain_through_a_pipe_is_plain_lines_naming_images() {
         "{stderr}"
     );
     assert!(stderr.contains("cks-iso: == pack cks-demo-"), "{stderr}");
+    // The ISO's own lines: when its writing starts, with the size to expect, and when done.
+    let iso = "cks-demo-1.33.13-x86_64.iso";
+    let line = |start: &str| {
+        stderr
+            .lines()
+            .any(|l| l.starts_with(&format!("cks-iso: {start} {iso} (")) && l.ends_with("iB)"))
+    };
+    assert!(line("writing") && line("wrote"), "{stderr}");
+}
+
+#[test]
+fn the_pack_on_a_terminal_is_a_bar_of_the_iso_bytes() {
+    let upstream = DemoUpstream::start(&DemoConfig::default()).expect("demo upstream");
+    let out = tempfile::tempdir().expect("out dir");
+    let (ok, screen) = on_a_terminal(&demo_build(&upstream, out.path()), &[]);
+    assert!(ok, "{screen}");
+    // A bar line names the ISO file and counts its bytes, `<done>/<total>`.
+    let iso = "cks-demo-1.33.13-x86_64.iso";
+    let bar = screen.split(['\r', '\n']).any(|line| {
+        line.find(iso).is_some_and(|at| {
+            let rest = &line[at + iso.len()..];
+            rest.contains("iB/") || rest.contains(" B/")
+        })
+    });
+    assert!(bar, "{screen}");
 }
 
 #[test]

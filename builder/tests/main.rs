@@ -14,6 +14,7 @@ mod build_dashboard_redirect;
 mod build_early_checks;
 mod build_error_lines;
 mod build_file_size_limit;
+mod build_free_space;
 mod build_interrupt;
 mod build_kube_minor;
 mod build_kubeadm_confined;

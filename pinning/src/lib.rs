@@ -5,7 +5,7 @@
 //! warnings) back, so every rule is easy to test and to reuse from the builder, the verifier and
 //! other tools.
 //!
-//! Modules: [`arch`] (the target architecture), [`version`] (Kubernetes versions), [`release`]
+//! Modules: [`arch`] (the target architecture), [`duration`] (durations on a command line), [`version`] (Kubernetes versions), [`release`]
 //! (the bundled tools' release versions), [`sources`] (where each file of the ISO comes from and
 //! goes to), [`autoscaler`] (tag listing and release choice), [`ccm`] (the cloud controller
 //! manager pin), [`image`] (references, dedup, tarball names, the image plan and its one-pause
@@ -32,6 +32,7 @@ pub mod autoscaler;
 pub mod catalog;
 pub mod ccm;
 pub mod digest;
+pub mod duration;
 pub mod headlamp;
 pub mod image;
 pub mod kube_request;

@@ -86,6 +86,17 @@ pub fn main() -> ExitCode {
     let matches = command().get_matches();
     let cli = <Cli as clap::FromArgMatches>::from_arg_matches(&matches)
         .unwrap_or_else(|error| error.exit());
+    let warnings = match &cli.command {
+        Commands::Redeploy(args)
+        | Commands::RedeployAutoscaler(args)
+        | Commands::RedeployProvider(args) => args.duration_warnings(),
+        Commands::Upgrade(args) => args.duration_warnings(),
+        Commands::Preload(args) => args.duration_warnings(),
+        _ => Vec::new(),
+    };
+    for warning in warnings {
+        cks_upgrade_hook::say::err(&format!("cks-upgrade-hook: warning: {warning}"));
+    }
     let result = match cli.command {
         Commands::Completions(args) => {
             cks_cli_docs::print_completions(&command(), "cks-upgrade-hook", &args)

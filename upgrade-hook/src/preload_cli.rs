@@ -14,6 +14,7 @@ use clap::Args;
 
 use cks_cloudstack::CloudStackClient;
 use cks_discovery::cluster_api::ClusterInfo;
+use cks_pinning::duration::{OldUnit, seconds_or_units};
 use cks_upgrade_hook::command::ClusterId;
 use cks_upgrade_hook::preload::{
     self, Expected, Node, NodeOutcome, NodeReport, Settings, checked_iso,
@@ -63,9 +64,10 @@ pub struct PreloadArgs {
     /// Run the node commands directly instead of through sudo.
     #[arg(long)]
     pub no_sudo: bool,
-    /// Seconds the SSH connection may take.
-    #[arg(long, value_name = "SECONDS", default_value_t = 10)]
-    pub connect_timeout: u64,
+    /// How long the SSH connection may take (`10s`, `1m`; a bare number is seconds, with a
+    /// warning).
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = seconds_or_units)]
+    pub connect_timeout: OldUnit,
     /// How the images are copied and imported.
     #[command(flatten)]
     pub copy: CopyArgs,
@@ -92,12 +94,24 @@ pub struct CopyArgs {
     /// How many nodes are preloaded at once.
     #[arg(long, value_name = "N", default_value_t = 4)]
     pub parallel: usize,
-    /// Seconds each remote command of the preload (one tarball's copy among them) may run.
-    #[arg(long, value_name = "SECONDS", default_value_t = 3600)]
-    pub copy_timeout: u64,
+    /// How long each remote command of the preload (one tarball's copy among them) may run
+    /// (`1h`, `90m`; a bare number is seconds, with a warning).
+    #[arg(long, value_name = "DURATION", default_value = "1h", value_parser = seconds_or_units)]
+    pub copy_timeout: OldUnit,
 }
 
 impl PreloadArgs {
+    /// A warning for each duration flag given as a bare number in its old unit.
+    pub fn duration_warnings(&self) -> Vec<String> {
+        [
+            ("--connect-timeout", &self.connect_timeout),
+            ("--copy-timeout", &self.copy.copy_timeout),
+        ]
+        .into_iter()
+        .filter_map(|(flag, value)| value.warning(flag))
+        .collect()
+    }
+
     fn flags(&self) -> Flags {
         Flags {
             cluster_id: self.cluster_id.clone(),
@@ -185,7 +199,8 @@ pub fn preload_cluster(args: &PreloadArgs) -> Result<Vec<NodeReport>> {
 
 /// The preload settings, once the timeouts are checked: a bad value is bad input.
 fn checked_flags(args: &PreloadArgs) -> Result<Settings> {
-    if args.copy.copy_timeout == 0 || args.connect_timeout == 0 {
+    let second = Duration::from_secs(1);
+    if args.copy.copy_timeout.duration < second || args.connect_timeout.duration < second {
         return Err(cks_cli_docs::bad_input(anyhow::anyhow!(
             "--copy-timeout and --connect-timeout must be at least 1 second"
         )));
@@ -211,8 +226,8 @@ pub fn preload_checked(
         .into_iter()
         .map(|login| {
             let mut ssh = login.ssh;
-            ssh.command_timeout = Duration::from_secs(args.copy.copy_timeout);
-            ssh.connect_timeout = Duration::from_secs(args.connect_timeout);
+            ssh.command_timeout = args.copy.copy_timeout.duration;
+            ssh.connect_timeout = args.connect_timeout.duration;
             Node {
                 name: login.name,
                 runner: SshRunner::new(ssh),

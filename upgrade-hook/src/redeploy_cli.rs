@@ -9,6 +9,7 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use clap::Args;
 
+use cks_pinning::duration::{OldUnit, seconds_or_units};
 use cks_upgrade_hook::FailureCause;
 use cks_upgrade_hook::command::{AutoscaleBounds, ClusterId, DEFAULT_SCRIPT_DIR, NodeLayout};
 use cks_upgrade_hook::hook::rollout_timeout_within;
@@ -93,16 +94,18 @@ pub struct RedeployArgs {
     iso: Option<PathBuf>,
     #[command(flatten)]
     layout: LayoutArgs,
-    /// Seconds each remote command may run before it is stopped.
-    #[arg(long, value_name = "SECONDS", default_value_t = 300)]
-    timeout: u64,
-    /// Seconds the SSH connection may take.
-    #[arg(long, value_name = "SECONDS", default_value_t = 10)]
-    connect_timeout: u64,
-    /// Seconds `kubectl rollout status` waits for the new autoscaler, less than --timeout
-    /// [default: 120, or less to fit inside --timeout with a tenth of it to spare].
-    #[arg(long, value_name = "SECONDS")]
-    rollout_timeout: Option<u64>,
+    /// How long each remote command may run before it is stopped (`5m`, `300s`; a bare number
+    /// is seconds, with a warning).
+    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = seconds_or_units)]
+    timeout: OldUnit,
+    /// How long the SSH connection may take (`10s`; a bare number is seconds, with a warning).
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = seconds_or_units)]
+    connect_timeout: OldUnit,
+    /// How long `kubectl rollout status` waits for the new autoscaler, less than --timeout
+    /// (`2m`; a bare number is seconds, with a warning)
+    /// [default: 2m, or less to fit inside --timeout with a tenth of it to spare].
+    #[arg(long, value_name = "DURATION", value_parser = seconds_or_units)]
+    rollout_timeout: Option<OldUnit>,
     /// Print the outcome as JSON.
     #[arg(long)]
     json: bool,
@@ -156,8 +159,19 @@ impl RedeployArgs {
         self.layout.no_sudo
     }
     /// `--connect-timeout`.
-    pub fn connect_timeout(&self) -> u64 {
+    pub fn connect_timeout(&self) -> OldUnit {
         self.connect_timeout
+    }
+    /// A warning for each duration flag given as a bare number in its old unit.
+    pub fn duration_warnings(&self) -> Vec<String> {
+        [
+            ("--timeout", Some(&self.timeout)),
+            ("--connect-timeout", Some(&self.connect_timeout)),
+            ("--rollout-timeout", self.rollout_timeout.as_ref()),
+        ]
+        .into_iter()
+        .filter_map(|(flag, value)| value.and_then(|v| v.warning(flag)))
+        .collect()
     }
     /// `--iso`.
     pub fn iso(&self) -> Option<&PathBuf> {
@@ -185,14 +199,15 @@ impl RedeployArgs {
 /// Runs a redeploy command: finds the node and settings, refreshes `parts`, prints the outcome.
 pub fn redeploy(args: &RedeployArgs, parts: Parts) -> Result<ExitCode> {
     ClusterId::parse(&args.cluster_id).context("checking --cluster-id")?;
-    if args.timeout == 0 || args.connect_timeout == 0 {
+    let second = Duration::from_secs(1);
+    if args.timeout.duration < second || args.connect_timeout.duration < second {
         return Err(cks_cli_docs::bad_input(anyhow::anyhow!(
             "--timeout and --connect-timeout must be at least 1 second"
         )));
     }
     let rollout_timeout = rollout_timeout_within(
-        Duration::from_secs(args.timeout),
-        args.rollout_timeout.map(Duration::from_secs),
+        args.timeout.duration,
+        args.rollout_timeout.map(|t| t.duration),
     )?;
     let layout = args.layout.layout()?;
     let flags = args.flags();
@@ -217,8 +232,8 @@ pub fn redeploy(args: &RedeployArgs, parts: Parts) -> Result<ExitCode> {
     }
     let node: NodeLogin = target::first_control_node(&flags, &found, client.as_ref())?;
     let mut ssh = node.ssh;
-    ssh.command_timeout = Duration::from_secs(args.timeout);
-    ssh.connect_timeout = Duration::from_secs(args.connect_timeout);
+    ssh.command_timeout = args.timeout.duration;
+    ssh.connect_timeout = args.connect_timeout.duration;
     let runner = SshRunner::new(ssh);
 
     // With --iso, the ISO's provider.yaml (read before the node is touched).

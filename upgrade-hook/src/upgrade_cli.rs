@@ -42,6 +42,15 @@ pub struct UpgradeArgs {
     pub copy: CopyArgs,
 }
 
+impl UpgradeArgs {
+    /// A warning for each duration flag given as a bare number in its old unit.
+    pub fn duration_warnings(&self) -> Vec<String> {
+        let mut warnings = self.node.duration_warnings();
+        warnings.extend(self.copy.copy_timeout.warning("--copy-timeout"));
+        warnings
+    }
+}
+
 /// Runs `upgrade`.
 pub fn run(args: &UpgradeArgs) -> Result<ExitCode> {
     let cluster_id = args.node.cluster_id().to_string();

@@ -37,7 +37,7 @@ fn a_bad_value_exits_2_and_an_unreachable_cloudstack_1() {
             "--ssh-key",
             "/etc/hostname",
         ][..],
-        &["redeploy", "--cluster-id", ID, "--timeout", "0"],
+        &["redeploy", "--cluster-id", ID, "--timeout", "0s"],
         &[
             "preload",
             "--cluster-id",

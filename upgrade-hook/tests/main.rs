@@ -9,6 +9,7 @@ mod common;
 mod cli_docs;
 mod cloudstack_lines;
 mod command_cli;
+mod duration_flags;
 mod preload_cut_off;
 mod preload_iso;
 mod preload_nodes;

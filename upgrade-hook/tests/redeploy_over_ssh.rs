@@ -191,7 +191,7 @@ fn key_and_known_hosts_paths_with_ssh_tokens_work() {
 #[test]
 fn a_short_timeout_alone_shortens_the_rollout_wait_to_fit() {
     let node = Node::start();
-    let run = hook(&with(node.args(), &["--timeout", "20"]));
+    let run = hook(&with(node.args(), &["--timeout", "20s"]));
     assert_eq!(run.code, Some(0), "{}", run.all_output);
     assert_eq!(run.json["outcome"], "redeployed", "{}", run.all_output);
     assert_eq!(
@@ -206,7 +206,7 @@ fn an_explicit_rollout_wait_longer_than_the_timeout_is_refused() {
     let output = Command::new(env!("CARGO_BIN_EXE_cks-upgrade-hook"))
         .args(with(
             node.args(),
-            &["--timeout", "20", "--rollout-timeout", "30"],
+            &["--timeout", "20s", "--rollout-timeout", "30s"],
         ))
         .output()
         .expect("cks-upgrade-hook runs");

@@ -183,7 +183,7 @@ fn a_command_that_hangs_past_the_timeout_is_stopped() {
     node.set("autoscale.hang", "");
     let args = with(
         node.args(),
-        &["--timeout", "2", "--rollout-timeout", "1", "--strict"],
+        &["--timeout", "2s", "--rollout-timeout", "1s", "--strict"],
     );
     let run = hook(&args);
     assert_eq!(run.code, Some(1), "{}", run.all_output);
@@ -207,7 +207,7 @@ fn a_server_that_never_answers_hits_the_connect_timeout() {
             "5",
             "--insecure-host-key",
             "--connect-timeout",
-            "1",
+            "1s",
         ]
         .map(String::from),
     );
@@ -229,7 +229,7 @@ fn a_server_that_never_answers_hits_the_connect_timeout() {
             "--max",
             "5",
             "--connect-timeout",
-            "1",
+            "1s",
             "--host-key-fingerprint",
             &fingerprint,
         ]

@@ -123,6 +123,8 @@ pub struct Bars {
     multi: MultiProgress,
     bars: Mutex<HashMap<String, ProgressBar>>,
     phase: Mutex<Option<ProgressBar>>,
+    /// The files the build writes (the ISO): their bars stay, full, when done.
+    writing: Mutex<Vec<String>>,
 }
 
 impl Bars {
@@ -132,8 +134,18 @@ impl Bars {
             multi: MultiProgress::new(),
             bars: Mutex::new(HashMap::new()),
             phase: Mutex::new(None),
+            writing: Mutex::new(Vec::new()),
         }
     }
+}
+
+/// Takes `name` out of `writing`: whether it was there.
+fn take_name(writing: &Mutex<Vec<String>>, name: &str) -> bool {
+    let Ok(mut writing) = writing.lock() else {
+        return false;
+    };
+    let found = writing.iter().position(|n| n == name);
+    found.map(|at| writing.remove(at)).is_some()
 }
 
 impl Drop for Bars {
@@ -160,8 +172,7 @@ impl ProgressSink for Bars {
                     .unwrap_or_else(|_| ProgressStyle::default_spinner()),
             ),
         };
-        let bar = self.multi.add(bar);
-        bar.set_message(name.to_string());
+        let bar = self.multi.add(bar.with_message(name.to_string()));
         if let Ok(mut bars) = self.bars.lock()
             && let Some(old) = bars.insert(name.to_string(), bar)
         {
@@ -174,15 +185,33 @@ impl ProgressSink for Bars {
             && let Some(bar) = bars.get(name)
         {
             bar.inc(bytes);
+            // A total that was an estimate (the ISO's) grows rather than overflow.
+            if bar.length().is_some_and(|total| bar.position() > total) {
+                bar.set_length(bar.position());
+            }
         }
     }
 
     fn on_done(&self, name: &str) {
+        let written = take_name(&self.writing, name);
         if let Ok(mut bars) = self.bars.lock()
             && let Some(bar) = bars.remove(name)
         {
-            bar.finish_and_clear();
+            if written {
+                // The ISO's bar stays, at its real size (its total was an estimate).
+                bar.set_length(bar.position());
+                bar.finish();
+            } else {
+                bar.finish_and_clear();
+            }
         }
+    }
+
+    fn on_write_start(&self, name: &str, total: Option<u64>) {
+        if let Ok(mut writing) = self.writing.lock() {
+            writing.push(name.to_string());
+        }
+        self.on_start(name, total);
     }
 }
 
@@ -205,9 +234,12 @@ impl Observer for Bars {
     }
 }
 
-/// Plain lines on stderr: one when a transfer finishes, and one every 10 s for long ones.
+/// Plain lines on stderr: one when a transfer finishes, and one every 10 s for long ones; a
+/// file the build writes (the ISO) gets a line when it starts too.
 pub struct Lines {
     state: Mutex<HashMap<String, (u64, Instant)>>,
+    /// The files being written rather than fetched.
+    writing: Mutex<Vec<String>>,
 }
 
 impl Lines {
@@ -215,6 +247,7 @@ impl Lines {
     pub fn new() -> Self {
         Lines {
             state: Mutex::new(HashMap::new()),
+            writing: Mutex::new(Vec::new()),
         }
     }
 }
@@ -239,13 +272,26 @@ impl ProgressSink for Lines {
     }
 
     fn on_done(&self, name: &str) {
+        let written = take_name(&self.writing, name);
         if let Ok(mut state) = self.state.lock()
             && let Some((done, _)) = state.remove(name)
             // Image blobs are many and named by digest; the summary counts them.
             && !name.starts_with("sha256:")
         {
-            eprintln!("cks-iso: fetched {name} ({})", human(done));
+            let did = if written { "wrote" } else { "fetched" };
+            eprintln!("cks-iso: {did} {name} ({})", human(done));
         }
+    }
+
+    fn on_write_start(&self, name: &str, total: Option<u64>) {
+        if let Ok(mut writing) = self.writing.lock() {
+            writing.push(name.to_string());
+        }
+        let about = total
+            .map(|t| format!(" (about {})", human(t)))
+            .unwrap_or_default();
+        eprintln!("cks-iso: writing {name}{about}");
+        self.on_start(name, total);
     }
 }
 

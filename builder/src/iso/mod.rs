@@ -28,7 +28,7 @@ pub use error::IsoError;
 pub use mode::{EntryKind, image_mode};
 pub use options::{DEFAULT_VOLUME_ID, PackOptions, check_volume_id};
 pub use output::{partial_path, sidecar_line, sidecar_path};
-pub use pack::{Packed, pack};
+pub use pack::{Packed, pack, pack_counting, tree_bytes};
 pub use read::{IsoEntry, IsoImage};
 pub use time::{BuildTime, TimeSource};
 pub use warning::PackWarning;

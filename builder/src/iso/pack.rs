@@ -3,6 +3,8 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
 
 use super::error::IsoError;
 use super::hadris;
@@ -34,9 +36,20 @@ pub struct Packed {
 /// `<out>.sha256` is written. On any error nothing new is left behind: no partial file, no
 /// sidecar.
 pub fn pack(dir: &Path, out: &Path, options: &PackOptions) -> Result<Packed, IsoError> {
+    pack_counting(dir, out, options, None)
+}
+
+/// [`pack`], publishing the bytes of the image written so far in `counter` (for a progress
+/// display; see [`tree_bytes`] for the total to expect).
+pub fn pack_counting(
+    dir: &Path,
+    out: &Path,
+    options: &PackOptions,
+    counter: Option<Arc<AtomicU64>>,
+) -> Result<Packed, IsoError> {
     check_paths(dir, out)?;
     let (partial, file) = Partial::create(out)?;
-    let written = hadris::write(dir, file, out, options)?;
+    let written = hadris::write(dir, file, out, options, counter)?;
     drop(written.file);
     let sidecar = output::write_sidecar(out, &written.sha256)?;
     partial.commit(out)?;
@@ -53,6 +66,30 @@ pub fn pack(dir: &Path, out: &Path, options: &PackOptions) -> Result<Packed, Iso
         time: options.time,
         warnings: written.warnings,
     })
+}
+
+/// About the size of the image of `dir`: its files' bytes, each rounded up to a whole sector,
+/// and a sector per entry for the directory records (the writer's exact size is known only once
+/// it is done). Entries that cannot be read count as nothing.
+pub fn tree_bytes(dir: &Path) -> u64 {
+    const SECTOR: u64 = 2048;
+    let mut total = 16 * SECTOR; // the system area
+    let mut folders = vec![dir.to_path_buf()];
+    while let Some(folder) = folders.pop() {
+        let Ok(entries) = fs::read_dir(&folder) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let Ok(meta) = entry.path().symlink_metadata() else {
+                continue;
+            };
+            if meta.is_dir() {
+                folders.push(entry.path());
+            }
+            total = total.saturating_add(meta.len().div_ceil(SECTOR).saturating_add(1) * SECTOR);
+        }
+    }
+    total
 }
 
 /// Checks that `dir` is a directory and that `out` is a file path outside it.

@@ -3,6 +3,8 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Instant, SystemTime};
 
 use anyhow::{Context, Result, bail};
@@ -15,13 +17,15 @@ use super::lock::{LOCK_FORMAT, Lock};
 use super::options::Inputs;
 use super::plan::Plan;
 use super::record::record;
+use super::room;
 use super::sbom;
 use super::sources::{create_parents, file_spec};
 use super::staging::{Staging, write_atomically};
 use super::summary::{ExistingIso, Summary, mirrored_files};
 use crate::fetch::{FetchedFile, Fetcher};
 use crate::iso::{BuildTime, PackOptions, Packed};
-use crate::registry::{PullReport, pull_images};
+use crate::progress::ProgressSink;
+use crate::registry::{PullOptions, PullReport, pull_images};
 use crate::store::IsoStore;
 
 /// The seconds each phase took, in order.
@@ -83,6 +87,9 @@ pub async fn execute(
         summary.existing = existing;
         return Ok(summary);
     }
+    // Nothing large has moved yet (but the head start): is there room for it all?
+    let temp = staging.path().parent().unwrap_or(staging.path());
+    room::before_downloads(plan, temp, &fetched, &run).await?;
     // The files and the images share the link: fetched at once, neither waits for the
     // other's last transfer, and the first failure stops both.
     let (files, report) = tokio::try_join!(
@@ -144,7 +151,7 @@ pub async fn execute(
         Some(path) => Some(lock(run.inputs, plan, &fetched, &report).stage(path)?),
         None => None,
     };
-    let packed = pack_iso(plan, tree, built).await?;
+    let packed = pack_iso(plan, tree, built, run.progress).await?;
     let sbom_path = sbom::beside(&packed.path);
     write_atomically(&sbom_path, sbom_text.as_bytes())?;
     let record = iso_recipe::IsoRecord {
@@ -235,9 +242,19 @@ async fn pull_planned_images(plan: &Plan, tree: &Path, run: &Execution<'_>) -> R
     let requests = plan.image_requests();
     let docker = tree.join("docker");
     std::fs::create_dir_all(&docker).with_context(|| format!("creating {}", docker.display()))?;
-    // With a cache registry, a lock's digests are pulled as they are (from the cache, by
-    // digest): the lock is the record of what each tag named, and upstream is not asked.
-    let mut pull = run.pull.clone();
+    let pull = planned_pull(plan, &run.pull);
+    let report = pull_images(&requests, &docker, &pull, run.progress)
+        .await
+        .context("pulling the images")?;
+    check_locked_digests(plan, &report)?;
+    Ok(report)
+}
+
+/// How `plan`'s images are pulled: with a cache registry, a lock's digests are pulled as they
+/// are (from the cache, by digest): the lock is the record of what each tag named, and
+/// upstream is not asked.
+pub(super) fn planned_pull(plan: &Plan, pull: &PullOptions) -> PullOptions {
+    let mut pull = pull.clone();
     if pull.shared.is_some() {
         pull.pinned = plan
             .images
@@ -245,11 +262,7 @@ async fn pull_planned_images(plan: &Plan, tree: &Path, run: &Execution<'_>) -> R
             .filter_map(|i| Some((i.reference.clone(), i.digest.clone()?)))
             .collect();
     }
-    let report = pull_images(&requests, &docker, &pull, run.progress)
-        .await
-        .context("pulling the images")?;
-    check_locked_digests(plan, &report)?;
-    Ok(report)
+    pull
 }
 
 /// With a lock, every image must have the digest the lock recorded.
@@ -275,14 +288,41 @@ fn check_locked_digests(plan: &Plan, report: &PullReport) -> Result<()> {
 }
 
 /// Packs the tree into the plan's ISO.
-async fn pack_iso(plan: &Plan, tree: &Path, built: BuildTime) -> Result<Packed> {
+async fn pack_iso(
+    plan: &Plan,
+    tree: &Path,
+    built: BuildTime,
+    progress: &dyn ProgressSink,
+) -> Result<Packed> {
     let options = PackOptions::new(&plan.volume_id, built)?;
     let (tree_path, iso_path) = (tree.to_path_buf(), plan.iso.clone());
-    let packed =
-        tokio::task::spawn_blocking(move || crate::iso::pack(&tree_path, &iso_path, &options))
-            .await
-            .context("the ISO writer stopped")??;
-    Ok(packed)
+    // The bar is named by the ISO's file name, as a download is by its file's.
+    let name = plan.iso.file_name().map_or_else(
+        || plan.iso.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    progress.on_write_start(&name, Some(crate::iso::tree_bytes(tree)));
+    let counter = Arc::new(AtomicU64::new(0));
+    let written = counter.clone();
+    let mut writer = tokio::task::spawn_blocking(move || {
+        crate::iso::pack_counting(&tree_path, &iso_path, &options, Some(written))
+    });
+    // The writer runs on a thread of its own; its bytes are passed on as they grow.
+    let mut shown = 0;
+    let mut tick = tokio::time::interval(std::time::Duration::from_millis(100));
+    let packed = loop {
+        tokio::select! {
+            done = &mut writer => break done,
+            _ = tick.tick() => {
+                let now = counter.load(Ordering::Relaxed);
+                progress.on_bytes(&name, now.saturating_sub(shown));
+                shown = shown.max(now);
+            }
+        }
+    };
+    progress.on_bytes(&name, counter.load(Ordering::Relaxed).saturating_sub(shown));
+    progress.on_done(&name);
+    Ok(packed.context("the ISO writer stopped")??)
 }
 
 /// The lock of this build: its inputs, its plan, every file's upstream digest, every image's

@@ -1,6 +1,6 @@
-//! What a build can check before its plan, so a mistake costs no download: OUTPUT_PATH is a
-//! directory it can write (or one it can create) and the `--write-lock` file's folder exists and
-//! can be written. The OUTPUT_PATH folders a build creates are removed again if it fails
+//! What a build can check before its plan, so a mistake costs no download: OUTPUT_PATH and
+//! `--cache-dir` are directories it can write (or can create) and the `--write-lock` file's
+//! folder exists and can be written. The OUTPUT_PATH folders a build creates are removed again if it fails
 //! (however it ends, Ctrl-C included), so a failed build leaves no trace there.
 
 use std::path::{Path, PathBuf};
@@ -27,6 +27,14 @@ pub enum PreflightError {
         dir: PathBuf,
         /// The cause.
         source: std::io::Error,
+    },
+    /// `--cache-dir` (or a folder above it) is not a directory.
+    #[error("--cache-dir {}{at} is not a directory; give a folder for the cache", path.display())]
+    CacheNotDirectory {
+        /// The cache folder given.
+        path: PathBuf,
+        /// The entry above it that is not a directory (`: <path>`), empty when it is itself.
+        at: String,
     },
     /// The lock file's folder does not exist.
     #[error("the lock file {}: its folder {} does not exist; create it or give another --write-lock path", path.display(), dir.display())]
@@ -56,39 +64,10 @@ impl OutputPath {
     /// Checks that `path` is a directory this build can write, or can be created under the
     /// nearest folder that exists; with `create`, makes it.
     pub fn prepare(path: &Path, create: bool) -> Result<OutputPath, PreflightError> {
-        let not_dir = |at: &Path| PreflightError::NotDirectory {
+        let (at, missing) = nearest_folder(path).map_err(|at| PreflightError::NotDirectory {
             path: path.display().to_string(),
-            at: if at == path {
-                String::new()
-            } else {
-                format!(": {}", at.display())
-            },
-        };
-        let mut missing = Vec::new();
-        let mut at = if path.as_os_str().is_empty() {
-            Path::new(".").to_path_buf()
-        } else {
-            path.to_path_buf()
-        };
-        loop {
-            match std::fs::metadata(&at) {
-                Ok(meta) if meta.is_dir() => break,
-                Ok(_) => return Err(not_dir(&at)),
-                Err(_) => {
-                    missing.push(at.clone());
-                    match at.parent() {
-                        Some(parent) if !parent.as_os_str().is_empty() => at = parent.to_path_buf(),
-                        _ => {
-                            at = Path::new(".").to_path_buf();
-                            if !at.is_dir() {
-                                return Err(not_dir(&at));
-                            }
-                            break;
-                        }
-                    }
-                }
-            }
-        }
+            at: below(path, &at),
+        })?;
         writable("OUTPUT_PATH", path, &at)?;
         let mut made = OutputPath {
             created: Vec::new(),
@@ -124,6 +103,56 @@ impl Drop for OutputPath {
         for dir in &self.created {
             let _ = std::fs::remove_dir(dir);
         }
+    }
+}
+
+/// Checks that `--cache-dir` `path` is a directory this build can write, or one it can create
+/// under the nearest folder that exists (the cache lock then makes it).
+pub fn check_cache_dir(path: &Path) -> Result<(), PreflightError> {
+    let (at, _) = nearest_folder(path).map_err(|at| PreflightError::CacheNotDirectory {
+        path: path.to_path_buf(),
+        at: below(path, &at),
+    })?;
+    writable("--cache-dir", path, &at)
+}
+
+/// The nearest folder at or above `path` that exists, and the paths below it to make, deepest
+/// first; `Err` names an entry on the way that is not a directory.
+fn nearest_folder(path: &Path) -> Result<(PathBuf, Vec<PathBuf>), PathBuf> {
+    let mut missing = Vec::new();
+    let mut at = if path.as_os_str().is_empty() {
+        Path::new(".").to_path_buf()
+    } else {
+        path.to_path_buf()
+    };
+    loop {
+        match std::fs::metadata(&at) {
+            Ok(meta) if meta.is_dir() => return Ok((at, missing)),
+            Ok(_) => return Err(at),
+            Err(_) => {
+                missing.push(at.clone());
+                match at.parent() {
+                    Some(parent) if !parent.as_os_str().is_empty() => at = parent.to_path_buf(),
+                    _ => {
+                        let here = Path::new(".").to_path_buf();
+                        return if here.is_dir() {
+                            Ok((here, missing))
+                        } else {
+                            Err(here)
+                        };
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// `: <at>` when the entry that is not a directory is above `path`, else nothing.
+fn below(path: &Path, at: &Path) -> String {
+    if at == path {
+        String::new()
+    } else {
+        format!(": {}", at.display())
     }
 }
 
@@ -185,6 +214,18 @@ mod tests {
         assert!(out.is_dir(), "kept");
         assert!(OutputPath::prepare(&dir.path().join("c"), false).is_ok());
         assert!(!dir.path().join("c").exists(), "a dry run creates nothing");
+    }
+
+    #[test]
+    fn a_cache_dir_must_be_a_folder_or_creatable() {
+        let dir = tempfile::tempdir().expect("dir");
+        let file = dir.path().join("file");
+        std::fs::write(&file, "x").expect("writes");
+        let error = check_cache_dir(&file.join("cache")).expect_err("under a file");
+        assert!(error.to_string().contains("--cache-dir"), "{error}");
+        assert!(error.to_string().contains("is not a directory"), "{error}");
+        assert!(check_cache_dir(&dir.path().join("new/cache")).is_ok());
+        assert!(!dir.path().join("new").exists(), "only checked");
     }
 
     #[test]

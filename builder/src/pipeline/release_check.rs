@@ -59,6 +59,7 @@ pub async fn would_keep(
         fetcher: &fetcher,
         pull,
         progress: progress.as_ref(),
+        sizes: None,
         observer,
         source_date_epoch: options.source_date_epoch,
         write_lock: None,

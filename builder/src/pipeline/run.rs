@@ -13,8 +13,9 @@ use super::lock::Lock;
 use super::options::{Inputs, Options};
 use super::output_lock::OutputLock;
 use super::plan::Plan;
-use super::preflight::{OutputPath, check_lock_path};
+use super::preflight::{OutputPath, check_cache_dir, check_lock_path};
 use super::resolve::{head_start_specs, resolve};
+use super::room::Tally;
 use super::staging::Staging;
 use super::summary::Summary;
 use crate::cache_registry::CacheRegistry;
@@ -66,6 +67,9 @@ pub async fn build(
     if let Some(lock) = &request.write_lock {
         check_lock_path(lock)?;
     }
+    if let Some(cache) = &options.cache_dir {
+        check_cache_dir(cache)?;
+    }
     // A prune of the cache folder waits until the build ends, and none runs while it does.
     let _cache = options
         .cache_dir
@@ -85,7 +89,9 @@ pub async fn build(
         .map(|c| crate::artifact::SharedTier(c.0.clone()));
     let mut fetch = fetch_options(options)?;
     fetch.cache_registry = shared.clone();
-    let fetcher = Fetcher::new(fetch)?.with_progress(progress.clone());
+    // The downloads' announced sizes are kept for the check of free space before the images.
+    let sizes = Arc::new(Tally::new(progress.clone()));
+    let fetcher = Fetcher::new(fetch)?.with_progress(sizes.clone());
     let staging = Staging::new(request.temp_dir.as_deref())?;
     let started = Instant::now();
     observer.phase("plan");
@@ -127,6 +133,7 @@ pub async fn build(
                 fetcher: &fetcher,
                 pull,
                 progress: progress.as_ref(),
+                sizes: Some(&sizes),
                 observer,
                 source_date_epoch: options.source_date_epoch,
                 write_lock: request.write_lock.as_deref(),

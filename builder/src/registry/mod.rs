@@ -38,6 +38,7 @@ mod pull_types;
 mod reference;
 mod referrers;
 mod shared;
+mod sizes;
 mod store;
 mod tarball_cache;
 mod tarball_check;
@@ -65,6 +66,7 @@ pub use pull_types::{
 };
 pub use reference::is_sha256_digest;
 pub use shared::manifest;
+pub use sizes::{ImageSize, image_sizes};
 pub use store::{BlobStore, StoreStats};
 pub use tarball_cache::{TARBALL_FORMAT, TarballCache};
 pub use tarball_check::{TarballCheck, TarballFacts, check_tarball_file};

@@ -3,6 +3,8 @@
 
 use std::fs::File;
 use std::io;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::direct::{AlignedBuffer, DirectFile};
 use crate::digest::HashThread;
@@ -37,6 +39,8 @@ pub struct HashingFile {
     hash: HashThread<AlignedBuffer>,
     written: u64,
     zeros: Vec<u8>,
+    /// Where the bytes written so far are published for a progress display, if anywhere.
+    counter: Option<Arc<AtomicU64>>,
 }
 
 impl HashingFile {
@@ -49,7 +53,14 @@ impl HashingFile {
             hash: HashThread::start()?,
             written: 0,
             zeros: vec![0; HOLE],
+            counter: None,
         })
+    }
+
+    /// The same device, publishing the bytes written so far in `counter` (a progress display
+    /// reads it).
+    pub fn counting(self, counter: Option<Arc<AtomicU64>>) -> Self {
+        Self { counter, ..self }
     }
 
     fn put(&mut self, bytes: &[u8]) -> io::Result<()> {
@@ -69,6 +80,9 @@ impl HashingFile {
             }
         }
         self.written += bytes.len() as u64;
+        if let Some(counter) = &self.counter {
+            counter.store(self.written, Ordering::Relaxed);
+        }
         Ok(())
     }
 

@@ -8,6 +8,8 @@ mod tree;
 
 use std::fs::File;
 use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
 
 use hadris_fs::DateTime;
 use hadris_iso::{IsoId, IsoLevel, IsoOptions, Relocation};
@@ -29,12 +31,13 @@ pub struct Written {
 }
 
 /// Writes `dir` as an image into `file` (empty, opened for writing). `out` names the image in
-/// errors.
+/// errors; `counter`, when given, holds the bytes written so far.
 pub fn write(
     dir: &Path,
     file: File,
     out: &Path,
     options: &PackOptions,
+    counter: Option<Arc<AtomicU64>>,
 ) -> Result<Written, IsoError> {
     let tree = tree::read(dir, options.time)?;
     let failed = |detail: String| IsoError::Write {
@@ -53,7 +56,9 @@ pub fn write(
     if options.joliet {
         iso = iso.with_joliet();
     }
-    let mut device = device::HashingFile::new(file).map_err(|err| failed(err.to_string()))?;
+    let mut device = device::HashingFile::new(file)
+        .map_err(|err| failed(err.to_string()))?
+        .counting(counter);
     let report = hadris_iso::sync::write(&mut device, &tree, &iso)
         .map_err(|err| failed(describe(&err, out)))?;
     let (file, sha256) = device
