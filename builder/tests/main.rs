@@ -47,6 +47,7 @@ mod ls_remote_resolve;
 mod manifest_attacks;
 mod output_lock;
 mod pull_auth;
+mod pull_cache_dir;
 mod pull_cli;
 mod pull_containerd;
 mod pull_cred_helpers;

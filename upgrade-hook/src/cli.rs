@@ -62,8 +62,9 @@ struct CommandArgs {
     /// The autoscaling maximum size (at least --min).
     #[arg(long, value_name = "M", required_unless_present = "disable")]
     max: Option<u32>,
-    /// Print the command that disables autoscaling instead.
-    #[arg(long, conflicts_with_all = ["cluster_id", "min", "max"])]
+    /// Print the command for a cluster with autoscaling disabled instead (`--disable` is the
+    /// same, the name it had before; `--disabled` as redeploy's override says it).
+    #[arg(long = "disabled", alias = "disable", conflicts_with_all = ["cluster_id", "min", "max"])]
     disable: bool,
     #[command(flatten)]
     layout: LayoutArgs,

@@ -58,8 +58,14 @@ pub struct PreloadArgs {
     /// one for every node.
     #[arg(long, value_name = "[NODE=]SHA256:...")]
     pub host_key_fingerprint: Vec<String>,
-    /// Override: the login user.
-    #[arg(long, value_name = "U", default_value = "cloud")]
+    /// Override: the login user (`--user` is the same, the name cks-upgrade-hook had before;
+    /// `--ssh-user` as in cks-rollout and cks-fleet).
+    #[arg(
+        long = "ssh-user",
+        alias = "user",
+        value_name = "U",
+        default_value = "cloud"
+    )]
     pub user: String,
     /// Run the node commands directly instead of through sudo.
     #[arg(long)]

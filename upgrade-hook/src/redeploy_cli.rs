@@ -81,8 +81,14 @@ pub struct RedeployArgs {
     /// Override: a direct-access network: connect to --host (the private address) on port 22.
     #[arg(long, conflicts_with = "port", requires = "host")]
     direct: bool,
-    /// Override: the login user.
-    #[arg(long, value_name = "U", default_value = "cloud")]
+    /// Override: the login user (`--user` is the same, the name cks-upgrade-hook had before;
+    /// `--ssh-user` as in cks-rollout and cks-fleet).
+    #[arg(
+        long = "ssh-user",
+        alias = "user",
+        value_name = "U",
+        default_value = "cloud"
+    )]
     user: String,
     /// Override: where the upgrade left the new ISO's provider.yaml on the node (with --iso,
     /// where the ISO's is written before it is applied).
@@ -150,7 +156,7 @@ impl RedeployArgs {
     pub fn fingerprints(&self) -> &[String] {
         &self.host_key_fingerprint
     }
-    /// `--user`.
+    /// `--ssh-user`.
     pub fn user(&self) -> &str {
         &self.user
     }

@@ -112,3 +112,21 @@ fn a_closed_stdout_ends_it_quietly_with_status_0() {
     assert_eq!(stderr, "", "no panic, no message");
     assert_eq!(output.status.code(), Some(0), "{output:?}");
 }
+
+#[test]
+fn the_flags_share_the_other_binaries_names_and_the_old_ones_still_work() {
+    // `--disabled` as redeploy's override names it; `--disable` as this command named it.
+    for flag in ["--disabled", "--disable"] {
+        let (code, stdout, stderr) = cli(&["command", flag]);
+        assert_eq!(code, Some(0), "{flag}: {stderr}");
+        assert_eq!(stdout, "sudo /opt/bin/autoscale-kube-cluster -d\n");
+    }
+    // `--ssh-user` as cks-rollout and cks-fleet name it, shown in the help; `--user` still read.
+    for command in ["redeploy", "preload"] {
+        let (_, help, _) = cli(&[command, "--help"]);
+        assert!(help.contains("--ssh-user <U>"), "{command} --help: {help}");
+    }
+    let (code, _, stderr) = cli(&["redeploy", "--cluster-id", "not-a-uuid", "--user", "cloud"]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(!stderr.contains("unexpected argument"), "{stderr}");
+}

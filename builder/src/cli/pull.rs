@@ -35,8 +35,13 @@ pub struct Args {
     /// `$DOCKER_CONFIG/config.json` or `~/.docker/config.json` when present).
     #[arg(long, value_name = "FILE")]
     pub docker_config: Option<PathBuf>,
-    /// Keep blobs in this directory between runs (re-verified before reuse).
-    #[arg(long, value_name = "DIR")]
+    /// Keep blobs between runs in DIR/blobs, the folder `cks-iso build --cache-dir DIR` keeps
+    /// them in (re-verified before reuse).
+    #[arg(long, value_name = "DIR", conflicts_with = "blob_cache")]
+    pub cache_dir: Option<PathBuf>,
+    /// The blobs folder itself, as this flag named it before `--cache-dir` (read with a
+    /// warning).
+    #[arg(long, value_name = "DIR", hide = true)]
     pub blob_cache: Option<PathBuf>,
     /// Directory for the tarballs.
     #[arg(long, value_name = "DIR")]
@@ -65,7 +70,16 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
     options.concurrency = usize::from(args.concurrency);
     options.strict_platforms = args.strict_platforms;
     options.retry = RetryPolicy::default();
-    options.blob_dir = args.blob_cache;
+    if let Some(dir) = &args.blob_cache {
+        eprintln!(
+            "cks-iso: warning: --blob-cache {} is read as before (the folder holds the blobs); --cache-dir DIR keeps them in DIR/blobs, the folder cks-iso build --cache-dir DIR shares",
+            dir.display()
+        );
+    }
+    options.blob_dir = args
+        .cache_dir
+        .map(|dir| dir.join("blobs"))
+        .or(args.blob_cache);
     options.credentials = credentials(args.docker_config)?;
     for limit in &args.limits {
         options

@@ -69,7 +69,7 @@ fn tools(w: &WorkerArgs, store: &str) -> Tools {
         }
     }
     if let Some(user) = &w.ssh_user {
-        upgrade_args.extend(["--user".to_string(), user.clone()]);
+        upgrade_args.extend(["--ssh-user".to_string(), user.clone()]);
         rollout_args.extend(["--ssh-user".to_string(), user.clone()]);
     }
     let mut run_only_args = Vec::new();
