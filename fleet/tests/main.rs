@@ -6,4 +6,5 @@ mod refusals;
 mod settings_real;
 mod simulation;
 mod store_postgres;
+mod support;
 mod workers_postgres;

@@ -9,8 +9,8 @@
 
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::path::Path;
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use cks_fixtures::cloudstack_api::{CloudStackFake, CloudWorld};
@@ -19,6 +19,8 @@ use cks_fixtures::kube_api::{KubeApiFake, KubeWorld, Owner};
 use cks_fixtures::skip::skip;
 use cks_fixtures::sshd::Sshd;
 use cks_fixtures::tls::TestCa;
+
+use crate::support::{KUBECTL, Killed, events_of, tool};
 
 const KEY: &str = "settings-api-key";
 const SECRET: &str = "settings-secret-SECRETMARK";
@@ -38,54 +40,6 @@ const OLD_CHECKSUM: &str =
     "{SHA-256}3d9a2c52b1e5f7a0c4e8b6d2f1a09e7c5b3d1f8e6a4c2b0d9e7f5a3c1b8d6e4f";
 const NEW_CHECKSUM: &str =
     "{SHA-256}7c1e5a3b9d2f8e4c6a0b1d3f5e7a9c2b4d6f8e0a1c3e5b7d9f2a4c6e8b0d1f3a";
-
-/// The stand-in kubectl the upgrade hook runs on the control node (over the real sshd).
-const KUBECTL: &str = r#"#!/bin/sh
-case "$*" in
-  *"rollout status"*) echo "deployment successfully rolled out" ;;
-  *"get secret cloudstack-secret"*) echo "secret/cloudstack-secret" ;;
-  *"apply -f"*) echo "deployment.apps/cloud-controller-manager configured" ;;
-  *"get deployment"*) printf '%s' "apache/cloudstack-kubernetes-provider:v1.2.0" ;;
-  *) echo "unexpected kubectl call: $*" >&2; exit 9 ;;
-esac
-"#;
-
-/// The workspace's binary `name` of package `package`, beside `cks-fleet`; built when missing
-/// (a run of this crate's tests alone).
-fn tool(package: &str, name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_BIN_EXE_cks-fleet"))
-        .parent()
-        .map(Path::to_path_buf)
-        .expect("the binaries' folder");
-    let path = dir.join(name);
-    if !path.is_file() {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let built = Command::new(cargo)
-            .args(["build", "-p", package, "--bin", name])
-            .status()
-            .expect("cargo runs");
-        assert!(built.success(), "{name} builds");
-    }
-    path
-}
-
-fn events_of(path: &Path) -> Vec<serde_json::Value> {
-    fs::read_to_string(path)
-        .unwrap_or_default()
-        .lines()
-        .filter_map(|l| serde_json::from_str(l).ok())
-        .collect()
-}
-
-/// Kills the child (and reaps it) unless it ended.
-struct Killed(Child);
-
-impl Drop for Killed {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
 
 /// The cluster `k1` in both fakes, and everything serving it; all stops when dropped.
 struct World {
@@ -297,10 +251,10 @@ fn a_cluster_is_upgraded_then_its_workers_rolled_onto_a_new_offering_by_the_real
         .stderr(fs::File::create(&stderr_path).expect("stderr file"))
         .spawn()
         .expect("cks-fleet runs");
-    let mut child = Killed(child);
+    let mut child = Killed(vec![child]);
     let limit = Duration::from_secs(600);
     let status = loop {
-        if let Some(status) = child.0.try_wait().expect("waiting for cks-fleet") {
+        if let Some(status) = child.0[0].try_wait().expect("waiting for cks-fleet") {
             break status;
         }
         if started.elapsed() > limit {

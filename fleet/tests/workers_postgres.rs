@@ -7,78 +7,18 @@
 
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use cks_fixtures::fleet_cloud::FleetCloud;
 use cks_fixtures::postgres::Postgres;
 use cks_fixtures::skip::skip;
 use cks_fixtures::sshd::Sshd;
 
+use crate::support::{KUBECTL, Killed, events_of, tool, wait_for};
+
 const KEY: &str = "fleet-api-key";
 const SECRET: &str = "fleet-secret-SECRETMARK";
-
-const KUBECTL: &str = r#"#!/bin/sh
-case "$*" in
-  *"rollout status"*) echo "deployment successfully rolled out" ;;
-  *"get secret cloudstack-secret"*) echo "secret/cloudstack-secret" ;;
-  *"apply -f"*) echo "deployment.apps/cloud-controller-manager configured" ;;
-  *"get deployment"*) printf '%s' "apache/cloudstack-kubernetes-provider:v1.2.0" ;;
-  *) echo "unexpected kubectl call: $*" >&2; exit 9 ;;
-esac
-"#;
-
-/// The workspace's `cks-upgrade-hook`, built when missing (a run of this crate's tests alone).
-fn upgrade_hook() -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_BIN_EXE_cks-fleet"))
-        .parent()
-        .map(Path::to_path_buf)
-        .expect("the binaries' folder");
-    let hook = dir.join("cks-upgrade-hook");
-    if !hook.is_file() {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let built = Command::new(cargo)
-            .args([
-                "build",
-                "-p",
-                "cks-upgrade-hook",
-                "--bin",
-                "cks-upgrade-hook",
-            ])
-            .status()
-            .expect("cargo runs");
-        assert!(built.success(), "cks-upgrade-hook builds");
-    }
-    hook
-}
-
-fn events_of(path: &Path) -> Vec<serde_json::Value> {
-    fs::read_to_string(path)
-        .unwrap_or_default()
-        .lines()
-        .filter_map(|l| serde_json::from_str(l).ok())
-        .collect()
-}
-
-fn wait_for(what: &str, limit: Duration, mut done: impl FnMut() -> bool) {
-    let until = Instant::now() + limit;
-    while !done() {
-        assert!(Instant::now() < until, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(100));
-    }
-}
-
-struct Killed(Vec<Child>);
-
-impl Drop for Killed {
-    fn drop(&mut self) {
-        for c in &mut self.0 {
-            let _ = c.kill();
-            let _ = c.wait();
-        }
-    }
-}
 
 #[test]
 fn three_workers_upgrade_thirty_clusters_and_take_a_killed_workers_cluster_over() {
@@ -115,7 +55,7 @@ fn three_workers_upgrade_thirty_clusters_and_take_a_killed_workers_cluster_over(
     fs::copy(sshd.client_key(), &key).expect("key");
     fs::set_permissions(&key, fs::Permissions::from_mode(0o600)).expect("chmod key");
     let known_hosts = sshd.known_hosts().expect("known_hosts");
-    let hook = upgrade_hook();
+    let hook = tool("cks-upgrade-hook", "cks-upgrade-hook");
 
     let worker = |name: &str| -> Child {
         let events = work.path().join(format!("{name}.events"));
