@@ -112,7 +112,7 @@ pub fn plan(
 ) -> Result<(FleetRecord, Vec<String>), Failure> {
     let file = merged(args)?;
     if let Some(range) = &file.select.version {
-        crate::select::parse_range(range).map_err(bad)?;
+        crate::select::parse_range(range).map_err(|e| bad(e.to_string()))?;
     }
     let windows = file
         .windows
@@ -155,7 +155,8 @@ pub fn plan(
             "listing the clusters (listKubernetesClusters): {e}"
         ))
     })?;
-    let picked = pick(&clusters, &versions, &file.select, target.as_ref()).map_err(bad)?;
+    let picked = pick(&clusters, &versions, &file.select, target.as_ref())
+        .map_err(|e| bad(e.to_string()))?;
     let ids: Vec<String> = picked.clusters.iter().map(|c| c.id.clone()).collect();
     let (stages, dropped) = split(
         &ids,

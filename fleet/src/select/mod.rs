@@ -35,8 +35,35 @@ pub struct Selection {
     pub ids: Vec<String>,
 }
 
+/// Why a selection was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SelectError {
+    /// A version range that does not parse.
+    #[error("version range {text:?}: {detail}; expected e.g. <1.33, >=1.31,<1.33 or 1.32.4")]
+    BadRange {
+        /// The range as given.
+        text: String,
+        /// What semver said.
+        detail: String,
+    },
+    /// A selected cluster runs a newer version than the target.
+    #[error(
+        "cluster {name} ({id}) runs {version}, newer than the target {target}: CloudStack does not downgrade; narrow the selection (e.g. version = \"<{target}\")"
+    )]
+    Downgrade {
+        /// The cluster's name.
+        name: String,
+        /// Its id.
+        id: String,
+        /// Its version.
+        version: String,
+        /// The target.
+        target: String,
+    },
+}
+
 /// A version range: a bare version means exactly it.
-pub fn parse_range(text: &str) -> Result<semver::VersionReq, String> {
+pub fn parse_range(text: &str) -> Result<semver::VersionReq, SelectError> {
     let text = text.trim();
     let exact = text
         .chars()
@@ -47,8 +74,9 @@ pub fn parse_range(text: &str) -> Result<semver::VersionReq, String> {
     } else {
         text.to_string()
     };
-    semver::VersionReq::parse(&written).map_err(|e| {
-        format!("version range {text:?}: {e}; expected e.g. <1.33, >=1.31,<1.33 or 1.32.4")
+    semver::VersionReq::parse(&written).map_err(|e| SelectError::BadRange {
+        text: text.to_string(),
+        detail: e.to_string(),
     })
 }
 
@@ -103,7 +131,7 @@ pub fn pick(
     versions: &[KubernetesVersion],
     selection: &Selection,
     target: Option<&KubernetesVersion>,
-) -> Result<Picked, String> {
+) -> Result<Picked, SelectError> {
     let range = selection.version.as_deref().map(parse_range).transpose()?;
     let to = target.and_then(semantic);
     let mut picked = Picked::default();
@@ -150,10 +178,12 @@ pub fn pick(
             if let Some(v) = &current_semver
                 && v > to
             {
-                return Err(format!(
-                    "cluster {} ({}) runs {v}, newer than the target {to}: CloudStack does not downgrade; narrow the selection (e.g. version = \"<{to}\")",
-                    c.name, c.id
-                ));
+                return Err(SelectError::Downgrade {
+                    name: c.name.clone(),
+                    id: c.id.clone(),
+                    version: v.to_string(),
+                    target: to.to_string(),
+                });
             }
             if current_semver.as_ref() == Some(to) {
                 picked.refused.push(refuse(format!("already on {to}")));

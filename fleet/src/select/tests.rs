@@ -85,7 +85,8 @@ fn a_cluster_newer_than_the_target_refuses_the_fleet_naming_it() {
         &Selection::default(),
         Some(&versions[0]),
     )
-    .expect_err("downgrade");
+    .expect_err("downgrade")
+    .to_string();
     assert!(
         error.contains("prod-a (a) runs 1.33.1, newer than the target 1.32.4"),
         "{error}"
