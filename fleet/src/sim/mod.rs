@@ -6,6 +6,7 @@
 pub mod cloud;
 pub mod invariants;
 pub mod spec;
+mod spec_error;
 
 use std::cell::RefCell;
 use std::collections::BTreeSet;
@@ -18,6 +19,7 @@ use rand::{Rng, SeedableRng};
 use cloud::{SimClock, SimCloud, SimCluster, SimOps, SimStore};
 pub use invariants::Violation;
 use spec::FleetSimSpec;
+pub use spec_error::SpecError;
 
 use crate::model::{Actions, FleetPlan, FleetRecord, NodeSettings, SkippedCluster, TargetVersion};
 use crate::stages::split;
@@ -64,26 +66,29 @@ pub struct SimOutcome {
     pub record: FleetRecord,
 }
 
-fn version(text: &str, what: &str) -> Result<semver::Version, String> {
-    semver::Version::parse(text.trim_start_matches('v'))
-        .map_err(|e| format!("{what} {text:?}: {e}"))
+fn version(text: &str, what: &str) -> Result<semver::Version, SpecError> {
+    semver::Version::parse(text.trim_start_matches('v')).map_err(|e| SpecError::BadVersion {
+        what: what.to_string(),
+        text: text.to_string(),
+        detail: e.to_string(),
+    })
 }
 
 impl Simulation {
     /// Builds the simulation `spec` describes; an error names the entry that is wrong.
-    pub fn new(spec: &FleetSimSpec) -> Result<Self, String> {
+    pub fn new(spec: &FleetSimSpec) -> Result<Self, SpecError> {
         if spec.workers == 0 {
-            return Err("workers: expected 1 or more".into());
+            return Err(SpecError::NoWorkers);
         }
         let killed: BTreeSet<usize> = spec.kills.iter().map(|k| k.worker).collect();
         if let Some(bad) = killed.iter().find(|w| **w == 0 || **w > spec.workers) {
-            return Err(format!(
-                "kills: worker {bad} is not one of the {} workers",
-                spec.workers
-            ));
+            return Err(SpecError::UnknownWorker {
+                worker: *bad,
+                workers: spec.workers,
+            });
         }
         if killed.len() >= spec.workers {
-            return Err("kills: every worker is killed; leave one to take the fleet over".into());
+            return Err(SpecError::EveryWorkerKilled);
         }
         let clock = SimClock::default();
         clock.0.set(START_MS);
@@ -96,10 +101,11 @@ impl Simulation {
             let v = version(&c.version, &format!("cluster {}: version", c.name))?;
             if let Some(t) = &target {
                 if v > *t {
-                    return Err(format!(
-                        "cluster {} runs {v}, newer than the target {t}",
-                        c.name
-                    ));
+                    return Err(SpecError::Newer {
+                        cluster: c.name.clone(),
+                        version: v.to_string(),
+                        target: t.to_string(),
+                    });
                 }
                 let reason = if v == *t {
                     Some(format!("already on {t}"))
@@ -132,10 +138,9 @@ impl Simulation {
             );
         }
         for s in &spec.stages {
-            crate::stages::check_stage(s, 0, "the description").map_err(|e| e.0)?;
+            crate::stages::check_stage(s, 0, "the description")?;
         }
-        let (stages, _) =
-            split(&ids, &spec.stages, spec.halt_after.max(1), &[]).map_err(|e| e.0)?;
+        let (stages, _) = split(&ids, &spec.stages, spec.halt_after.max(1), &[])?;
         let actions = Actions {
             upgrade: target.as_ref().map(|t| TargetVersion {
                 id: format!("kv-{t}"),
@@ -149,7 +154,7 @@ impl Simulation {
             }),
         };
         if actions.upgrade.is_none() && actions.settings.is_none() {
-            return Err("neither `to` nor `settings`: the fleet would do nothing".into());
+            return Err(SpecError::NothingToDo);
         }
         let plan = FleetPlan {
             stages,
