@@ -122,6 +122,65 @@ pub struct NewKubernetesVersion {
     pub arch: Option<String>,
 }
 
+/// Why no single registered version is the one asked for.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum VersionChoiceError {
+    /// No registered version has this id, name or semantic version.
+    #[error(
+        "--to {given}: no registered Kubernetes version has this id, name or semantic version; registered: {known}"
+    )]
+    Unknown {
+        /// What was given.
+        given: String,
+        /// The registered versions, `name (semantic version)`.
+        known: String,
+    },
+    /// Several versions match.
+    #[error("--to {given}: {count} registered versions match; give the version's id")]
+    Ambiguous {
+        /// What was given.
+        given: String,
+        /// How many matched.
+        count: usize,
+    },
+}
+
+/// The registered version `given` names: its id, else its name, else its semantic version
+/// (`v` optional). Shared by `cks-upgrade-hook upgrade --to` and `cks-fleet --to`.
+pub fn choose_version<'a>(
+    given: &str,
+    versions: &'a [KubernetesVersion],
+) -> Result<&'a KubernetesVersion, VersionChoiceError> {
+    if let Some(v) = versions.iter().find(|v| v.id == given) {
+        return Ok(v);
+    }
+    let bare = given.trim_start_matches('v');
+    let by_name: Vec<_> = versions.iter().filter(|v| v.name == given).collect();
+    let matches = if by_name.is_empty() {
+        versions
+            .iter()
+            .filter(|v| v.semantic_version.trim_start_matches('v') == bare)
+            .collect()
+    } else {
+        by_name
+    };
+    match matches.as_slice() {
+        [one] => Ok(one),
+        [] => Err(VersionChoiceError::Unknown {
+            given: given.to_string(),
+            known: versions
+                .iter()
+                .map(|v| format!("{} ({})", v.name, v.semantic_version))
+                .collect::<Vec<_>>()
+                .join(", "),
+        }),
+        many => Err(VersionChoiceError::Ambiguous {
+            given: given.to_string(),
+            count: many.len(),
+        }),
+    }
+}
+
 impl CloudStackClient {
     /// The Kubernetes supported versions, all of them or the one with `id`.
     pub fn list_kubernetes_versions(

@@ -17,24 +17,9 @@ pub enum Refusal {
         /// Its state.
         state: String,
     },
-    /// No registered version matches `--to`.
-    #[error(
-        "--to {given}: no registered Kubernetes version has this id, name or semantic version; registered: {known}"
-    )]
-    UnknownVersion {
-        /// What was given.
-        given: String,
-        /// The registered versions, `name (semantic version)`.
-        known: String,
-    },
-    /// Several versions match `--to`.
-    #[error("--to {given}: {count} registered versions match; give the version's id")]
-    Ambiguous {
-        /// What was given.
-        given: String,
-        /// How many matched.
-        count: usize,
-    },
+    /// No single registered version is the one `--to` names.
+    #[error(transparent)]
+    Choice(#[from] cks_cloudstack::kubernetes::VersionChoiceError),
     /// The version's ISO is not ready, or the version is disabled.
     #[error(
         "version {name} is not usable: its state is {state} and its ISO's is {iso_state}; wait until the ISO is Ready"
@@ -82,34 +67,7 @@ pub fn choose<'a>(
     given: &str,
     versions: &'a [KubernetesVersion],
 ) -> Result<&'a KubernetesVersion, Refusal> {
-    if let Some(v) = versions.iter().find(|v| v.id == given) {
-        return Ok(v);
-    }
-    let bare = given.trim_start_matches('v');
-    let by_name: Vec<_> = versions.iter().filter(|v| v.name == given).collect();
-    let matches = if by_name.is_empty() {
-        versions
-            .iter()
-            .filter(|v| v.semantic_version.trim_start_matches('v') == bare)
-            .collect()
-    } else {
-        by_name
-    };
-    match matches.as_slice() {
-        [one] => Ok(one),
-        [] => Err(Refusal::UnknownVersion {
-            given: given.to_string(),
-            known: versions
-                .iter()
-                .map(|v| format!("{} ({})", v.name, v.semantic_version))
-                .collect::<Vec<_>>()
-                .join(", "),
-        }),
-        many => Err(Refusal::Ambiguous {
-            given: given.to_string(),
-            count: many.len(),
-        }),
-    }
+    Ok(cks_cloudstack::kubernetes::choose_version(given, versions)?)
 }
 
 /// Whether the cluster `cluster` in `state`, now on `current`, may be upgraded to `target`.

@@ -138,7 +138,8 @@ pub fn plan(
     })?;
     let target = match &file.to {
         Some(to) => {
-            let v = cks_upgrade_choose(to, &versions).map_err(bad)?;
+            let v = cks_cloudstack::kubernetes::choose_version(to, &versions)
+                .map_err(|e| bad(e.to_string()))?;
             let enabled = v.state.is_empty() || v.state.eq_ignore_ascii_case("Enabled");
             if !enabled || v.iso_state != "Ready" {
                 return Err(bad(format!(
@@ -195,36 +196,6 @@ pub fn plan(
         .into_iter()
         .map(|c| (c.id, c.name, c.project, c.version));
     Ok((FleetRecord::new(fleet, now_ms, plan, rows), dropped))
-}
-
-/// The registered version `given` names (its id, name or semantic version).
-fn cks_upgrade_choose<'v>(
-    given: &str,
-    versions: &'v [cks_cloudstack::kubernetes::KubernetesVersion],
-) -> Result<&'v cks_cloudstack::kubernetes::KubernetesVersion, String> {
-    if let Some(v) = versions.iter().find(|v| v.id == given) {
-        return Ok(v);
-    }
-    let bare = given.trim_start_matches('v');
-    let named: Vec<_> = versions.iter().filter(|v| v.name == given).collect();
-    let found: Vec<_> = if named.is_empty() {
-        versions
-            .iter()
-            .filter(|v| v.semantic_version.trim_start_matches('v') == bare)
-            .collect()
-    } else {
-        named
-    };
-    match found.as_slice() {
-        [one] => Ok(one),
-        [] => Err(format!(
-            "--to {given}: no registered Kubernetes version has this id, name or semantic version"
-        )),
-        many => Err(format!(
-            "--to {given}: {} registered versions match; give the version's id",
-            many.len()
-        )),
-    }
 }
 
 /// What a plan prints: per stage its clusters and what happens to each; the refused ones with
