@@ -20,6 +20,14 @@ fn names(dir: &Path) -> Vec<std::ffi::OsString> {
         .collect()
 }
 
+/// Sets `dir`'s mtime an hour back, so any entry made or removed there moves it visibly.
+fn backdate(dir: &Path) {
+    let past = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    std::fs::File::open(dir)
+        .and_then(|f| f.set_modified(past))
+        .expect("backdate the folder");
+}
+
 fn modified(dir: &Path) -> std::time::SystemTime {
     std::fs::metadata(dir)
         .and_then(|m| m.modified())
@@ -38,8 +46,10 @@ fn a_build_with_tmp_dir_leaves_tmpdir_untouched_and_cleans_its_own() {
     for dir in [&tmpdir, &own] {
         std::fs::create_dir(dir).expect("mkdir");
     }
-    // Directory mtimes move when an entry is made or removed; a second's resolution suffices.
-    std::thread::sleep(std::time::Duration::from_millis(1100));
+    // Directory mtimes move when an entry is made or removed: from an hour back, visibly.
+    for dir in [&tmpdir, &own] {
+        backdate(dir);
+    }
     let (tmpdir_before, own_before) = (modified(&tmpdir), modified(&own));
     let output = Command::new(CKS_ISO)
         .args(build_args(&upstream, &out, Arch::Amd64))
@@ -73,7 +83,9 @@ fn a_release_with_tmp_dir_leaves_tmpdir_untouched_and_cleans_its_own() {
     for dir in [&tmpdir, &own] {
         std::fs::create_dir(dir).expect("mkdir");
     }
-    std::thread::sleep(std::time::Duration::from_millis(1100));
+    for dir in [&tmpdir, &own] {
+        backdate(dir);
+    }
     let tmpdir_before = modified(&tmpdir);
     let release = || {
         let output = Command::new(CKS_ISO)
