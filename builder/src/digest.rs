@@ -16,6 +16,7 @@
 use std::io::{self, Read, Write};
 use std::path::Path;
 
+pub mod chain;
 mod hash_beside;
 mod hash_thread;
 mod sha256_count;

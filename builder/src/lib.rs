@@ -22,7 +22,8 @@
 //! | [`signing`] | `keygen` and `--sign-key`: the release key pair and the `.sig` beside what we publish |
 //! | [`atomic`] | small files written whole or not at all |
 //! | [`http`] | the one HTTP transport: `send`, retry classification, `Retry-After`, [`http::HttpError`] |
-//! | [`digest`] | every sha256: hashing writer, file and reader digests, cache keys |
+//! | [`digest`] | every sha256: hashing writer, file and reader digests, cache keys, the checkpoints that check a file again on every core |
+//! | [`follow`] | reading a file while a transfer writes it (a check beside the transfer) |
 //! | [`retry`], [`progress`] | the retry policy and the progress sink the transfers share |
 //! | [`redact`] | what never reaches a terminal or file as it came: URL passwords, servers' control characters |
 //!
@@ -70,6 +71,7 @@ pub mod catalog;
 pub mod cli;
 pub mod digest;
 pub mod fetch;
+pub mod follow;
 pub mod git;
 pub mod http;
 pub mod inspect;

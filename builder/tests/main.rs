@@ -40,6 +40,7 @@ mod iso_large;
 mod iso_reader;
 mod iso_readers;
 mod iso_reproducible;
+mod iso_store_behind;
 mod limits_attacks;
 mod ls_remote;
 mod ls_remote_limits;

@@ -35,7 +35,8 @@ impl LocalFinished {
         self.dir.join(format!("{key}.{}", self.ext))
     }
 
-    fn side_path(&self, key: &str, side: &str) -> PathBuf {
+    /// Where the text `side` beside the entry `key` is.
+    pub fn side_path(&self, key: &str, side: &str) -> PathBuf {
         self.dir.join(format!("{key}.{}.{side}", self.ext))
     }
 
@@ -66,13 +67,20 @@ impl LocalFinished {
             return;
         }
         for (side, text) in sides {
-            let Ok(mut temp) = tempfile::NamedTempFile::new_in(&self.dir) else {
+            if !self.put_side(key, side, text) {
                 return;
-            };
-            if std::io::Write::write_all(&mut temp, text.as_bytes()).is_ok() {
-                let _ = temp.persist(self.side_path(key, side));
             }
         }
+    }
+
+    /// Keeps the text `text` as `side` beside the entry `key` (under a temporary name, renamed
+    /// when written); whether it did.
+    pub fn put_side(&self, key: &str, side: &str, text: &str) -> bool {
+        let Ok(mut temp) = tempfile::NamedTempFile::new_in(&self.dir) else {
+            return false;
+        };
+        std::io::Write::write_all(&mut temp, text.as_bytes()).is_ok()
+            && temp.persist(self.side_path(key, side)).is_ok()
     }
 
     /// Removes the entry `key` and the texts `sides` beside it.

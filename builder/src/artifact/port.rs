@@ -16,6 +16,7 @@ use cks_pinning::sources::Checksum;
 use super::file::{ChecksumStatus, SharedHit};
 use super::image::{CachedTarball, FetchedManifest, RemoteName, TarballId};
 use super::key::ArtifactKey;
+use crate::follow::Watermark;
 use crate::progress::ProgressSink;
 
 /// A future the port returns.
@@ -28,6 +29,9 @@ pub struct FinishedFile {
     pub sha256: String,
     /// Its size.
     pub size: u64,
+    /// The sha256's checkpoints noted as it streamed in (empty for one to push), to check the
+    /// same bytes again on every core ([`crate::digest::chain`]).
+    pub checkpoints: Vec<crate::digest::chain::Checkpoint>,
 }
 
 /// A store of artifacts shared between builds.
@@ -101,12 +105,15 @@ pub trait SharedArtifacts: Send + Sync + fmt::Debug {
     ) -> PortFuture<'a, ()>;
 
     /// Streams the finished ISO `key` into `file`, checking its size and sha256 (the caller
-    /// checks it is the one it writes); `None` when the tier holds none, or a damaged copy.
+    /// checks it is the one it writes), publishing in `mark` the bytes landed so a check can
+    /// read behind the transfer; `None` when the tier holds none, or a damaged copy (`mark`
+    /// then ends short).
     fn iso<'a>(
         &'a self,
         key: &'a ArtifactKey,
         file: &'a Path,
         progress: &'a dyn ProgressSink,
+        mark: &'a Watermark,
     ) -> PortFuture<'a, Option<FinishedFile>>;
 
     /// Keeps the finished ISO `key` written at `path` (`sha256`, `size`) with `record`.

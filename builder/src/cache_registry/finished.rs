@@ -9,6 +9,7 @@ use super::artifact::{Descriptor, Entry, ISO_ARTIFACT, TARBALL_ARTIFACT};
 use super::push::Body;
 use super::repository::CacheRegistry;
 use super::stats::Kind;
+use crate::follow::Watermark;
 use crate::progress::ProgressSink;
 
 /// Which finished thing an entry is.
@@ -52,6 +53,8 @@ pub struct FinishedHit {
     pub size: u64,
     /// The record pushed with it.
     pub record: String,
+    /// The sha256's checkpoints noted as it streamed in.
+    pub checkpoints: Vec<crate::digest::chain::Checkpoint>,
 }
 
 /// A finished file on disk to push: where it is, its sha256 and size, and its record.
@@ -82,7 +85,8 @@ impl CacheRegistry {
     }
 
     /// Streams the finished entry tagged `tag`, stored for `key`, into `file`, checking its size
-    /// and sha256; `None` when the registry holds none, or only a damaged copy (then a warning).
+    /// and sha256 (publishing the bytes landed in `mark`, where given); `None` when the registry
+    /// holds none, or only a damaged copy (then a warning).
     pub async fn fetch_finished(
         &self,
         what: Finished,
@@ -90,6 +94,7 @@ impl CacheRegistry {
         key: &str,
         file: &Path,
         progress: &dyn ProgressSink,
+        mark: Option<&Watermark>,
     ) -> Option<FinishedHit> {
         if !self.usable() {
             return None;
@@ -113,19 +118,23 @@ impl CacheRegistry {
         progress.on_start(digest, Some(entry.content.size));
         let got = self
             .client
-            .blob_to_file(&self.name, digest, entry.content.size, file, progress)
+            .blob_to_file_noted(&self.name, digest, entry.content.size, file, progress, mark)
             .await;
         progress.on_done(digest);
-        if let Err(error) = got {
-            let _ = tokio::fs::remove_file(file).await;
-            self.read_failed(kind, key, digest, error);
-            return None;
-        }
+        let checkpoints = match got {
+            Ok(checkpoints) => checkpoints,
+            Err(error) => {
+                let _ = tokio::fs::remove_file(file).await;
+                self.read_failed(kind, key, digest, error);
+                return None;
+            }
+        };
         self.counters.hit(kind, entry.content.size);
         Some(FinishedHit {
             sha256: digest.trim_start_matches("sha256:").to_string(),
             size: entry.content.size,
             record: entry.record.unwrap_or_default(),
+            checkpoints,
         })
     }
 

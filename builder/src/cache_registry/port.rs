@@ -11,6 +11,7 @@ use crate::artifact::{
     RemoteName, SharedArtifacts, SharedHit, TarballId,
 };
 use crate::fetch::Checksum;
+use crate::follow::Watermark;
 use crate::progress::ProgressSink;
 
 impl SharedArtifacts for CacheRegistry {
@@ -94,15 +95,25 @@ impl SharedArtifacts for CacheRegistry {
         key: &'a ArtifactKey,
         file: &'a Path,
         progress: &'a dyn ProgressSink,
+        mark: &'a Watermark,
     ) -> PortFuture<'a, Option<FinishedFile>> {
         Box::pin(async move {
-            let tag = key.tag()?;
-            let hit = self
-                .fetch_finished(Finished::Iso, &tag, &key.record_key(), file, progress)
-                .await?;
+            let hit = match key.tag() {
+                Some(tag) => {
+                    let record = key.record_key();
+                    self.fetch_finished(Finished::Iso, &tag, &record, file, progress, Some(mark))
+                        .await
+                }
+                None => None,
+            };
+            if hit.is_none() {
+                mark.ended(false);
+            }
+            let hit = hit?;
             Some(FinishedFile {
                 sha256: hit.sha256,
                 size: hit.size,
+                checkpoints: hit.checkpoints,
             })
         })
     }

@@ -50,7 +50,7 @@ impl CacheRegistry {
             .ok()?
             .into_temp_path();
         let (tag, key) = tag_and_key(id);
-        self.fetch_finished(Finished::Tarball, &tag, &key, &file, progress)
+        self.fetch_finished(Finished::Tarball, &tag, &key, &file, progress, None)
             .await?;
         Some(file)
     }

@@ -1,11 +1,14 @@
 //! A sha256 computed on a thread of its own from whole buffers handed to it, so hashing
 //! overlaps the writing of what is hashed (the ISO writer's output) instead of adding to it.
+//! It records the hash's checkpoints on the way ([`super::chain`]), so what it hashed can be
+//! checked again later on every core.
 
 use std::io;
 use std::sync::mpsc::{Receiver, SyncSender, channel, sync_channel};
 use std::thread::JoinHandle;
 
-use super::sha256_count::{Digested, Sha256Count};
+use super::chain::{Checkpoint, Noted};
+use super::sha256_count::Digested;
 
 /// Buffers queued for the thread at most; a feeder that gets ahead waits.
 const IN_FLIGHT: usize = 4;
@@ -24,7 +27,7 @@ enum Piece<B> {
 pub struct HashThread<B = Vec<u8>> {
     feed: SyncSender<Piece<B>>,
     spent: Receiver<B>,
-    thread: JoinHandle<Digested>,
+    thread: JoinHandle<(Digested, Vec<Checkpoint>)>,
 }
 
 impl<B: AsRef<[u8]> + Send + 'static> HashThread<B> {
@@ -35,7 +38,7 @@ impl<B: AsRef<[u8]> + Send + 'static> HashThread<B> {
         let thread = std::thread::Builder::new()
             .name("sha256".to_string())
             .spawn(move || {
-                let mut hash = Sha256Count::new();
+                let mut hash = Noted::new();
                 let zeros = vec![0u8; ZERO_RUN];
                 for piece in pieces {
                     match piece {
@@ -76,6 +79,13 @@ impl<B: AsRef<[u8]> + Send + 'static> HashThread<B> {
 
     /// Waits for the thread to hash everything fed and returns the digest.
     pub fn finish(self) -> io::Result<Digested> {
+        Ok(self.finish_noted()?.0)
+    }
+
+    /// Waits for the thread to hash everything fed and returns the digest with the checkpoints
+    /// noted on the way (the first at 0), to check the same bytes again with
+    /// [`super::chain::verify_file`].
+    pub fn finish_noted(self) -> io::Result<(Digested, Vec<Checkpoint>)> {
         drop(self.feed);
         self.thread.join().map_err(|_| stopped())
     }
@@ -88,6 +98,7 @@ fn stopped() -> io::Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::digest::Sha256Count;
 
     #[test]
     fn the_digest_is_the_one_of_the_bytes_and_zeros_in_the_order_fed() {
@@ -108,7 +119,8 @@ mod tests {
             whole.update(&vec![0; zeros as usize]);
             thread.zeros(zeros).expect("zeros");
         }
-        let digested = thread.finish().expect("finish");
+        let (digested, points) = thread.finish_noted().expect("finish");
         assert_eq!(digested, whole.finish());
+        assert_eq!(points.first().map(|p| p.offset), Some(0));
     }
 }

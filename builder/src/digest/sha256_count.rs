@@ -19,6 +19,11 @@ pub struct Digested {
 }
 
 impl Digested {
+    /// The digest `hex` (64 lowercase hex digits) of `bytes` bytes.
+    pub(crate) fn new(hex: String, bytes: u64) -> Self {
+        Digested { hex, bytes }
+    }
+
     /// 64 lowercase hex digits.
     pub fn hex(&self) -> &str {
         &self.hex

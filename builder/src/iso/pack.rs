@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 
 use super::error::IsoError;
+use crate::digest::chain::Checkpoint;
 use super::hadris;
 use super::options::PackOptions;
 use super::output::{self, Partial};
@@ -24,6 +25,9 @@ pub struct Packed {
     pub size: u64,
     /// Hex sha256 of the image.
     pub sha256: String,
+    /// The sha256's checkpoints (empty when the image was not written here), to check the
+    /// same bytes again on every core ([`crate::digest::chain`]).
+    pub checkpoints: Vec<Checkpoint>,
     /// The time every entry carries (record it when it came from the clock).
     pub time: BuildTime,
     /// Names the Joliet tree cut or changed, and other writer notes.
@@ -63,6 +67,7 @@ pub fn pack_counting(
         sidecar: output::sidecar_path(out),
         size: written.size,
         sha256: written.sha256,
+        checkpoints: written.checkpoints,
         time: options.time,
         warnings: written.warnings,
     })

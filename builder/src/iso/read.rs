@@ -16,12 +16,13 @@
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{self, Write};
-use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use super::error::IsoError;
 use super::mode::EntryKind;
 use super::trees::{self, Entry, Source};
+use crate::follow::{Following, ReadAt, Watermark};
 
 /// Bytes in a logical sector.
 const SECTOR: u64 = 2048;
@@ -45,13 +46,13 @@ pub struct IsoEntry {
 /// Ridge tree listed, a file's bytes read from the extents every tree points at.
 pub struct IsoImage {
     path: PathBuf,
-    file: File,
+    file: Box<dyn ReadAt>,
     volume_id: String,
     entries: BTreeMap<String, Entry>,
 }
 
 /// The image file as [`trees`] reads it.
-struct Image<'a>(&'a File);
+struct Image<'a>(&'a dyn ReadAt);
 
 impl Source for Image<'_> {
     fn read(&self, offset: u64, len: usize) -> Result<Vec<u8>, String> {
@@ -77,11 +78,32 @@ fn flatten(dir: &BTreeMap<String, Entry>, prefix: &str, out: &mut BTreeMap<Strin
 impl IsoImage {
     /// Opens the image at `path`, refusing it unless every tree it carries agrees.
     pub fn open(path: &Path) -> Result<Self, IsoError> {
+        Self::open_as(path, None)
+    }
+
+    /// Opens the image at `path` while a transfer writes it (publishing `mark`): every read
+    /// waits for its bytes to land, and fails when the transfer starts over or fails.
+    pub fn open_following(path: &Path, mark: Arc<Watermark>) -> Result<Self, IsoError> {
+        Self::open_as(path, Some(mark))
+    }
+
+    fn open_as(path: &Path, mark: Option<Arc<Watermark>>) -> Result<Self, IsoError> {
+        if let Some(mark) = &mark {
+            // The file exists once its first bytes have landed.
+            mark.wait_for(1).map_err(|err| IsoError::Read {
+                iso: path.to_path_buf(),
+                detail: err.to_string(),
+            })?;
+        }
         let file = File::open(path).map_err(|err| IsoError::Read {
             iso: path.to_path_buf(),
             detail: err.to_string(),
         })?;
-        let checked = trees::check(&Image(&file)).map_err(|problem| IsoError::Trees {
+        let file: Box<dyn ReadAt> = match mark {
+            Some(mark) => Box::new(Following::new(file, mark)),
+            None => Box::new(file),
+        };
+        let checked = trees::check(&Image(file.as_ref())).map_err(|problem| IsoError::Trees {
             iso: path.to_path_buf(),
             problem,
         })?;
@@ -105,6 +127,13 @@ impl IsoImage {
             iso: self.path.clone(),
             detail,
         }
+    }
+
+    /// Where the bytes of the file at `path` start in the image, if it is one.
+    pub fn start_of(&self, path: &str) -> Option<u64> {
+        let absolute = format!("/{}", path.trim_start_matches('/'));
+        let extent = self.entries.get(&absolute)?.extents.first()?;
+        Some(u64::from(extent.start) * SECTOR)
     }
 
     /// Every entry below the root, sorted by path.

@@ -96,6 +96,9 @@ pub async fn execute(
         download_files(plan, tree, &fetched, head_start, run.fetcher),
         pull_planned_images(plan, tree, &run),
     )?;
+    // The files of the first phase were edited in the tree (the manifests): the seal gives their
+    // bytes there, as a later build reads them.
+    let first_phase: Vec<String> = fetched.iter().map(|f| f.name.clone()).collect();
     fetched.extend(files);
     laps.lap("download");
 
@@ -129,6 +132,8 @@ pub async fn execute(
     let layers = tarball_layers
         .await
         .context("reading the image tarballs stopped")??;
+    let facts =
+        super::packed_facts::packed_facts(plan, tree, &fetched, &first_phase, &report, &layers);
     let sbom_text = sbom::document(plan, &versions, &fetched, &report, tree, layers)?;
     write_atomically(&tree.join(sbom::FILE_NAME), sbom_text.as_bytes())?;
     laps.lap("record");
@@ -163,7 +168,7 @@ pub async fn execute(
         beside: [(sbom::BESIDE_SUFFIX.to_string(), sbom_text.clone())].into(),
     };
     if let Some(key) = &key {
-        iso_recipe::keep(&store, key, &report, &packed, record).await;
+        iso_recipe::keep(&store, key, &report, &packed, facts, record).await;
     }
     laps.lap("pack");
 

@@ -22,7 +22,7 @@ use crate::artifact::ArtifactKey;
 use crate::fetch::FetchedFile;
 use crate::iso::Packed;
 use crate::registry::{PullReport, TARBALL_FORMAT};
-use crate::store::IsoStore;
+use crate::store::{IsoStore, SealFacts};
 
 /// What a build reports of an ISO without reading it, kept with it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -135,13 +135,15 @@ pub(super) fn built_key(
     Some(ArtifactKey::Iso { recipe })
 }
 
-/// Keeps the ISO this build packed under its recipe key `key`: in the local folder and, when
-/// no image was left out, in the cache registry with its `record`.
+/// Keeps the ISO this build packed under its recipe key `key`: in the local folder (sealed with
+/// `facts`, what the build verified of it) and, when no image was left out, in the cache
+/// registry with its `record`.
 pub async fn keep(
     store: &IsoStore<'_>,
     key: &ArtifactKey,
     report: &PullReport,
     packed: &Packed,
+    facts: Option<SealFacts>,
     record: IsoRecord,
 ) {
     let record = if report.skipped.is_empty() {
@@ -149,7 +151,7 @@ pub async fn keep(
     } else {
         None
     };
-    store.keep(key, packed, record).await;
+    store.keep(key, packed, facts, record).await;
 }
 
 /// The summary of a build that took its ISO from a cache.

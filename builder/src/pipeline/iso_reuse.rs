@@ -30,7 +30,7 @@ use crate::artifact::ArtifactKey;
 use crate::fetch::FetchedFile;
 use crate::iso::{BuildTime, Packed, partial_path, sidecar_line, sidecar_path};
 use crate::registry::{PullReport, PulledImage, RemoteName, resolve_digests};
-use crate::store::{IsoContents, IsoStore, IsoWant, check_iso};
+use crate::store::{IsoContents, IsoStore, IsoWant, Proof, SealFacts, check_iso};
 use cks_pinning::digest::Digest;
 
 /// What the build knows of the ISO it is about to make, without any cache.
@@ -164,7 +164,7 @@ pub async fn reuse(
         recipe: known.key(plan, built.unix_seconds, &run.signatures.recipe())?,
     };
     let partial = partial_path(&plan.iso);
-    let check = || check(&partial, plan, tree, &known, run, built);
+    let check = |proof| check(&partial, plan, tree, &known, run, built, proof);
     let Some(hit) = store.find(&key, &partial, run.progress, check).await? else {
         return Ok(None);
     };
@@ -201,6 +201,7 @@ pub async fn in_place(
             sidecar: sidecar_path(&plan.iso),
             size,
             sha256: sha256.to_string(),
+            checkpoints: Vec::new(),
             time: built,
             warnings: Vec::new(),
         },
@@ -235,14 +236,16 @@ pub(super) async fn check_in_place(
             None => return Ok(Err("its versions.txt records no build time".to_string())),
         },
     };
-    Ok(check(&plan.iso, plan, tree, &known, run, built)
+    Ok(check(&plan.iso, plan, tree, &known, run, built, Proof::Nothing)
         .await?
-        .map(|checked| (checked, built)))
+        .map(|(checked, _)| (checked, built)))
 }
 
 /// What the ISO at `path` is reported as, once it holds what `known` says and its generated
-/// files are the ones this build renders; what differs otherwise (an error only for what would
-/// fail the build anyway: a signature refused under `require`).
+/// files are the ones this build renders, with what the check found (to seal it with); what
+/// differs otherwise (an error only for what would fail the build anyway: a signature refused
+/// under `require`). `proof` says what is proven of its bytes already (then the findings of its
+/// seal stand in for hashing its files again) or that it is read behind its transfer.
 async fn check(
     path: &Path,
     plan: &Plan,
@@ -250,8 +253,10 @@ async fn check(
     known: &Known,
     run: &Execution<'_>,
     built: BuildTime,
-) -> Result<Result<Checked, String>> {
-    let want = known.want(plan, run.pull.limits)?;
+    proof: Proof,
+) -> Result<Result<(Checked, SealFacts), String>> {
+    let mut want = known.want(plan, run.pull.limits)?;
+    want.proof = proof;
     let iso = path.to_path_buf();
     // Beside the tree, in the build's temporary directory (`--tmp-dir`), never in TMPDIR.
     let scratch = tempfile::Builder::new()
@@ -340,7 +345,7 @@ async fn check(
         notes: signatures.notes,
         beside: [(sbom::BESIDE_SUFFIX.to_string(), sbom_text)].into(),
     };
-    Ok(Ok(Checked { record }))
+    Ok(Ok((Checked { record }, contents.facts)))
 }
 
 /// An ISO that passed, with what the build reports of it.
@@ -423,6 +428,7 @@ fn install(
         sidecar,
         size,
         sha256,
+        checkpoints: Vec::new(),
         time: built,
         warnings: Vec::new(),
     };

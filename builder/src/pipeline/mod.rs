@@ -26,6 +26,7 @@ mod kube_pin;
 mod kubeadm;
 mod lock;
 mod options;
+mod packed_facts;
 mod output_lock;
 mod plan;
 mod preflight;

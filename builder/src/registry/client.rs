@@ -13,7 +13,8 @@ use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use crate::digest::Sha256Count;
+use crate::digest::chain::{Checkpoint, Noted};
+use crate::follow::Watermark;
 use crate::http::HttpError;
 use futures_util::StreamExt;
 use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap, WWW_AUTHENTICATE};
@@ -63,7 +64,12 @@ struct BlobTransfer<'a> {
     digest: &'a str,
     size: u64,
     file: &'a Path,
+    /// Where the bytes landed are published, for a reader behind the transfer.
+    mark: Option<&'a Watermark>,
 }
+
+/// Bytes between two publications of a transfer's progress to a reader behind it.
+const PUBLISH_EVERY: u64 = 4 << 20;
 
 impl RegistryClient {
     /// A client with the given endpoints, credentials and retry policy, trusting the system
@@ -192,10 +198,47 @@ impl RegistryClient {
         file: &Path,
         progress: &dyn ProgressSink,
     ) -> Result<(), RegistryError> {
+        self.blob_to_file_noted(name, digest, size, file, progress, None)
+            .await
+            .map(drop)
+    }
+
+    /// [`Self::blob_to_file`], giving the checkpoints of the sha256 it computed on the way
+    /// ([`crate::digest::chain`]), to check the file again later on every core, and publishing
+    /// in `mark` (where given) the bytes landed, so the file can be read behind the transfer:
+    /// the mark ends complete only once the whole blob is written and its digest checked.
+    pub async fn blob_to_file_noted(
+        &self,
+        name: &RemoteName,
+        digest: &str,
+        size: u64,
+        file: &Path,
+        progress: &dyn ProgressSink,
+        mark: Option<&Watermark>,
+    ) -> Result<Vec<Checkpoint>, RegistryError> {
+        let noted = self
+            .blob_transfer(name, digest, size, file, progress, mark)
+            .await;
+        if let Some(mark) = mark {
+            mark.ended(noted.is_ok());
+        }
+        noted
+    }
+
+    /// The transfer of [`Self::blob_to_file_noted`], retried.
+    async fn blob_transfer(
+        &self,
+        name: &RemoteName,
+        digest: &str,
+        size: u64,
+        file: &Path,
+        progress: &dyn ProgressSink,
+        mark: Option<&Watermark>,
+    ) -> Result<Vec<Checkpoint>, RegistryError> {
         let endpoint = self.endpoints.resolve(&name.registry)?;
         let url = endpoint.url(&name.repository, "blobs", digest);
         let mut retry = 0;
-        let mut done = (Sha256Count::new(), 0u64);
+        let mut done = (Noted::new(), 0u64);
         let blob = BlobTransfer {
             name,
             endpoint: &endpoint,
@@ -203,6 +246,7 @@ impl RegistryClient {
             digest,
             size,
             file,
+            mark,
         };
         loop {
             match self.blob_attempt(&blob, progress, &mut done).await {
@@ -221,8 +265,8 @@ impl RegistryClient {
         &self,
         blob: &BlobTransfer<'_>,
         progress: &dyn ProgressSink,
-        done: &mut (Sha256Count, u64),
-    ) -> Result<(), RegistryError> {
+        done: &mut (Noted, u64),
+    ) -> Result<Vec<Checkpoint>, RegistryError> {
         let &BlobTransfer {
             name,
             endpoint,
@@ -230,13 +274,20 @@ impl RegistryClient {
             digest,
             size,
             file,
+            mark,
         } = blob;
         let response = self.get_from(name, endpoint, url, None, done.1).await?;
         let resumed = done.1 > 0
             && response.status() == StatusCode::PARTIAL_CONTENT
             && range_start(response.headers()) == Some(done.1);
         if !resumed {
-            *done = (Sha256Count::new(), 0);
+            if done.1 > 0
+                && let Some(mark) = mark
+            {
+                // What a reader behind the transfer saw may now be written over.
+                mark.restarted();
+            }
+            *done = (Noted::new(), 0);
         }
         let mut out = tokio::fs::OpenOptions::new()
             .create(true)
@@ -272,10 +323,21 @@ impl RegistryClient {
                 .await
                 .map_err(RegistryError::io(file))?;
             hasher.update(&chunk);
+            let before = *received;
             *received += chunk.len() as u64;
             progress.on_bytes(digest, chunk.len() as u64);
+            if let Some(mark) = mark
+                && before / PUBLISH_EVERY != *received / PUBLISH_EVERY
+            {
+                // The bytes are in the file (readable by a reader behind) once flushed.
+                out.flush().await.map_err(RegistryError::io(file))?;
+                mark.landed(*received);
+            }
         }
         out.flush().await.map_err(RegistryError::io(file))?;
+        if let Some(mark) = mark {
+            mark.landed(*received);
+        }
         if *received != size {
             return Err(RegistryError::BlobSize {
                 image: name.full.clone(),
@@ -284,7 +346,8 @@ impl RegistryClient {
                 actual: *received,
             });
         }
-        let actual = format!("sha256:{}", hasher.clone().finish().hex());
+        let (digested, checkpoints) = hasher.clone().finish();
+        let actual = digested.digest();
         if actual != digest {
             return Err(RegistryError::BlobDigest {
                 image: name.full.clone(),
@@ -292,7 +355,7 @@ impl RegistryClient {
                 actual,
             });
         }
-        Ok(())
+        Ok(checkpoints)
     }
 
     /// GET with authentication (answering one 401 challenge) and retries for transport errors,

@@ -9,12 +9,24 @@
 use std::future::Future;
 use std::path::Path;
 
+use super::iso_check::Proof;
+use super::seal::{Seal, SealFacts};
+use crate::follow::Watermark;
 use crate::artifact::{ArtifactKey, FinishedFile, LocalFinished, SharedTier};
+use crate::digest::chain;
 use crate::iso::Packed;
 use crate::progress::ProgressSink;
 
 /// The text kept beside a local ISO: its sha256.
 const SUM: &str = "sha256";
+
+/// The other text kept beside a local ISO: its seal ([`super::seal`]).
+const SEAL: &str = "seal";
+
+/// The threads that hash a sealed ISO: one a core.
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, usize::from)
+}
 
 /// The finished ISOs of a build's caches.
 #[derive(Debug, Clone)]
@@ -53,8 +65,11 @@ impl<'a> IsoStore<'a> {
     }
 
     /// The ISO `key` at `partial`, from the local folder and then the cache registry, once
-    /// `check` (given the file) says it is the one this build would write; `None` when neither
-    /// holds one that passes (nothing is left at `partial`).
+    /// `check` (given the file, and what is proven of it: see [`Proof`]) says it is the one this
+    /// build would write; `None` when neither holds one that passes (nothing is left at
+    /// `partial`). A check that passes gives what it found, to seal the ISO with. An ISO from
+    /// the cache registry is checked behind its transfer, and again after it when the transfer
+    /// started over.
     pub async fn find<T, F, Fut>(
         &self,
         key: &ArtifactKey,
@@ -63,46 +78,44 @@ impl<'a> IsoStore<'a> {
         check: F,
     ) -> anyhow::Result<Option<IsoHit<T>>>
     where
-        F: Fn() -> Fut,
-        Fut: Future<Output = anyhow::Result<Result<T, String>>>,
+        F: Fn(Proof) -> Fut,
+        Fut: Future<Output = anyhow::Result<Result<(T, SealFacts), String>>>,
     {
-        let name = key.local_name();
         if let Some(local) = &self.local
-            && let Some(kept) = local.side(&name, SUM)
-            && local.link(&name, partial)
+            && let Some(hit) = Self::find_local(local, key, partial, &check).await?
         {
-            // The whole file is hashed again while the check reads it file by file.
-            let kept = kept.trim().to_string();
-            let whole = {
-                let partial = partial.to_path_buf();
-                tokio::task::spawn_blocking(move || crate::digest::sha256_file(&partial))
-            };
-            let (whole, checked) = tokio::join!(whole, check());
-            let sound = matches!(whole, Ok(Ok(actual)) if actual.hex() == kept);
-            match checked? {
-                Ok(checked) if sound => {
-                    return Ok(Some(IsoHit {
-                        sha256: kept,
-                        checked,
-                    }));
-                }
-                _ => {
-                    tracing::debug!(key = %name, "a cached ISO that fails its check removed");
-                    let _ = std::fs::remove_file(partial);
-                    local.remove(&name, &[SUM]);
-                }
-            }
+            return Ok(Some(hit));
         }
         let Some(shared) = self.shared else {
             return Ok(None);
         };
-        let Some(hit) = shared.0.iso(key, partial, progress).await else {
+        let mark = Watermark::new();
+        let (hit, behind) = tokio::join!(
+            shared.0.iso(key, partial, progress, &mark),
+            check(Proof::Following(mark.clone()))
+        );
+        let Some(hit) = hit else {
+            let _ = std::fs::remove_file(partial);
             return Ok(None);
         };
-        match check().await? {
-            Ok(checked) => {
+        let checked = match (mark.spoilt(), behind) {
+            (false, behind) => behind?,
+            // The transfer started over: what the check read may not be what the file holds.
+            (true, _) => check(Proof::Nothing).await?,
+        };
+        match checked {
+            Ok((checked, facts)) => {
                 if let Some(local) = &self.local {
+                    let name = key.local_name();
                     local.put(&name, partial, &[(SUM, hit.sha256.as_str())]);
+                    if !hit.checkpoints.is_empty() {
+                        let seal = Seal {
+                            sha256: hit.sha256.clone(),
+                            checkpoints: hit.checkpoints,
+                            facts,
+                        };
+                        local.put_side(&name, SEAL, &seal.to_text());
+                    }
                 }
                 Ok(Some(IsoHit {
                     sha256: hit.sha256,
@@ -117,16 +130,113 @@ impl<'a> IsoStore<'a> {
         }
     }
 
-    /// Keeps the ISO `packed` as `key`: in the local folder, and with `record` (what the build reports of it) in the cache
-    /// registry (pushed after it was written and hashed; failures are the registry's
+    /// The ISO `key` from the local folder at `partial`, checked: under its seal, the bytes
+    /// proven by the chain of its sha256 on every core while `check` compares the sealed
+    /// findings; without one, hashed once (noting checkpoints) while `check` reads every file,
+    /// and sealed when it passes. One that fails is removed.
+    async fn find_local<T, F, Fut>(
+        local: &LocalFinished,
+        key: &ArtifactKey,
+        partial: &Path,
+        check: &F,
+    ) -> anyhow::Result<Option<IsoHit<T>>>
+    where
+        F: Fn(Proof) -> Fut,
+        Fut: Future<Output = anyhow::Result<Result<(T, SealFacts), String>>>,
+    {
+        let name = key.local_name();
+        let Some(kept) = local.side(&name, SUM) else {
+            return Ok(None);
+        };
+        if !local.link(&name, partial) {
+            return Ok(None);
+        }
+        let kept = kept.trim().to_string();
+        let seal = Seal::read(&local.side_path(&name, SEAL))
+            .ok()
+            .filter(|seal| seal.sha256 == kept);
+        let outcome = match seal {
+            Some(seal) => {
+                let whole = {
+                    let (partial, points) = (partial.to_path_buf(), seal.checkpoints);
+                    tokio::task::spawn_blocking(move || {
+                        chain::verify_file(&partial, &points, cores())
+                    })
+                };
+                let (whole, checked) = tokio::join!(whole, check(Proof::Sealed(seal.facts)));
+                match (whole, checked?) {
+                    (Ok(Ok(actual)), Ok((checked, _))) if actual == kept => Ok(checked),
+                    (Ok(Ok(actual)), Ok(_)) => Err(format!("it hashes to {actual}, not {kept}")),
+                    (Ok(Err(error)), _) => Err(error.to_string()),
+                    (Err(error), _) => Err(error.to_string()),
+                    (_, Err(reason)) => Err(reason),
+                }
+            }
+            None => {
+                let whole = {
+                    let partial = partial.to_path_buf();
+                    tokio::task::spawn_blocking(move || chain::noted_file(&partial))
+                };
+                let (whole, checked) = tokio::join!(whole, check(Proof::Nothing));
+                match (whole, checked?) {
+                    (Ok(Ok((actual, checkpoints))), Ok((checked, facts)))
+                        if actual.hex() == kept =>
+                    {
+                        let seal = Seal {
+                            sha256: kept.clone(),
+                            checkpoints,
+                            facts,
+                        };
+                        local.put_side(&name, SEAL, &seal.to_text());
+                        Ok(checked)
+                    }
+                    (Ok(Ok((actual, _))), Ok(_)) => {
+                        Err(format!("it hashes to {}, not {kept}", actual.hex()))
+                    }
+                    (Ok(Err(error)), _) => Err(error.to_string()),
+                    (Err(error), _) => Err(error.to_string()),
+                    (_, Err(reason)) => Err(reason),
+                }
+            }
+        };
+        match outcome {
+            Ok(checked) => Ok(Some(IsoHit {
+                sha256: kept,
+                checked,
+            })),
+            Err(reason) => {
+                tracing::debug!(key = %name, %reason, "a cached ISO that fails its check removed");
+                let _ = std::fs::remove_file(partial);
+                local.remove(&name, &[SUM, SEAL]);
+                Ok(None)
+            }
+        }
+    }
+
+    /// Keeps the ISO `packed` as `key`: in the local folder, sealed with `facts` (what the
+    /// build verified of what it packed), and with `record` (what the build reports of it) in
+    /// the cache registry (pushed after it was written and hashed; failures are the registry's
     /// warnings). Best effort.
-    pub async fn keep(&self, key: &ArtifactKey, packed: &Packed, record: Option<String>) {
+    pub async fn keep(
+        &self,
+        key: &ArtifactKey,
+        packed: &Packed,
+        facts: Option<SealFacts>,
+        record: Option<String>,
+    ) {
         if let Some(local) = &self.local {
-            local.put(
-                &key.local_name(),
-                &packed.path,
-                &[(SUM, packed.sha256.as_str())],
-            );
+            let name = key.local_name();
+            local.put(&name, &packed.path, &[(SUM, packed.sha256.as_str())]);
+            if let Some(facts) = facts
+                && !packed.checkpoints.is_empty()
+            {
+                let seal = Seal {
+                    sha256: packed.sha256.clone(),
+                    checkpoints: packed.checkpoints.clone(),
+                    facts,
+                };
+                local.put_side(&name, SEAL, &seal.to_text());
+            }
         }
         let (Some(shared), Some(record)) = (self.shared, record) else {
             return;
@@ -134,6 +244,7 @@ impl<'a> IsoStore<'a> {
         let file = FinishedFile {
             sha256: packed.sha256.clone(),
             size: packed.size,
+            checkpoints: Vec::new(),
         };
         shared.0.push_iso(key, &packed.path, file, record).await;
     }

@@ -8,9 +8,11 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{self, Write};
 use std::path::Path;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
+use super::seal::{SealFacts, SealedImage};
+use crate::follow::Watermark;
 use crate::iso::{EntryKind, IsoImage};
 use crate::registry::{Arch, TarballCheck, TarballFacts};
 use cks_pinning::limits::Limits;
@@ -37,6 +39,47 @@ pub struct IsoWant {
     pub generated: Vec<String>,
     /// The limits its image tarballs are read within.
     pub limits: Limits,
+    /// What is already proven of the bytes, and how to read them.
+    pub proof: Proof,
+}
+
+/// What the check of an ISO may take as proven, and how it reads the ISO.
+#[derive(Debug, Clone, Default)]
+pub enum Proof {
+    /// Nothing: every file is read and hashed.
+    #[default]
+    Nothing,
+    /// The bytes are proven to be the sealed ones ([`super::seal`]): nothing is hashed again,
+    /// the sealed findings are compared with the digests wanted instead.
+    Sealed(SealFacts),
+    /// Nothing yet, and the ISO is still being written: every file is read and hashed behind
+    /// the transfer (publishing `mark`), in the order of the image.
+    Following(Arc<Watermark>),
+}
+
+impl Proof {
+    fn sealed(&self) -> Option<&SealFacts> {
+        match self {
+            Proof::Sealed(facts) => Some(facts),
+            _ => None,
+        }
+    }
+
+    fn mark(&self) -> Option<Arc<Watermark>> {
+        match self {
+            Proof::Following(mark) => Some(mark.clone()),
+            _ => None,
+        }
+    }
+
+    /// Opens the image at `path` as this proof reads it.
+    fn open(&self, path: &Path) -> Result<IsoImage, String> {
+        match self.mark() {
+            Some(mark) => IsoImage::open_following(path, mark),
+            None => IsoImage::open(path),
+        }
+        .map_err(|e| e.to_string())
+    }
 }
 
 /// What the ISO holds beyond the planned files, once checked.
@@ -48,6 +91,8 @@ pub struct IsoContents {
     pub generated: BTreeMap<String, Vec<u8>>,
     /// Each planned file's size, by path.
     pub sizes: BTreeMap<String, u64>,
+    /// What the check found, to seal the ISO with.
+    pub facts: SealFacts,
 }
 
 /// A writer that keeps at most [`MAX_GENERATED`] bytes.
@@ -71,7 +116,7 @@ impl Write for Capped {
 
 /// Checks the ISO at `path` against `want`; what is wrong, in one line, when it does not hold.
 pub fn check_iso(path: &Path, want: &IsoWant) -> Result<IsoContents, String> {
-    let image = IsoImage::open(path).map_err(|e| e.to_string())?;
+    let image = want.proof.open(path)?;
     if image.volume_id() != want.volume_id {
         return Err(format!(
             "its volume id is {:?}, not {:?}",
@@ -130,29 +175,42 @@ pub fn check_iso(path: &Path, want: &IsoWant) -> Result<IsoContents, String> {
     let arch = want
         .arch
         .ok_or("no target architecture to check images for")?;
+    if let Some(sealed) = want.proof.sealed() {
+        sealed_as_wanted(sealed, want)?;
+    }
+    // Under a seal, only the generated files are read: every other byte is proven by the
+    // chain of the sealed sha256, and its findings were compared above.
+    let hashed = want.proof.sealed().is_none();
     let mut reads: Vec<Read<'_>> = want
         .files
         .iter()
+        .filter(|_| hashed)
         .map(|(rel, (sha256, _))| Read::File(rel, sha256))
         .chain(
             want.images
                 .iter()
+                .filter(|_| hashed)
                 .map(|(rel, (name, digest))| Read::Image(rel, name, digest)),
         )
         .chain(want.generated.iter().map(|rel| Read::Generated(rel)))
         .collect();
-    // The largest first, so the workers end together.
-    reads.sort_by_key(|read| std::cmp::Reverse(sizes.get(read.path()).copied().unwrap_or(0)));
-    let done = read_all(path, &image, &reads, arch, &want.limits)?;
+    match want.proof {
+        // Behind a transfer, in the order the bytes land.
+        Proof::Following(_) => reads.sort_by_key(|read| image.start_of(read.path())),
+        // The largest first, so the workers end together.
+        _ => reads
+            .sort_by_key(|read| std::cmp::Reverse(sizes.get(read.path()).copied().unwrap_or(0))),
+    }
+    let done = read_all(path, &image, &reads, arch, want)?;
     let mut contents = IsoContents::default();
+    for rel in want.files.keys() {
+        contents
+            .sizes
+            .insert(rel.clone(), sizes.get(rel.as_str()).copied().unwrap_or(0));
+    }
     for (read, outcome) in reads.iter().zip(done) {
         match outcome {
-            Done::File => {
-                let rel = read.path();
-                contents
-                    .sizes
-                    .insert(rel.to_string(), sizes.get(rel).copied().unwrap_or(0));
-            }
+            Done::File => {}
             Done::Image(facts) => {
                 contents.images.insert(read.path().to_string(), facts);
             }
@@ -161,7 +219,67 @@ pub fn check_iso(path: &Path, want: &IsoWant) -> Result<IsoContents, String> {
             }
         }
     }
+    contents.facts = match want.proof.sealed() {
+        Some(sealed) => {
+            for (rel, image) in &sealed.images {
+                contents.images.insert(rel.clone(), image.facts.clone());
+            }
+            sealed.clone()
+        }
+        None => SealFacts {
+            files: want
+                .files
+                .iter()
+                .map(|(rel, (sha256, _))| (rel.clone(), sha256.clone()))
+                .collect(),
+            images: want
+                .images
+                .iter()
+                .filter_map(|(rel, (name, digest))| {
+                    let facts = contents.images.get(rel)?.clone();
+                    let image = SealedImage {
+                        name: name.clone(),
+                        digest: digest.clone(),
+                        facts,
+                    };
+                    Some((rel.clone(), image))
+                })
+                .collect(),
+        },
+    };
     Ok(contents)
+}
+
+/// Whether a seal's findings are the ones `want` asks for: the same planned files with the same
+/// sha256s, the same image tarballs for the same names and digests; what differs otherwise.
+fn sealed_as_wanted(sealed: &SealFacts, want: &IsoWant) -> Result<(), String> {
+    let paths = |a: Vec<&String>, b: Vec<&String>| a == b;
+    if !paths(sealed.files.keys().collect(), want.files.keys().collect()) {
+        return Err("its seal lists other files than this build plans".to_string());
+    }
+    if let Some((rel, (sha256, _))) = want
+        .files
+        .iter()
+        .find(|(rel, (sha256, _))| sealed.files.get(*rel) != Some(sha256))
+    {
+        return Err(format!(
+            "its seal gives {rel} another sha256 than {sha256}, the one this build knows"
+        ));
+    }
+    if !paths(sealed.images.keys().collect(), want.images.keys().collect()) {
+        return Err("its seal lists other image tarballs than this build plans".to_string());
+    }
+    if let Some((rel, (name, digest))) = want.images.iter().find(|(rel, (name, digest))| {
+        sealed
+            .images
+            .get(*rel)
+            .is_none_or(|image| &image.name != name || &image.digest != digest)
+    }) {
+        return Err(format!(
+            "its seal gives {rel} another image than {name}@{digest}, the one this build knows"
+        ));
+    }
+    Ok(())
 }
 
 /// One file of the ISO to read, and what it is checked as.
@@ -228,8 +346,9 @@ fn read_all(
     first: &IsoImage,
     reads: &[Read<'_>],
     arch: Arch,
-    limits: &Limits,
+    want: &IsoWant,
 ) -> Result<Vec<Done>, String> {
+    let limits = &want.limits;
     let workers = std::thread::available_parallelism()
         .map_or(1, usize::from)
         .clamp(1, MAX_WORKERS)
@@ -255,7 +374,7 @@ fn read_all(
     };
     std::thread::scope(|scope| {
         for _ in 1..workers {
-            scope.spawn(|| match IsoImage::open(path) {
+            scope.spawn(|| match want.proof.open(path) {
                 Ok(image) => work(&image),
                 Err(err) => {
                     failed.store(true, Ordering::Relaxed);

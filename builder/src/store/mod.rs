@@ -23,6 +23,8 @@
 
 mod finished_iso;
 mod iso_check;
+mod seal;
 
 pub use finished_iso::{IsoHit, IsoStore};
-pub use iso_check::{IsoContents, IsoWant, check_iso};
+pub use iso_check::{IsoContents, IsoWant, Proof, check_iso};
+pub use seal::{Seal, SealError, SealFacts, SealedImage};

@@ -10,4 +10,5 @@ mod mirror_password;
 mod not_a_manifest;
 mod poison;
 mod registry_credentials;
+mod sealed_local_iso;
 mod withheld_bundle;

@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::direct::{AlignedBuffer, DirectFile};
 use crate::digest::HashThread;
+use crate::digest::chain::Checkpoint;
 use hadris_io::{Error, ErrorKind, ErrorType};
 use hadris_storage::sync::BlockDevice;
 use hadris_storage::{BlockIndex, BlockSize};
@@ -113,14 +114,15 @@ impl HashingFile {
         Ok(())
     }
 
-    /// Pads the image with zeros to `size` bytes, flushes it and returns the file and the hex
-    /// sha256 of everything written.
-    pub fn finish(mut self, size: u64) -> io::Result<(File, String)> {
+    /// Pads the image with zeros to `size` bytes, flushes it and returns the file, the hex
+    /// sha256 of everything written and the hash's checkpoints.
+    pub fn finish(mut self, size: u64) -> io::Result<(File, String, Vec<Checkpoint>)> {
         self.zero_to(size)?;
         self.drain()?;
         tracing::debug!(direct = self.out.is_direct(), "image file written");
         let file = self.out.finish(size)?;
-        Ok((file, self.hash.finish()?.into_hex()))
+        let (digested, points) = self.hash.finish_noted()?;
+        Ok((file, digested.into_hex(), points))
     }
 }
 

@@ -6,6 +6,7 @@ mod device;
 mod direct;
 mod tree;
 
+use crate::digest::chain::Checkpoint;
 use std::fs::File;
 use std::path::Path;
 use std::sync::Arc;
@@ -26,6 +27,8 @@ pub struct Written {
     pub size: u64,
     /// Hex sha256 of the image.
     pub sha256: String,
+    /// The sha256's checkpoints, to check the image again on every core.
+    pub checkpoints: Vec<Checkpoint>,
     /// What the writer stored differently from the tree.
     pub warnings: Vec<PackWarning>,
 }
@@ -61,7 +64,7 @@ pub fn write(
         .counting(counter);
     let report = hadris_iso::sync::write(&mut device, &tree, &iso)
         .map_err(|err| failed(describe(&err, out)))?;
-    let (file, sha256) = device
+    let (file, sha256, checkpoints) = device
         .finish(report.size())
         .map_err(|err| failed(crate::space::explain(err, out, Some(report.size())).to_string()))?;
     let warnings = report.warnings().iter().map(warning).collect();
@@ -69,6 +72,7 @@ pub fn write(
         file,
         size: report.size(),
         sha256,
+        checkpoints,
         warnings,
     })
 }
