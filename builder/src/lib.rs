@@ -22,6 +22,7 @@
 //! | [`signing`] | `keygen` and `--sign-key`: the release key pair and the `.sig` beside what we publish |
 //! | [`atomic`] | small files written whole or not at all |
 //! | [`http`] | the one HTTP transport: `send`, retry classification, `Retry-After`, [`http::HttpError`] |
+//! | [`requests`] | one build's requests counted by URL at that transport (the summary's `fetched_twice`) |
 //! | [`digest`] | every sha256: hashing writer, file and reader digests, cache keys |
 //! | [`retry`], [`progress`] | the retry policy and the progress sink the transfers share |
 //! | [`redact`] | what never reaches a terminal or file as it came: URL passwords, servers' control characters |
@@ -80,6 +81,7 @@ pub mod published;
 pub mod redact;
 pub mod register;
 pub mod registry;
+pub mod requests;
 pub mod retry;
 pub mod signature;
 pub mod signing;

@@ -110,6 +110,7 @@ pub async fn execute(
         .check(
             &plan.files,
             &fetched,
+            run.material,
             &report,
             run.fetcher,
             &run.pull,
@@ -382,6 +383,7 @@ fn summarise(
         built: versions.built.unwrap_or_default(),
         mirrored: mirrored_files(fetched),
         phases,
+        fetched_twice: 0,
         warnings,
         cache_registry: None,
         notes: Vec::new(),
