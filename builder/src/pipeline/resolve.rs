@@ -107,10 +107,11 @@ pub async fn resolve(
         }
         anyhow::Ok(file?)
     };
+    // Boxed: the plan's future stays small (a build's future lives on the caller's stack).
     let (looked, (releases, late_fetched), kubeadm_file) = tokio::try_join!(
-        async { anyhow::Ok(lookups.await?) },
-        releases_and_late,
-        kubeadm_file
+        Box::pin(async { anyhow::Ok(lookups.await?) }),
+        Box::pin(releases_and_late),
+        Box::pin(kubeadm_file)
     )?;
     let Looked {
         files: mut fetched_by_name,
@@ -128,15 +129,14 @@ pub async fn resolve(
             fetched.push(fetched_by_name.swap_remove(index));
         }
     }
-    let cleared = signatures
-        .check_before_running(
-            &kubeadm.source,
-            &kubeadm_file,
-            &mut material,
-            fetcher,
-            &scratch,
-        )
-        .await?;
+    let cleared = Box::pin(signatures.check_before_running(
+        &kubeadm.source,
+        &kubeadm_file,
+        &mut material,
+        fetcher,
+        &scratch,
+    ))
+    .await?;
     let kubeadm_url = kubeadm_file.url_used.clone();
     if let Some(source) = kubeadm.in_tree {
         // The ISO's own kubeadm: fetched with the small files, not later.

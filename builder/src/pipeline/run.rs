@@ -110,14 +110,15 @@ pub async fn build(
         (None, None, None)
     };
     let work = async {
-        let resolved = resolve(
+        // Boxed: the plan's future is large, and a build's future lives on the caller's stack.
+        let resolved = Box::pin(resolve(
             options,
             &fetcher,
             &staging,
             request.locked.as_ref(),
             &signatures,
             go,
-        )
+        ))
         .await?;
         let phases = vec![("plan".to_string(), started.elapsed().as_secs_f64())];
         if request.dry_run {
@@ -154,7 +155,9 @@ pub async fn build(
     };
     // Every request of the build is counted, to say which URLs it asked for twice.
     let requests = RequestLog::new();
-    let outcome = requests.scope(beside(downloads, work)).await?;
+    // Boxed: the work's future is large, and the wrappers would each hold a copy of it on the
+    // caller's stack.
+    let outcome = requests.scope(beside(downloads, Box::pin(work))).await?;
     output.keep();
     let Outcome::Built(plan, mut summary) = outcome else {
         return Ok(outcome);
