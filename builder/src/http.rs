@@ -201,12 +201,14 @@ impl Classify for HttpError {
 }
 
 /// Sends `request` (for `url`), waiting at most `stall` for the answer's headers, and returns a
-/// 2xx answer; any other status is an [`HttpError`] classified by [`classify`].
+/// 2xx answer; any other status is an [`HttpError`] classified by [`classify`]. The request is
+/// counted in the build's [`crate::requests::RequestLog`].
 pub async fn send(
     request: reqwest::RequestBuilder,
     url: &str,
     stall: Duration,
 ) -> Result<reqwest::Response, HttpError> {
+    crate::requests::record(url);
     let response = match tokio::time::timeout(stall, request.send()).await {
         Err(_) => {
             return Err(HttpError::Stalled {

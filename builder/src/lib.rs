@@ -22,6 +22,7 @@
 //! | [`signing`] | `keygen` and `--sign-key`: the release key pair and the `.sig` beside what we publish |
 //! | [`atomic`] | small files written whole or not at all |
 //! | [`http`] | the one HTTP transport: `send`, retry classification, `Retry-After`, [`http::HttpError`] |
+//! | [`requests`] | one build's requests counted by URL at that transport (the summary's `fetched_twice`) |
 //! | [`digest`] | every sha256: hashing writer, file and reader digests, cache keys, the checkpoints that check a file again on every core |
 //! | [`follow`] | reading a file while a transfer writes it (a check beside the transfer) |
 //! | [`retry`], [`progress`] | the retry policy and the progress sink the transfers share |
@@ -82,6 +83,7 @@ pub mod published;
 pub mod redact;
 pub mod register;
 pub mod registry;
+pub mod requests;
 pub mod retry;
 pub mod signature;
 pub mod signing;

@@ -20,6 +20,7 @@ mod build_kube_minor;
 mod build_kubeadm_confined;
 mod build_mirror_password;
 mod build_progress;
+mod build_requests;
 mod build_signature_flags;
 mod build_tmp_dir;
 mod cache_cli;

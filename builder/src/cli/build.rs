@@ -246,6 +246,7 @@ mod tests {
             built: 1_700_000_000,
             mirrored: Vec::new(),
             phases: Vec::new(),
+            fetched_twice: 0,
             warnings: Vec::new(),
             cache_registry: None,
             notes: Vec::new(),

@@ -113,6 +113,7 @@ pub async fn execute(
         .check(
             &plan.files,
             &fetched,
+            run.material,
             &report,
             run.fetcher,
             &run.pull,
@@ -387,6 +388,7 @@ fn summarise(
         built: versions.built.unwrap_or_default(),
         mirrored: mirrored_files(fetched),
         phases,
+        fetched_twice: 0,
         warnings,
         cache_registry: None,
         notes: Vec::new(),

@@ -41,6 +41,9 @@ pub struct Execution<'a> {
     pub sha1_memo: Option<&'a Path>,
     /// How upstream signatures are checked.
     pub signatures: &'a crate::signature::Verifier,
+    /// The signature material the plan fetched for the signed files (what it lacks is
+    /// fetched in the signature phase).
+    pub material: &'a crate::signature::SignatureMaterial,
     /// The sha256 of an ISO already at the plan's path to keep when it is what this build
     /// writes ([`super::Request::keep_existing`]).
     pub keep_existing: Option<&'a str>,

@@ -185,6 +185,7 @@ pub fn summary(
         built,
         mirrored: mirrored_files(fetched),
         phases,
+        fetched_twice: 0,
         warnings,
         notes: reused.record.notes,
         cache_registry: None,

@@ -289,6 +289,7 @@ async fn check(
         run.signatures.check(
             &plan.files,
             &known.files,
+            run.material,
             &named,
             run.fetcher,
             &run.pull,

@@ -7,7 +7,8 @@
 //!
 //! Files: `options` (flags, environment and config → [`Options`]), `fit` (the files a build
 //! will write, for the CloudStack line check before any download), `release` (the minors `cks-iso release` builds), `release_existing` (an ISO already in its folder, before it may be kept), `release_check` (whether `release --dry-run` would keep it), `releases` (autoscaler and
-//! CCM), `resolve` (the plan), `kube_pin` (a minor or `stable` resolved to a release), `tool_pin` (crictl and CNI defaults), `release_matrix` (the minors and arches of `cks-iso release --matrix`), `kubeadm` (kubeadm's image list) and `confined` (how it runs), `sources` (a planned file as a
+//! CCM), `resolve` (the plan), `lookups` (its small requests, as one bounded pool), `manifests`
+//! (the fetched manifests checked and pinned, their images), `kube_pin` (a minor or `stable` resolved to a release), `tool_pin` (crictl and CNI defaults), `release_matrix` (the minors and arches of `cks-iso release --matrix`), `kubeadm` (kubeadm's image list) and `confined` (how it runs), `sources` (a planned file as a
 //! download), `head_start` (the large files begun while planning), `execute` (the second phase) and
 //! `execution` (its settings), `record`
 //! (`versions.txt`), `sbom` (the SPDX document), `summary`, `lock`,
@@ -25,6 +26,8 @@ mod iso_reuse;
 mod kube_pin;
 mod kubeadm;
 mod lock;
+mod lookups;
+mod manifests;
 mod options;
 mod packed_facts;
 mod output_lock;
@@ -50,7 +53,7 @@ pub use confined::{
 };
 pub use execute::execute;
 pub use execution::{Execution, Observer};
-pub use head_start::{Downloads, HeadStart, beside, head_start};
+pub use head_start::{Downloads, Go, HeadStart, beside, head_start};
 pub use kube_pin::{KubePin, RELEASE_SERVER, pin_kubernetes, probe_fetcher, read_release};
 pub use kubeadm::{KubeadmError, Listed, kubeadm_images};
 pub use lock::{LOCK_FORMAT, Lock, StagedLock};

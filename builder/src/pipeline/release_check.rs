@@ -48,7 +48,7 @@ pub async fn would_keep(
     let fetcher = Fetcher::new(fetch)?.with_progress(progress.clone());
     let staging = Staging::new(temp_dir)?;
     observer.phase("plan");
-    let resolved = resolve(options, &fetcher, &staging, None, &signatures).await?;
+    let resolved = resolve(options, &fetcher, &staging, None, &signatures, None).await?;
     let built = match options.source_date_epoch {
         Some(seconds) => BuildTime::fixed(seconds),
         None => BuildTime::from_env_value(None, SystemTime::now())?,
@@ -68,6 +68,7 @@ pub async fn would_keep(
         cache_registry: None,
         sha1_memo: None,
         signatures: &signatures,
+        material: &resolved.material,
         keep_existing: None,
     };
     let tree = staging.tree();

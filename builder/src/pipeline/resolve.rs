@@ -8,25 +8,27 @@
 //! confined either way, and under `--signatures warn` an unverified one is named in a warning
 //! saying how it ran.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
 use cks_pinning::arch::Arch;
-use cks_pinning::image::{PlannedImage, plan_images};
-use cks_pinning::manifest;
+use cks_pinning::image::PlannedImage;
 use cks_pinning::release::ReleaseVersion;
 use cks_pinning::sources::{Source, urls};
 use cks_pinning::tool_release::kubeadm_etcd;
 
+use super::head_start::Go;
 use super::kubeadm::kubeadm_images;
 use super::lock::Lock;
+use super::lookups::{Looked, look_up};
+use super::manifests::{check_manifests, image_plan, pin_manifests};
 use super::options::Options;
 use super::plan::{HeadlampPin, Plan};
 use super::releases::{Reach, Releases, TagSource, resolve_releases};
 use super::sources::{create_parents, file_spec};
-use super::staging::{Staging, write_atomically};
+use super::staging::Staging;
 use crate::fetch::{FetchedFile, Fetcher, FileSpec};
-use crate::signature::{Cleared, Verifier};
+use crate::signature::{Cleared, SignatureMaterial, Verifier};
 
 /// The plan and the files the first phase already fetched into the tree.
 #[derive(Debug)]
@@ -35,33 +37,12 @@ pub struct Resolved {
     pub plan: Plan,
     /// Files fetched so far, in plan order.
     pub fetched: Vec<FetchedFile>,
+    /// The signature material of every signed file of the plan, for the signature phase.
+    pub material: SignatureMaterial,
 }
 
 /// Where the ISO keeps kubeadm.
 const KUBEADM: &str = "k8s/kubeadm";
-
-/// The manifests at the ISO root whose pull policies are set to `IfNotPresent` (each that the
-/// build bundles).
-const ROOT_MANIFESTS: [&str; 7] = [
-    "network.yaml",
-    "dashboard.yaml",
-    "headlamp.yaml",
-    "autoscaler.yaml",
-    "provider.yaml",
-    "manifest.yaml",
-    "snapshot-crds.yaml",
-];
-
-/// The manifests whose images go into the ISO, after kubeadm's list (each that the build
-/// bundles).
-const IMAGE_MANIFESTS: [&str; 6] = [
-    "network.yaml",
-    "dashboard.yaml",
-    "headlamp.yaml",
-    "autoscaler.yaml",
-    "provider.yaml",
-    "manifest.yaml",
-];
 
 /// The large files a build can fetch before its plan is made (see [`super::head_start`]): those
 /// whose URLs the inputs alone decide, pinned to the lock's digests with one, their folders in
@@ -81,44 +62,81 @@ pub fn head_start_specs(
 }
 
 /// Resolves the plan of a build of `options`, fetching the small files into `staging`. With a
-/// lock, every tag, commit, file digest and image digest must be what the lock recorded.
+/// lock, every tag, commit, file digest and image digest must be what the lock recorded. The
+/// signature material of every Kubernetes binary is fetched here too (kubeadm's is checked
+/// before it runs) and handed on in [`Resolved::material`]. `go`, when there is a head start,
+/// is told once kubeadm is in.
 pub async fn resolve(
     options: &Options,
     fetcher: &Fetcher,
     staging: &Staging,
     lock: Option<&Lock>,
     signatures: &Verifier,
+    go: Option<Go>,
 ) -> Result<Resolved> {
     let mut large = large_sources(options, lock)?;
     let kubeadm = HostKubeadm::choose(&mut large, options, staging)?;
-    // The host's kubeadm, the largest file of this phase, downloads while the releases resolve
-    // and the small files they name come (and, with a head start, the other large files).
-    let releases_and_small = async {
-        let releases = choose_releases(options, fetcher, lock).await?;
-        let small = small_sources(options, &releases, lock)?;
-        let fetched = fetch_small_files(&small, fetcher, staging).await?;
-        anyhow::Ok((releases, small, fetched))
-    };
     let scratch = staging.work().join("signatures");
-    // Its signature comes while it downloads: kubeadm runs once both are checked.
+    // Everything the inputs alone name is asked for at once: the tags, the small files that
+    // need no tag, every binary's signature material (kubeadm's first) and kubeadm itself.
+    let signed = signatures.signed(
+        &std::iter::once(kubeadm.source.clone())
+            .chain(large.iter().cloned())
+            .collect::<Vec<_>>(),
+    );
+    let early = small_sources(options, None, lock)?;
+    let early_specs: Vec<_> = early.iter().map(|s| file_spec(s, staging.tree())).collect();
+    create_parents(&early_specs)?;
+    let lookups = look_up(fetcher, &early_specs, &signed, &scratch);
+    // The manifests that name a release wait for the tags.
+    let releases_and_late = async {
+        let releases = choose_releases(options, fetcher, lock).await?;
+        let late: Vec<_> = small_sources(options, Some(&releases), lock)?
+            .into_iter()
+            .filter(|s| !early.iter().any(|e| e.iso_path == s.iso_path))
+            .collect();
+        let fetched = fetch_small_files(&late, fetcher, staging).await?;
+        anyhow::Ok((releases, fetched))
+    };
+    // The largest file of this phase: the head start waits for it, so it has the link.
     let kubeadm_file = async {
         create_parents(std::slice::from_ref(&kubeadm.spec))?;
-        let first_url = kubeadm.spec.urls.first().map(String::as_str);
-        // Boxed: the plan's future stays small.
-        let material = Box::pin(signatures.fetch_before_running(
-            &kubeadm.source,
-            first_url,
-            fetcher,
-            &scratch,
-        ));
-        let (file, material) = tokio::join!(fetcher.fetch(&kubeadm.spec), material);
-        anyhow::Ok((file?, material))
+        let file = fetcher.fetch(&kubeadm.spec).await;
+        if let Some(go) = go {
+            go.now();
+        }
+        anyhow::Ok(file?)
     };
-    let ((releases, mut small, mut fetched), (kubeadm_file, material)) =
-        tokio::try_join!(releases_and_small, kubeadm_file)?;
-    let cleared = signatures
-        .check_before_running(&kubeadm.source, &kubeadm_file, material, fetcher, &scratch)
-        .await?;
+    // Boxed: the plan's future stays small (a build's future lives on the caller's stack).
+    let (looked, (releases, late_fetched), kubeadm_file) = tokio::try_join!(
+        Box::pin(async { anyhow::Ok(lookups.await?) }),
+        Box::pin(releases_and_late),
+        Box::pin(kubeadm_file)
+    )?;
+    let Looked {
+        files: mut fetched_by_name,
+        mut material,
+    } = looked;
+    fetched_by_name.extend(late_fetched);
+    // The small files in the plan's order (the tags' manifests among the others).
+    let mut small = small_sources(options, Some(&releases), lock)?;
+    let mut fetched = Vec::new();
+    for source in &small {
+        if let Some(index) = fetched_by_name
+            .iter()
+            .position(|f| f.name == source.iso_path)
+        {
+            fetched.push(fetched_by_name.swap_remove(index));
+        }
+    }
+    let cleared = Box::pin(signatures.check_before_running(
+        &kubeadm.source,
+        &kubeadm_file,
+        &mut material,
+        fetcher,
+        &scratch,
+    ))
+    .await?;
     let kubeadm_url = kubeadm_file.url_used.clone();
     if let Some(source) = kubeadm.in_tree {
         // The ISO's own kubeadm: fetched with the small files, not later.
@@ -159,7 +177,11 @@ pub async fn resolve(
             "kubeadm ({kubeadm_url}) ran unverified to list the images, {how}"
         ));
     }
-    Ok(Resolved { plan, fetched })
+    Ok(Resolved {
+        plan,
+        fetched,
+        material,
+    })
 }
 
 /// The autoscaler and CCM releases (a lock's, when rebuilding from one, whose tag must still
@@ -218,17 +240,20 @@ async fn choose_releases(
 }
 
 /// The small files of the ISO (fetched while planning): the manifests and the kubelet units;
-/// with a lock, each pinned to the digest the lock recorded.
+/// with a lock, each pinned to the digest the lock recorded. Without the `releases`, those
+/// whose URL names none (the autoscaler's and CCM's manifests are left out).
 fn small_sources(
     options: &Options,
-    releases: &Releases,
+    releases: Option<&Releases>,
     lock: Option<&Lock>,
 ) -> Result<Vec<Source>> {
     let mut small: Vec<Source> = vec![urls::network(&options.network_yaml)];
     small.extend(options.dashboard_yaml.as_deref().map(urls::dashboard));
     small.extend(options.headlamp.as_ref().map(urls::headlamp));
-    small.push(urls::autoscaler(&releases.autoscaler.tag));
-    small.push(urls::provider(&releases.ccm.tag));
+    if let Some(releases) = releases {
+        small.push(urls::autoscaler(&releases.autoscaler.tag));
+        small.push(urls::provider(&releases.ccm.tag));
+    }
     small.extend(urls::csi(&options.csi_version));
     small.extend(urls::kubelet_units(&options.kubernetes_version));
     pin_to_lock(&mut small, lock)?;
@@ -331,87 +356,6 @@ fn headlamp_pin(options: &Options) -> Result<Option<HeadlampPin>> {
     }))
 }
 
-/// Refuses a root manifest that is not Kubernetes objects, or one that runs a component but
-/// names no image (its publisher's file of that name names some: a redirect to a `Secret` or a
-/// login page is not it), naming the URL it came from and what it held.
-fn check_manifests(tree: &Path, fetched: &[FetchedFile]) -> Result<()> {
-    for name in ROOT_MANIFESTS {
-        let Some(file) = fetched.iter().find(|f| f.name == name) else {
-            continue;
-        };
-        let role = manifest_role(name);
-        let text = read(tree, name)?;
-        manifest::validate(&text, role).with_context(|| {
-            format!(
-                "{} (the {name} of the plan) is not a Kubernetes manifest",
-                file.url_used
-            )
-        })?;
-    }
-    Ok(())
-}
-
-/// What the root manifest `name` is for: each but the snapshot CRDs runs containers.
-fn manifest_role(name: &str) -> manifest::Role {
-    match name {
-        "network.yaml" => manifest::Role::Network,
-        "dashboard.yaml" => manifest::Role::Workload("dashboard"),
-        "headlamp.yaml" => manifest::Role::Workload("Headlamp"),
-        "autoscaler.yaml" => manifest::Role::Workload("cluster autoscaler"),
-        "provider.yaml" => manifest::Role::Workload("CloudStack CCM"),
-        "manifest.yaml" => manifest::Role::Workload("CSI driver"),
-        _ => manifest::Role::Other,
-    }
-}
-
-/// Pins the autoscaler, CCM and Headlamp manifests to their images and sets every root
-/// manifest's pull policies to `IfNotPresent`.
-fn pin_manifests(tree: &Path, releases: &Releases, headlamp: Option<&HeadlampPin>) -> Result<()> {
-    edit(tree, "autoscaler.yaml", |text| {
-        manifest::pin_autoscaler(text, &releases.autoscaler.image)
-    })?;
-    edit(tree, "provider.yaml", |text| {
-        manifest::pin_ccm(text, &releases.ccm.image)
-    })?;
-    if let Some(headlamp) = headlamp {
-        edit(tree, cks_pinning::headlamp::ISO_PATH, |text| {
-            manifest::pin_headlamp(text, &headlamp.image)
-        })?;
-    }
-    for name in ROOT_MANIFESTS {
-        if tree.join(name).exists() {
-            edit(tree, name, manifest::set_pull_policy)?;
-        }
-    }
-    Ok(())
-}
-
-/// kubeadm's images and the pinned manifests' images, merged into the plan's images; with a
-/// lock, each pinned to the digest the lock recorded.
-fn image_plan(tree: &Path, kubeadm: Vec<String>, lock: Option<&Lock>) -> Result<Vec<PlannedImage>> {
-    let mut lists = vec![("kubeadm", kubeadm)];
-    for name in IMAGE_MANIFESTS {
-        if !tree.join(name).exists() {
-            continue;
-        }
-        let text = read(tree, name)?;
-        let images =
-            manifest::images(&text).with_context(|| format!("reading the images of {name}"))?;
-        lists.push((name, images));
-    }
-    let mut images = plan_images(&lists)?;
-    if let Some(lock) = lock {
-        for image in &mut images {
-            let reference = image.reference.to_string();
-            let digest = lock.image_digest(&reference).with_context(|| {
-                format!("the lock has no digest for image {reference}; write it again")
-            })?;
-            image.digest = Some(digest.clone());
-        }
-    }
-    Ok(images)
-}
-
 /// The etcd release to bundle when it is asked for as the one kubeadm uses (`--etcd-version
 /// kubeadm`): the `etcd:<version>-<n>` of kubeadm's image list.
 fn kubeadm_etcd_choice(options: &Options, listed: &[String]) -> Result<Option<ReleaseVersion>> {
@@ -456,22 +400,4 @@ fn assemble(
         volume_id: options.volume_id.clone(),
         warnings: releases.warnings,
     }
-}
-
-fn read(tree: &Path, name: &str) -> Result<String> {
-    let path = tree.join(name);
-    std::fs::read_to_string(&path).with_context(|| format!("reading {name} (is it UTF-8 text?)"))
-}
-
-/// Applies a text edit to a manifest of the tree, in place and atomically.
-fn edit<E>(tree: &Path, name: &str, change: impl Fn(&str) -> Result<String, E>) -> Result<()>
-where
-    E: std::error::Error + Send + Sync + 'static,
-{
-    let text = read(tree, name)?;
-    let edited = change(&text).with_context(|| format!("editing {name}"))?;
-    if edited != text {
-        write_atomically(&tree.join(name), edited.as_bytes())?;
-    }
-    Ok(())
 }

@@ -22,6 +22,7 @@ use crate::cache_registry::CacheRegistry;
 use crate::fetch::{ClientOptions, FetchOptions, Fetcher};
 use crate::progress::ProgressSink;
 use crate::registry::{CredentialStore, PullOptions, default_docker_config};
+use crate::requests::RequestLog;
 
 /// What the caller asks of a build beyond its inputs.
 #[derive(Debug, Clone, Default)]
@@ -101,21 +102,23 @@ pub async fn build(
     let iso_cache = options.cache_dir.as_ref().map(|d| d.join("iso"));
     let may_reuse = request.keep_existing.is_some()
         || !crate::store::IsoStore::new(iso_cache.as_deref(), shared.as_ref()).holds_none();
-    let (downloads, head_start) = if !request.dry_run && !may_reuse {
+    let (downloads, head_start, go) = if !request.dry_run && !may_reuse {
         let specs = head_start_specs(options, &staging, request.locked.as_ref())?;
-        let (downloads, head_start) = head_start(&fetcher, specs);
-        (Some(downloads), Some(head_start))
+        let (downloads, head_start, go) = head_start(&fetcher, specs);
+        (Some(downloads), Some(head_start), Some(go))
     } else {
-        (None, None)
+        (None, None, None)
     };
     let work = async {
-        let resolved = resolve(
+        // Boxed: the plan's future is large, and a build's future lives on the caller's stack.
+        let resolved = Box::pin(resolve(
             options,
             &fetcher,
             &staging,
             request.locked.as_ref(),
             &signatures,
-        )
+            go,
+        ))
         .await?;
         let phases = vec![("plan".to_string(), started.elapsed().as_secs_f64())];
         if request.dry_run {
@@ -142,6 +145,7 @@ pub async fn build(
                 cache_registry: shared.as_ref(),
                 sha1_memo: sha1_memo.as_deref(),
                 signatures: &signatures,
+                material: &resolved.material,
                 keep_existing: request.keep_existing.as_deref(),
             },
             phases,
@@ -149,11 +153,16 @@ pub async fn build(
         .await?;
         Ok(Outcome::Built(Box::new(resolved.plan), Box::new(summary)))
     };
-    let outcome = beside(downloads, work).await?;
+    // Every request of the build is counted, to say which URLs it asked for twice.
+    let requests = RequestLog::new();
+    // Boxed: the work's future is large, and the wrappers would each hold a copy of it on the
+    // caller's stack.
+    let outcome = requests.scope(beside(downloads, Box::pin(work))).await?;
     output.keep();
     let Outcome::Built(plan, mut summary) = outcome else {
         return Ok(outcome);
     };
+    summary.fetched_twice = requests.fetched_twice();
     if let Some(cache) = &cache_registry {
         let warnings = cache.take_warnings();
         summary

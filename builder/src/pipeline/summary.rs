@@ -42,6 +42,10 @@ pub struct Summary {
     pub mirrored: Vec<MirroredFile>,
     /// Seconds spent in each phase.
     pub phases: Vec<(String, f64)>,
+    /// The URLs this build asked for more than once (a retried or resumed transfer counts),
+    /// counted where every file, checksum, signature file and git listing is requested
+    /// ([`crate::requests`]); 0 when nothing was fetched twice.
+    pub fetched_twice: usize,
     /// Warnings for the user.
     pub warnings: Vec<String>,
     /// What the cache registry did, per kind of entry, with `--cache-registry`.

@@ -40,7 +40,6 @@ pub async fn pin_tools(inputs: &mut Inputs) -> Result<Vec<String>> {
         retry: fetcher.options().retry.clone(),
     };
     let mirrors = fetcher.options().mirrors.clone();
-    let mut lines = Vec::new();
     let wanted = [
         (
             inputs.crictl_version.is_none(),
@@ -55,14 +54,22 @@ pub async fn pin_tools(inputs: &mut Inputs) -> Result<Vec<String>> {
             "cni-plugins",
         ),
     ];
-    for (missing, repo, minor, name) in wanted {
-        if !missing {
-            continue;
-        }
-        let url = mirrors.rewrite(repo);
-        let text = ls_remote_tags_with(&url, &reach)
-            .await
-            .with_context(|| format!("listing the {name} release tags at {url}"))?;
+    // Both repositories are listed at once: neither answer waits for the other.
+    let listings = wanted
+        .iter()
+        .filter(|(missing, ..)| *missing)
+        .map(|&(_, repo, minor, name)| {
+            let url = mirrors.rewrite(repo);
+            let reach = &reach;
+            async move {
+                let text = ls_remote_tags_with(&url, reach)
+                    .await
+                    .with_context(|| format!("listing the {name} release tags at {url}"))?;
+                anyhow::Ok((url, text, minor, name))
+            }
+        });
+    let mut lines = Vec::new();
+    for (url, text, minor, name) in futures_util::future::try_join_all(listings).await? {
         let tags = RemoteTags::parse(&text)
             .with_context(|| format!("reading the {name} release tags from {url}"))?;
         let release = newest_release(&tags, minor).with_context(|| match minor {

@@ -5,8 +5,10 @@ use cks_pinning::sources::Source;
 use cks_pinning::sources::signing::{Signing, signing};
 use cks_signature::{Outcome, TrustedRoot, verify_blob_sha256, verify_bundle_sha256};
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
+use super::material::SignatureMaterial;
 use super::outcome::Verdicts;
 use super::settings::SignatureSettings;
 use crate::fetch::{FetchError, FetchedFile, Fetcher, FileSpec};
@@ -118,11 +120,14 @@ pub(super) fn verify(
     }
 }
 
-/// Checks every Kubernetes binary the build fetched; notes once the release assets that are
-/// not signed upstream.
+/// Checks every Kubernetes binary the build fetched, with the material `prefetched` holds
+/// for it (fetched for those it does not); notes once the release assets that are not signed
+/// upstream.
+#[allow(clippy::too_many_arguments)]
 pub(super) async fn check(
     sources: &[Source],
     fetched: &[FetchedFile],
+    prefetched: &SignatureMaterial,
     fetcher: &Fetcher,
     scratch: &Path,
     root: &TrustedRoot,
@@ -141,12 +146,32 @@ pub(super) async fn check(
             Signing::NotApplicable => {}
         }
     }
-    let found =
-        futures_util::future::join_all(signed.iter().map(|f| material(fetcher, f, scratch))).await;
+    // The material the plan fetched is checked as it came; only a file it did not fetch
+    // material for (one that came from a fallback URL) has its material fetched now.
+    let missing: Vec<&FetchedFile> = signed
+        .iter()
+        .copied()
+        .filter(|f| !prefetched.holds(&f.url))
+        .collect();
+    let late =
+        futures_util::future::join_all(missing.iter().map(|f| material(fetcher, f, scratch))).await;
+    let late: BTreeMap<&str, Result<Material, String>> =
+        missing.iter().map(|f| f.url.as_str()).zip(late).collect();
     // Material from a cache that does not verify is fetched again from upstream (past the
     // cache registry, into the content cache), which may have replaced it.
     let mut uncached: Option<Fetcher> = None;
-    for (file, found) in signed.iter().zip(found) {
+    for file in &signed {
+        let found = match prefetched
+            .get(&file.url)
+            .or_else(|| late.get(file.url.as_str()))
+        {
+            Some(Ok(found)) => Ok(found),
+            Some(Err(error)) => Err(error.clone()),
+            None => Err(format!(
+                "no signature material was fetched for {}",
+                file.url
+            )),
+        };
         let mut sha256 = [0u8; 32];
         if hex::decode_to_slice(&file.upstream_sha256, &mut sha256).is_err() {
             verdicts.unreachable(
@@ -156,7 +181,7 @@ pub(super) async fn check(
             continue;
         }
         let mut outcome = found.map(|m| {
-            let outcome = verify(&file.url, &sha256, &m, root, settings);
+            let outcome = verify(&file.url, &sha256, m, root, settings);
             (outcome, m.cached)
         });
         if let Ok((ref verdict, true)) = outcome

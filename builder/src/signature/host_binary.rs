@@ -10,7 +10,8 @@ use cks_pinning::sources::Source;
 use cks_pinning::sources::signing::{Signing, signing};
 use cks_signature::{Mode, Outcome, SignatureError};
 
-use super::files::{Material, material, material_at, verify};
+use super::files::{material as fetch_material, verify};
+use super::material::SignatureMaterial;
 use super::verifier::Verifier;
 use crate::fetch::{ChecksumStatus, FetchOptions, FetchedFile, Fetcher};
 
@@ -42,44 +43,17 @@ pub enum Cleared {
     },
 }
 
-/// The signature material of a program to run, fetched while the program downloads (see
-/// [`Verifier::fetch_before_running`]).
-#[derive(Debug, Default)]
-pub struct BeforeRunning {
-    /// The canonical URL it was fetched for, and what came.
-    fetched: Option<(String, Result<Material, String>)>,
-}
-
 impl Verifier {
-    /// Fetches the signature material of the program `source` names, from its first URL
-    /// `url`, into `scratch`, while the program itself downloads; nothing when its signature
-    /// is not checked (no trusted root, or not signed upstream).
-    pub async fn fetch_before_running(
-        &self,
-        source: &Source,
-        url: Option<&str>,
-        fetcher: &Fetcher,
-        scratch: &Path,
-    ) -> BeforeRunning {
-        let (Some(_), Signing::Kubernetes, Some(url)) = (&self.root, signing(source), url) else {
-            return BeforeRunning::default();
-        };
-        let dir = scratch.join("before-running");
-        let found = material_at(fetcher, &source.iso_path, url, &dir).await;
-        BeforeRunning {
-            fetched: Some((url.to_string(), found)),
-        }
-    }
-
     /// Whether `file` (fetched for `source`) may run here: its digest verified against the
     /// publisher's checksum or the lock, and its signature (when `source` is signed upstream
-    /// and the mode is not `off`) not refused, and verified under `require`. Signature
-    /// material is the one `early` fetched, or is fetched into `scratch`.
+    /// and the mode is not `off`) not refused, and verified under `require`. Its signature
+    /// material is the one `material` holds for the URL it came from (fetched into `scratch`
+    /// when it holds none); what it was checked with is kept there, for the signature phase.
     pub async fn check_before_running(
         &self,
         source: &Source,
         file: &FetchedFile,
-        early: BeforeRunning,
+        material: &mut SignatureMaterial,
         fetcher: &Fetcher,
         scratch: &Path,
     ) -> Result<Cleared, NotRun> {
@@ -102,30 +76,27 @@ impl Verifier {
         let mut sha256 = [0u8; 32];
         hex::decode_to_slice(&file.upstream_sha256, &mut sha256)
             .map_err(|_| refuse(format!("{:?} is not a SHA-256", file.upstream_sha256)))?;
-        let dir = scratch.join("before-running");
         // The material fetched while the program downloaded, when it is for the URL it came
-        // from.
-        let early = early.fetched.filter(|(url, _)| *url == file.url);
-        let found = match early {
-            Some((_, found)) => found,
-            None => material(fetcher, file, &dir).await,
+        // from; what it is checked with is kept for the signature phase.
+        let found = match material.take(&file.url) {
+            Some(found) => found,
+            None => fetch_material(fetcher, file, scratch).await,
         };
         let found = match found {
             Ok(found) => found,
-            Err(error) if self.settings.mode == Mode::Require => {
-                return Err(refuse(format!(
-                    "its signature could not be fetched: {error}"
-                )));
-            }
-            // The signature phase says so under `warn`.
             Err(error) => {
-                return Ok(Cleared::Unverified {
-                    reason: format!("its signature could not be fetched: {error}"),
-                });
+                let reason = format!("its signature could not be fetched: {error}");
+                material.put(&file.url, Err(error));
+                if self.settings.mode == Mode::Require {
+                    return Err(refuse(reason));
+                }
+                // The signature phase says so under `warn`.
+                return Ok(Cleared::Unverified { reason });
             }
         };
         let mut verdict = verify(&file.url, &sha256, &found, root, &self.settings);
-        if found.cached && !matches!(verdict, Outcome::Verified(_)) {
+        let mut kept = found;
+        if kept.cached && !matches!(verdict, Outcome::Verified(_)) {
             // Material from a cache may be older than upstream's: asked again, past the caches.
             for suffix in [".sig", ".cert", ".sigstore.json"] {
                 fetcher.forget_cached(&format!("{}{suffix}", file.url));
@@ -135,11 +106,13 @@ impl Verifier {
                 ..fetcher.options().clone()
             };
             if let Ok(upstream) = Fetcher::new(options)
-                && let Ok(found) = material(&upstream, file, &dir.join("upstream")).await
+                && let Ok(found) = fetch_material(&upstream, file, &scratch.join("upstream")).await
             {
                 verdict = verify(&file.url, &sha256, &found, root, &self.settings);
+                kept = found;
             }
         }
+        material.put(&file.url, Ok(kept));
         match verdict {
             Outcome::Verified(_) => Ok(Cleared::Verified),
             // A certificate and identity that verified, but no log entry proving when it was

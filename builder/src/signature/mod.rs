@@ -8,18 +8,21 @@
 //! returns what to record.
 //!
 //! Files: `settings` (the policies and their config), `verifier` (the trusted root and the
-//! check), `files`, `images`, `host_binary`, `outcome` (the verdict of each artifact under the
+//! check), `files`, `material` (the files' signature material, fetched once as the plan
+//! starts and checked from there), `images`, `host_binary`, `outcome` (the verdict of each artifact under the
 //! mode).
 
 mod files;
 mod host_binary;
 mod images;
+mod material;
 mod outcome;
 mod settings;
 mod verifier;
 
 pub use cks_signature::{Mode, Policy};
-pub use host_binary::{BeforeRunning, Cleared, NotRun};
+pub use host_binary::{Cleared, NotRun};
+pub use material::{FetchedMaterial, SignatureMaterial, Signed};
 pub use outcome::{Checked, SignatureRefusals};
 pub use settings::{
     IncompletePolicy, KUBERNETES_REGISTRY, PolicyInput, SignatureInputs, SignatureSettings,

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use cks_signature::{Mode, TrustedRoot};
 
+use super::material::SignatureMaterial;
 use super::outcome::{self, Checked, SignatureRefusals};
 use super::settings::SignatureSettings;
 use super::{files, images};
@@ -89,13 +90,16 @@ impl Verifier {
     }
 
     /// Checks every signed file of `fetched` (the plan's `sources`) and every pulled image with a
-    /// policy, fetching
-    /// the files' signature material into `scratch` (outside the ISO tree). Under `require`,
-    /// anything not verified fails with every refusal named; under `off`, nothing is fetched.
+    /// policy, each file with the signature material `material` holds for it (the plan's, see
+    /// [`Verifier::signed`]), fetching into `scratch` (outside the ISO tree) only what
+    /// it lacks. Under `require`, anything not verified fails with every refusal named; under
+    /// `off`, nothing is fetched.
+    #[allow(clippy::too_many_arguments)]
     pub async fn check(
         &self,
         sources: &[cks_pinning::sources::Source],
         fetched: &[FetchedFile],
+        material: &SignatureMaterial,
         report: &PullReport,
         fetcher: &Fetcher,
         pull: &PullOptions,
@@ -112,6 +116,7 @@ impl Verifier {
             files::check(
                 sources,
                 fetched,
+                material,
                 fetcher,
                 scratch,
                 root,
