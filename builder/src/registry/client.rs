@@ -26,7 +26,7 @@ use super::endpoint::{Endpoint, Endpoints};
 use super::error::RegistryError;
 use super::manifest::MANIFEST_ACCEPT;
 use crate::artifact::{FetchedManifest, RemoteName};
-use crate::pace::{Guard, MinRate, Pace};
+use crate::pace::{Guard, MinRate, Pace, Slow};
 use crate::progress::ProgressSink;
 use crate::retry::RetryPolicy;
 use cks_pinning::digest::Digest;
@@ -49,7 +49,7 @@ pub struct RegistryClient {
     pub(super) pace: Pace,
 }
 
-/// The longest wait for the next bytes of a body.
+/// The longest wait for an answer's headers, and for the next bytes of its body.
 const STALL: Duration = Duration::from_secs(120);
 
 enum Attempt {
@@ -370,9 +370,16 @@ impl RegistryClient {
             if from > 0 {
                 request = request.header(reqwest::header::RANGE, format!("bytes={from}-"));
             }
-            let response = match request.send().await {
-                Ok(response) => response,
-                Err(source) => {
+            let response = match tokio::time::timeout(self.pace.stall, request.send()).await {
+                Err(_) => {
+                    let error = RegistryError::Http {
+                        image: name.full.clone(),
+                        source: HttpError::slow(url, Slow::Stalled(self.pace.stall)),
+                    };
+                    return Ok(Attempt::Retry(None, error));
+                }
+                Ok(Ok(response)) => response,
+                Ok(Err(source)) => {
                     let error = RegistryError::Http {
                         image: name.full.clone(),
                         source: HttpError::from_reqwest(url, &source),
