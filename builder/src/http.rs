@@ -19,6 +19,7 @@ use std::time::{Duration, SystemTime};
 use cks_pinning::limits::{LimitKind, show_size};
 use reqwest::header::{HeaderMap, RETRY_AFTER};
 
+use crate::pace::{Guard, MinRate, Pace, Slow};
 use crate::retry::{Classify, Verdict, parse_retry_after};
 
 /// What an HTTP status means for the request that got it.
@@ -111,6 +112,16 @@ pub enum HttpError {
         /// The timeout.
         timeout: Duration,
     },
+    /// The body came slower than the `--min-rate` rule (a drip).
+    #[error("{}", crate::pace::below_rate_text(url, *got, *rule))]
+    TooSlow {
+        /// The URL requested.
+        url: String,
+        /// Bytes received in the window that fell short.
+        got: u64,
+        /// The rule.
+        rule: MinRate,
+    },
     /// The answer is larger than its kind's limit (said by `Content-Length` or found reading).
     #[error(
         "{url} sent more than the {kind} limit of {}; {}",
@@ -188,7 +199,7 @@ impl Classify for HttpError {
             HttpError::Unavailable { retry_after, .. } => Verdict::Transient {
                 retry_after: *retry_after,
             },
-            HttpError::Transport { .. } | HttpError::Stalled { .. } => {
+            HttpError::Transport { .. } | HttpError::Stalled { .. } | HttpError::TooSlow { .. } => {
                 Verdict::Transient { retry_after: None }
             }
             HttpError::Status { .. }
@@ -250,63 +261,131 @@ pub fn check_length(
     }
 }
 
+impl HttpError {
+    /// The error of a transfer from `url` that [`Guard`] ended.
+    pub fn slow(url: &str, slow: Slow) -> Self {
+        match slow {
+            Slow::Stalled(timeout) => HttpError::Stalled {
+                url: url.to_string(),
+                timeout,
+            },
+            Slow::BelowRate { got, rule } => HttpError::TooSlow {
+                url: url.to_string(),
+                got,
+                rule,
+            },
+        }
+    }
+}
+
+/// The body of an answer read piece by piece, at most `limit` bytes of input kind `kind`, each
+/// piece awaited under a [`Pace`] (the stall timeout and `--min-rate`). A body shorter than its
+/// `Content-Length` is a transport error (retried by the callers).
+pub struct Body {
+    response: reqwest::Response,
+    url: String,
+    kind: LimitKind,
+    limit: u64,
+    guard: Guard,
+    read: u64,
+    expected: Option<u64>,
+}
+
+impl Body {
+    /// The body of `response` (from `url`); a `Content-Length` above the limit fails before a
+    /// byte is read.
+    pub fn new(
+        response: reqwest::Response,
+        url: &str,
+        kind: LimitKind,
+        limit: u64,
+        pace: impl Into<Pace>,
+    ) -> Result<Self, HttpError> {
+        check_length(&response, url, kind, limit)?;
+        Ok(Body {
+            expected: response.content_length(),
+            response,
+            url: url.to_string(),
+            kind,
+            limit,
+            guard: Guard::new(pace),
+            read: 0,
+        })
+    }
+
+    /// The `Content-Length` of the answer, if it sent one.
+    pub fn expected(&self) -> Option<u64> {
+        self.expected
+    }
+
+    /// The next piece of the body, `None` at its end.
+    pub async fn chunk(&mut self) -> Result<Option<bytes::Bytes>, HttpError> {
+        let url = &self.url;
+        let chunk = match self.guard.read(self.response.chunk()).await {
+            Err(slow) => return Err(HttpError::slow(url, slow)),
+            Ok(Err(e)) => return Err(HttpError::from_reqwest(url, &e)),
+            Ok(Ok(None)) => {
+                return match self.expected {
+                    Some(n) if n != self.read => Err(HttpError::Transport {
+                        url: url.clone(),
+                        reason: format!("the body ended after {} of {n} bytes", self.read),
+                    }),
+                    _ => Ok(None),
+                };
+            }
+            Ok(Ok(Some(chunk))) => chunk,
+        };
+        if self.read + chunk.len() as u64 > self.limit {
+            return Err(HttpError::TooLarge {
+                url: url.clone(),
+                kind: self.kind,
+                limit: self.limit,
+            });
+        }
+        self.read += chunk.len() as u64;
+        self.guard
+            .count(chunk.len())
+            .map_err(|slow| HttpError::slow(url, slow))?;
+        Ok(Some(chunk))
+    }
+}
+
 /// The whole body of `response` (from `url`), at most `limit` bytes of input kind `kind`: a
 /// `Content-Length` above the limit fails before a byte is read, a body that runs past it is cut
-/// off there, and a body that stalls for `stall` fails. A body shorter than its
-/// `Content-Length` is a transport error (retried by the callers).
+/// off there, and a body that stalls or falls below the minimum rate of `pace` fails. A body
+/// shorter than its `Content-Length` is a transport error (retried by the callers).
 pub async fn read_bounded(
-    mut response: reqwest::Response,
+    response: reqwest::Response,
     url: &str,
     kind: LimitKind,
     limit: u64,
-    stall: Duration,
+    pace: impl Into<Pace>,
 ) -> Result<Vec<u8>, HttpError> {
-    check_length(&response, url, kind, limit)?;
-    let expected = response.content_length();
-    let mut body = Vec::with_capacity(expected.unwrap_or(0).min(limit) as usize);
-    loop {
-        let chunk = match tokio::time::timeout(stall, response.chunk()).await {
-            Err(_) => {
-                return Err(HttpError::Stalled {
-                    url: url.to_string(),
-                    timeout: stall,
-                });
-            }
-            Ok(Err(e)) => return Err(HttpError::from_reqwest(url, &e)),
-            Ok(Ok(None)) => break,
-            Ok(Ok(Some(chunk))) => chunk,
-        };
-        if body.len() as u64 + chunk.len() as u64 > limit {
-            return Err(HttpError::TooLarge {
-                url: url.to_string(),
-                kind,
-                limit,
-            });
-        }
-        body.extend_from_slice(&chunk);
+    let mut body = Body::new(response, url, kind, limit, pace)?;
+    let mut bytes = Vec::with_capacity(body.expected().unwrap_or(0).min(limit) as usize);
+    while let Some(chunk) = body.chunk().await? {
+        bytes.extend_from_slice(&chunk);
     }
-    if expected.is_some_and(|n| n != body.len() as u64) {
-        return Err(HttpError::Transport {
-            url: url.to_string(),
-            reason: format!(
-                "the body ended after {} of {} bytes",
-                body.len(),
-                expected.unwrap_or_default()
-            ),
-        });
-    }
-    Ok(body)
+    Ok(bytes)
 }
 
 /// At most the first `max` bytes of the body of `response` (an error answer, of which only the
-/// start is shown); the rest is never read. Empty when the body breaks or stalls.
-pub async fn read_prefix(mut response: reqwest::Response, max: usize, stall: Duration) -> Vec<u8> {
+/// start is shown); the rest is never read. Empty when the body breaks, stalls or drips.
+pub async fn read_prefix(
+    mut response: reqwest::Response,
+    max: usize,
+    pace: impl Into<Pace>,
+) -> Vec<u8> {
+    let mut guard = Guard::new(pace);
     let mut body = Vec::new();
     while body.len() < max {
-        match tokio::time::timeout(stall, response.chunk()).await {
+        match guard.read(response.chunk()).await {
             Ok(Ok(Some(chunk))) => {
                 let take = chunk.len().min(max - body.len());
                 body.extend_from_slice(&chunk[..take]);
+                if guard.count(chunk.len()).is_err() {
+                    return Vec::new();
+                }
             }
             Ok(Ok(None)) => break,
             Err(_) | Ok(Err(_)) => return Vec::new(),

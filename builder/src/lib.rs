@@ -77,6 +77,7 @@ pub mod git;
 pub mod http;
 pub mod inspect;
 pub mod iso;
+pub mod pace;
 pub mod pipeline;
 pub mod progress;
 pub mod published;

@@ -285,12 +285,14 @@ fn a_git_server_sending_200_mb_of_packets_is_cut_off() {
 fn a_git_server_sending_endless_packets_is_cut_off_at_the_git_limit() {
     let upstream = DemoUpstream::start(&DemoConfig::default()).expect("demo upstream");
     let path = "/endless/autoscaler.git/info/refs";
+    // Well-formed dumb `info/refs` lines: the listing reads each line as it arrives and refuses
+    // a malformed one at once, so only an endless answer of good lines runs into the limit.
     upstream.file_server().always(
         path,
         Fault::Flood {
             status: 200,
             length: None,
-            fill: b"003e0123456789012345678901234567890123456789 refs/tags/v1.0.0\n",
+            fill: b"0123456789012345678901234567890123456789\trefs/tags/v1.0.0\n",
         },
     );
     let repo = upstream.file_server().url("/endless/autoscaler.git");

@@ -47,6 +47,7 @@ mod ls_remote;
 mod ls_remote_limits;
 mod ls_remote_resolve;
 mod manifest_attacks;
+mod min_rate;
 mod output_lock;
 mod pull_auth;
 mod pull_cache_dir;

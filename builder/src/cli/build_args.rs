@@ -130,6 +130,11 @@ pub struct BuildArgs {
     /// `layers=2000` (repeatable; kinds: manifest, checksum, answer, oci, git, layers, file).
     #[arg(long = "limit", value_name = "KIND=SIZE")]
     pub limits: Vec<String>,
+    /// End a transfer (a download, an image pull, a git listing) that brings fewer than BYTES
+    /// in WINDOW seconds, as a server dripping a byte at a time does; a slower link needs a
+    /// lower rule, `0` turns it off [default: 60KiB/60s, about 1 KiB/s].
+    #[arg(long, value_name = "BYTES/WINDOW")]
+    pub min_rate: Option<String>,
     /// A TOML file holding any of these inputs (kebab-case keys, e.g. `kubernetes-version`).
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
@@ -206,6 +211,7 @@ impl BuildArgs {
                 ..SignatureInputs::default()
             },
             limits: limit_inputs(&self.limits),
+            min_rate: self.min_rate.clone(),
         }
     }
 }

@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use anyhow::Context;
+use cks_builder::pace::MinRate;
 use cks_builder::progress::NoProgress;
 use cks_builder::registry::{
     Arch, CredentialStore, ImageRequest, PullOptions, default_docker_config, pull_images,
@@ -50,6 +51,16 @@ pub struct Args {
     /// (repeatable; as `cks-iso build --limit`).
     #[arg(long = "limit", value_name = "KIND=SIZE")]
     pub limits: Vec<String>,
+    /// End a transfer (a manifest or a blob) that brings fewer than BYTES
+    /// in WINDOW seconds, as a server dripping a byte at a time does; a slower link needs a
+    /// lower rule, `0` turns it off [default: 60KiB/60s, about 1 KiB/s].
+    #[arg(
+        long,
+        value_name = "BYTES/WINDOW",
+        default_value = "60KiB/60s",
+        hide_default_value = true
+    )]
+    pub min_rate: MinRate,
     /// Images to pull, e.g. `registry.k8s.io/pause:3.10`.
     #[arg(value_name = "REF", required = true)]
     pub refs: Vec<String>,
@@ -81,6 +92,7 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
         .map(|dir| dir.join("blobs"))
         .or(args.blob_cache);
     options.credentials = credentials(args.docker_config)?;
+    options.min_rate = args.min_rate;
     for limit in &args.limits {
         options
             .limits

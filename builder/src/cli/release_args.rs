@@ -157,6 +157,10 @@ pub struct Args {
         help_heading = "Build inputs"
     )]
     pub limits: Vec<String>,
+    /// End a transfer that brings fewer than BYTES in WINDOW seconds (a drip); `0` turns it
+    /// off [default: 60KiB/60s].
+    #[arg(long, value_name = "BYTES/WINDOW", help_heading = "Build inputs")]
+    pub min_rate: Option<String>,
 }
 
 impl Args {
@@ -193,6 +197,7 @@ impl Args {
                 ..SignatureInputs::default()
             },
             limits: super::build_args::limit_inputs(&self.limits),
+            min_rate: self.min_rate.clone(),
             ..Inputs::default()
         }
     }

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use cks_builder::fetch::{Mirror, Mirrors};
+use cks_builder::pace::MinRate;
 use cks_builder::pipeline::{Reach, Releases, TagSource, resolve_releases};
 use cks_pinning::image::ImageRef;
 use cks_pinning::version::KubeVersion;
@@ -47,6 +48,16 @@ pub struct Args {
     /// e.g. `https://github.com/kubernetes/autoscaler.git=http://mirror/autoscaler.git`.
     #[arg(long = "mirror", value_name = "UPSTREAM=MIRROR")]
     mirrors: Vec<String>,
+    /// End a transfer (the tag listing) that brings fewer than BYTES
+    /// in WINDOW seconds, as a server dripping a byte at a time does; a slower link needs a
+    /// lower rule, `0` turns it off [default: 60KiB/60s, about 1 KiB/s].
+    #[arg(
+        long,
+        value_name = "BYTES/WINDOW",
+        default_value = "60KiB/60s",
+        hide_default_value = true
+    )]
+    min_rate: MinRate,
     /// Print one JSON object instead of `key: value` lines.
     #[arg(long)]
     json: bool,
@@ -123,10 +134,11 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
         .iter()
         .map(|m| m.parse::<Mirror>().with_context(|| format!("--mirror {m}")))
         .collect::<anyhow::Result<Mirrors>>()?;
-    let reach = Reach {
+    let mut reach = Reach {
         mirrors,
         ..Reach::default()
     };
+    reach.client.min_rate = args.min_rate;
     let kubernetes = args.kubernetes_version;
     let releases = resolve_releases(
         &kubernetes,

@@ -12,11 +12,11 @@ impl Fetcher {
     /// `answer` limit; also the URL actually requested, for errors.
     pub async fn read_answer(&self, url: &str) -> Result<(String, Vec<u8>), FetchError> {
         let used = self.options.mirrors.rewrite(url);
-        let stall = self.options.client.stall_timeout;
+        let pace = self.options.client.pace();
         let limit = self.options.client.limits.get(LimitKind::Answer);
-        let response = request(&self.client, &used, stall).await?;
+        let response = request(&self.client, &used, pace.stall).await?;
         let body =
-            crate::http::read_bounded(response, &used, LimitKind::Answer, limit, stall).await?;
+            crate::http::read_bounded(response, &used, LimitKind::Answer, limit, pace).await?;
         Ok((used, body))
     }
 }

@@ -8,6 +8,7 @@ use cks_pinning::limits::Limits;
 use serde::{Deserialize, Serialize};
 
 use super::error::FetchError;
+use crate::pace::{MinRate, Pace};
 
 /// How the HTTP client connects.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -16,6 +17,9 @@ pub struct ClientOptions {
     pub connect_timeout: Duration,
     /// The longest wait for the next byte (of the headers or the body) before the attempt fails.
     pub stall_timeout: Duration,
+    /// The fewest bytes every window of a body must bring (`--min-rate`).
+    #[serde(default)]
+    pub min_rate: MinRate,
     /// PEM files whose certificates are trusted in addition to the system roots.
     pub ca_files: Vec<PathBuf>,
     /// How much is read of each kind of answer (`--limit`).
@@ -28,6 +32,7 @@ impl Default for ClientOptions {
         ClientOptions {
             connect_timeout: Duration::from_secs(15),
             stall_timeout: Duration::from_secs(30),
+            min_rate: MinRate::default(),
             ca_files: Vec::new(),
             limits: Limits::default(),
         }
@@ -35,6 +40,14 @@ impl Default for ClientOptions {
 }
 
 impl ClientOptions {
+    /// The stall timeout and the minimum rate every body is read under.
+    pub fn pace(&self) -> Pace {
+        Pace {
+            stall: self.stall_timeout,
+            min_rate: self.min_rate,
+        }
+    }
+
     /// Builds the reqwest client. The CA files are read here and added as roots, so they work
     /// whatever `SSL_CERT_FILE` says.
     pub fn build(&self) -> Result<reqwest::Client, FetchError> {

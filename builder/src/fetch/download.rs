@@ -168,12 +168,13 @@ impl Fetcher {
             expected,
             resume,
         } = candidate;
-        let stall = self.options.client.stall_timeout;
+        let pace = self.options.client.pace();
+        let stall = pace.stall;
         let kind = LimitKind::of_file(dest_name);
         let target = BodyTarget {
             dir,
             dest_name,
-            stall,
+            pace,
             limit: (kind, self.options.client.limits.get(kind)),
         };
         let response = request_rest(&self.client, used, stall, resume).await?;
@@ -215,9 +216,9 @@ impl Fetcher {
             Checksum::List { url } => url.clone(),
         };
         let used = self.options.mirrors.rewrite(&list_url);
-        let stall = self.options.client.stall_timeout;
+        let pace = self.options.client.pace();
         let limit = self.options.client.limits.get(LimitKind::Checksum);
-        let text = get_text(&self.client, &used, stall, limit)
+        let text = get_text(&self.client, &used, pace, limit)
             .await
             .map_err(|e| match e {
                 FetchError::NotFound { .. } => FetchError::ChecksumFile {

@@ -7,6 +7,7 @@ use cks_pinning::limits::LimitKind;
 use std::time::Duration;
 
 use super::error::FetchError;
+use crate::pace::Pace;
 
 /// Bytes on disk under a temporary name (removed on drop unless persisted), with their digest.
 #[derive(Debug)]
@@ -45,11 +46,11 @@ pub async fn request(
 pub async fn get_text(
     client: &super::client::MirrorClient,
     url: &str,
-    stall: Duration,
+    pace: Pace,
     limit: u64,
 ) -> Result<String, FetchError> {
-    let response = request(client, url, stall).await?;
-    let body = crate::http::read_bounded(response, url, LimitKind::Checksum, limit, stall).await?;
+    let response = request(client, url, pace.stall).await?;
+    let body = crate::http::read_bounded(response, url, LimitKind::Checksum, limit, pace).await?;
     String::from_utf8(body).map_err(|_| FetchError::ChecksumFile {
         url: url.to_string(),
         reason: "it is not UTF-8 text".to_string(),

@@ -9,6 +9,8 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use crate::digest::Sha256Count;
+use crate::http::HttpError;
+use crate::pace::{Guard, Pace, Slow};
 use cks_pinning::limits::LimitKind;
 use tokio::io::AsyncWriteExt;
 
@@ -88,8 +90,8 @@ pub struct BodyTarget<'a> {
     pub dir: &'a Path,
     /// The destination's file name, which the temporary file is named after.
     pub dest_name: &'a str,
-    /// The longest wait for the next bytes.
-    pub stall: Duration,
+    /// The longest wait for the next bytes, and the minimum rate.
+    pub pace: Pace,
     /// The size limit, and which one it is.
     pub limit: (LimitKind, u64),
 }
@@ -109,9 +111,10 @@ pub async fn stream_resuming(
     let &BodyTarget {
         dir,
         dest_name,
-        stall,
+        pace,
         limit: (kind, limit),
     } = target;
+    let mut guard = Guard::new(pace);
     let too_large = || {
         FetchError::Http(crate::http::HttpError::TooLarge {
             url: url.to_string(),
@@ -166,14 +169,15 @@ pub async fn stream_resuming(
         progress.on_start(name, expected);
     }
     let broken = loop {
-        let chunk = match tokio::time::timeout(stall, response.chunk()).await {
-            Err(_) => {
+        let chunk = match guard.read(response.chunk()).await {
+            Err(Slow::Stalled(timeout)) => {
                 break FetchError::Stalled {
                     url: url.to_string(),
-                    timeout: stall,
+                    timeout,
                     received: partial.received,
                 };
             }
+            Err(slow) => break FetchError::Http(HttpError::slow(url, slow)),
             Ok(Err(e)) => {
                 break match expected {
                     Some(expected) if partial.received < expected => FetchError::Truncated {
@@ -214,6 +218,9 @@ pub async fn stream_resuming(
         partial.hasher.update(&chunk);
         partial.received += chunk.len() as u64;
         progress.on_bytes(name, chunk.len() as u64);
+        if let Err(slow) = guard.count(chunk.len()) {
+            break FetchError::Http(HttpError::slow(url, slow));
+        }
     };
     if file.flush().await.is_ok() {
         resume.keep(partial);

@@ -6,12 +6,13 @@ use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
+use super::answer::{Advertisement, Framer, LsRefs, Parser, Step};
 use super::error::GitError;
 use super::http::read_error;
-use super::pktline::{self, Packet, decode};
-use super::refs::{
-    Advertisement, RemoteRef, ls_refs_request, parse_advertisement, parse_ls_refs, tags_only,
-};
+use super::pktline;
+use super::refs::{ReadError, TagText, ls_refs_request};
+use crate::http::HttpError;
+use crate::pace::{Guard, Pace, Slow};
 
 /// A `git://host[:port]/path` URL, taken apart.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,55 +44,60 @@ impl DaemonUrl {
 
 struct Reader {
     stream: TcpStream,
-    buf: Vec<u8>,
+    framer: Framer,
     url: String,
-    stall: Duration,
+    guard: Guard,
     /// Bytes read so far, and the most that may be.
     read: u64,
     limit: u64,
 }
 
 impl Reader {
-    /// Packets up to and including the next flush (fewer when the connection ends first).
-    async fn until_flush(&mut self) -> Result<Vec<Packet>, GitError> {
-        let mut packets = Vec::new();
+    /// Reads one answer into `parser`, up to its closing flush.
+    async fn answer(&mut self, parser: &mut impl Parser) -> Result<(), GitError> {
+        let url = self.url.as_str();
+        if self
+            .framer
+            .feed(&[], parser)
+            .map_err(|e| read_error(url, e))?
+            == Step::Done
+        {
+            return Ok(());
+        }
+        let mut chunk = vec![0u8; 16 * 1024];
         loop {
-            while let Some((packet, used)) =
-                decode(&self.buf).map_err(|reason| GitError::Protocol {
-                    url: self.url.clone(),
-                    reason,
-                })?
-            {
-                self.buf.drain(..used);
-                let flush = packet == Packet::Flush;
-                packets.push(packet);
-                if flush {
-                    return Ok(packets);
-                }
-            }
-            let mut chunk = [0u8; 16 * 1024];
-            let n = match tokio::time::timeout(self.stall, self.stream.read(&mut chunk)).await {
-                Err(_) => {
+            let n = match self.guard.read(self.stream.read(&mut chunk)).await {
+                Err(Slow::Stalled(timeout)) => {
                     return Err(GitError::Stalled {
-                        url: self.url.clone(),
-                        timeout: self.stall,
+                        url: url.to_string(),
+                        timeout,
                     });
                 }
-                Ok(Err(e)) => return Err(GitError::io(&self.url, &e)),
+                Err(slow) => return Err(GitError::Http(HttpError::slow(url, slow))),
+                Ok(Err(e)) => return Err(GitError::io(url, &e)),
                 Ok(Ok(n)) => n,
             };
             if n == 0 {
-                return Ok(packets);
+                return Err(read_error(url, ReadError::Truncated));
             }
             self.read += n as u64;
             if self.read > self.limit {
-                return Err(GitError::Http(crate::http::HttpError::TooLarge {
-                    url: self.url.clone(),
+                return Err(GitError::Http(HttpError::TooLarge {
+                    url: url.to_string(),
                     kind: cks_pinning::limits::LimitKind::Git,
                     limit: self.limit,
                 }));
             }
-            self.buf.extend_from_slice(&chunk[..n]);
+            self.guard
+                .count(n)
+                .map_err(|slow| GitError::Http(HttpError::slow(url, slow)))?;
+            let step = self
+                .framer
+                .feed(&chunk[..n], parser)
+                .map_err(|e| read_error(url, e))?;
+            if step == Step::Done {
+                return Ok(());
+            }
         }
     }
 
@@ -103,14 +109,14 @@ impl Reader {
     }
 }
 
-/// Lists the tags of the repository at `remote`.
+/// Lists the tags of the repository at `remote`, as `git ls-remote --tags` prints them.
 pub async fn list(
     remote: &DaemonUrl,
     url: &str,
     connect_timeout: Duration,
-    stall: Duration,
+    pace: Pace,
     limit: u64,
-) -> Result<Vec<RemoteRef>, GitError> {
+) -> Result<TagText, GitError> {
     let address = (remote.host.as_str(), remote.port);
     let stream = match tokio::time::timeout(connect_timeout, TcpStream::connect(address)).await {
         Err(_) => {
@@ -124,9 +130,9 @@ pub async fn list(
     };
     let mut reader = Reader {
         stream,
-        buf: Vec::new(),
+        framer: Framer::default(),
         url: url.to_string(),
-        stall,
+        guard: Guard::new(pace),
         read: 0,
         limit,
     };
@@ -140,21 +146,18 @@ pub async fn list(
         remote.path
     );
     reader.write(&pktline::data(hello.as_bytes())).await?;
-    let first = reader.until_flush().await?;
-    match parse_advertisement(&first).map_err(|e| read_error(url, e))? {
-        Advertisement::V0 { refs } => {
-            // No wants: end the conversation politely.
-            let _ = reader.write(pktline::FLUSH).await;
-            Ok(tags_only(refs))
-        }
-        Advertisement::V2 { capabilities } => {
-            reader.write(&ls_refs_request(&capabilities)).await?;
-            let answer = reader.until_flush().await?;
-            parse_ls_refs(&answer)
-                .map(tags_only)
-                .map_err(|e| read_error(url, e))
-        }
+    let mut tags = TagText::default();
+    let mut advertisement = Advertisement::new(&mut tags);
+    reader.answer(&mut advertisement).await?;
+    if !advertisement.is_v2() {
+        // No wants: end the conversation politely.
+        let _ = reader.write(pktline::FLUSH).await;
+        return Ok(tags);
     }
+    let request = ls_refs_request(advertisement.object_format.as_deref());
+    reader.write(&request).await?;
+    reader.answer(&mut LsRefs::new(&mut tags)).await?;
+    Ok(tags)
 }
 
 #[cfg(test)]

@@ -1,16 +1,14 @@
 //! Smart HTTP(S): `GET info/refs?service=git-upload-pack` asking for protocol v2, then `POST
-//! git-upload-pack` with `ls-refs`; a v0 advertisement or a dumb `info/refs` file is read as is.
-
-use std::time::Duration;
+//! git-upload-pack` with `ls-refs`; a v0 advertisement or a dumb `info/refs` file is read as is. Each answer is read
+//! as it arrives (see [`super::answer`]), never held whole.
 
 use cks_pinning::limits::LimitKind;
 
+use super::answer::{Advertisement, DumbRefs, Framer, LsRefs, Parser, Step};
 use super::error::GitError;
-use super::pktline::decode_all;
-use super::refs::{
-    Advertisement, ReadError, RemoteRef, ls_refs_request, parse_advertisement, parse_dumb,
-    parse_ls_refs, tags_only,
-};
+use super::refs::{ReadError, TagText, ls_refs_request};
+use crate::http::Body;
+use crate::pace::Pace;
 
 /// Maps a read error of the answer from `url`.
 pub fn read_error(url: &str, error: ReadError) -> GitError {
@@ -29,51 +27,61 @@ pub fn read_error(url: &str, error: ReadError) -> GitError {
     }
 }
 
-/// Decodes a complete pkt-line body from `url`.
-fn packets(url: &str, body: &[u8]) -> Result<Vec<super::pktline::Packet>, GitError> {
-    decode_all(body).map_err(|reason| {
-        if reason == "truncated" {
-            read_error(url, ReadError::Truncated)
-        } else {
-            read_error(url, ReadError::Malformed(reason))
-        }
-    })
-}
-
 async fn send(
     request: reqwest::RequestBuilder,
     url: &str,
-    stall: Duration,
+    pace: Pace,
 ) -> Result<reqwest::Response, GitError> {
-    crate::http::send(request, url, stall)
+    crate::http::send(request, url, pace.stall)
         .await
         .map_err(GitError::from)
 }
 
-async fn body(
+/// Reads one pkt-line answer from `url` into `parser` as it arrives, up to its closing flush.
+async fn answer(
     response: reqwest::Response,
     url: &str,
-    stall: Duration,
+    pace: Pace,
     limit: u64,
-) -> Result<Vec<u8>, GitError> {
-    crate::http::read_bounded(response, url, LimitKind::Git, limit, stall)
-        .await
-        .map_err(GitError::from)
+    parser: &mut impl Parser,
+) -> Result<(), GitError> {
+    let mut body = Body::new(response, url, LimitKind::Git, limit, pace)?;
+    let mut framer = Framer::default();
+    while let Some(chunk) = body.chunk().await? {
+        if framer
+            .feed(&chunk, parser)
+            .map_err(|e| read_error(url, e))?
+            == Step::Done
+        {
+            return Ok(());
+        }
+    }
+    Err(read_error(url, ReadError::Truncated))
 }
 
-/// Lists the tags of the repository at the http(s) `url`.
+/// Reads a dumb `info/refs` file from `url` line by line.
+async fn dumb(mut body: Body, url: &str, tags: &mut TagText) -> Result<(), GitError> {
+    let mut lines = DumbRefs::new(tags);
+    while let Some(chunk) = body.chunk().await? {
+        lines.feed(&chunk).map_err(|e| read_error(url, e))?;
+    }
+    lines.finish().map_err(|e| read_error(url, e))
+}
+
+/// Lists the tags of the repository at the http(s) `url`, as `git ls-remote --tags` prints
+/// them.
 pub async fn list(
     client: &reqwest::Client,
     url: &str,
-    stall: Duration,
+    pace: Pace,
     limit: u64,
-) -> Result<Vec<RemoteRef>, GitError> {
+) -> Result<TagText, GitError> {
     let base = url.trim_end_matches('/');
     let info = format!("{base}/info/refs?service=git-upload-pack");
     let response = send(
         client.get(&info).header("Git-Protocol", "version=2"),
         &info,
-        stall,
+        pace,
     )
     .await?;
     let smart = response
@@ -81,22 +89,17 @@ pub async fn list(
         .get(reqwest::header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.starts_with("application/x-git-upload-pack-advertisement"));
-    let advertised = body(response, &info, stall, limit).await?;
+    let mut tags = TagText::default();
     if !smart {
-        let text = String::from_utf8(advertised).map_err(|_| GitError::Protocol {
-            url: info.clone(),
-            reason: "info/refs is neither a smart advertisement nor text".to_string(),
-        })?;
-        return parse_dumb(&text)
-            .map(tags_only)
-            .map_err(|e| read_error(&info, e));
+        let body = Body::new(response, &info, LimitKind::Git, limit, pace)?;
+        dumb(body, &info, &mut tags).await?;
+        return Ok(tags);
     }
-    let capabilities = match parse_advertisement(&packets(&info, &advertised)?)
-        .map_err(|e| read_error(&info, e))?
-    {
-        Advertisement::V0 { refs } => return Ok(tags_only(refs)),
-        Advertisement::V2 { capabilities } => capabilities,
-    };
+    let mut advertisement = Advertisement::new(&mut tags);
+    answer(response, &info, pace, limit, &mut advertisement).await?;
+    if !advertisement.is_v2() {
+        return Ok(tags);
+    }
     let post = format!("{base}/git-upload-pack");
     let request = client
         .post(&post)
@@ -109,10 +112,8 @@ pub async fn list(
             reqwest::header::ACCEPT,
             "application/x-git-upload-pack-result",
         )
-        .body(ls_refs_request(&capabilities));
-    let response = send(request, &post, stall).await?;
-    let answer = body(response, &post, stall, limit).await?;
-    parse_ls_refs(&packets(&post, &answer)?)
-        .map(tags_only)
-        .map_err(|e| read_error(&post, e))
+        .body(ls_refs_request(advertisement.object_format.as_deref()));
+    let response = send(request, &post, pace).await?;
+    answer(response, &post, pace, limit, &mut LsRefs::new(&mut tags)).await?;
+    Ok(tags)
 }

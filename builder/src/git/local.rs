@@ -6,12 +6,10 @@ use std::process::Stdio;
 
 use tokio::io::AsyncWriteExt;
 
+use super::answer::{Advertisement, Framer, LsRefs, Parser, Step};
 use super::error::GitError;
 use super::http::read_error;
-use super::pktline::decode_all;
-use super::refs::{
-    Advertisement, RemoteRef, ls_refs_request, parse_advertisement, parse_ls_refs, tags_only,
-};
+use super::refs::{ReadError, TagText, ls_refs_request};
 
 async fn upload_pack(
     path: &Path,
@@ -56,24 +54,26 @@ async fn upload_pack(
     Ok(output.stdout)
 }
 
-/// Lists the tags of the local repository at `path`.
-pub async fn list(path: &Path, url: &str) -> Result<Vec<RemoteRef>, GitError> {
-    let advertised = upload_pack(path, url, true, b"").await?;
-    let packets = decode_all(&advertised).map_err(|reason| GitError::Protocol {
-        url: url.to_string(),
-        reason,
-    })?;
-    match parse_advertisement(&packets).map_err(|e| read_error(url, e))? {
-        Advertisement::V0 { refs } => Ok(tags_only(refs)),
-        Advertisement::V2 { capabilities } => {
-            let answer = upload_pack(path, url, false, &ls_refs_request(&capabilities)).await?;
-            let packets = decode_all(&answer).map_err(|reason| GitError::Protocol {
-                url: url.to_string(),
-                reason,
-            })?;
-            parse_ls_refs(&packets)
-                .map(tags_only)
-                .map_err(|e| read_error(url, e))
-        }
+/// Reads the whole `answer` of `git upload-pack` into `parser`.
+fn read(answer: &[u8], url: &str, parser: &mut impl Parser) -> Result<(), GitError> {
+    match Framer::default().feed(answer, parser) {
+        Ok(Step::Done) => Ok(()),
+        Ok(Step::More) => Err(read_error(url, ReadError::Truncated)),
+        Err(e) => Err(read_error(url, e)),
     }
+}
+
+/// Lists the tags of the local repository at `path`, as `git ls-remote --tags` prints them.
+pub async fn list(path: &Path, url: &str) -> Result<TagText, GitError> {
+    let advertised = upload_pack(path, url, true, b"").await?;
+    let mut tags = TagText::default();
+    let mut advertisement = Advertisement::new(&mut tags);
+    read(&advertised, url, &mut advertisement)?;
+    drop(advertised);
+    if advertisement.is_v2() {
+        let request = ls_refs_request(advertisement.object_format.as_deref());
+        let answer = upload_pack(path, url, false, &request).await?;
+        read(&answer, url, &mut LsRefs::new(&mut tags))?;
+    }
+    Ok(tags)
 }

@@ -10,6 +10,7 @@
 //! # Ok(()) }
 //! ```
 
+mod answer;
 mod daemon;
 mod error;
 mod http;
@@ -23,7 +24,7 @@ use anyhow::Context;
 
 pub use daemon::DaemonUrl;
 pub use error::GitError;
-pub use refs::{RemoteRef, format_ls_remote};
+pub use refs::{RemoteRef, format_ls_remote, parse_dumb};
 
 use crate::fetch::ClientOptions;
 use crate::retry::RetryPolicy;
@@ -31,7 +32,8 @@ use crate::retry::RetryPolicy;
 /// How remotes are reached.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct LsRemoteOptions {
-    /// Timeouts and extra CA certificates (for https:// and, for the timeouts, git://).
+    /// Timeouts, the minimum rate and extra CA certificates (for https:// and, for the
+    /// timeouts and the rate, git://).
     pub client: ClientOptions,
     /// How transient failures are retried.
     pub retry: RetryPolicy,
@@ -68,11 +70,7 @@ fn classify(url: &str) -> Result<Remote, GitError> {
 /// The tags of the remote at `url`, in the server's order, annotated ones with their peeled
 /// object.
 pub async fn list_tags(url: &str, options: &LsRemoteOptions) -> Result<Vec<RemoteRef>, GitError> {
-    let client = match classify(url)? {
-        Remote::Http => Some(options.client.build()?),
-        _ => None,
-    };
-    list_tags_using(client.as_ref(), url, options).await
+    list_tags_using(None, url, options).await
 }
 
 /// Like [`list_tags`], reusing `client` for http(s) remotes (a [`crate::fetch::Fetcher`]'s, say)
@@ -83,6 +81,17 @@ pub async fn list_tags_using(
     url: &str,
     options: &LsRemoteOptions,
 ) -> Result<Vec<RemoteRef>, GitError> {
+    let text = ls_remote_tags_using(client, url, options).await?;
+    parse_dumb(&text).map_err(|e| http::read_error(url, e))
+}
+
+/// The tags of the remote at `url` as `git ls-remote --tags` prints them, read as the answer
+/// arrives: besides one read and one packet, only the tags are held (see [`answer`]).
+pub async fn ls_remote_tags_using(
+    client: Option<&reqwest::Client>,
+    url: &str,
+    options: &LsRemoteOptions,
+) -> Result<String, GitError> {
     let remote = classify(url)?;
     let built;
     let client = match (&remote, client) {
@@ -92,7 +101,7 @@ pub async fn list_tags_using(
         }
         (_, client) => client,
     };
-    let stall = options.client.stall_timeout;
+    let pace = options.client.pace();
     let git_limit = options
         .client
         .limits
@@ -101,16 +110,9 @@ pub async fn list_tags_using(
         .retry
         .run(|_| async {
             match (&remote, client) {
-                (Remote::Http, Some(client)) => http::list(client, url, stall, git_limit).await,
+                (Remote::Http, Some(client)) => http::list(client, url, pace, git_limit).await,
                 (Remote::Daemon(daemon), _) => {
-                    daemon::list(
-                        daemon,
-                        url,
-                        options.client.connect_timeout,
-                        stall,
-                        git_limit,
-                    )
-                    .await
+                    daemon::list(daemon, url, options.client.connect_timeout, pace, git_limit).await
                 }
                 (Remote::Local(path), _) => local::list(path, url).await,
                 (Remote::Http, None) => Err(GitError::UnsupportedUrl {
@@ -120,13 +122,13 @@ pub async fn list_tags_using(
         })
         .await;
     outcome
-        .map(|done| done.value)
+        .map(|done| done.value.into_text())
         .map_err(|failed| failed.value)
 }
 
 /// Like [`ls_remote_tags`], with explicit options and a typed error.
 pub async fn ls_remote_tags_with(url: &str, options: &LsRemoteOptions) -> Result<String, GitError> {
-    Ok(format_ls_remote(&list_tags(url, options).await?))
+    ls_remote_tags_using(None, url, options).await
 }
 
 /// Lists the tags of the remote at `url` (smart HTTP(S), `git://` or a local path) as

@@ -7,9 +7,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use cks_pinning::arch::Arch;
-use cks_pinning::headlamp::HeadlampVersion;
 use cks_pinning::limits::Limits;
-use cks_pinning::node_contract::Target;
 use cks_pinning::release::ReleaseVersion;
 use cks_pinning::sources::urls::AUTOSCALER_REPO;
 use cks_pinning::tool_release::ETCD_FROM_KUBEADM;
@@ -17,13 +15,16 @@ use cks_pinning::version::KubeVersion;
 
 mod dashboards;
 mod error;
+mod resolved;
 mod url_logins;
 use dashboards::Dashboards;
 pub use error::OptionsError;
+pub use resolved::Options;
 use url_logins::{MIRROR_LOGIN, no_password};
 
 use crate::fetch::{Mirror, Mirrors};
-use crate::signature::{SignatureInputs, SignatureSettings};
+use crate::pace::{MinRate, MinRateError};
+use crate::signature::SignatureInputs;
 
 /// Every input a build may take; each is optional here so that flags, environment and config
 /// can each supply some. The TOML config file has exactly these keys, each the name of its
@@ -93,6 +94,9 @@ pub struct Inputs {
     pub source_date_epoch: Option<i64>,
     /// Signature checks: the `[signatures]` table (mode, trusted root, policies).
     pub signatures: SignatureInputs,
+    /// The fewest bytes every window of a transfer must bring, `BYTES/WINDOW` (`--min-rate`,
+    /// default `60KiB/60s`; `0` turns the rule off).
+    pub min_rate: Option<String>,
     /// Size limits: the `[limit]` table, `KIND = "SIZE"` (or a number), as `--limit KIND=SIZE`.
     #[serde(rename = "limit", alias = "limits")]
     pub limits: BTreeMap<String, LimitInput>,
@@ -206,6 +210,7 @@ impl Inputs {
             strict_platforms: self.strict_platforms.or(lower.strict_platforms),
             source_date_epoch: self.source_date_epoch.or(lower.source_date_epoch),
             signatures: self.signatures.over(lower.signatures),
+            min_rate: self.min_rate.or(lower.min_rate),
             limits: {
                 let mut limits = lower.limits;
                 limits.extend(self.limits);
@@ -369,6 +374,16 @@ impl Inputs {
                 expected: e.to_string(),
             })?;
         }
+        let min_rate = match &self.min_rate {
+            None => MinRate::default(),
+            Some(text) => text
+                .parse()
+                .map_err(|e: MinRateError| OptionsError::Invalid {
+                    input: "--min-rate (or min-rate in the config)".into(),
+                    value: text.clone(),
+                    expected: e.to_string(),
+                })?,
+        };
         Ok(Options {
             output_path: need(self.output_path, "OUTPUT_PATH (--output-path)", "./out")?,
             kubernetes_version,
@@ -404,6 +419,7 @@ impl Inputs {
             source_date_epoch: self.source_date_epoch,
             signatures,
             limits,
+            min_rate,
         })
     }
 }
@@ -415,86 +431,6 @@ fn release_version(value: String, input: &str) -> Result<ReleaseVersion, Options
         value,
         expected: "expected a release version such as 1.6.2 or v1.6.2".into(),
     })
-}
-
-/// The complete inputs of one build.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub struct Options {
-    /// Folder the ISO is written to.
-    pub output_path: PathBuf,
-    /// Kubernetes version.
-    pub kubernetes_version: KubeVersion,
-    /// CNI plugins version.
-    pub cni_version: ReleaseVersion,
-    /// crictl version.
-    pub crictl_version: ReleaseVersion,
-    /// URL or local path of the network manifest.
-    pub network_yaml: String,
-    /// URL or local path of the dashboard manifest, when the legacy dashboard is bundled.
-    pub dashboard_yaml: Option<String>,
-    /// The Headlamp release, when Headlamp is bundled.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub headlamp: Option<HeadlampVersion>,
-    /// The CloudStack lines the ISO must fit.
-    #[serde(default)]
-    pub cloudstack: Target,
-    /// The ISO's base name.
-    pub build_name: String,
-    /// Target architecture.
-    pub arch: Arch,
-    /// etcd version to bundle, if any.
-    pub etcd_version: Option<ReleaseVersion>,
-    /// etcd is bundled in the version the release's kubeadm names (`--etcd-version kubeadm`),
-    /// learnt when kubeadm lists its images.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub etcd_from_kubeadm: bool,
-    /// CloudStack CSI driver release.
-    pub csi_version: ReleaseVersion,
-    /// Autoscaler release override.
-    pub autoscaler_version: Option<String>,
-    /// CCM tag override.
-    pub ccm_version: Option<String>,
-    /// Where the autoscaler's tags are listed.
-    pub autoscaler_repo: String,
-    /// File download mirrors.
-    pub mirrors: Mirrors,
-    /// Registry mirrors.
-    pub registry_mirrors: Vec<String>,
-    /// Plain-HTTP registries.
-    pub insecure_registries: Vec<String>,
-    /// Extra CA certificates.
-    pub ca_file: Option<PathBuf>,
-    /// Content cache folder.
-    pub cache_dir: Option<PathBuf>,
-    /// Shared content cache registry repository.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cache_registry: Option<String>,
-    /// Transfers at a time.
-    pub concurrency: usize,
-    /// ISO volume identifier.
-    pub volume_id: String,
-    /// Fail on images for another platform.
-    pub strict_platforms: bool,
-    /// Fixed timestamps for the ISO.
-    pub source_date_epoch: Option<i64>,
-    /// How upstream signatures are checked.
-    #[serde(default)]
-    pub signatures: SignatureSettings,
-    /// How much is read of each kind of input (`--limit`, `[limit]`).
-    #[serde(skip)]
-    pub limits: Limits,
-}
-
-impl Options {
-    /// The ISO's path: `<output>/<build name>-<x86_64|aarch64>.iso`, as the script names it.
-    pub fn iso_path(&self) -> PathBuf {
-        self.output_path.join(format!(
-            "{}-{}.iso",
-            self.build_name,
-            self.arch.iso_suffix()
-        ))
-    }
 }
 
 #[cfg(test)]

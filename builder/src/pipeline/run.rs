@@ -179,6 +179,7 @@ pub fn fetch_options(options: &Options) -> Result<FetchOptions> {
         client: ClientOptions {
             ca_files: options.ca_file.iter().cloned().collect(),
             limits: options.limits,
+            min_rate: options.min_rate,
             ..ClientOptions::default()
         },
         mirrors: options.mirrors.clone(),
@@ -197,6 +198,7 @@ pub fn pull_options(options: &Options) -> Result<PullOptions> {
     pull.strict_platforms = options.strict_platforms;
     pull.ca_files = options.ca_file.iter().cloned().collect();
     pull.limits = options.limits;
+    pull.min_rate = options.min_rate;
     pull.blob_dir = options.cache_dir.as_ref().map(|d| d.join("blobs"));
     pull.tarball_cache = options.cache_dir.as_ref().map(|d| d.join("tarballs"));
     if let Some(config) = default_docker_config() {

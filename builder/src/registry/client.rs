@@ -27,6 +27,7 @@ use super::endpoint::{Endpoint, Endpoints};
 use super::error::RegistryError;
 use super::manifest::MANIFEST_ACCEPT;
 use crate::artifact::{FetchedManifest, RemoteName};
+use crate::pace::{Guard, MinRate, Pace, Slow};
 use crate::progress::ProgressSink;
 use crate::retry::RetryPolicy;
 use cks_pinning::digest::Digest;
@@ -45,10 +46,11 @@ pub struct RegistryClient {
     /// How much is read of manifests, configs and error answers, and how many layers an image
     /// may have.
     pub(super) limits: Limits,
+    /// The stall timeout and `--min-rate` every body is read under.
+    pub(super) pace: Pace,
 }
 
-/// The longest wait for the next bytes of a manifest or an error answer (the client's read
-/// timeout bounds blob bodies).
+/// The longest wait for an answer's headers, and for the next bytes of its body.
 const STALL: Duration = Duration::from_secs(120);
 
 enum Attempt {
@@ -112,12 +114,19 @@ impl RegistryClient {
             auth_cache: Mutex::new(HashMap::new()),
             fetched: AtomicU64::new(0),
             limits: Limits::default(),
+            pace: Pace::from(STALL),
         })
     }
 
     /// The client with `limits` (`--limit`) instead of the defaults.
     pub fn with_limits(mut self, limits: Limits) -> Self {
         self.limits = limits;
+        self
+    }
+
+    /// The client with `min_rate` (`--min-rate`) instead of the default.
+    pub fn with_min_rate(mut self, min_rate: MinRate) -> Self {
+        self.pace.min_rate = min_rate;
         self
     }
 
@@ -145,7 +154,7 @@ impl RegistryClient {
         let header_digest = header(response.headers(), "docker-content-digest");
         let content_type = header(response.headers(), CONTENT_TYPE.as_str());
         let limit = self.limits.get(LimitKind::Oci);
-        let bytes = crate::http::read_bounded(response, &url, LimitKind::Oci, limit, STALL)
+        let bytes = crate::http::read_bounded(response, &url, LimitKind::Oci, limit, self.pace)
             .await
             .map_err(|source| RegistryError::Http {
                 image: name.full.clone(),
@@ -304,11 +313,20 @@ impl RegistryClient {
         }
         let (hasher, received) = done;
         let mut stream = response.bytes_stream();
-        while let Some(chunk) = stream.next().await {
-            let chunk = chunk.map_err(|source| RegistryError::Http {
-                image: name.full.clone(),
-                source: HttpError::from_reqwest(url, &source),
-            })?;
+        let mut guard = Guard::new(self.pace);
+        let failed = |source| RegistryError::Http {
+            image: name.full.clone(),
+            source,
+        };
+        while let Some(chunk) = guard
+            .read(stream.next())
+            .await
+            .map_err(|slow| failed(HttpError::slow(url, slow)))?
+        {
+            let chunk = chunk.map_err(|source| failed(HttpError::from_reqwest(url, &source)))?;
+            guard
+                .count(chunk.len())
+                .map_err(|slow| failed(HttpError::slow(url, slow)))?;
             self.fetched
                 .fetch_add(chunk.len() as u64, Ordering::Relaxed);
             if *received + chunk.len() as u64 > size {
@@ -415,9 +433,16 @@ impl RegistryClient {
             if from > 0 {
                 request = request.header(reqwest::header::RANGE, format!("bytes={from}-"));
             }
-            let response = match request.send().await {
-                Ok(response) => response,
-                Err(source) => {
+            let response = match tokio::time::timeout(self.pace.stall, request.send()).await {
+                Err(_) => {
+                    let error = RegistryError::Http {
+                        image: name.full.clone(),
+                        source: HttpError::slow(url, Slow::Stalled(self.pace.stall)),
+                    };
+                    return Ok(Attempt::Retry(None, error));
+                }
+                Ok(Ok(response)) => response,
+                Ok(Err(source)) => {
                     let error = RegistryError::Http {
                         image: name.full.clone(),
                         source: HttpError::from_reqwest(url, &source),
@@ -460,7 +485,7 @@ impl RegistryClient {
             }
             let after = crate::http::retry_after(response.headers());
             let class = crate::http::classify(status.as_u16());
-            let detail = error_detail(response).await;
+            let detail = error_detail(response, self.pace).await;
             if class == crate::http::StatusClass::NotFound {
                 return Err(RegistryError::NotFound {
                     image: name.full.clone(),
@@ -498,7 +523,7 @@ pub(super) fn header(headers: &HeaderMap, name: &str) -> Option<String> {
 
 /// The first registry error message of a failed answer, as `": CODE message"`, read from the
 /// body's first 64 KiB only.
-pub(super) async fn error_detail(response: Response) -> String {
+pub(super) async fn error_detail(response: Response, pace: Pace) -> String {
     #[derive(serde::Deserialize)]
     struct Errors {
         errors: Vec<ErrorEntry>,
@@ -510,7 +535,7 @@ pub(super) async fn error_detail(response: Response) -> String {
         #[serde(default)]
         message: String,
     }
-    let body = crate::http::read_prefix(response, crate::http::ERROR_BODY_PREFIX, STALL).await;
+    let body = crate::http::read_prefix(response, crate::http::ERROR_BODY_PREFIX, pace).await;
     match serde_json::from_slice::<Errors>(&body) {
         Ok(errors) => errors
             .errors

@@ -134,8 +134,7 @@ impl RegistryClient {
         }
         let kind = cks_pinning::limits::LimitKind::Answer;
         let limit = self.limits.get(kind);
-        let stall = std::time::Duration::from_secs(120);
-        let body = crate::http::read_bounded(response, realm, kind, limit, stall)
+        let body = crate::http::read_bounded(response, realm, kind, limit, self.pace)
             .await
             .map_err(|e| token_error(e.to_string()))?;
         let answer: TokenAnswer = serde_json::from_slice(&body)

@@ -26,7 +26,8 @@ pub async fn resolve_digests(
         options.retry.clone(),
         &options.ca_files,
     )?
-    .with_limits(options.limits);
+    .with_limits(options.limits)
+    .with_min_rate(options.min_rate);
     let client = &client;
     futures_util::stream::iter(&names)
         .map(|name| async move {

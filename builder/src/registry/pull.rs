@@ -37,7 +37,8 @@ pub async fn pull_images(
         options.retry.clone(),
         &options.ca_files,
     )?
-    .with_limits(options.limits);
+    .with_limits(options.limits)
+    .with_min_rate(options.min_rate);
     let temp;
     let blob_dir = match &options.blob_dir {
         Some(dir) => dir.clone(),

@@ -41,6 +41,8 @@ pub struct PullOptions {
     pub pinned: std::collections::BTreeMap<ImageRef, Digest>,
     /// How much is read of manifests, configs and error answers; layers per image (`--limit`).
     pub limits: cks_pinning::limits::Limits,
+    /// The fewest bytes every window of a manifest or blob must bring (`--min-rate`).
+    pub min_rate: crate::pace::MinRate,
 }
 
 impl PullOptions {
@@ -60,6 +62,7 @@ impl PullOptions {
             shared: None,
             pinned: Default::default(),
             limits: cks_pinning::limits::Limits::default(),
+            min_rate: crate::pace::MinRate::default(),
         }
     }
 }

@@ -70,8 +70,7 @@ impl RegistryClient {
         limit: usize,
     ) -> Result<Vec<u8>, RegistryError> {
         let limit = (limit as u64).min(self.limits.get(kind));
-        let stall = std::time::Duration::from_secs(120);
-        let bytes = crate::http::read_bounded(response, url, kind, limit, stall)
+        let bytes = crate::http::read_bounded(response, url, kind, limit, self.pace)
             .await
             .map_err(|source| RegistryError::Http {
                 image: name.full.clone(),

@@ -40,7 +40,8 @@ pub async fn image_sizes(
         options.retry.clone(),
         &options.ca_files,
     )?
-    .with_limits(options.limits);
+    .with_limits(options.limits)
+    .with_min_rate(options.min_rate);
     let client = &client;
     Ok(futures_util::stream::iter(requests.iter().zip(&names))
         .map(|(request, name)| async move {

@@ -1,6 +1,7 @@
 //! The inputs merged by precedence and resolved into typed options, and each bad input named.
 
 use super::*;
+use cks_pinning::node_contract::Target;
 
 fn full() -> Inputs {
     Inputs {
@@ -302,6 +303,37 @@ fn a_bad_limit_is_named_with_the_kinds_or_the_size_form() {
     );
     let err = with("manifest", "lots").resolve().expect_err("bad size");
     assert!(err.to_string().contains("16MiB"), "{err}");
+}
+
+#[test]
+fn the_min_rate_comes_from_the_config_flags_beat_it_and_a_bad_one_is_named() {
+    use crate::pace::MinRate;
+    assert_eq!(
+        full().resolve().expect("complete").min_rate,
+        MinRate::default()
+    );
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("cks.toml");
+    std::fs::write(&path, "min-rate = \"8KiB/30s\"\n").expect("write config");
+    let config = Inputs::from_config_file(&path).expect("valid config");
+    let options = config.clone().over(full()).resolve().expect("complete");
+    assert_eq!(options.min_rate.to_string(), "8KiB/30s");
+    let flags = Inputs {
+        min_rate: Some("0".into()),
+        ..Inputs::default()
+    };
+    let options = flags.over(config.over(full())).resolve().expect("complete");
+    assert!(options.min_rate.is_off());
+    let err = Inputs {
+        min_rate: Some("fast".into()),
+        ..full()
+    }
+    .resolve()
+    .expect_err("not a rule");
+    let text = err.to_string();
+    for part in ["--min-rate", "fast", "60KiB/60s"] {
+        assert!(text.contains(part), "{part}: {text}");
+    }
 }
 
 #[test]
