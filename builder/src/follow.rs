@@ -38,7 +38,9 @@ impl Watermark {
     }
 
     fn lock(&self) -> MutexGuard<'_, Mark> {
-        self.mark.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.mark
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// The first `landed` bytes of the file are written (and readable).
@@ -160,7 +162,10 @@ mod tests {
         let mark = Watermark::new();
         mark.landed(10);
         mark.restarted();
-        assert!(mark.wait_for(5).is_err(), "what was read may be overwritten");
+        assert!(
+            mark.wait_for(5).is_err(),
+            "what was read may be overwritten"
+        );
         assert!(mark.spoilt());
         let short = Watermark::new();
         short.landed(10);

@@ -307,11 +307,10 @@ async fn gives_up_on_a_connection_that_never_completes_after_the_connect_timeout
         .expect("the connect timeout ends each attempt")
         .expect_err("never connects");
     // reqwest and its connector both enforce the connect timeout; whichever fires first words
-    // the error.
+    // the error (under load, reqwest's own timer can word it without naming the connect).
     let text = err.to_string();
     assert!(
-        text.contains("tcp connect error: deadline has elapsed")
-            || text.contains("(Connect): operation timed out"),
+        text.contains("deadline has elapsed") || text.contains("operation timed out"),
         "{err}"
     );
     assert!(

@@ -208,7 +208,9 @@ async fn an_iso_checked_behind_its_transfer_is_taken() {
         refused: Default::default(),
     });
     let sha256 = take(tier.clone(), b"the real kubeadm", dir.path()).await;
-    let expected = cks_builder::digest::sha256_file(&good).expect("hash").into_hex();
+    let expected = cks_builder::digest::sha256_file(&good)
+        .expect("hash")
+        .into_hex();
     assert_eq!(sha256, Some(expected));
     assert!(tier.refused.lock().expect("refusals").is_empty());
 }
@@ -225,7 +227,10 @@ async fn a_transfer_that_starts_over_with_a_forgery_is_checked_again_and_refused
         refused: Default::default(),
     });
     let taken = take(tier.clone(), b"the real kubeadm", dir.path()).await;
-    assert_eq!(taken, None, "the forged ISO the transfer ended with is not used");
+    assert_eq!(
+        taken, None,
+        "the forged ISO the transfer ended with is not used"
+    );
     let refused = tier.refused.lock().expect("refusals").clone();
     assert_eq!(refused.len(), 1, "{refused:?}");
     assert!(refused[0].contains("k8s/kubeadm hashes to"), "{refused:?}");

@@ -67,7 +67,10 @@ impl FromStr for Checkpoint {
         let bad = || CheckpointError(line.chars().take(100).collect());
         let (offset, words) = line.trim().split_once(' ').ok_or_else(bad)?;
         let offset: u64 = offset.parse().map_err(|_| bad())?;
-        if offset % 64 != 0 || words.len() != 64 || !words.bytes().all(|b| b.is_ascii_hexdigit()) {
+        if !offset.is_multiple_of(64)
+            || words.len() != 64
+            || !words.bytes().all(|b| b.is_ascii_hexdigit())
+        {
             return Err(bad());
         }
         let mut state = [0u32; 8];
@@ -355,7 +358,11 @@ mod tests {
                 let mut chain = Sha256Chain::new();
                 chain.update(&data[..split]);
                 chain.update(&data[split..]);
-                assert_eq!(chain.finish_hex(), reference(&data), "len {len} split {split}");
+                assert_eq!(
+                    chain.finish_hex(),
+                    reference(&data),
+                    "len {len} split {split}"
+                );
             }
         }
     }
@@ -376,13 +383,22 @@ mod tests {
 
     #[test]
     fn a_checkpoint_line_that_is_not_one_is_refused() {
-        for line in ["", "12", "65 00", "64 zz", &format!("63 {}", "0".repeat(64))] {
+        for line in [
+            "",
+            "12",
+            "65 00",
+            "64 zz",
+            &format!("63 {}", "0".repeat(64)),
+        ] {
             assert!(line.parse::<Checkpoint>().is_err(), "{line:?}");
         }
     }
 
     /// A file of `len` bytes and the checkpoints a writer records every `every` bytes.
-    fn file_with_checkpoints(len: usize, every: usize) -> (tempfile::NamedTempFile, Vec<u8>, Vec<Checkpoint>) {
+    fn file_with_checkpoints(
+        len: usize,
+        every: usize,
+    ) -> (tempfile::NamedTempFile, Vec<u8>, Vec<Checkpoint>) {
         let data = bytes(len);
         let mut file = tempfile::NamedTempFile::new().expect("temp file");
         file.write_all(&data).expect("write");

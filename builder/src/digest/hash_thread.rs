@@ -27,18 +27,24 @@ enum Piece<B> {
 pub struct HashThread<B = Vec<u8>> {
     feed: SyncSender<Piece<B>>,
     spent: Receiver<B>,
-    thread: JoinHandle<(Digested, Vec<Checkpoint>)>,
+    thread: JoinHandle<Noted>,
 }
 
 impl<B: AsRef<[u8]> + Send + 'static> HashThread<B> {
     /// Starts the thread.
     pub fn start() -> io::Result<Self> {
-        let (feed, pieces) = sync_channel::<Piece<B>>(IN_FLIGHT);
+        Self::resume(Noted::new(), IN_FLIGHT)
+    }
+
+    /// Starts the thread from `hash` (what an earlier thread hashed: see [`Self::stop`]), with
+    /// at most `in_flight` buffers queued.
+    pub fn resume(hash: Noted, in_flight: usize) -> io::Result<Self> {
+        let (feed, pieces) = sync_channel::<Piece<B>>(in_flight);
         let (give_back, spent) = channel();
         let thread = std::thread::Builder::new()
             .name("sha256".to_string())
             .spawn(move || {
-                let mut hash = Noted::new();
+                let mut hash = hash;
                 let zeros = vec![0u8; ZERO_RUN];
                 for piece in pieces {
                     match piece {
@@ -56,7 +62,7 @@ impl<B: AsRef<[u8]> + Send + 'static> HashThread<B> {
                         }
                     }
                 }
-                hash.finish()
+                hash
             })?;
         Ok(Self {
             feed,
@@ -86,6 +92,12 @@ impl<B: AsRef<[u8]> + Send + 'static> HashThread<B> {
     /// noted on the way (the first at 0), to check the same bytes again with
     /// [`super::chain::verify_file`].
     pub fn finish_noted(self) -> io::Result<(Digested, Vec<Checkpoint>)> {
+        Ok(self.stop()?.finish())
+    }
+
+    /// Waits for the thread to hash everything fed and returns the hash as it stands, to go on
+    /// from (a transfer resumed where it broke off).
+    pub fn stop(self) -> io::Result<Noted> {
         drop(self.feed);
         self.thread.join().map_err(|_| stopped())
     }

@@ -7,12 +7,12 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 
 use super::error::IsoError;
-use crate::digest::chain::Checkpoint;
 use super::hadris;
 use super::options::PackOptions;
 use super::output::{self, Partial};
 use super::time::BuildTime;
 use super::warning::PackWarning;
+use crate::digest::chain::Checkpoint;
 
 /// A finished image.
 #[derive(Debug, Clone, PartialEq, Eq)]

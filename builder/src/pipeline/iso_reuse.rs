@@ -236,9 +236,11 @@ pub(super) async fn check_in_place(
             None => return Ok(Err("its versions.txt records no build time".to_string())),
         },
     };
-    Ok(check(&plan.iso, plan, tree, &known, run, built, Proof::Nothing)
-        .await?
-        .map(|(checked, _)| (checked, built)))
+    Ok(
+        check(&plan.iso, plan, tree, &known, run, built, Proof::Nothing)
+            .await?
+            .map(|(checked, _)| (checked, built)),
+    )
 }
 
 /// What the ISO at `path` is reported as, once it holds what `known` says and its generated

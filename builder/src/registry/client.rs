@@ -9,17 +9,12 @@
 //! 401 to say whether credentials were missing or refused, without a URL or token in the message.
 
 use std::collections::HashMap;
-use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use crate::digest::chain::{Checkpoint, Noted};
-use crate::follow::Watermark;
 use crate::http::HttpError;
-use futures_util::StreamExt;
 use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap, WWW_AUTHENTICATE};
 use reqwest::{Response, StatusCode};
-use tokio::io::AsyncWriteExt;
 use tokio::sync::Mutex;
 
 use super::auth::{Challenge, CredentialStore, basic_value, parse_challenge};
@@ -27,8 +22,7 @@ use super::endpoint::{Endpoint, Endpoints};
 use super::error::RegistryError;
 use super::manifest::MANIFEST_ACCEPT;
 use crate::artifact::{FetchedManifest, RemoteName};
-use crate::pace::{Guard, MinRate, Pace, Slow};
-use crate::progress::ProgressSink;
+use crate::pace::{MinRate, Pace, Slow};
 use crate::retry::RetryPolicy;
 use cks_pinning::digest::Digest;
 use cks_pinning::limits::{LimitKind, Limits};
@@ -39,7 +33,7 @@ pub struct RegistryClient {
     pub(super) http: reqwest::Client,
     pub(super) endpoints: Endpoints,
     pub(super) credentials: CredentialStore,
-    retry: RetryPolicy,
+    pub(super) retry: RetryPolicy,
     /// `Authorization` values by (contacted host, repository).
     pub(super) auth_cache: Mutex<HashMap<(String, String), String>>,
     pub(super) fetched: AtomicU64,
@@ -57,21 +51,6 @@ enum Attempt {
     Done(Response),
     Retry(Option<Duration>, RegistryError),
 }
-
-/// One blob being fetched: which blob, the URL it is asked for at, and the file it streams into.
-struct BlobTransfer<'a> {
-    name: &'a RemoteName,
-    endpoint: &'a Endpoint,
-    url: &'a str,
-    digest: &'a str,
-    size: u64,
-    file: &'a Path,
-    /// Where the bytes landed are published, for a reader behind the transfer.
-    mark: Option<&'a Watermark>,
-}
-
-/// Bytes between two publications of a transfer's progress to a reader behind it.
-const PUBLISH_EVERY: u64 = 4 << 20;
 
 impl RegistryClient {
     /// A client with the given endpoints, credentials and retry policy, trusting the system
@@ -195,187 +174,6 @@ impl RegistryClient {
         })
     }
 
-    /// Streams blob `digest` of `name` into `file`, checking size and digest as bytes arrive;
-    /// the caller renames the file into place only on `Ok`. A retry after a broken body asks
-    /// for the rest with `Range` and goes on with the same sha256 state; a registry that answers
-    /// with the whole blob instead restarts it.
-    pub async fn blob_to_file(
-        &self,
-        name: &RemoteName,
-        digest: &str,
-        size: u64,
-        file: &Path,
-        progress: &dyn ProgressSink,
-    ) -> Result<(), RegistryError> {
-        self.blob_to_file_noted(name, digest, size, file, progress, None)
-            .await
-            .map(drop)
-    }
-
-    /// [`Self::blob_to_file`], giving the checkpoints of the sha256 it computed on the way
-    /// ([`crate::digest::chain`]), to check the file again later on every core, and publishing
-    /// in `mark` (where given) the bytes landed, so the file can be read behind the transfer:
-    /// the mark ends complete only once the whole blob is written and its digest checked.
-    pub async fn blob_to_file_noted(
-        &self,
-        name: &RemoteName,
-        digest: &str,
-        size: u64,
-        file: &Path,
-        progress: &dyn ProgressSink,
-        mark: Option<&Watermark>,
-    ) -> Result<Vec<Checkpoint>, RegistryError> {
-        let noted = self
-            .blob_transfer(name, digest, size, file, progress, mark)
-            .await;
-        if let Some(mark) = mark {
-            mark.ended(noted.is_ok());
-        }
-        noted
-    }
-
-    /// The transfer of [`Self::blob_to_file_noted`], retried.
-    async fn blob_transfer(
-        &self,
-        name: &RemoteName,
-        digest: &str,
-        size: u64,
-        file: &Path,
-        progress: &dyn ProgressSink,
-        mark: Option<&Watermark>,
-    ) -> Result<Vec<Checkpoint>, RegistryError> {
-        let endpoint = self.endpoints.resolve(&name.registry)?;
-        let url = endpoint.url(&name.repository, "blobs", digest);
-        let mut retry = 0;
-        let mut done = (Noted::new(), 0u64);
-        let blob = BlobTransfer {
-            name,
-            endpoint: &endpoint,
-            url: &url,
-            digest,
-            size,
-            file,
-            mark,
-        };
-        loop {
-            match self.blob_attempt(&blob, progress, &mut done).await {
-                Err(RegistryError::Http { source, .. }) if retry < self.retry.retries => {
-                    retry += 1;
-                    tracing::debug!(blob = digest, retry, resume_at = done.1, error = %source, "blob transfer failed; retrying");
-                    tokio::time::sleep(self.retry.delay(retry, None)).await;
-                }
-                other => return other,
-            }
-        }
-    }
-
-    /// One transfer of a blob, from byte `done.1` when the registry answers that range.
-    async fn blob_attempt(
-        &self,
-        blob: &BlobTransfer<'_>,
-        progress: &dyn ProgressSink,
-        done: &mut (Noted, u64),
-    ) -> Result<Vec<Checkpoint>, RegistryError> {
-        let &BlobTransfer {
-            name,
-            endpoint,
-            url,
-            digest,
-            size,
-            file,
-            mark,
-        } = blob;
-        let response = self.get_from(name, endpoint, url, None, done.1).await?;
-        let resumed = done.1 > 0
-            && response.status() == StatusCode::PARTIAL_CONTENT
-            && range_start(response.headers()) == Some(done.1);
-        if !resumed {
-            if done.1 > 0
-                && let Some(mark) = mark
-            {
-                // What a reader behind the transfer saw may now be written over.
-                mark.restarted();
-            }
-            *done = (Noted::new(), 0);
-        }
-        let mut out = tokio::fs::OpenOptions::new()
-            .create(true)
-            .write(true)
-            .truncate(!resumed)
-            .open(file)
-            .await
-            .map_err(RegistryError::io(file))?;
-        {
-            use tokio::io::AsyncSeekExt;
-            out.seek(std::io::SeekFrom::Start(done.1))
-                .await
-                .map_err(RegistryError::io(file))?;
-        }
-        let (hasher, received) = done;
-        let mut stream = response.bytes_stream();
-        let mut guard = Guard::new(self.pace);
-        let failed = |source| RegistryError::Http {
-            image: name.full.clone(),
-            source,
-        };
-        while let Some(chunk) = guard
-            .read(stream.next())
-            .await
-            .map_err(|slow| failed(HttpError::slow(url, slow)))?
-        {
-            let chunk = chunk.map_err(|source| failed(HttpError::from_reqwest(url, &source)))?;
-            guard
-                .count(chunk.len())
-                .map_err(|slow| failed(HttpError::slow(url, slow)))?;
-            self.fetched
-                .fetch_add(chunk.len() as u64, Ordering::Relaxed);
-            if *received + chunk.len() as u64 > size {
-                return Err(RegistryError::BlobSize {
-                    image: name.full.clone(),
-                    blob: digest.to_string(),
-                    expected: size,
-                    actual: *received + chunk.len() as u64,
-                });
-            }
-            out.write_all(&chunk)
-                .await
-                .map_err(RegistryError::io(file))?;
-            hasher.update(&chunk);
-            let before = *received;
-            *received += chunk.len() as u64;
-            progress.on_bytes(digest, chunk.len() as u64);
-            if let Some(mark) = mark
-                && before / PUBLISH_EVERY != *received / PUBLISH_EVERY
-            {
-                // The bytes are in the file (readable by a reader behind) once flushed.
-                out.flush().await.map_err(RegistryError::io(file))?;
-                mark.landed(*received);
-            }
-        }
-        out.flush().await.map_err(RegistryError::io(file))?;
-        if let Some(mark) = mark {
-            mark.landed(*received);
-        }
-        if *received != size {
-            return Err(RegistryError::BlobSize {
-                image: name.full.clone(),
-                blob: digest.to_string(),
-                expected: size,
-                actual: *received,
-            });
-        }
-        let (digested, checkpoints) = hasher.clone().finish();
-        let actual = digested.digest();
-        if actual != digest {
-            return Err(RegistryError::BlobDigest {
-                image: name.full.clone(),
-                blob: digest.to_string(),
-                actual,
-            });
-        }
-        Ok(checkpoints)
-    }
-
     /// GET with authentication (answering one 401 challenge) and retries for transport errors,
     /// 429 and 5xx (honouring `Retry-After`).
     pub(super) async fn get(
@@ -389,7 +187,7 @@ impl RegistryClient {
     }
 
     /// [`Self::get`] asking for the bytes from `from` on (`Range`) when `from` is not 0.
-    async fn get_from(
+    pub(super) async fn get_from(
         &self,
         name: &RemoteName,
         endpoint: &Endpoint,
@@ -508,7 +306,7 @@ impl RegistryClient {
 }
 
 /// The first byte of a `Content-Range: bytes FIRST-LAST/TOTAL` answer.
-fn range_start(headers: &HeaderMap) -> Option<u64> {
+pub(super) fn range_start(headers: &HeaderMap) -> Option<u64> {
     let value = headers.get(reqwest::header::CONTENT_RANGE)?.to_str().ok()?;
     let range = value.trim().strip_prefix("bytes ")?;
     range.split_once('-')?.0.trim().parse().ok()

@@ -20,6 +20,7 @@
 //! ```
 
 mod auth;
+mod blob_transfer;
 mod client;
 mod client_auth;
 mod cred_helper;
@@ -69,4 +70,4 @@ pub use shared::manifest;
 pub use sizes::{ImageSize, image_sizes};
 pub use store::{BlobStore, StoreStats};
 pub use tarball_cache::{TARBALL_FORMAT, TarballCache};
-pub use tarball_check::{TarballCheck, TarballFacts, check_tarball_file};
+pub use tarball_check::{Sha1s, TarballCheck, TarballFacts, check_tarball_file};

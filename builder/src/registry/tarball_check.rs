@@ -22,6 +22,8 @@ use super::manifest::{Manifest, config_platform, parse_manifest};
 use super::platform::{Arch, runs_on, select as select_platform};
 use crate::digest::{HashBeside, Sha256Count};
 
+mod blobs;
+pub use blobs::Sha1s;
 /// Entries a written tarball holds beyond its layers: the layout's files (`oci-layout`,
 /// `index.json`, `manifest.json`, `repositories`), its folders, the config and the manifests.
 const ENTRIES_BESIDE_LAYERS: u64 = 16;
@@ -65,7 +67,8 @@ enum State {
         left: u64,
         size: u64,
         sha256: Sha256Count,
-        sha1: Box<Sha1>,
+        /// `None` when the blob's SHA-1 is known already (the same blob in another tarball).
+        sha1: Option<Box<Sha1>>,
         kept: Option<Vec<u8>>,
     },
     /// Reading the zero padding after a content.
@@ -90,6 +93,8 @@ pub struct TarballCheck {
     files: BTreeMap<String, Vec<u8>>,
     blobs: BTreeMap<String, Seen>,
     failure: Option<String>,
+    /// The SHA-1s of blobs already hashed by the checks sharing it, by sha256 (hex).
+    sha1s: Option<Sha1s>,
 }
 
 impl TarballCheck {
@@ -111,6 +116,7 @@ impl TarballCheck {
             files: BTreeMap::new(),
             blobs: BTreeMap::new(),
             failure: None,
+            sha1s: None,
         };
         check.within(&Limits::default())
     }
@@ -176,13 +182,17 @@ impl TarballCheck {
         if blob.is_none() && size > self.max_kept {
             return Err(format!("{name} is {size} bytes"));
         }
+        let sha1 = match blob.and_then(|hex| self.known_sha1(hex)) {
+            Some(_) => None,
+            None => Some(Box::new(Sha1::new())),
+        };
         Ok(State::Content {
             kept: (size <= self.max_kept).then(Vec::new),
             name,
             left: size,
             size,
             sha256: Sha256Count::new(),
-            sha1: Box::new(Sha1::new()),
+            sha1,
         })
     }
 
@@ -210,7 +220,9 @@ impl TarballCheck {
                 let n = left.min(buf.len() as u64) as usize;
                 let chunk = &buf[..n];
                 sha256.update(chunk);
-                sha1.update(chunk);
+                if let Some(sha1) = sha1.as_mut() {
+                    sha1.update(chunk);
+                }
                 if let Some(kept) = kept.as_mut() {
                     kept.extend_from_slice(chunk);
                 }
@@ -226,7 +238,7 @@ impl TarballCheck {
                     };
                     (state, n)
                 } else {
-                    self.ended(name, size, sha256, *sha1, kept)?;
+                    self.ended(name, size, sha256, sha1.map(|h| *h), kept)?;
                     let pad = (512 - size % 512) % 512;
                     (State::Padding { left: pad }, n)
                 }
@@ -251,39 +263,6 @@ impl TarballCheck {
         };
         self.state = next;
         Ok(used)
-    }
-
-    /// Records an entry whose content ended.
-    fn ended(
-        &mut self,
-        name: String,
-        size: u64,
-        sha256: Sha256Count,
-        sha1: Sha1,
-        kept: Option<Vec<u8>>,
-    ) -> Result<(), String> {
-        let Some(hex) = name.strip_prefix("blobs/sha256/").filter(|h| !h.is_empty()) else {
-            if let Some(bytes) = kept {
-                self.files.insert(name, bytes);
-            }
-            return Ok(());
-        };
-        let actual = sha256.finish();
-        if actual.hex() != hex {
-            return Err(format!(
-                "blob {hex} holds bytes hashing to {}",
-                actual.hex()
-            ));
-        }
-        let seen = Seen {
-            size,
-            sha1: hex::encode(sha1.finalize()),
-            kept,
-        };
-        if self.blobs.insert(format!("sha256:{hex}"), seen).is_some() {
-            return Err(format!("blob {hex} is there twice"));
-        }
-        Ok(())
     }
 
     /// The facts of a complete, sound tarball, or what is wrong with it.

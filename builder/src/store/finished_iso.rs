@@ -11,9 +11,9 @@ use std::path::Path;
 
 use super::iso_check::Proof;
 use super::seal::{Seal, SealFacts};
-use crate::follow::Watermark;
 use crate::artifact::{ArtifactKey, FinishedFile, LocalFinished, SharedTier};
 use crate::digest::chain;
+use crate::follow::Watermark;
 use crate::iso::Packed;
 use crate::progress::ProgressSink;
 

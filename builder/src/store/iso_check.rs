@@ -8,13 +8,13 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{self, Write};
 use std::path::Path;
-use std::sync::{Arc, Mutex};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 use super::seal::{SealFacts, SealedImage};
 use crate::follow::Watermark;
 use crate::iso::{EntryKind, IsoImage};
-use crate::registry::{Arch, TarballCheck, TarballFacts};
+use crate::registry::{Arch, Sha1s, TarballCheck, TarballFacts};
 use cks_pinning::limits::Limits;
 
 /// The largest generated file (versions.txt, the SBOM) read into memory.
@@ -299,8 +299,15 @@ impl Read<'_> {
         }
     }
 
-    /// Reads the file from `image` and checks it.
-    fn run(&self, image: &IsoImage, arch: Arch, limits: &Limits) -> Result<Done, String> {
+    /// Reads the file from `image` and checks it (an image tarball sharing its blobs' SHA-1s
+    /// through `sha1s`).
+    fn run(
+        &self,
+        image: &IsoImage,
+        arch: Arch,
+        limits: &Limits,
+        sha1s: &Sha1s,
+    ) -> Result<Done, String> {
         match *self {
             Read::File(rel, sha256) => {
                 let actual = image
@@ -312,7 +319,9 @@ impl Read<'_> {
                 Ok(Done::File)
             }
             Read::Image(rel, name, digest) => {
-                let mut check = TarballCheck::new(name, digest, arch).within(limits);
+                let mut check = TarballCheck::new(name, digest, arch)
+                    .within(limits)
+                    .sharing(sha1s.clone());
                 // A read that stops early leaves the check short of its end, which it reports.
                 let _ = image.copy_file(&format!("/{rel}"), &mut check);
                 let facts = check
@@ -349,6 +358,7 @@ fn read_all(
     want: &IsoWant,
 ) -> Result<Vec<Done>, String> {
     let limits = &want.limits;
+    let sha1s = Sha1s::default();
     let workers = std::thread::available_parallelism()
         .map_or(1, usize::from)
         .clamp(1, MAX_WORKERS)
@@ -363,7 +373,7 @@ fn read_all(
             let Some(read) = reads.get(index) else {
                 break;
             };
-            let outcome = read.run(image, arch, limits);
+            let outcome = read.run(image, arch, limits, &sha1s);
             if outcome.is_err() {
                 failed.store(true, Ordering::Relaxed);
             }

@@ -211,7 +211,9 @@ mod tests {
     use crate::digest::chain::Sha256Chain;
 
     fn seal() -> Seal {
-        let digest: Digest = format!("sha256:{}", "a".repeat(64)).parse().expect("digest");
+        let digest: Digest = format!("sha256:{}", "a".repeat(64))
+            .parse()
+            .expect("digest");
         let facts = TarballFacts {
             media_type: "application/vnd.oci.image.index.v1+json".into(),
             platform_digest: digest.clone(),

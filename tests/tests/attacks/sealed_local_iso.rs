@@ -114,11 +114,17 @@ async fn rebuild_after(lie: Lie) {
     let second = run_build(&build(second_out.path(), 1_700_000_000), Request::default())
         .await
         .expect("the second build");
-    assert_eq!(second.sha256, first.sha256, "the lied-about entry was not used");
+    assert_eq!(
+        second.sha256, first.sha256,
+        "the lied-about entry was not used"
+    );
     let actual = cks_builder::digest::sha256_file(&second.iso)
         .expect("hash the ISO")
         .into_hex();
-    assert_eq!(actual, first.sha256, "the ISO written holds the right bytes");
+    assert_eq!(
+        actual, first.sha256,
+        "the ISO written holds the right bytes"
+    );
     assert!(
         second.phases.iter().any(|(phase, _)| phase == "pack"),
         "the ISO was packed again: {:?}",
