@@ -2,7 +2,7 @@
 //! release (from the repository's tags, through a mirror when one matches) and the CCM tag.
 
 use anyhow::{Context, Result};
-use cks_pinning::autoscaler::resolve_listing;
+use cks_pinning::autoscaler::{AutoscalerError, RemoteTags, resolve};
 use cks_pinning::version::KubeVersion;
 
 use super::plan::{AutoscalerPin, CcmPin};
@@ -23,6 +23,10 @@ pub enum TagSource {
         /// Where it came from.
         source: String,
     },
+}
+
+fn choosing(source: &str) -> String {
+    format!("choosing the cluster-autoscaler release from {source}")
 }
 
 /// How to reach a repository: mirrors, TLS and timeouts, retries.
@@ -56,8 +60,14 @@ pub async fn resolve_releases(
     autoscaler: Option<&str>,
     ccm: Option<&str>,
 ) -> Result<Releases> {
-    let (listing, source) = match tags {
-        TagSource::Listing { text, source } => (text.clone(), source.clone()),
+    // The text is dropped once parsed: only the compact tags are held while choosing.
+    let parse = |text: &str, source: &str| {
+        RemoteTags::parse(text)
+            .map_err(AutoscalerError::from)
+            .with_context(|| choosing(source))
+    };
+    let (tags, source) = match tags {
+        TagSource::Listing { text, source } => (parse(text, source)?, source.clone()),
         TagSource::Repository(repo) => {
             let url = reach.mirrors.rewrite(repo);
             let options = LsRemoteOptions {
@@ -67,11 +77,11 @@ pub async fn resolve_releases(
             let text = ls_remote_tags_with(&url, &options)
                 .await
                 .with_context(|| format!("listing the autoscaler's release tags at {url}"))?;
-            (text, url)
+            (parse(&text, &url)?, url)
         }
     };
-    let release = resolve_listing(&listing, kubernetes, autoscaler)
-        .with_context(|| format!("choosing the cluster-autoscaler release from {source}"))?;
+    let release = resolve(&tags, kubernetes, autoscaler).with_context(|| choosing(&source))?;
+    drop(tags);
     let image = release
         .image()
         .context("naming the cluster-autoscaler image")?;

@@ -72,6 +72,7 @@ pub async fn pin_tools(inputs: &mut Inputs) -> Result<Vec<String>> {
     for (url, text, minor, name) in futures_util::future::try_join_all(listings).await? {
         let tags = RemoteTags::parse(&text)
             .with_context(|| format!("reading the {name} release tags from {url}"))?;
+        drop(text);
         let release = newest_release(&tags, minor).with_context(|| match minor {
             Some((major, minor)) => format!(
                 "{url} has no {name} release v{major}.{minor}.<patch>; give the version (--crictl-version)"

@@ -16,9 +16,12 @@
 //! ```
 
 mod ls_remote;
+mod object_id;
 mod release;
+mod tag_table;
 
 pub use ls_remote::{LsRemoteError, RemoteTag, RemoteTags};
+pub use object_id::ObjectId;
 pub use release::{
     AutoscalerError, AutoscalerRelease, AutoscalerWarning, IMAGE_REPOSITORY, releases, resolve,
     resolve_listing, tag_version,

@@ -137,7 +137,7 @@ const TAG_NAME_PREFIX: &str = "cluster-autoscaler-";
 pub fn releases(tags: &RemoteTags) -> Vec<Version> {
     let mut versions: Vec<Version> = tags
         .iter()
-        .filter_map(|tag| tag_version(&tag.name))
+        .filter_map(|tag| tag_version(tag.name))
         .filter(|version| version.pre.is_empty())
         .collect();
     versions.sort();
