@@ -46,6 +46,7 @@ mod discovery_end_to_end;
 mod discovery_errors;
 mod discovery_fetched;
 mod duration_flags;
+mod engine_refusals;
 mod events;
 mod examples;
 mod gate;

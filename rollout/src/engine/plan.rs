@@ -86,6 +86,9 @@ pub struct Plan {
     pub phases: Vec<Phase>,
     /// Nodes skipped.
     pub skipped: Vec<Skip>,
+    /// What the update says alongside (an accepted risk, node types that cannot be rolled out).
+    #[serde(default)]
+    pub notes: Vec<super::note::Note>,
 }
 
 impl Plan {
@@ -145,6 +148,7 @@ pub fn plan_with(
         finish: Vec::new(),
         phases: Vec::new(),
         skipped: Vec::new(),
+        notes: Vec::new(),
     };
     let mut first = Vec::new();
     let mut rest = Vec::new();

@@ -293,6 +293,7 @@ impl<'r, 'a> Runner<'r, 'a> {
             finish: Vec::new(),
             phases: Vec::new(),
             skipped: Vec::new(),
+            notes: Vec::new(),
         });
         RunOutcome {
             notes: the_plan.skip_message(),
