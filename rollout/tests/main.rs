@@ -53,6 +53,7 @@ mod gate;
 mod gate_shown;
 mod inactive_offerings;
 mod invariant_breakage;
+mod invariant_steps;
 mod lease;
 mod lifecycle;
 mod project_cluster;
