@@ -228,34 +228,7 @@ pub fn validate(
     }
     for (key, ids) in &req.node_affinity_groups {
         let t = parse_type(record, "nodeaffinitygroups", key)?;
-        if ids.is_empty() {
-            return Err(UpdateError::param(
-                "nodeaffinitygroups",
-                format!(
-                    "node type {t}: an empty list would remove every affinity group of its nodes; name the groups to keep, or leave the type out to keep each node's groups as they are"
-                ),
-            ));
-        }
-        let mut set = BTreeSet::new();
-        for id in ids {
-            let Some(g) = snap.groups.iter().find(|g| &g.id == id) else {
-                return Err(UpdateError::param(
-                    "nodeaffinitygroups",
-                    format!("node type {t}: no affinity group with id '{id}'"),
-                ));
-            };
-            if g.is_dedication() {
-                return Err(UpdateError::param(
-                    "nodeaffinitygroups",
-                    format!(
-                        "node type {t}: '{}' is an explicit dedication group; CKS manages those itself, leave it out",
-                        g.name
-                    ),
-                ));
-            }
-            set.insert(id.clone());
-        }
-        after.entry(t).or_default().affinity_group_ids = Some(set.into_iter().collect());
+        after.entry(t).or_default().affinity_group_ids = Some(checked_groups(snap, t, ids)?);
     }
     if req.rollout {
         check_disks(req, snap, &after)?;
@@ -266,6 +239,43 @@ pub fn validate(
         max_unavailable,
         notes,
     })
+}
+
+/// The affinity groups `ids` asked for the nodes of type `t`, checked: at least one, each
+/// listed, none an explicit dedication group; sorted, without repeats.
+fn checked_groups(
+    snap: &Snapshot,
+    t: NodeType,
+    ids: &[String],
+) -> Result<Vec<String>, UpdateError> {
+    if ids.is_empty() {
+        return Err(UpdateError::param(
+            "nodeaffinitygroups",
+            format!(
+                "node type {t}: an empty list would remove every affinity group of its nodes; name the groups to keep, or leave the type out to keep each node's groups as they are"
+            ),
+        ));
+    }
+    let mut set = BTreeSet::new();
+    for id in ids {
+        let Some(g) = snap.groups.iter().find(|g| &g.id == id) else {
+            return Err(UpdateError::param(
+                "nodeaffinitygroups",
+                format!("node type {t}: no affinity group with id '{id}'"),
+            ));
+        };
+        if g.is_dedication() {
+            return Err(UpdateError::param(
+                "nodeaffinitygroups",
+                format!(
+                    "node type {t}: '{}' is an explicit dedication group; CKS manages those itself, leave it out",
+                    g.name
+                ),
+            ));
+        }
+        set.insert(id.clone());
+    }
+    Ok(set.into_iter().collect())
 }
 
 fn check_disks(
