@@ -101,6 +101,11 @@ fn no_autoscaler_refusal_before_4_21_without_autoscaling_or_on_the_default_offer
         let run = run_ok(&sim, &req);
         assert!(report(&run).notes.is_empty());
     }
+    // Without autoscaling the server's release is not even asked.
+    assert!(
+        !without_trace_asks_version(),
+        "listCapabilities asked of a cluster that does not autoscale"
+    );
     // The default offering itself is no move, even with a root disk change alongside.
     let sim = Simulation::new(&autoscaling(Some("4.21.0.0")), 1).expect("simulable");
     let mut req = offerings(&[("worker", "small")]);
@@ -193,4 +198,19 @@ fn a_type_that_cannot_be_rolled_out_is_refused_when_the_update_changes_it() {
         "{err:?}"
     );
     refused_untouched(&sim, &err);
+}
+
+/// Whether an update of a cluster without autoscaling (on 4.21, with an offering move) asks
+/// CloudStack for its release.
+fn without_trace_asks_version() -> bool {
+    let mut spec = cluster(3, 0, 3);
+    spec.cloudstack_version = Some("4.21.0.0".into());
+    let sim = Simulation::new(&spec, 1).expect("simulable");
+    run_ok(&sim, &offerings(&[("worker", "medium")]));
+    let asked = sim
+        .world()
+        .trace
+        .iter()
+        .any(|line| line.contains("cloud.cloudstack_version"));
+    asked
 }
