@@ -207,10 +207,8 @@ fn without_trace_asks_version() -> bool {
     spec.cloudstack_version = Some("4.21.0.0".into());
     let sim = Simulation::new(&spec, 1).expect("simulable");
     run_ok(&sim, &offerings(&[("worker", "medium")]));
-    let asked = sim
-        .world()
+    sim.world()
         .trace
         .iter()
-        .any(|line| line.contains("cloud.cloudstack_version"));
-    asked
+        .any(|line| line.contains("cloud.cloudstack_version"))
 }
