@@ -68,7 +68,7 @@ fn simulate_run_no_rollout_stores_only_and_reports_the_out_of_date_counts() {
     let mut req = offerings(&[("worker", "medium")]);
     req.rollout = false;
     let outcome = sim.update(&req, &cfg(), &mut NoProgress).expect("stored");
-    let UpdateOutcome::Stored { view } = outcome else {
+    let UpdateOutcome::Stored { view, .. } = outcome else {
         panic!("expected Stored, got {outcome:?}");
     };
     assert_eq!(view.workernodesoutofdate, 3);

@@ -221,7 +221,7 @@ fn rollout_false_only_stores_settings_in_any_state_but_busy_ones() {
         let mut req = offerings(&[("worker", "medium")]);
         req.rollout = false;
         let out = s.update(&req, &cfg(), &mut NoProgress).expect("stored");
-        let UpdateOutcome::Stored { view } = out else {
+        let UpdateOutcome::Stored { view, .. } = out else {
             panic!("stored only")
         };
         assert_eq!(view.workernodesoutofdate, 3);

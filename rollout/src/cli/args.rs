@@ -1,7 +1,9 @@
 //! Command-line arguments shared by several commands: the update options and the connection
 //! options of a real cluster.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
@@ -50,6 +52,7 @@ impl UpdateArgs {
         let mut req = UpdateRequest {
             rollout,
             max_unavailable: self.max_unavailable,
+            accept_autoscaler_risk: self.accept_autoscaler_risk,
             ..Default::default()
         };
         cks_rollout::engine::validate::max_unavailable(&req)?;
@@ -230,19 +233,16 @@ pub struct LiveArgs {
 }
 
 impl LiveArgs {
-    /// Checks the values of the flags alone (endpoint URLs, the store URL) before anything is
-    /// reached; a bad one is bad input (exit status 2).
+    /// Checks the values of the flags alone (endpoint URLs, SSH servers, the store URL) before
+    /// anything is reached; a bad one is bad input (exit status 2).
     pub fn check(&self) -> Result<()> {
-        cks_rollout::live::pairs("control-endpoint", &self.control_endpoints)?;
-        cks_rollout::live::pairs("etcd-endpoint", &self.etcd_endpoints)?;
-        self.store_url()?;
-        Ok(())
+        self.options().map(|_| ())
     }
 
     /// The store `--store` names, parsed here rather than by clap so that a value that does not
     /// parse is never echoed with its password.
     pub fn store_url(&self) -> Result<StoreUrl> {
-        self.options().store_url()
+        Ok(self.store.parse::<StoreUrl>()?)
     }
 
     /// A warning for each duration flag given as a bare number in its old unit.
@@ -258,39 +258,56 @@ impl LiveArgs {
         .collect()
     }
 
-    /// The options as the library's live entry takes them.
-    pub fn options(&self) -> LiveOptions {
-        LiveOptions {
+    /// The options as the library's live entry takes them, parsed: a value that does not
+    /// parse is refused naming its flag.
+    pub fn options(&self) -> Result<LiveOptions> {
+        Ok(LiveOptions {
             cluster_id: self.cluster_id.clone(),
-            store: self.store.clone(),
+            store: self.store_url()?,
+            store_secret: cks_rollout::adapters::gate_command::url_password(&self.store),
             kubeconfig: self.kubeconfig.clone(),
             context: self.context.clone(),
-            control_endpoints: self.control_endpoints.clone(),
-            etcd_endpoints: self.etcd_endpoints.clone(),
+            control_endpoints: pairs("control-endpoint", &self.control_endpoints)?,
+            etcd_endpoints: pairs("etcd-endpoint", &self.etcd_endpoints)?,
             etcd_ca: self.etcd_ca.clone(),
             etcd_cert: self.etcd_cert.clone(),
             etcd_key: self.etcd_key.clone(),
-            batch_timeout: self.batch_timeout.secs(),
-            drain_timeout: self.drain_timeout.secs(),
-            poll_interval_ms: self.poll_interval_ms.millis(),
-            lease_timeout: self.lease_timeout.secs(),
+            batch_timeout: Duration::from_secs(self.batch_timeout.secs()),
+            drain_timeout: Duration::from_secs(self.drain_timeout.secs()),
+            poll_interval: Duration::from_millis(self.poll_interval_ms.millis()),
+            lease_timeout: Duration::from_secs(self.lease_timeout.secs()),
             max_answer_size: self.max_answer_size,
             ssh: SshOptions {
                 ssh_key: self.ssh.ssh_key.clone(),
                 known_hosts: self.ssh.known_hosts.clone(),
                 host_key_fingerprints: self.ssh.host_key_fingerprints.clone(),
                 ssh_user: self.ssh.ssh_user.clone(),
-                ssh_endpoints: self.ssh.ssh_endpoints.clone(),
+                ssh_endpoints: cks_discovery::ssh_access::parse_endpoints(&self.ssh.ssh_endpoints)?,
                 etcd_pki_dir: self.ssh.etcd_pki_dir.clone(),
                 etcdctl: self.ssh.etcdctl.clone(),
             },
-        }
+        })
     }
 
     /// The engine settings the options ask for.
-    pub fn engine_config(&self) -> EngineConfig {
-        cks_rollout::live::engine_config(&self.options())
+    pub fn engine_config(&self) -> Result<EngineConfig> {
+        Ok(cks_rollout::live::engine_config(&self.options()?))
     }
+}
+
+/// Parses repeated `NAME=URL` options (`--option`) into a map.
+fn pairs(option: &str, items: &[String]) -> Result<BTreeMap<String, String>> {
+    let mut out = BTreeMap::new();
+    for text in items {
+        let (name, url) = text.split_once('=').with_context(|| {
+            format!("--{option} {text:?}: expected TYPE=VALUE, e.g. --{option} worker=...")
+        })?;
+        if !url.starts_with("http://") && !url.starts_with("https://") {
+            bail!("--{option} {text:?}: the URL must start with https:// (or http://)");
+        }
+        out.insert(name.to_string(), url.to_string());
+    }
+    Ok(out)
 }
 
 /// How to reach the nodes over SSH, and the overrides of what discovery finds.

@@ -27,7 +27,9 @@ use anyhow::{Context, Result};
 use cks_cli_docs::bad_input;
 use clap::{Parser, Subcommand};
 
-use cks_rollout::engine::{UpdateOutcome, plan_update, scan, update, view};
+use cks_rollout::engine::{
+    UpdateOutcome, UpdateRequest, check_update, plan_update, scan, update, view,
+};
 
 use args::{LiveArgs, RunArgs, UpdateArgs};
 use cks_rollout::live::LivePorts;
@@ -171,6 +173,26 @@ impl Command {
     }
 }
 
+/// The live ports, their warnings shown.
+fn connect(live: &LiveArgs) -> Result<LivePorts> {
+    let ports = LivePorts::connect(&live.options()?)?;
+    for warning in &ports.warnings {
+        render::warn(&format!("cks-rollout: warning: {warning}"));
+    }
+    Ok(ports)
+}
+
+/// The engine's refusals of `req` that CloudStack and the store alone decide (the autoscaler
+/// risk, node types that cannot be rolled out, the settings), then what discovery could not
+/// find; the engine's notes shown.
+fn checked(ports: &mut LivePorts, live: &LiveArgs, req: &UpdateRequest) -> Result<()> {
+    let notes = check_update(&mut ports.ports(), &live.cluster_id, req)?;
+    for note in &notes {
+        render::warn(&format!("note: {note}"));
+    }
+    ports.discovery.check_found(&live.options()?)
+}
+
 fn run(cli: &Cli) -> Result<Exit> {
     match &cli.command {
         Command::Simulate(args) => simulate::run(args, cli.json),
@@ -186,16 +208,8 @@ fn run(cli: &Cli) -> Result<Exit> {
             // The options are checked before anything is reached.
             let req = update.request(true).map_err(bad_input)?;
             live.check().map_err(bad_input)?;
-            let mut ports = LivePorts::connect(&live.options())?;
-            if let Some(note) =
-                ports.autoscaler_risk(&live.cluster_id, &req, update.accept_autoscaler_risk)?
-            {
-                render::warn(&format!("note: {note}"));
-            }
-            let notes = ports.discovery.check_for(&live.options(), &req)?;
-            notes
-                .iter()
-                .for_each(|note| render::warn(&format!("note: {note}")));
+            let mut ports = connect(live)?;
+            checked(&mut ports, live, &req)?;
             let plan = plan_update(&mut ports.ports(), &live.cluster_id, &req)
                 .context("planning the update")?;
             if cli.json {
@@ -213,20 +227,14 @@ fn run(cli: &Cli) -> Result<Exit> {
             // The settings, every control value and the event sinks are checked before
             // anything is reached.
             let req = args.request().map_err(bad_input)?;
-            let cfg = args.controls(live.engine_config()).map_err(bad_input)?;
+            let cfg = args
+                .controls(live.engine_config().map_err(bad_input)?)
+                .map_err(bad_input)?;
             live.check().map_err(bad_input)?;
             // The events file and the webhook URL are the user's values too.
             let mut sinks = sinks::Sinks::open(args, &live.cluster_id).map_err(bad_input)?;
-            let mut ports = LivePorts::connect(&live.options())?;
-            if let Some(note) =
-                ports.autoscaler_risk(&live.cluster_id, &req, args.update.accept_autoscaler_risk)?
-            {
-                render::warn(&format!("note: {note}"));
-            }
-            let notes = ports.discovery.check_for(&live.options(), &req)?;
-            notes
-                .iter()
-                .for_each(|note| render::warn(&format!("note: {note}")));
+            let mut ports = connect(live)?;
+            checked(&mut ports, live, &req)?;
             let types = ports
                 .ports()
                 .cloud
@@ -256,7 +264,7 @@ fn run(cli: &Cli) -> Result<Exit> {
             } else {
                 match &outcome {
                     UpdateOutcome::RolledOut(r) => out!("{}", render::report_text(r)),
-                    UpdateOutcome::Stored { view } => out!("{}", render::stored_text(view)),
+                    UpdateOutcome::Stored { view, .. } => out!("{}", render::stored_text(view)),
                     UpdateOutcome::CancelRequested => {}
                 }
                 let offerings = offering_names(&mut ports.ports());
@@ -269,12 +277,12 @@ fn run(cli: &Cli) -> Result<Exit> {
             })
         }
         Command::Cancel { live } => {
-            let mut ports = LivePorts::connect(&live.options())?;
+            let mut ports = connect(live)?;
             let req = cks_rollout::engine::UpdateRequest {
                 cancel_rollout: true,
                 ..Default::default()
             };
-            let cfg = live.engine_config();
+            let cfg = live.engine_config()?;
             let outcome = update(
                 &mut ports.ports(),
                 &live.cluster_id,
@@ -299,7 +307,7 @@ fn run(cli: &Cli) -> Result<Exit> {
             events,
         } => watch::run(live, events.as_ref()),
         Command::Status { live, .. } => {
-            let mut ports = LivePorts::connect(&live.options())?;
+            let mut ports = connect(live)?;
             let cluster =
                 view(&mut ports.ports(), &live.cluster_id).context("reading the cluster view")?;
             if cli.json {
@@ -311,8 +319,8 @@ fn run(cli: &Cli) -> Result<Exit> {
             Ok(Exit::Ok)
         }
         Command::Scan { live } => {
-            let mut ports = LivePorts::connect(&live.options())?;
-            let cfg = live.engine_config();
+            let mut ports = connect(live)?;
+            let cfg = live.engine_config()?;
             let outcome = scan(&mut ports.ports(), &live.cluster_id, cfg.lease_timeout)
                 .context("scanning the cluster")?;
             if cli.json {

@@ -190,9 +190,17 @@ pub fn run(args: &SimulateArgs, as_json: bool) -> Result<Exit> {
                     },
                 }))?;
             } else {
+                let notes = match &run.outcome {
+                    Ok(UpdateOutcome::RolledOut(r)) => r.notes.as_slice(),
+                    Ok(UpdateOutcome::Stored { notes, .. }) => notes.as_slice(),
+                    _ => &[],
+                };
+                for note in notes {
+                    outln!("note: {note}");
+                }
                 match &run.outcome {
                     Ok(UpdateOutcome::RolledOut(r)) => out!("{}", render::report_text(r)),
-                    Ok(UpdateOutcome::Stored { view }) => out!("{}", render::stored_text(view)),
+                    Ok(UpdateOutcome::Stored { view, .. }) => out!("{}", render::stored_text(view)),
                     Ok(UpdateOutcome::CancelRequested) => {
                         outln!("cancel recorded: the rollout stops before its next batch")
                     }

@@ -5,38 +5,13 @@
 //! autoscaling enabled, is refused unless the operator accepts the risk.
 
 use std::collections::BTreeMap;
-use std::fmt;
 
-/// A CloudStack release, `major.minor` of `cloudstackversion` (`4.21.0.0`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub struct CloudStackVersion {
-    /// The major number (4).
-    pub major: u32,
-    /// The minor number (21).
-    pub minor: u32,
-}
+use super::note::Note;
+use super::request::{UpdateError, UpdateRequest};
+use crate::model::CksCluster;
+use crate::ports::Cloud;
 
-impl CloudStackVersion {
-    /// The first release with the risk.
-    pub const RISKY_SINCE: CloudStackVersion = CloudStackVersion {
-        major: 4,
-        minor: 21,
-    };
-
-    /// Parses `4.21.0.0` (or `4.21.0.0-SNAPSHOT`); `None` for anything else.
-    pub fn parse(text: &str) -> Option<Self> {
-        let mut parts = text.trim().split(['.', '-']);
-        let major = parts.next()?.parse().ok()?;
-        let minor = parts.next()?.parse().ok()?;
-        Some(CloudStackVersion { major, minor })
-    }
-}
-
-impl fmt::Display for CloudStackVersion {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}.{}", self.major, self.minor)
-    }
-}
+pub use crate::model::CloudStackVersion;
 
 /// What CloudStack says about the cluster and itself, and what the update asks for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -75,7 +50,7 @@ pub struct AutoscalerRiskRefused {
 pub fn check_autoscaler_risk(
     cluster: &str,
     input: &AutoscalerRiskInput<'_>,
-) -> Result<Option<String>, AutoscalerRiskRefused> {
+) -> Result<Option<Note>, AutoscalerRiskRefused> {
     let moves: Vec<String> = input
         .node_offerings
         .iter()
@@ -97,12 +72,33 @@ pub fn check_autoscaler_risk(
             .map_or("(version unknown)".to_string(), |v| v.to_string()),
     };
     if input.accepted {
-        return Ok(Some(format!(
-            "risk accepted: the autoscaler's scale calls may fail while any node is off the default offering (apache/cloudstack#11994), and the cluster goes to Alert when one does ({})",
-            refused.version
-        )));
+        return Ok(Some(Note::AutoscalerRiskAccepted {
+            version: refused.version,
+        }));
     }
     Err(refused)
+}
+
+/// The autoscaler risk of `req` on the cluster CloudStack reports as `cks`: the server's
+/// version is asked of `cloud` only when the cluster autoscales and `req` names offerings (a
+/// version that cannot be read counts as one with the risk).
+pub fn refuse_autoscaler_risk(
+    cloud: &mut dyn Cloud,
+    cks: &CksCluster,
+    req: &UpdateRequest,
+) -> Result<Option<Note>, UpdateError> {
+    if !cks.autoscaling_enabled || req.node_offerings.is_empty() {
+        return Ok(None);
+    }
+    let version = cloud.cloudstack_version().ok().flatten();
+    let input = AutoscalerRiskInput {
+        version,
+        autoscaling: cks.autoscaling_enabled,
+        default_offering: &cks.service_offering_id,
+        node_offerings: &req.node_offerings,
+        accepted: req.accept_autoscaler_risk,
+    };
+    Ok(check_autoscaler_risk(&cks.id, &input)?)
 }
 
 #[cfg(test)]
@@ -163,7 +159,7 @@ mod tests {
         assert!(check_autoscaler_risk("k1", &input(None, true, false, &worker)).is_err());
         let note = check_autoscaler_risk("k1", &input(Some("4.22.0.0"), true, true, &worker))
             .expect("accepted");
-        assert!(note.is_some_and(|n| n.contains("11994")));
+        assert!(note.is_some_and(|n| n.to_string().contains("11994")));
     }
 
     #[test]

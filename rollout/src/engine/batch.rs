@@ -44,6 +44,34 @@ pub(super) enum BatchEnd {
     },
 }
 
+/// The nodes of `batch` with work left as `snap` shows them: stopped, annotated by an earlier
+/// run, out of date, or asked to restart; a node that came back unchanged and running is done.
+fn with_work(
+    snap: &super::observe::Snapshot,
+    batch: &Batch,
+    restart: Option<&std::collections::BTreeSet<String>>,
+) -> Vec<String> {
+    let mut names = Vec::new();
+    for np in &batch.nodes {
+        let Some(vm) = snap.vm_by_node(&np.node) else {
+            continue;
+        };
+        let annotated = snap
+            .node(&np.node)
+            .is_some_and(|x| x.annotations.contains_key(ROLLOUT_ANNOTATION));
+        let differs = snap.out_of_date(vm);
+        if is_finished(snap, &np.node) && !differs && vm.state == VmState::Running {
+            continue;
+        }
+        let forced =
+            vm.state == VmState::Running && restart.is_some_and(|set| set.contains(&np.node));
+        if vm.state == VmState::Stopped || annotated || differs || forced {
+            names.push(np.node.clone());
+        }
+    }
+    names
+}
+
 impl Runner<'_, '_> {
     /// Run batch `batch` of type `t`: the nodes it finished, or how it stopped early.
     pub(super) fn run_batch(
@@ -54,27 +82,7 @@ impl Runner<'_, '_> {
         let n = batch.number;
         let mut deadline = self.ports.clock.now() + self.cfg.batch_timeout;
         let snap = self.observe()?;
-        let mut names = Vec::new();
-        for np in &batch.nodes {
-            let Some(vm) = snap.vm_by_node(&np.node) else {
-                continue;
-            };
-            let annotated = snap
-                .node(&np.node)
-                .is_some_and(|x| x.annotations.contains_key(ROLLOUT_ANNOTATION));
-            let differs = snap.out_of_date(vm);
-            if is_finished(&snap, &np.node) && !differs && vm.state == VmState::Running {
-                continue;
-            }
-            let forced = vm.state == VmState::Running
-                && self
-                    .restart
-                    .as_ref()
-                    .is_some_and(|set| set.contains(&np.node));
-            if vm.state == VmState::Stopped || annotated || differs || forced {
-                names.push(np.node.clone());
-            }
-        }
+        let names = with_work(&snap, batch, self.restart.as_ref());
         self.settle(&snap);
         if names.is_empty() {
             return Ok(BatchEnd::Done(Vec::new()));
@@ -104,30 +112,7 @@ impl Runner<'_, '_> {
             Vec::new()
         };
         let mut ep = snap.endpoint_avoiding(&avoid);
-        let mut work = Vec::new();
-        for name in &names {
-            match self.mark(n, t, &snap, &ep, name, deadline) {
-                Ok(w) => work.push(w),
-                Err(e) => {
-                    self.abandon(&ep, &work);
-                    return Err(e);
-                }
-            }
-        }
-        if t != NodeType::Etcd {
-            let drain_deadline = deadline.min(self.ports.clock.now() + self.cfg.drain_timeout);
-            for i in 0..work.len() {
-                if work[i].went_down {
-                    continue;
-                }
-                let node = work[i].node.clone();
-                if let Err(e) = self.drain(n, &ep, &node, drain_deadline) {
-                    self.abandon(&ep, &work);
-                    return Err(e);
-                }
-                self.emit(Some(n), Some(&node), StepKind::Drain, "drained");
-            }
-        }
+        let mut work = self.take_out(n, t, &snap, &ep, &names, deadline)?;
         let mut halted = None;
         for i in 0..work.len() {
             if !work[i].went_down {
@@ -159,9 +144,64 @@ impl Runner<'_, '_> {
             work.retain(|w| w.went_down);
         }
         self.verify(n, t, &mut work, deadline, &snap.record)?;
+        let finished = self.back_in_service(n, t, &ep, work)?;
+        Ok(match halted {
+            Some(why) => BatchEnd::Halted {
+                done_now: finished,
+                why,
+            },
+            None => BatchEnd::Done(finished),
+        })
+    }
+
+    /// Annotate and cordon each of `names` (batch `n`), then drain those still up (etcd nodes
+    /// run no workloads): the nodes as the batch tracks them. On an error the nodes taken so
+    /// far go back into service.
+    fn take_out(
+        &mut self,
+        n: usize,
+        t: NodeType,
+        snap: &super::observe::Snapshot,
+        ep: &Endpoint,
+        names: &[String],
+        deadline: Duration,
+    ) -> Result<Vec<Work>, EngineError> {
+        let mut work = Vec::new();
+        for name in names {
+            match self.mark(n, t, snap, ep, name, deadline) {
+                Ok(w) => work.push(w),
+                Err(e) => {
+                    self.abandon(ep, &work);
+                    return Err(e);
+                }
+            }
+        }
+        if t == NodeType::Etcd {
+            return Ok(work);
+        }
+        let drain_deadline = deadline.min(self.ports.clock.now() + self.cfg.drain_timeout);
+        for w in work.iter().filter(|w| !w.went_down) {
+            if let Err(e) = self.drain(n, ep, &w.node, drain_deadline) {
+                self.abandon(ep, &work);
+                return Err(e);
+            }
+            self.emit(Some(n), Some(&w.node), StepKind::Drain, "drained");
+        }
+        Ok(work)
+    }
+
+    /// The verified nodes of batch `n` back in service: those the engine annotated uncordoned,
+    /// the others left as someone else cordoned them; their names, in order.
+    fn back_in_service(
+        &mut self,
+        n: usize,
+        t: NodeType,
+        ep: &Endpoint,
+        work: Vec<Work>,
+    ) -> Result<Vec<String>, EngineError> {
         for w in &work {
             if w.ours {
-                self.uncordon_ours(&ep, &w.node, n)?;
+                self.uncordon_ours(ep, &w.node, n)?;
             }
             self.emit(
                 Some(n),
@@ -176,14 +216,7 @@ impl Runner<'_, '_> {
                 },
             );
         }
-        let finished = work.into_iter().map(|w| w.node).collect();
-        Ok(match halted {
-            Some(why) => BatchEnd::Halted {
-                done_now: finished,
-                why,
-            },
-            None => BatchEnd::Done(finished),
-        })
+        Ok(work.into_iter().map(|w| w.node).collect())
     }
 
     /// Just before `node` of batch `n` is stopped: safe to stop (as [`Runner::recheck`] sees

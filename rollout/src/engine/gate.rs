@@ -59,11 +59,7 @@ impl Runner<'_, '_> {
             .map_err(|e| failed(format!("it did not start: {e}")))?;
         let started = self.ports.clock.now();
         let limit = self.cfg.gate_timeout;
-        let poll = self
-            .cfg
-            .poll_interval
-            .min(GATE_POLL)
-            .max(Duration::from_millis(1));
+        let poll = gate_poll(self.cfg.poll_interval);
         loop {
             let status = match self.ports.hooks.as_mut() {
                 Some(hooks) => hooks.gate_status(&run),
@@ -81,15 +77,7 @@ impl Runner<'_, '_> {
                     return Ok(());
                 }
                 Ok(GateStatus::Exited { code, last_line }) => {
-                    let code = code.map_or("was killed by a signal".to_string(), |c| {
-                        format!("exited {c}")
-                    });
-                    let said = if last_line.is_empty() {
-                        "it printed nothing".to_string()
-                    } else {
-                        format!("its last line: {last_line}")
-                    };
-                    return Err(failed(format!("{code}; {said}")));
+                    return Err(failed(exited(code, &last_line)));
                 }
                 Err(e) if e.kind == PortErrorKind::Unavailable => {}
                 Err(e) => return Err(failed(e.to_string())),
@@ -115,4 +103,23 @@ impl Runner<'_, '_> {
             }
         }
     }
+}
+
+/// How often a running gate is looked at: the engine's poll interval, at most [`GATE_POLL`],
+/// at least a millisecond.
+fn gate_poll(poll_interval: Duration) -> Duration {
+    poll_interval.min(GATE_POLL).max(Duration::from_millis(1))
+}
+
+/// Why a gate that exited other than 0 failed: its exit code (or the signal) and its last line.
+fn exited(code: Option<i32>, last_line: &str) -> String {
+    let code = code.map_or("was killed by a signal".to_string(), |c| {
+        format!("exited {c}")
+    });
+    let said = if last_line.is_empty() {
+        "it printed nothing".to_string()
+    } else {
+        format!("its last line: {last_line}")
+    };
+    format!("{code}; {said}")
 }

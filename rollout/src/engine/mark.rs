@@ -76,51 +76,12 @@ impl Runner<'_, '_> {
                 node: name.to_string(),
             });
         };
-        let kube_err = |source| EngineError::Mark {
-            batch: n,
-            node: name.to_string(),
-            source,
-        };
         match node.rollout_boot_id() {
             Some(old) => {
                 w.ours = true;
                 w.old_boot = Some(old.to_string());
-                let differs = snap.out_of_date(vm);
-                if stopped {
-                } else if old == node.boot_id {
-                    // Same boot as annotated. Up to date and Running, an earlier run may have
-                    // changed and started it before its kubelet posted: wait for a new boot ID
-                    // rather than restart it twice; without one, it never went down.
-                    if !differs && self.await_new_boot(n, ep, name, old, deadline)? {
-                        w.went_down = true;
-                        w.verify_only = true;
-                        return Ok(w);
-                    }
-                } else if !differs {
-                    // Restarted and changed by an earlier run, not yet Ready: only verify it.
-                    w.went_down = true;
-                    w.verify_only = true;
-                    self.emit(
-                        Some(n),
-                        Some(name),
-                        StepKind::Verify,
-                        "restarted by an earlier run: waiting for it",
-                    );
+                if self.resume_annotated(n, snap, ep, name, old, deadline, &mut w)? {
                     return Ok(w);
-                } else {
-                    // Rebooted since it was annotated but not yet changed: record this boot.
-                    self.hold()?;
-                    self.ports
-                        .kube
-                        .set_annotation(ep, name, ROLLOUT_ANNOTATION, Some(&node.boot_id))
-                        .map_err(kube_err)?;
-                    w.old_boot = Some(node.boot_id.clone());
-                    self.emit(
-                        Some(n),
-                        Some(name),
-                        StepKind::Annotate,
-                        node.boot_id.clone(),
-                    );
                 }
             }
             None if node.unschedulable => {
@@ -134,27 +95,94 @@ impl Runner<'_, '_> {
                 return Ok(w);
             }
             None => {
-                self.hold()?;
-                self.ports
-                    .kube
-                    .set_annotation(ep, name, ROLLOUT_ANNOTATION, Some(&node.boot_id))
-                    .map_err(kube_err)?;
+                // Never a node someone else cordoned: that one stays theirs (above).
+                debug_assert!(!node.unschedulable, "{name} is cordoned by someone else");
+                self.annotate(n, ep, name, &node.boot_id)?;
                 w.ours = true;
                 w.old_boot = Some(node.boot_id.clone());
-                self.emit(
-                    Some(n),
-                    Some(name),
-                    StepKind::Annotate,
-                    node.boot_id.clone(),
-                );
             }
         }
         self.hold()?;
         self.ports
             .kube
             .set_unschedulable(ep, name, true)
-            .map_err(kube_err)?;
+            .map_err(|source| EngineError::Mark {
+                batch: n,
+                node: name.to_string(),
+                source,
+            })?;
         self.emit(Some(n), Some(name), StepKind::Cordon, "cordoned");
         Ok(w)
+    }
+
+    /// Annotate `name` with `boot`, the boot ID before its restart.
+    fn annotate(
+        &mut self,
+        n: usize,
+        ep: &Endpoint,
+        name: &str,
+        boot: &str,
+    ) -> Result<(), EngineError> {
+        self.hold()?;
+        self.ports
+            .kube
+            .set_annotation(ep, name, ROLLOUT_ANNOTATION, Some(boot))
+            .map_err(|source| EngineError::Mark {
+                batch: n,
+                node: name.to_string(),
+                source,
+            })?;
+        self.emit(Some(n), Some(name), StepKind::Annotate, boot.to_string());
+        Ok(())
+    }
+
+    /// A node an earlier run annotated with boot ID `old`: true when it needs no cordon (it
+    /// restarted already: only verify it); otherwise `w` is ready for the cordon, its
+    /// annotation renewed if it rebooted unchanged.
+    #[allow(clippy::too_many_arguments)]
+    fn resume_annotated(
+        &mut self,
+        n: usize,
+        snap: &Snapshot,
+        ep: &Endpoint,
+        name: &str,
+        old: &str,
+        deadline: Duration,
+        w: &mut Work,
+    ) -> Result<bool, EngineError> {
+        let (Some(vm), Some(node)) = (snap.vm_by_node(name), snap.node(name)) else {
+            return Ok(false);
+        };
+        let differs = snap.out_of_date(vm);
+        if vm.state == VmState::Stopped {
+            return Ok(false);
+        }
+        if old == node.boot_id {
+            // Same boot as annotated. Up to date and Running, an earlier run may have changed
+            // and started it before its kubelet posted: wait for a new boot ID rather than
+            // restart it twice; without one, it never went down.
+            if !differs && self.await_new_boot(n, ep, name, old, deadline)? {
+                w.went_down = true;
+                w.verify_only = true;
+                return Ok(true);
+            }
+            return Ok(false);
+        }
+        if !differs {
+            // Restarted and changed by an earlier run, not yet Ready: only verify it.
+            w.went_down = true;
+            w.verify_only = true;
+            self.emit(
+                Some(n),
+                Some(name),
+                StepKind::Verify,
+                "restarted by an earlier run: waiting for it",
+            );
+            return Ok(true);
+        }
+        // Rebooted since it was annotated but not yet changed: record this boot.
+        self.annotate(n, ep, name, &node.boot_id)?;
+        w.old_boot = Some(node.boot_id.clone());
+        Ok(false)
     }
 }

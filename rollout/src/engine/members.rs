@@ -168,4 +168,26 @@ mod tests {
             "{e}"
         );
     }
+
+    #[test]
+    fn an_unknown_member_says_whether_its_address_was_shared_or_unheard_of() {
+        let shared = [member("c-1", "127.0.0.1"), member("c-2", "127.0.0.1")];
+        let e = member_of(&vm("c-3", "127.0.0.1"), &shared).expect_err("unknown");
+        assert_eq!(
+            e.why,
+            "several members listen on its address and none is named after it"
+        );
+        let one = [member("c-1", "127.0.0.2")];
+        let e = member_of(&vm("c-3", "127.0.0.1"), &one).expect_err("unknown");
+        assert_eq!(
+            e.why,
+            "no member listens on its address or is named after it"
+        );
+        let none = [member("c-1", "10.0.0.1"), member("c-2", "10.0.0.2")];
+        let e = member_of(&vm("c-3", "127.0.0.1"), &none).expect_err("unknown");
+        assert_eq!(
+            e.why,
+            "no member listens on its address or is named after it"
+        );
+    }
 }

@@ -86,6 +86,9 @@ pub struct Plan {
     pub phases: Vec<Phase>,
     /// Nodes skipped.
     pub skipped: Vec<Skip>,
+    /// What the update says alongside (an accepted risk, node types that cannot be rolled out).
+    #[serde(default)]
+    pub notes: Vec<super::note::Note>,
 }
 
 impl Plan {
@@ -145,52 +148,12 @@ pub fn plan_with(
         finish: Vec::new(),
         phases: Vec::new(),
         skipped: Vec::new(),
+        notes: Vec::new(),
     };
     let mut first = Vec::new();
     let mut rest = Vec::new();
     for t in types_of(record) {
-        let mut work = Vec::new();
-        for vm in snap.vms_of(t) {
-            let node = snap.node(&vm.node_name);
-            let annotated = node.is_some_and(|n| n.annotations.contains_key(ROLLOUT_ANNOTATION));
-            let finished = is_finished(snap, &vm.node_name);
-            if finished {
-                out.finish.push(vm.node_name.clone());
-            }
-            let changes = snap.changes_of(vm).to_vec();
-            let reason = match &vm.state {
-                VmState::Stopped => WorkReason::Stopped,
-                _ if annotated && !finished => WorkReason::Interrupted,
-                _ if !changes.is_empty() => WorkReason::OutOfDate,
-                VmState::Running if restart.contains(&vm.node_name) => WorkReason::Restart,
-                _ => continue,
-            };
-            if !matches!(vm.state, VmState::Running | VmState::Stopped) {
-                out.skipped.push(Skip {
-                    node: vm.node_name.clone(),
-                    node_type: t,
-                    reason: format!("VM is {:?}; wait until it is Running or Stopped", vm.state),
-                });
-                continue;
-            }
-            if vm.state == VmState::Running && cannot_lose_a_node(record, t) {
-                out.skipped.push(Skip {
-                    node: vm.node_name.clone(),
-                    node_type: t,
-                    reason: cannot_lose_reason(record, t),
-                });
-                continue;
-            }
-            let cordoned_by_other = node.is_some_and(|n| n.unschedulable && !annotated);
-            work.push(NodePlan {
-                node: vm.node_name.clone(),
-                vm_id: vm.id.clone(),
-                reason,
-                changes,
-                cordoned_by_other,
-            });
-        }
-        work.sort_by(|a, b| (a.reason, &a.node).cmp(&(b.reason, &b.node)));
+        let work = work_of_type(snap, t, restart, &mut out);
         let (stopped, running): (Vec<NodePlan>, Vec<NodePlan>) = work
             .into_iter()
             .partition(|w| matches!(w.reason, WorkReason::Stopped | WorkReason::Interrupted));
@@ -228,5 +191,205 @@ pub fn plan_with(
             batches,
         });
     }
+    debug_assert!(
+        keeps_the_rules(&out),
+        "a plan breaks the batch rules: {out:?}"
+    );
     out
+}
+
+/// The nodes of type `t` with work, in their order (stopped, interrupted, out of date, asked
+/// to restart; by name within each); those found finished go to `out.finish`, those that
+/// cannot be taken now to `out.skipped`.
+fn work_of_type(
+    snap: &Snapshot,
+    t: NodeType,
+    restart: &std::collections::BTreeSet<String>,
+    out: &mut Plan,
+) -> Vec<NodePlan> {
+    let record = &snap.record;
+    let mut work = Vec::new();
+    for vm in snap.vms_of(t) {
+        let node = snap.node(&vm.node_name);
+        let annotated = node.is_some_and(|n| n.annotations.contains_key(ROLLOUT_ANNOTATION));
+        let finished = is_finished(snap, &vm.node_name);
+        if finished {
+            out.finish.push(vm.node_name.clone());
+        }
+        let changes = snap.changes_of(vm).to_vec();
+        let reason = match &vm.state {
+            VmState::Stopped => WorkReason::Stopped,
+            _ if annotated && !finished => WorkReason::Interrupted,
+            _ if !changes.is_empty() => WorkReason::OutOfDate,
+            VmState::Running if restart.contains(&vm.node_name) => WorkReason::Restart,
+            _ => continue,
+        };
+        if !matches!(vm.state, VmState::Running | VmState::Stopped) {
+            out.skipped.push(Skip {
+                node: vm.node_name.clone(),
+                node_type: t,
+                reason: format!("VM is {:?}; wait until it is Running or Stopped", vm.state),
+            });
+            continue;
+        }
+        if vm.state == VmState::Running && cannot_lose_a_node(record, t) {
+            out.skipped.push(Skip {
+                node: vm.node_name.clone(),
+                node_type: t,
+                reason: cannot_lose_reason(record, t),
+            });
+            continue;
+        }
+        let cordoned_by_other = node.is_some_and(|n| n.unschedulable && !annotated);
+        work.push(NodePlan {
+            node: vm.node_name.clone(),
+            vm_id: vm.id.clone(),
+            reason,
+            changes,
+            cordoned_by_other,
+        });
+    }
+    work.sort_by(|a, b| (a.reason, &a.node).cmp(&(b.reason, &b.node)));
+    work
+}
+
+/// The rules the simulator checks, as a plan must already keep them: one control or etcd node
+/// per batch, at most the worker batch size of workers, batches numbered in order, and within
+/// the resumed phases and within the others, etcd before control before workers.
+fn keeps_the_rules(plan: &Plan) -> bool {
+    let rank = |t: NodeType| match t {
+        NodeType::Etcd => 0,
+        NodeType::Control => 1,
+        NodeType::Worker => 2,
+    };
+    let sizes = plan.phases.iter().all(|p| {
+        p.batches.iter().all(|b| match p.node_type {
+            NodeType::Worker => b.nodes.len() <= plan.worker_batch_size.max(1) as usize,
+            _ => b.nodes.len() == 1,
+        })
+    });
+    let numbered = plan
+        .phases
+        .iter()
+        .flat_map(|p| &p.batches)
+        .enumerate()
+        .all(|(i, b)| b.number == i + 1);
+    let ordered = [true, false].into_iter().all(|resume| {
+        let ranks: Vec<u8> = plan
+            .phases
+            .iter()
+            .filter(|p| p.resume == resume)
+            .map(|p| rank(p.node_type))
+            .collect();
+        ranks.windows(2).all(|w| w[0] < w[1])
+    });
+    sizes && numbered && ordered
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn batch(number: usize, nodes: &[&str]) -> Batch {
+        Batch {
+            number,
+            nodes: nodes
+                .iter()
+                .map(|n| NodePlan {
+                    node: n.to_string(),
+                    vm_id: format!("vm-{n}"),
+                    reason: WorkReason::OutOfDate,
+                    changes: Vec::new(),
+                    cordoned_by_other: false,
+                })
+                .collect(),
+            preflight: Verdict::Pass,
+        }
+    }
+
+    fn phase(node_type: NodeType, resume: bool, batches: Vec<Batch>) -> Phase {
+        Phase {
+            node_type,
+            resume,
+            batches,
+        }
+    }
+
+    fn plan_of(worker_batch_size: u32, phases: Vec<Phase>) -> Plan {
+        Plan {
+            cluster_id: "k1".into(),
+            worker_batch_size,
+            finish: Vec::new(),
+            phases,
+            skipped: Vec::new(),
+            notes: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_plan_keeping_the_batch_rules_passes_the_check() {
+        let plan = plan_of(
+            2,
+            vec![
+                phase(NodeType::Worker, true, vec![batch(1, &["w-3"])]),
+                phase(NodeType::Etcd, false, vec![batch(2, &["e-1"])]),
+                phase(NodeType::Control, false, vec![batch(3, &["c-1"])]),
+                phase(
+                    NodeType::Worker,
+                    false,
+                    vec![batch(4, &["w-1", "w-2"]), batch(5, &["w-4"])],
+                ),
+            ],
+        );
+        assert!(keeps_the_rules(&plan));
+    }
+
+    #[test]
+    fn the_plan_check_names_two_control_nodes_too_many_workers_a_gap_or_phases_out_of_order() {
+        let two_controls = plan_of(
+            1,
+            vec![phase(
+                NodeType::Control,
+                false,
+                vec![batch(1, &["c-1", "c-2"])],
+            )],
+        );
+        assert!(!keeps_the_rules(&two_controls));
+        let no_etcd_node = plan_of(1, vec![phase(NodeType::Etcd, false, vec![batch(1, &[])])]);
+        assert!(!keeps_the_rules(&no_etcd_node));
+        let three_workers = plan_of(
+            2,
+            vec![phase(
+                NodeType::Worker,
+                false,
+                vec![batch(1, &["w-1", "w-2", "w-3"])],
+            )],
+        );
+        assert!(!keeps_the_rules(&three_workers));
+        let gap = plan_of(
+            1,
+            vec![phase(
+                NodeType::Worker,
+                false,
+                vec![batch(1, &["w-1"]), batch(3, &["w-2"])],
+            )],
+        );
+        assert!(!keeps_the_rules(&gap));
+        let workers_first = plan_of(
+            1,
+            vec![
+                phase(NodeType::Worker, false, vec![batch(1, &["w-1"])]),
+                phase(NodeType::Control, false, vec![batch(2, &["c-1"])]),
+            ],
+        );
+        assert!(!keeps_the_rules(&workers_first));
+        let same_type_twice = plan_of(
+            1,
+            vec![
+                phase(NodeType::Control, true, vec![batch(1, &["c-1"])]),
+                phase(NodeType::Control, true, vec![batch(2, &["c-2"])]),
+            ],
+        );
+        assert!(!keeps_the_rules(&same_type_twice));
+    }
 }

@@ -30,6 +30,57 @@ pub fn is_member_type(snap: &Snapshot, t: NodeType) -> bool {
     }
 }
 
+/// Why taking control or etcd nodes `going_down` (of `batch`) now is unsafe, added to
+/// `reasons`: etcd quorum among the other members (unknown counts as unhealthy), learners,
+/// etcd not ready, no other API server serving.
+fn etcd_and_api(
+    snap: &Snapshot,
+    t: NodeType,
+    batch: &[String],
+    going_down: &[&String],
+    reasons: &mut Vec<String>,
+) {
+    let voting: Vec<_> = snap.members.iter().filter(|m| !m.learner).collect();
+    if voting.is_empty() {
+        reasons.push("etcd members unknown".to_string());
+    } else {
+        // The batch's own members, told by address (or name), not counted as others.
+        let mut own: Vec<&EtcdMember> = Vec::new();
+        if is_member_type(snap, t) {
+            for name in going_down {
+                let Some(vm) = snap.vm_by_node(name) else {
+                    continue;
+                };
+                match member_of(vm, &snap.members) {
+                    Ok(m) => own.push(m),
+                    Err(e) => reasons.push(e.to_string()),
+                }
+            }
+        }
+        let n = voting.len();
+        let healthy = voting
+            .iter()
+            .filter(|m| !own.iter().any(|o| std::ptr::eq(*o, **m)))
+            .filter(|m| m.health == MemberHealth::Healthy)
+            .count();
+        let need = quorum(n);
+        if healthy < need {
+            reasons.push(format!(
+                "etcd quorum: {healthy} of the other members healthy, {need} of {n} needed (unknown counts as unhealthy)"
+            ));
+        }
+    }
+    for m in snap.members.iter().filter(|m| m.learner) {
+        reasons.push(format!("etcd member {} is a learner", m.name));
+    }
+    if !snap.etcd_ready {
+        reasons.push("etcd not ready: no API server answered /readyz/etcd with 200".to_string());
+    }
+    if !snap.api_up.iter().any(|n| !batch.contains(n)) {
+        reasons.push("no other control node serves the API (/readyz)".to_string());
+    }
+}
+
 /// Check that taking down `batch` (node names, all of type `t`) is safe given `snap`.
 pub fn preflight(snap: &Snapshot, t: NodeType, batch: &[String]) -> Verdict {
     let going_down: Vec<&String> = batch
@@ -68,46 +119,7 @@ pub fn preflight(snap: &Snapshot, t: NodeType, batch: &[String]) -> Verdict {
         reasons.push("no API server answered the node list".to_string());
     }
     if matches!(t, NodeType::Control | NodeType::Etcd) {
-        let voting: Vec<_> = snap.members.iter().filter(|m| !m.learner).collect();
-        if voting.is_empty() {
-            reasons.push("etcd members unknown".to_string());
-        } else {
-            // The batch's own members, told by address (or name), not counted as others.
-            let mut own: Vec<&EtcdMember> = Vec::new();
-            if is_member_type(snap, t) {
-                for name in &going_down {
-                    let Some(vm) = snap.vm_by_node(name) else {
-                        continue;
-                    };
-                    match member_of(vm, &snap.members) {
-                        Ok(m) => own.push(m),
-                        Err(e) => reasons.push(e.to_string()),
-                    }
-                }
-            }
-            let n = voting.len();
-            let healthy = voting
-                .iter()
-                .filter(|m| !own.iter().any(|o| std::ptr::eq(*o, **m)))
-                .filter(|m| m.health == MemberHealth::Healthy)
-                .count();
-            let need = quorum(n);
-            if healthy < need {
-                reasons.push(format!(
-                    "etcd quorum: {healthy} of the other members healthy, {need} of {n} needed (unknown counts as unhealthy)"
-                ));
-            }
-        }
-        for m in snap.members.iter().filter(|m| m.learner) {
-            reasons.push(format!("etcd member {} is a learner", m.name));
-        }
-        if !snap.etcd_ready {
-            reasons
-                .push("etcd not ready: no API server answered /readyz/etcd with 200".to_string());
-        }
-        if !snap.api_up.iter().any(|n| !batch.contains(n)) {
-            reasons.push("no other control node serves the API (/readyz)".to_string());
-        }
+        etcd_and_api(snap, t, batch, &going_down, &mut reasons);
     }
     if reasons.is_empty() {
         Verdict::Pass

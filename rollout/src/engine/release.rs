@@ -102,6 +102,76 @@ pub fn release_with(
     release_held(ports, cluster_id, None, error, notes)
 }
 
+/// The nodes the rollout annotated, in `snap`, back in service: each that came back (Ready
+/// with a new boot ID) uncordoned and its annotation removed; the others, and those whose
+/// uncordon failed, are returned to say they stay cordoned. Failed calls go to `failed`.
+fn back_in_service(
+    ports: &mut Ports<'_>,
+    snap: &super::observe::Snapshot,
+    failed: &mut Vec<String>,
+) -> Vec<String> {
+    let mut left_cordoned = Vec::new();
+    let ep = snap.endpoint_avoiding(&[]);
+    for node in snap.nodes.iter() {
+        if node.rollout_boot_id().is_none() {
+            continue;
+        }
+        if !came_back(node) {
+            left_cordoned.push(node.name.clone());
+            continue;
+        }
+        // Only a node of the rollout's, Ready with a new boot ID, is put back in service.
+        debug_assert!(node.is_ready() && node.rollout_boot_id() != Some(node.boot_id.as_str()));
+        if node.unschedulable
+            && let Err(e) = ports.kube.set_unschedulable(&ep, &node.name, false)
+        {
+            failed.push(format!("uncordon {}: {e}", node.name));
+            left_cordoned.push(node.name.clone());
+            continue;
+        }
+        if let Err(e) = ports
+            .kube
+            .set_annotation(&ep, &node.name, ROLLOUT_ANNOTATION, None)
+        {
+            failed.push(format!("remove annotation of {}: {e}", node.name));
+        }
+    }
+    left_cordoned
+}
+
+/// `lasterror` after a release: the rollout's `error`, the nodes it left cordoned after that
+/// error, the release's `failed` calls, the cluster's health `problems` and the rollout's
+/// `notes`, in this order; `None` when there is nothing to say.
+fn last_error(
+    error: Option<&str>,
+    left_cordoned: &[String],
+    mut failed: Vec<String>,
+    problems: &[String],
+    notes: Option<&str>,
+) -> Option<String> {
+    let mut parts: Vec<String> = Vec::new();
+    if let Some(e) = error {
+        parts.push(e.to_string());
+    }
+    // What release really did with the rollout's nodes after the error that stopped it: the
+    // nodes it leaves cordoned, named (the same on every run of release, so it stays
+    // idempotent; the batch's own error claims nothing about cordons).
+    if error.is_some() && !left_cordoned.is_empty() {
+        parts.push(format!(
+            "release left {} cordoned (not back Ready with a new boot ID)",
+            left_cordoned.join(", ")
+        ));
+    }
+    parts.append(&mut failed);
+    if !problems.is_empty() {
+        parts.push(format!("cluster unhealthy: {}", problems.join("; ")));
+    }
+    if let Some(n) = notes {
+        parts.push(n.to_string());
+    }
+    (!parts.is_empty()).then(|| parts.join("; "))
+}
+
 /// [`release_with`] by the rollout that holds `held` (its lease and the lease timeout): the
 /// state leaves `Updating` only while the store, in the same transaction, finds that lease
 /// still held; a lost lease is an error and the state is left to its new owner.
@@ -123,33 +193,11 @@ pub fn release_held(
             )
         }
     };
-    let mut left_cordoned = Vec::new();
     let (mut cores, mut memory_mb) = (record.cores, record.memory_mb);
+    let mut left_cordoned = Vec::new();
     let mut problems = Vec::new();
     if let Some(snap) = &snap {
-        let ep = snap.endpoint_avoiding(&[]);
-        for node in snap.nodes.iter() {
-            if node.rollout_boot_id().is_none() {
-                continue;
-            }
-            if !came_back(node) {
-                left_cordoned.push(node.name.clone());
-                continue;
-            }
-            if node.unschedulable
-                && let Err(e) = ports.kube.set_unschedulable(&ep, &node.name, false)
-            {
-                failed.push(format!("uncordon {}: {e}", node.name));
-                left_cordoned.push(node.name.clone());
-                continue;
-            }
-            if let Err(e) = ports
-                .kube
-                .set_annotation(&ep, &node.name, ROLLOUT_ANNOTATION, None)
-            {
-                failed.push(format!("remove annotation of {}: {e}", node.name));
-            }
-        }
+        left_cordoned = back_in_service(ports, snap, &mut failed);
         (cores, memory_mb) = capacity(snap);
         if let Err(e) = ports.store.set_capacity(cluster_id, cores, memory_mb) {
             failed.push(format!("recording capacity: {e}"));
@@ -163,27 +211,7 @@ pub fn release_held(
     } else {
         ClusterState::Alert
     };
-    let mut parts: Vec<String> = Vec::new();
-    if let Some(e) = error {
-        parts.push(e.to_string());
-    }
-    // What release really did with the rollout's nodes after the error that stopped it: the
-    // nodes it leaves cordoned, named (the same on every run of release, so it stays
-    // idempotent; the batch's own error claims nothing about cordons).
-    if error.is_some() && !left_cordoned.is_empty() {
-        parts.push(format!(
-            "release left {} cordoned (not back Ready with a new boot ID)",
-            left_cordoned.join(", ")
-        ));
-    }
-    parts.append(&mut failed);
-    if !problems.is_empty() {
-        parts.push(format!("cluster unhealthy: {}", problems.join("; ")));
-    }
-    if let Some(n) = notes {
-        parts.push(n.to_string());
-    }
-    let last_error = (!parts.is_empty()).then(|| parts.join("; "));
+    let last_error = last_error(error, &left_cordoned, failed, &problems, notes);
     let recorded = ports
         .store
         .set_last_error(cluster_id, last_error.as_deref())
@@ -193,6 +221,8 @@ pub fn release_held(
         .set_cancel(cluster_id, false)
         .map_err(EngineError::store);
     let current = record.state;
+    // A release never leaves the cluster Updating.
+    debug_assert_ne!(state, ClusterState::Updating);
     if let Some((lease, timeout)) = held {
         if !ports
             .store

@@ -21,6 +21,9 @@ pub struct UpdateRequest {
     pub max_unavailable: Option<i64>,
     /// `cancelrollout`: stop a running rollout between two batches.
     pub cancel_rollout: bool,
+    /// Move nodes off the cluster's default offering even where CloudStack's autoscaler then
+    /// fails (apache/cloudstack#11994; [`super::autoscaler_risk`]).
+    pub accept_autoscaler_risk: bool,
 }
 
 impl UpdateRequest {
@@ -89,6 +92,10 @@ pub enum UpdateError {
         /// Each VM without a node and node without a VM, one line each.
         reasons: Vec<String>,
     },
+    /// The update moves nodes off the cluster's default offering where the autoscaler would
+    /// then fail, and the risk was not accepted.
+    #[error(transparent)]
+    AutoscalerRisk(#[from] super::autoscaler_risk::AutoscalerRiskRefused),
     /// The engine stopped on an error of its own before anything was changed.
     #[error(transparent)]
     Engine(super::error::EngineError),

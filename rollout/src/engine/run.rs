@@ -242,34 +242,12 @@ impl<'r, 'a> Runner<'r, 'a> {
                 continue;
             }
             let planned: BTreeSet<String> = snap.vms.iter().map(|v| v.id.clone()).collect();
-            if self.restart.is_none() {
-                self.restart = Some(match self.cfg.restart {
-                    Some(scope) => match self.restart_set(scope, &snap) {
-                        Ok(set) => set,
-                        Err(e) => break Some(e),
-                    },
-                    None => BTreeSet::new(),
-                });
-            }
-            let restart = self.restart.clone().unwrap_or_default();
+            let restart = match self.restart_once(&snap) {
+                Ok(set) => set,
+                Err(e) => break Some(e),
+            };
             let the_plan = plan_with(&snap, max_unavailable, &restart);
-            self.emit(
-                None,
-                None,
-                StepKind::Start,
-                format!(
-                    "{} batch(es), {} worker(s) at a time",
-                    the_plan
-                        .phases
-                        .iter()
-                        .map(|p| p.batches.len())
-                        .sum::<usize>(),
-                    the_plan.worker_batch_size
-                ),
-            );
-            for s in &the_plan.skipped {
-                self.emit(None, Some(&s.node), StepKind::Skip, s.reason.clone());
-            }
+            self.announce(&the_plan);
             self.settle(&snap);
             let step = self.batches(&the_plan, &planned, &mut done, &mut cancelled);
             last_plan = Some(the_plan);
@@ -293,6 +271,7 @@ impl<'r, 'a> Runner<'r, 'a> {
             finish: Vec::new(),
             phases: Vec::new(),
             skipped: Vec::new(),
+            notes: Vec::new(),
         });
         RunOutcome {
             notes: the_plan.skip_message(),
@@ -317,6 +296,42 @@ impl<'r, 'a> Runner<'r, 'a> {
         Ok(record.cancel)
     }
 
+    /// The nodes `run --restart` asked for that are still to restart, fixed at the first
+    /// plan (each leaves the set as its batch finishes).
+    fn restart_once(
+        &mut self,
+        snap: &super::observe::Snapshot,
+    ) -> Result<BTreeSet<String>, EngineError> {
+        if self.restart.is_none() {
+            self.restart = Some(match self.cfg.restart {
+                Some(scope) => self.restart_set(scope, snap)?,
+                None => BTreeSet::new(),
+            });
+        }
+        Ok(self.restart.clone().unwrap_or_default())
+    }
+
+    /// The start of a plan's run: its size, then each node it skips.
+    fn announce(&mut self, the_plan: &Plan) {
+        self.emit(
+            None,
+            None,
+            StepKind::Start,
+            format!(
+                "{} batch(es), {} worker(s) at a time",
+                the_plan
+                    .phases
+                    .iter()
+                    .map(|p| p.batches.len())
+                    .sum::<usize>(),
+                the_plan.worker_batch_size
+            ),
+        );
+        for s in &the_plan.skipped {
+            self.emit(None, Some(&s.node), StepKind::Skip, s.reason.clone());
+        }
+    }
+
     /// The batches of `the_plan`, each after the cancel, lease and CloudStack checks. `Ok(true)`
     /// when nodes were added or removed since `planned` was seen: plan again.
     fn batches(
@@ -328,100 +343,120 @@ impl<'r, 'a> Runner<'r, 'a> {
     ) -> Result<bool, EngineError> {
         for phase in &the_plan.phases {
             for batch in &phase.batches {
-                if self.cancel_asked()? {
-                    *cancelled = true;
-                    self.emit(
-                        Some(batch.number),
-                        None,
-                        StepKind::Cancelled,
-                        "cancel asked",
-                    );
+                if let Some(replan) = self.may_start(batch, planned, cancelled)? {
+                    return Ok(replan);
+                }
+                let end = self.run_batch(phase.node_type, batch);
+                if !self.after_batch(batch.number, end, done, cancelled)? {
                     return Ok(false);
-                }
-                self.renew()?;
-                let now = match self.guard() {
-                    Ok(ids) => ids,
-                    Err(e) => {
-                        self.emit(Some(batch.number), None, StepKind::Failed, e.to_string());
-                        return Err(e);
-                    }
-                };
-                if &now != planned {
-                    self.emit(
-                        Some(batch.number),
-                        None,
-                        StepKind::Replan,
-                        "nodes were added or removed since the plan: planning again",
-                    );
-                    return Ok(true);
-                }
-                let nodes: Vec<String> = batch.nodes.iter().map(|n| n.node.clone()).collect();
-                if let Err(e) = self.window_and_gates(batch.number, &nodes) {
-                    self.emit(Some(batch.number), None, StepKind::Failed, e.to_string());
-                    return Err(e);
-                }
-                match self.run_batch(phase.node_type, batch) {
-                    Ok(BatchEnd::Halted { mut done_now, why }) => {
-                        // The window closed (or a cancel came while waiting for one) before a
-                        // node of the batch was stopped: those that went down were finished.
-                        if let Some(set) = self.restart.as_mut() {
-                            done_now.iter().for_each(|n| {
-                                set.remove(n);
-                            });
-                        }
-                        done.append(&mut done_now);
-                        match why {
-                            Some(e) => {
-                                self.emit(
-                                    Some(batch.number),
-                                    None,
-                                    StepKind::Failed,
-                                    e.to_string(),
-                                );
-                                return Err(e);
-                            }
-                            None => {
-                                *cancelled = true;
-                                self.emit(
-                                    Some(batch.number),
-                                    None,
-                                    StepKind::Cancelled,
-                                    "cancel asked while the batch waited for a window",
-                                );
-                                return Ok(false);
-                            }
-                        }
-                    }
-                    Ok(BatchEnd::Done(mut names)) => {
-                        if let Err(e) = self.soak(batch.number, &names) {
-                            self.emit(Some(batch.number), None, StepKind::Failed, e.to_string());
-                            done.append(&mut names);
-                            return Err(e);
-                        }
-                        if let Some(set) = self.restart.as_mut() {
-                            names.iter().for_each(|n| {
-                                set.remove(n);
-                            });
-                        }
-                        done.append(&mut names);
-                    }
-                    Ok(BatchEnd::Cancelled) => {
-                        *cancelled = true;
-                        self.emit(
-                            Some(batch.number),
-                            None,
-                            StepKind::Cancelled,
-                            "cancel asked before the batch took a node",
-                        );
-                        return Ok(false);
-                    }
-                    Err(e) => {
-                        self.emit(Some(batch.number), None, StepKind::Failed, e.to_string());
-                        return Err(e);
-                    }
                 }
             }
         }
         Ok(false)
+    }
+
+    /// The checks before batch `batch`: a cancel (`Some(false)`: stop), the lease, CloudStack
+    /// running no operation of its own, the same nodes as `planned` (`Some(true)`: plan
+    /// again), the window and the gates. `None` to run it.
+    fn may_start(
+        &mut self,
+        batch: &super::plan::Batch,
+        planned: &BTreeSet<String>,
+        cancelled: &mut bool,
+    ) -> Result<Option<bool>, EngineError> {
+        let n = batch.number;
+        if self.cancel_asked()? {
+            *cancelled = true;
+            self.emit(Some(n), None, StepKind::Cancelled, "cancel asked");
+            return Ok(Some(false));
+        }
+        self.renew()?;
+        let now = match self.guard() {
+            Ok(ids) => ids,
+            Err(e) => {
+                self.emit(Some(n), None, StepKind::Failed, e.to_string());
+                return Err(e);
+            }
+        };
+        if &now != planned {
+            self.emit(
+                Some(n),
+                None,
+                StepKind::Replan,
+                "nodes were added or removed since the plan: planning again",
+            );
+            return Ok(Some(true));
+        }
+        let nodes: Vec<String> = batch.nodes.iter().map(|n| n.node.clone()).collect();
+        if let Err(e) = self.window_and_gates(n, &nodes) {
+            self.emit(Some(n), None, StepKind::Failed, e.to_string());
+            return Err(e);
+        }
+        Ok(None)
+    }
+
+    /// What batch `n` ended with: its finished nodes added to `done` (and taken out of the
+    /// nodes still to restart); `Ok(true)` to go on with the next batch, `Ok(false)` when a
+    /// cancel stopped the run.
+    fn after_batch(
+        &mut self,
+        n: usize,
+        end: Result<BatchEnd, EngineError>,
+        done: &mut Vec<String>,
+        cancelled: &mut bool,
+    ) -> Result<bool, EngineError> {
+        let failed = |runner: &mut Self, e: EngineError| {
+            runner.emit(Some(n), None, StepKind::Failed, e.to_string());
+            Err(e)
+        };
+        match end {
+            Ok(BatchEnd::Halted { done_now, why }) => {
+                // The window closed (or a cancel came while waiting for one) before a node of
+                // the batch was stopped: those that went down were finished.
+                self.finished(done_now, done);
+                match why {
+                    Some(e) => failed(self, e),
+                    None => {
+                        *cancelled = true;
+                        self.emit(
+                            Some(n),
+                            None,
+                            StepKind::Cancelled,
+                            "cancel asked while the batch waited for a window",
+                        );
+                        Ok(false)
+                    }
+                }
+            }
+            Ok(BatchEnd::Done(mut names)) => {
+                if let Err(e) = self.soak(n, &names) {
+                    done.append(&mut names);
+                    return failed(self, e);
+                }
+                self.finished(names, done);
+                Ok(true)
+            }
+            Ok(BatchEnd::Cancelled) => {
+                *cancelled = true;
+                self.emit(
+                    Some(n),
+                    None,
+                    StepKind::Cancelled,
+                    "cancel asked before the batch took a node",
+                );
+                Ok(false)
+            }
+            Err(e) => failed(self, e),
+        }
+    }
+
+    /// `names` finished: no longer to restart, and added to `done`.
+    fn finished(&mut self, mut names: Vec<String>, done: &mut Vec<String>) {
+        if let Some(set) = self.restart.as_mut() {
+            names.iter().for_each(|n| {
+                set.remove(n);
+            });
+        }
+        done.append(&mut names);
     }
 }

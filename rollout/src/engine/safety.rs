@@ -58,4 +58,34 @@ mod tests {
         assert_eq!(worker_batch_size(5, 1), 1);
         assert_eq!(worker_batch_size(2, 2), 1);
     }
+
+    #[test]
+    fn the_reason_a_type_cannot_lose_a_node_names_its_case() {
+        let mut record = ClusterRecord {
+            id: "k1".into(),
+            name: "k1".into(),
+            state: crate::model::ClusterState::Running,
+            service_offering_id: "small".into(),
+            control_count: 1,
+            worker_count: 3,
+            etcd_count: 0,
+            settings: Default::default(),
+            cores: 0,
+            memory_mb: 0,
+            cancel: false,
+            last_error: None,
+            lease: None,
+        };
+        assert!(
+            cannot_lose_reason(&record, NodeType::Control).contains("a single control node"),
+            "{}",
+            cannot_lose_reason(&record, NodeType::Control)
+        );
+        record.control_count = 2;
+        assert!(
+            cannot_lose_reason(&record, NodeType::Control).contains("2-node stacked control plane"),
+            "{}",
+            cannot_lose_reason(&record, NodeType::Control)
+        );
+    }
 }

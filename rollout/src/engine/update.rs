@@ -1,13 +1,15 @@
 //! The update call: validate, store, and (with `rollout=true`) roll out and release.
 
+use super::autoscaler_risk::refuse_autoscaler_risk;
 use super::config::EngineConfig;
+use super::note::Note;
 use super::observe::{observe, observe_cloud};
 use super::plan::{Plan, plan};
 use super::progress::{Progress, StepKind};
 use super::release::{ReleaseOutcome, release_held};
 use super::request::{UpdateError, UpdateRequest};
 use super::run::{RunOutcome, Runner};
-use super::validate::validate;
+use super::validate::{Validated, validate};
 use super::view::{ClusterView, cluster_view};
 use crate::model::{CksCluster, ClusterState, KubernetesVersion, Lease};
 use crate::ports::Ports;
@@ -24,6 +26,8 @@ pub struct RolloutReport {
     pub release_error: Option<String>,
     /// Every step.
     pub events: Vec<super::progress::Event>,
+    /// What the update said alongside (an accepted risk, node types that cannot be rolled out).
+    pub notes: Vec<Note>,
 }
 
 /// What the update call did.
@@ -34,6 +38,8 @@ pub enum UpdateOutcome {
     Stored {
         /// The cluster view afterwards.
         view: ClusterView,
+        /// What the update said alongside.
+        notes: Vec<Note>,
     },
     /// A cancel was recorded; the running rollout stops before its next batch.
     CancelRequested,
@@ -110,6 +116,109 @@ fn check_cancel(
     Ok(UpdateOutcome::CancelRequested)
 }
 
+/// An update the engine accepted: the cluster as it was read, the checked settings and what
+/// is said alongside.
+struct Accepted {
+    snap: super::observe::Snapshot,
+    valid: Validated,
+    notes: Vec<Note>,
+}
+
+/// Every refusal of `req` before anything changes: the cluster's state in the store and in
+/// CloudStack, the autoscaler risk, then the settings themselves ([`validate`]).
+fn accept(
+    ports: &mut Ports<'_>,
+    cluster_id: &str,
+    req: &UpdateRequest,
+) -> Result<Accepted, UpdateError> {
+    let snap = observe_cloud(ports, cluster_id).map_err(engine_err)?;
+    let state = snap.record.state;
+    let wrong_state = |message: String| UpdateError::WrongState {
+        cluster: cluster_id.to_string(),
+        state,
+        message,
+    };
+    if req.rollout {
+        if !matches!(state, ClusterState::Running | ClusterState::Alert) {
+            return Err(wrong_state(
+                "rollout=true needs Running or Alert".to_string(),
+            ));
+        }
+    } else if state.is_busy() {
+        return Err(wrong_state("another operation runs on the cluster (or it is being destroyed); retry when it is done".to_string()));
+    }
+    let (cks, version) = cks_view(ports, cluster_id)?;
+    if req.rollout && !cks.allows_rollout() {
+        return Err(wrong_state(format!(
+            "CloudStack reports it {}: another CloudStack operation runs on it; retry once CloudStack shows it Running or Alert",
+            cks.state
+        )));
+    }
+    let risk = refuse_autoscaler_risk(ports.cloud, &cks, req)?;
+    let mut valid = validate(req, &snap, version.as_ref())?;
+    stamp_vms(&mut valid.settings, &snap);
+    let notes = risk.into_iter().chain(valid.notes.drain(..)).collect();
+    Ok(Accepted { snap, valid, notes })
+}
+
+/// `rollout=false`: the settings stored while the cluster is still in `state`.
+fn store_settings(
+    ports: &mut Ports<'_>,
+    cluster_id: &str,
+    state: ClusterState,
+    accepted: Accepted,
+) -> Result<UpdateOutcome, UpdateError> {
+    if !ports
+        .store
+        .save_settings(cluster_id, state, &accepted.valid.settings)
+        .map_err(port("store settings"))?
+    {
+        return Err(UpdateError::Concurrent {
+            cluster: cluster_id.to_string(),
+            expected: state,
+        });
+    }
+    let after = observe_cloud(ports, cluster_id).map_err(engine_err)?;
+    Ok(UpdateOutcome::Stored {
+        view: cluster_view(&after),
+        notes: accepted.notes,
+    })
+}
+
+/// The move into Updating under `lease`, the cleared cancel flag and the settings, in one
+/// transaction: a cancel asked once the cluster is Updating is never erased.
+fn begin(
+    ports: &mut Ports<'_>,
+    cluster_id: &str,
+    state: ClusterState,
+    lease: &Lease,
+    valid: &Validated,
+) -> Result<(), UpdateError> {
+    match ports
+        .store
+        .begin_rollout(cluster_id, state, lease, &valid.settings)
+    {
+        Ok(true) => {
+            // lasterror now speaks of this rollout only (the scanner keeps what it records).
+            let _ = ports.store.set_last_error(cluster_id, None);
+            Ok(())
+        }
+        Ok(false) => Err(UpdateError::Concurrent {
+            cluster: cluster_id.to_string(),
+            expected: state,
+        }),
+        Err(e) => {
+            let message = e.to_string();
+            let _ = ports.store.set_last_error(cluster_id, Some(&message));
+            Err(UpdateError::StoreFailed {
+                cluster: cluster_id.to_string(),
+                message,
+                restored: state,
+            })
+        }
+    }
+}
+
 /// The update call.
 pub fn update(
     ports: &mut Ports<'_>,
@@ -127,51 +236,10 @@ pub fn update(
     if req.rollout {
         cfg.check()?;
     }
-    let snap = observe_cloud(ports, cluster_id).map_err(engine_err)?;
-    let state = snap.record.state;
-    if req.rollout {
-        if !matches!(state, ClusterState::Running | ClusterState::Alert) {
-            return Err(UpdateError::WrongState {
-                cluster: cluster_id.to_string(),
-                state,
-                message: "rollout=true needs Running or Alert".to_string(),
-            });
-        }
-    } else if state.is_busy() {
-        return Err(UpdateError::WrongState {
-            cluster: cluster_id.to_string(),
-            state,
-            message: "another operation runs on the cluster (or it is being destroyed); retry when it is done".to_string(),
-        });
-    }
-    let (cks, version) = cks_view(ports, cluster_id)?;
-    if req.rollout && !cks.allows_rollout() {
-        return Err(UpdateError::WrongState {
-            cluster: cluster_id.to_string(),
-            state,
-            message: format!(
-                "CloudStack reports it {}: another CloudStack operation runs on it; retry once CloudStack shows it Running or Alert",
-                cks.state
-            ),
-        });
-    }
-    let mut valid = validate(req, &snap, version.as_ref())?;
-    stamp_vms(&mut valid.settings, &snap);
+    let accepted = accept(ports, cluster_id, req)?;
+    let state = accepted.snap.record.state;
     if !req.rollout {
-        if !ports
-            .store
-            .save_settings(cluster_id, state, &valid.settings)
-            .map_err(port("store settings"))?
-        {
-            return Err(UpdateError::Concurrent {
-                cluster: cluster_id.to_string(),
-                expected: state,
-            });
-        }
-        let after = observe_cloud(ports, cluster_id).map_err(engine_err)?;
-        return Ok(UpdateOutcome::Stored {
-            view: cluster_view(&after),
-        });
+        return store_settings(ports, cluster_id, state, accepted);
     }
     // The store stamps the heartbeat with its own clock; the runner learns it from the record
     // it reads first.
@@ -179,34 +247,9 @@ pub fn update(
         owner: cfg.owner.clone(),
         heartbeat_ms: 0,
     };
-    // The move into Updating, the cleared cancel flag and the settings are one transaction: a
-    // cancel asked once the cluster is Updating is never erased.
-    match ports
-        .store
-        .begin_rollout(cluster_id, state, &lease, &valid.settings)
-    {
-        Ok(true) => {
-            // lasterror now speaks of this rollout only (the scanner keeps what it records).
-            let _ = ports.store.set_last_error(cluster_id, None);
-        }
-        Ok(false) => {
-            return Err(UpdateError::Concurrent {
-                cluster: cluster_id.to_string(),
-                expected: state,
-            });
-        }
-        Err(e) => {
-            let message = e.to_string();
-            let _ = ports.store.set_last_error(cluster_id, Some(&message));
-            return Err(UpdateError::StoreFailed {
-                cluster: cluster_id.to_string(),
-                message,
-                restored: state,
-            });
-        }
-    }
+    begin(ports, cluster_id, state, &lease, &accepted.valid)?;
     let mut runner = Runner::new(ports, cfg, cluster_id, lease, progress);
-    let mut run = runner.execute(valid.max_unavailable);
+    let mut run = runner.execute(accepted.valid.max_unavailable);
     if run.cancelled && run.error.is_none() && !run.lost_lease {
         // A cancel is no error, but lasterror says the rollout stopped on request and what is
         // left, before any skipped nodes.
@@ -216,8 +259,34 @@ pub fn update(
             None => cancelled,
         });
     }
-    // Release acts on the cluster too: only under a lease the store confirms now, and its
-    // state change checks it again in the same transaction.
+    let (release, release_error) = release_after(&mut runner, cluster_id, cfg, &mut run);
+    runner.emit(
+        None,
+        None,
+        StepKind::Release,
+        match &release {
+            Some(r) => format!("{:?}", r.state),
+            None => release_error.clone().unwrap_or_default(),
+        },
+    );
+    let events = runner.events().to_vec();
+    Ok(UpdateOutcome::RolledOut(Box::new(RolloutReport {
+        run,
+        release,
+        release_error,
+        events,
+        notes: accepted.notes,
+    })))
+}
+
+/// Release after `run`: only under a lease the store confirms now (its state change checks it
+/// again in the same transaction); else why it was left to the owner or the scanner.
+fn release_after(
+    runner: &mut Runner<'_, '_>,
+    cluster_id: &str,
+    cfg: &EngineConfig,
+    run: &mut RunOutcome,
+) -> (Option<ReleaseOutcome>, Option<String>) {
     let held = if run.lost_lease {
         Err(None)
     } else {
@@ -226,7 +295,7 @@ pub fn update(
             Some(e)
         })
     };
-    let (release, release_error) = match held {
+    match held {
         Err(lost) => (
             None,
             Some(match lost {
@@ -248,23 +317,7 @@ pub fn update(
                 Err(e) => (None, Some(e.to_string())),
             }
         }
-    };
-    runner.emit(
-        None,
-        None,
-        StepKind::Release,
-        match &release {
-            Some(r) => format!("{:?}", r.state),
-            None => release_error.clone().unwrap_or_default(),
-        },
-    );
-    let events = runner.events().to_vec();
-    Ok(UpdateOutcome::RolledOut(Box::new(RolloutReport {
-        run,
-        release,
-        release_error,
-        events,
-    })))
+    }
 }
 
 /// Records with each type's settings the VMs it has now, so the nodes created later are named.
@@ -289,20 +342,48 @@ fn cancelled_message(ports: &mut Ports<'_>, cluster_id: &str) -> String {
     }
 }
 
-/// What `update(req)` with `rollout=true` would do, without acting.
+/// `req` as the rollout it would be (`rollout=true`, no cancel).
+fn as_rollout(req: &UpdateRequest) -> UpdateRequest {
+    let mut as_rollout = req.clone();
+    as_rollout.rollout = true;
+    as_rollout.cancel_rollout = false;
+    as_rollout
+}
+
+/// What `update(req)` with `rollout=true` would do, without acting, with its notes.
 pub fn plan_update(
     ports: &mut Ports<'_>,
     cluster_id: &str,
     req: &UpdateRequest,
 ) -> Result<Plan, UpdateError> {
     let mut snap = observe(ports, cluster_id).map_err(engine_err)?;
-    let mut as_rollout = req.clone();
-    as_rollout.rollout = true;
-    as_rollout.cancel_rollout = false;
-    let (_, version) = cks_view(ports, cluster_id)?;
+    let as_rollout = as_rollout(req);
+    let (cks, version) = cks_view(ports, cluster_id)?;
+    let risk = refuse_autoscaler_risk(ports.cloud, &cks, &as_rollout)?;
     let valid = validate(&as_rollout, &snap, version.as_ref())?;
     snap.set_settings(valid.settings);
-    Ok(plan(&snap, valid.max_unavailable))
+    let mut planned = plan(&snap, valid.max_unavailable);
+    planned.notes = risk.into_iter().chain(valid.notes).collect();
+    Ok(planned)
+}
+
+/// The refusals of `req` that what CloudStack and discovery report decide, before any other
+/// check (the autoscaler risk, node types that cannot be rolled out), or the notes the update
+/// would carry: for a caller that checks them before it reaches the rest of the cluster. The
+/// update call and the plan make the same checks.
+pub fn check_update(
+    ports: &mut Ports<'_>,
+    cluster_id: &str,
+    req: &UpdateRequest,
+) -> Result<Vec<Note>, UpdateError> {
+    let snap = observe_cloud(ports, cluster_id).map_err(engine_err)?;
+    let cks = ports
+        .cloud
+        .cks_cluster(cluster_id)
+        .map_err(port("listKubernetesClusters"))?;
+    let risk = refuse_autoscaler_risk(ports.cloud, &cks, req)?;
+    let blocked = super::validate::refuse_unmatched(req, &snap)?;
+    Ok(risk.into_iter().chain(blocked).collect())
 }
 
 /// The cluster view now (with the capacity warnings when the Kubernetes nodes can be read).

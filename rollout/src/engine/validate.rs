@@ -1,5 +1,6 @@
 //! The update call's checks and the settings it stores.
 
+use super::note::Note;
 use super::observe::Snapshot;
 use super::outdated::{Change, changes_for, compared_groups, dedication_ids, root_volume};
 use super::request::UpdateError;
@@ -17,6 +18,8 @@ pub struct Validated {
     pub settings: TypeSettings,
     /// `maxunavailable` (1 when not given).
     pub max_unavailable: u32,
+    /// The node types left alone that cannot be rolled out.
+    pub notes: Vec<Note>,
 }
 
 /// The node types the cluster has.
@@ -72,11 +75,13 @@ fn parse_type(
 }
 
 /// Refuses `req` when it changes a node type whose VMs and nodes could not all be matched
-/// ([`Snapshot::unmatched`]); the other types can still be rolled out.
-fn refuse_unmatched(
+/// ([`Snapshot::unmatched`]); the other types can still be rolled out, and each of their
+/// reasons is a [`Note::Blocked`].
+pub(super) fn refuse_unmatched(
     req: &super::request::UpdateRequest,
     snap: &Snapshot,
-) -> Result<(), UpdateError> {
+) -> Result<Vec<Note>, UpdateError> {
+    let mut notes = Vec::new();
     for (node_type, reasons) in &snap.unmatched {
         let name = node_type.as_str();
         let touched = req.node_offerings.contains_key(name)
@@ -88,8 +93,12 @@ fn refuse_unmatched(
                 reasons: reasons.clone(),
             });
         }
+        notes.extend(reasons.iter().map(|reason| Note::Blocked {
+            node_type: *node_type,
+            reason: reason.clone(),
+        }));
     }
-    Ok(())
+    Ok(notes)
 }
 
 /// Smallest node CKS creates: 2 vCPUs (`MIN_KUBERNETES_CLUSTER_NODE_CPU`).
@@ -186,7 +195,7 @@ pub fn validate(
     version: Option<&KubernetesVersion>,
 ) -> Result<Validated, UpdateError> {
     let record = &snap.record;
-    refuse_unmatched(req, snap)?;
+    let notes = refuse_unmatched(req, snap)?;
     let max_unavailable = max_unavailable(req)?;
     let before = prepare_settings(snap);
     let mut after = before.clone();
@@ -219,34 +228,7 @@ pub fn validate(
     }
     for (key, ids) in &req.node_affinity_groups {
         let t = parse_type(record, "nodeaffinitygroups", key)?;
-        if ids.is_empty() {
-            return Err(UpdateError::param(
-                "nodeaffinitygroups",
-                format!(
-                    "node type {t}: an empty list would remove every affinity group of its nodes; name the groups to keep, or leave the type out to keep each node's groups as they are"
-                ),
-            ));
-        }
-        let mut set = BTreeSet::new();
-        for id in ids {
-            let Some(g) = snap.groups.iter().find(|g| &g.id == id) else {
-                return Err(UpdateError::param(
-                    "nodeaffinitygroups",
-                    format!("node type {t}: no affinity group with id '{id}'"),
-                ));
-            };
-            if g.is_dedication() {
-                return Err(UpdateError::param(
-                    "nodeaffinitygroups",
-                    format!(
-                        "node type {t}: '{}' is an explicit dedication group; CKS manages those itself, leave it out",
-                        g.name
-                    ),
-                ));
-            }
-            set.insert(id.clone());
-        }
-        after.entry(t).or_default().affinity_group_ids = Some(set.into_iter().collect());
+        after.entry(t).or_default().affinity_group_ids = Some(checked_groups(snap, t, ids)?);
     }
     if req.rollout {
         check_disks(req, snap, &after)?;
@@ -255,7 +237,45 @@ pub fn validate(
     Ok(Validated {
         settings: after,
         max_unavailable,
+        notes,
     })
+}
+
+/// The affinity groups `ids` asked for the nodes of type `t`, checked: at least one, each
+/// listed, none an explicit dedication group; sorted, without repeats.
+fn checked_groups(
+    snap: &Snapshot,
+    t: NodeType,
+    ids: &[String],
+) -> Result<Vec<String>, UpdateError> {
+    if ids.is_empty() {
+        return Err(UpdateError::param(
+            "nodeaffinitygroups",
+            format!(
+                "node type {t}: an empty list would remove every affinity group of its nodes; name the groups to keep, or leave the type out to keep each node's groups as they are"
+            ),
+        ));
+    }
+    let mut set = BTreeSet::new();
+    for id in ids {
+        let Some(g) = snap.groups.iter().find(|g| &g.id == id) else {
+            return Err(UpdateError::param(
+                "nodeaffinitygroups",
+                format!("node type {t}: no affinity group with id '{id}'"),
+            ));
+        };
+        if g.is_dedication() {
+            return Err(UpdateError::param(
+                "nodeaffinitygroups",
+                format!(
+                    "node type {t}: '{}' is an explicit dedication group; CKS manages those itself, leave it out",
+                    g.name
+                ),
+            ));
+        }
+        set.insert(id.clone());
+    }
+    Ok(set.into_iter().collect())
 }
 
 fn check_disks(

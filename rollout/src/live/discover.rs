@@ -8,20 +8,19 @@ use std::time::Duration;
 
 use anyhow::{Result, bail};
 
-use crate::adapters::cloudstack::CloudStackClient;
+use crate::adapters::cloudstack::{CloudStackClient, CloudStackCloud};
 use crate::adapters::etcd_ssh::{EtcdNode, EtcdOverSsh, EtcdctlCommand};
 use crate::adapters::kube::{KubeAccess, KubeApi, KubeClient};
 use crate::discovery::{
-    FetchedKubeconfig, MatchedNode, NamedCloud, NodeMap, cluster_api, fetched_kubeconfig, nodes,
+    FetchedKubeconfig, MatchedNode, NodeMap, cluster_api, fetched_kubeconfig, nodes,
 };
-use crate::engine::UpdateRequest;
 use crate::model::NodeType;
-use crate::ports::{Cloud, Etcd, Kube};
+use crate::ports::{Etcd, Kube};
 use cks_discovery::HostKeys;
 use cks_discovery::ssh_access;
 use cks_ssh::openssh::{SshConfig, SshRunner};
 
-use super::options::{LiveOptions, pairs};
+use super::options::LiveOptions;
 
 /// What discovery found, and what it could not.
 #[derive(Default)]
@@ -142,8 +141,7 @@ impl Discovery {
                 )
             })
             .collect();
-        control
-            .extend(pairs("control-endpoint", &args.control_endpoints).map_err(step(Needs::Kube))?);
+        control.extend(args.control_endpoints.clone());
         let client_kube = KubeClient::new(&access, TIMEOUT)
             .map_err(step(Needs::Kube))?
             .with_max_answer(args.max_answer_size);
@@ -201,7 +199,7 @@ impl Discovery {
             );
         }
         let host_keys = HostKeys::new(ssh.known_hosts.as_deref(), &ssh.host_key_fingerprints)?;
-        let overrides = ssh_access::parse_endpoints(&ssh.ssh_endpoints)?;
+        let overrides = &ssh.ssh_endpoints;
         let members_on = if map.of_type(NodeType::Etcd).next().is_some() {
             NodeType::Etcd
         } else {
@@ -214,7 +212,7 @@ impl Discovery {
             config.command_timeout = Duration::from_secs(60);
             Ok(config)
         };
-        let addresses = ssh_access::node_addresses(client, info, &candidates, &overrides)?;
+        let addresses = ssh_access::node_addresses(client, info, &candidates, overrides)?;
         let mut etcd_nodes = Vec::new();
         for (node, address) in candidates.into_iter().zip(addresses) {
             etcd_nodes.push(EtcdNode {
@@ -229,7 +227,7 @@ impl Discovery {
             .into_iter()
             .flat_map(|t| map.of_type(t))
             .collect();
-        let addressed: Vec<_> = match ssh_access::node_addresses(client, info, &all, &overrides) {
+        let addressed: Vec<_> = match ssh_access::node_addresses(client, info, &all, overrides) {
             Ok(addresses) => all
                 .into_iter()
                 .zip(addresses.into_iter().map(Some))
@@ -238,7 +236,7 @@ impl Discovery {
             Err(_) => all
                 .into_iter()
                 .map(|node| {
-                    let address = ssh_access::node_addresses(client, info, &[node], &overrides)
+                    let address = ssh_access::node_addresses(client, info, &[node], overrides)
                         .ok()
                         .and_then(|mut a| a.pop());
                     (node, address)
@@ -260,13 +258,10 @@ impl Discovery {
         Ok(EtcdOverSsh::new(etcd_nodes, command))
     }
 
-    /// The cloud port, naming each VM after the node matched to it.
-    pub fn cloud(&self, inner: Box<dyn Cloud>) -> Box<dyn Cloud> {
-        Box::new(NamedCloud::new(
-            inner,
-            self.node_names.clone(),
-            self.blocked.clone(),
-        ))
+    /// The cloud port, naming each VM after the node matched to it and saying which node
+    /// types could not be matched.
+    pub fn named(&self, cloud: CloudStackCloud) -> CloudStackCloud {
+        cloud.with_nodes(self.node_names.clone(), self.blocked.clone())
     }
 
     /// Why there is no Kubernetes port, for the port that answers in its place.
@@ -284,10 +279,8 @@ impl Discovery {
         })
     }
 
-    /// For `plan` and `run`: the first thing not found, as an error; else notes on the node
-    /// types `req` leaves alone that cannot be rolled out (the engine refuses an update that
-    /// changes one: [`crate::engine::UpdateError::Unmatched`]).
-    pub fn check_for(&self, args: &LiveOptions, req: &UpdateRequest) -> Result<Vec<String>> {
+    /// For `plan` and `run`: the first thing not found that the command needs, as an error.
+    pub fn check_found(&self, args: &LiveOptions) -> Result<()> {
         if args.kubeconfig.is_none()
             && let Some(first) = self.first_error(true)
         {
@@ -298,17 +291,6 @@ impl Discovery {
         {
             bail!("{first}");
         }
-        let touched = |t: NodeType| {
-            let name = t.as_str();
-            req.node_offerings.contains_key(name)
-                || req.node_root_disk_sizes.contains_key(name)
-                || req.node_affinity_groups.contains_key(name)
-        };
-        Ok(self
-            .blocked
-            .iter()
-            .filter(|(t, _)| !touched(**t))
-            .flat_map(|(t, reasons)| reasons.iter().map(move |r| format!("{t} nodes: {r}")))
-            .collect())
+        Ok(())
     }
 }

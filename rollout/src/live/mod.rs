@@ -10,5 +10,5 @@ pub mod ports;
 pub mod unconfigured;
 
 pub use discover::Discovery;
-pub use options::{LiveOptions, SshOptions, pairs};
+pub use options::{LiveOptions, SshOptions};
 pub use ports::{LivePorts, engine_config, owner};

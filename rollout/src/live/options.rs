@@ -1,12 +1,12 @@
 //! What the live commands are told: the cluster, the store, how to reach Kubernetes, etcd and
-//! the nodes, and the engine's timings, as plain values (the command line fills them in).
+//! the nodes, and the engine's timings, as typed values (the command line parses them).
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-
-use anyhow::{Context, Result, bail};
+use std::time::Duration;
 
 use crate::adapters::store::StoreUrl;
+use cks_ssh::openssh::NodeAddress;
 
 /// How to reach a real cluster. CloudStack's endpoint and keys come from the environment
 /// (`CLOUDSTACK_ENDPOINT`, `CLOUDSTACK_KEY`, `CLOUDSTACK_SECRET`) or the INI file
@@ -15,52 +15,36 @@ use crate::adapters::store::StoreUrl;
 pub struct LiveOptions {
     /// The CKS cluster's id (uuid).
     pub cluster_id: String,
-    /// The store of cluster records, as given (`postgres://...`, `sqlite:PATH` or a path).
-    pub store: String,
+    /// The store of cluster records.
+    pub store: StoreUrl,
+    /// The store's password, if its URL holds one (never shown by a gate command).
+    pub store_secret: Option<String>,
     /// The cluster's kubeconfig.
     pub kubeconfig: Option<PathBuf>,
     /// The kubeconfig context (default: its current-context).
     pub context: Option<String>,
-    /// Control nodes' own API servers, `NODE=https://IP:6443`.
-    pub control_endpoints: Vec<String>,
-    /// etcd members' client URLs, `NAME=https://IP:2379`.
-    pub etcd_endpoints: Vec<String>,
+    /// Control nodes' own API servers: node name → `https://IP:6443`.
+    pub control_endpoints: BTreeMap<String, String>,
+    /// etcd members' client URLs: member name → `https://IP:2379`.
+    pub etcd_endpoints: BTreeMap<String, String>,
     /// The etcd CA certificate (PEM).
     pub etcd_ca: Option<PathBuf>,
     /// The etcd client certificate (PEM).
     pub etcd_cert: Option<PathBuf>,
     /// The etcd client key (PEM).
     pub etcd_key: Option<PathBuf>,
-    /// Time allowed for one batch, in seconds.
-    pub batch_timeout: u64,
-    /// Time allowed to drain one node, in seconds.
-    pub drain_timeout: u64,
-    /// Time between two polls, in milliseconds.
-    pub poll_interval_ms: u64,
-    /// Seconds after which a lease not renewed means its owner is gone.
-    pub lease_timeout: u64,
+    /// Time allowed for one batch.
+    pub batch_timeout: Duration,
+    /// Time allowed to drain one node.
+    pub drain_timeout: Duration,
+    /// Time between two polls.
+    pub poll_interval: Duration,
+    /// After this long a lease not renewed means its owner is gone.
+    pub lease_timeout: Duration,
     /// The most of one CloudStack, Kubernetes API or etcd answer that is read, in bytes.
     pub max_answer_size: u64,
     /// SSH to the nodes, and overrides of what is found through CloudStack.
     pub ssh: SshOptions,
-}
-
-impl LiveOptions {
-    /// The overrides' forms checked on their own (`NODE=URL` endpoints, `NODE=HOST:PORT` SSH
-    /// servers), before anything is asked of CloudStack: one that does not parse is refused
-    /// at once rather than after the discovery it would have overridden.
-    pub fn check(&self) -> Result<()> {
-        pairs("control-endpoint", &self.control_endpoints)?;
-        pairs("etcd-endpoint", &self.etcd_endpoints)?;
-        cks_discovery::ssh_access::parse_endpoints(&self.ssh.ssh_endpoints)?;
-        Ok(())
-    }
-
-    /// The store [`LiveOptions::store`] names, parsed so that a value that does not parse is
-    /// never echoed with its password.
-    pub fn store_url(&self) -> Result<StoreUrl> {
-        Ok(self.store.parse::<StoreUrl>()?)
-    }
 }
 
 /// How to reach the nodes over SSH, and the overrides of what discovery finds.
@@ -74,25 +58,10 @@ pub struct SshOptions {
     pub host_key_fingerprints: Vec<String>,
     /// The SSH login user on the nodes.
     pub ssh_user: String,
-    /// Nodes' SSH servers, `NODE=HOST:PORT`, instead of their port-forwarding rules.
-    pub ssh_endpoints: Vec<String>,
+    /// Nodes' SSH servers (node name → address) instead of their port-forwarding rules.
+    pub ssh_endpoints: BTreeMap<String, NodeAddress>,
     /// Where the etcd CA and client certificate are on the nodes.
     pub etcd_pki_dir: String,
     /// The etcdctl program on the nodes.
     pub etcdctl: String,
-}
-
-/// Parses repeated `NAME=URL` options (`--option`) into a map.
-pub fn pairs(option: &str, items: &[String]) -> Result<BTreeMap<String, String>> {
-    let mut out = BTreeMap::new();
-    for text in items {
-        let (name, url) = text.split_once('=').with_context(|| {
-            format!("--{option} {text:?}: expected TYPE=VALUE, e.g. --{option} worker=...")
-        })?;
-        if !url.starts_with("http://") && !url.starts_with("https://") {
-            bail!("--{option} {text:?}: the URL must start with https:// (or http://)");
-        }
-        out.insert(name.to_string(), url.to_string());
-    }
-    Ok(out)
 }

@@ -16,16 +16,13 @@ use crate::adapters::gate_command::CommandHooks;
 use crate::adapters::kube::{KubeAccess, KubeApi, KubeClient};
 use crate::adapters::store::{AnyStore, StoreError};
 use crate::adapters::tls::TlsMaterial;
-use crate::engine::autoscaler_risk::{
-    AutoscalerRiskInput, CloudStackVersion, check_autoscaler_risk,
-};
-use crate::engine::{EngineConfig, UpdateRequest};
+use crate::engine::EngineConfig;
 use crate::model::ClusterRecord;
 use crate::ports::{Cloud, Etcd, Kube, Ports};
 use cks_ssh::openssh::SshRunner;
 
 use super::discover::Discovery;
-use super::options::{LiveOptions, pairs};
+use super::options::LiveOptions;
 use super::unconfigured::Unconfigured;
 
 /// Everything a command needs to act on a real cluster.
@@ -38,8 +35,9 @@ pub struct LivePorts {
     hooks: CommandHooks,
     /// What was found from the cluster id, and what was not.
     pub discovery: Discovery,
-    /// The CloudStack client, when configured (for the version checks).
-    client: Option<CloudStackClient>,
+    /// What the caller should be warned of (a world-readable key file, a store without TLS),
+    /// one line each.
+    pub warnings: Vec<String>,
 }
 
 /// The lease owner of this process: host, process id and start time.
@@ -60,10 +58,10 @@ pub fn owner() -> String {
 pub fn engine_config(args: &LiveOptions) -> EngineConfig {
     EngineConfig {
         owner: owner(),
-        batch_timeout: Duration::from_secs(args.batch_timeout),
-        drain_timeout: Duration::from_secs(args.drain_timeout),
-        poll_interval: Duration::from_millis(args.poll_interval_ms),
-        lease_timeout: Duration::from_secs(args.lease_timeout),
+        batch_timeout: args.batch_timeout,
+        drain_timeout: args.drain_timeout,
+        poll_interval: args.poll_interval,
+        lease_timeout: args.lease_timeout,
         ..EngineConfig::default()
     }
 }
@@ -83,19 +81,15 @@ impl LivePorts {
     /// Opens the store and connects what the options and environment allow; the rest answers
     /// every call with what to configure.
     pub fn connect(args: &LiveOptions) -> Result<Self> {
-        args.check()?;
         // What a gate shows is cleared of these (the keys may come from a config file).
-        let mut secrets: Vec<String> = crate::adapters::gate_command::url_password(&args.store)
-            .into_iter()
-            .collect();
+        let mut secrets: Vec<String> = args.store_secret.iter().cloned().collect();
+        let mut warnings = Vec::new();
         let cloud_client = match CloudStackConfig::from_env() {
             Ok(mut config) => {
                 config.max_answer_size = args.max_answer_size;
                 secrets.push(config.api_key.expose().to_string());
                 secrets.push(config.secret_key.expose().to_string());
-                for warning in config.warnings() {
-                    eprintln!("cks-rollout: warning: {warning}");
-                }
+                warnings.extend(config.warnings().into_iter().map(|w| w.to_string()));
                 Some(CloudStackClient::new(config).context("setting up the CloudStack client")?)
             }
             Err(e) => {
@@ -103,10 +97,8 @@ impl LivePorts {
                 None
             }
         };
-        let store_url = args.store_url()?;
-        if let Some(warning) = store_url.warning() {
-            eprintln!("cks-rollout: warning: {warning}");
-        }
+        let store_url = &args.store;
+        warnings.extend(store_url.warning().map(|w| w.to_string()));
         if store_url.is_missing() && cloud_client.is_none() {
             anyhow::bail!(
                 "the cluster store {} does not exist and CloudStack is not configured to import cluster {} into it: set CLOUDSTACK_ENDPOINT, CLOUDSTACK_KEY and CLOUDSTACK_SECRET, or pass --store with an existing store",
@@ -120,7 +112,7 @@ impl LivePorts {
             (true, Some(client)) => Some(import_record(client, &args.cluster_id)?),
             _ => None,
         };
-        let mut store = AnyStore::open(&store_url)
+        let mut store = AnyStore::open(store_url)
             .with_context(|| format!("opening the cluster store {store_url}"))?;
         let missing = match store.get(&args.cluster_id) {
             Ok(_) => false,
@@ -146,28 +138,23 @@ impl LivePorts {
                 .context("storing the imported cluster record")?;
         }
         let mut discovery = Discovery::run(args, cloud_client.as_ref());
-        let client = cloud_client.clone();
         let cloud: Box<dyn Cloud> = match cloud_client {
-            Some(client) => Box::new(CloudStackCloud::new(client)),
+            Some(client) => Box::new(discovery.named(CloudStackCloud::new(client))),
             None => Box::new(Unconfigured(
                 "CloudStack is not configured: set CLOUDSTACK_ENDPOINT, CLOUDSTACK_KEY and CLOUDSTACK_SECRET (or CLOUDSTACK_CONFIG)".into(),
             )),
         };
-        let cloud = discovery.cloud(cloud);
         let kube: Box<dyn Kube> = match (discovery.kube.take(), &args.kubeconfig) {
             (Some(kube), _) => kube,
             (None, Some(path)) => {
                 let access = KubeAccess::from_kubeconfig(path, args.context.as_deref())?;
                 let client = KubeClient::new(&access, Duration::from_secs(30))?
                     .with_max_answer(args.max_answer_size);
-                Box::new(KubeApi::new(
-                    client,
-                    &pairs("control-endpoint", &args.control_endpoints)?,
-                ))
+                Box::new(KubeApi::new(client, &args.control_endpoints))
             }
             (None, None) => Box::new(Unconfigured(discovery.kube_hint())),
         };
-        let members = pairs("etcd-endpoint", &args.etcd_endpoints)?;
+        let members = args.etcd_endpoints.clone();
         let etcd: Box<dyn Etcd> = if members.is_empty() {
             match discovery.etcd.take() {
                 Some(etcd) => etcd,
@@ -214,43 +201,8 @@ impl LivePorts {
                 },
             ),
             discovery,
-            client,
+            warnings,
         })
-    }
-
-    /// Refuses moving any node type off the cluster's default offering when CloudStack (4.21
-    /// and later, `listCapabilities`) and the cluster's autoscaling make the autoscaler fail
-    /// (apache/cloudstack#11994), unless `accepted`; the note to show when it was accepted.
-    pub fn autoscaler_risk(
-        &self,
-        cluster_id: &str,
-        req: &UpdateRequest,
-        accepted: bool,
-    ) -> Result<Option<String>> {
-        let Some(client) = &self.client else {
-            return Ok(None);
-        };
-        if req.node_offerings.is_empty() {
-            return Ok(None);
-        }
-        let version = client
-            .capabilities()
-            .ok()
-            .and_then(|c| CloudStackVersion::parse(&c.cloudstack_version));
-        let Some(cluster) = client
-            .find_kubernetes_cluster(cluster_id)
-            .with_context(|| format!("reading cluster {cluster_id} from CloudStack"))?
-        else {
-            return Ok(None);
-        };
-        let input = AutoscalerRiskInput {
-            version,
-            autoscaling: cluster.autoscaling_enabled,
-            default_offering: &cluster.service_offering_id,
-            node_offerings: &req.node_offerings,
-            accepted,
-        };
-        Ok(check_autoscaler_risk(cluster_id, &input)?)
     }
 
     /// The ports, as the engine takes them.

@@ -1,11 +1,14 @@
 //! Ports for systems the command was not given the means to reach: every call fails with a
 //! message saying what to configure, so commands that need only the store still work.
 
+use std::collections::BTreeMap;
+
 use crate::model::{
-    AffinityGroup, CksCluster, DiskOffering, Endpoint, EtcdMember, EvictionOutcome,
-    KubernetesVersion, NodeStatus, Pod, ReadyzCheck, ServiceOffering, Vm, Volume,
+    AffinityGroup, CksCluster, CloudStackVersion, DiskOffering, Endpoint, EtcdMember,
+    EvictionOutcome, KubernetesVersion, NodeStatus, NodeType, Pod, ReadyzCheck, ServiceOffering,
+    Vm, Volume,
 };
-use crate::ports::{Cloud, Etcd, Kube, PortError, PortResult};
+use crate::ports::{Cloud, Etcd, Job, JobCall, JobStatus, Kube, PortError, PortResult};
 
 /// A port that answers every call with `Unavailable` and the hint it holds.
 #[derive(Debug, Clone)]
@@ -18,25 +21,25 @@ impl Unconfigured {
 }
 
 impl Cloud for Unconfigured {
+    fn unmatched(&self) -> BTreeMap<NodeType, Vec<String>> {
+        BTreeMap::new()
+    }
+    fn cloudstack_version(&mut self) -> PortResult<Option<CloudStackVersion>> {
+        self.fail()
+    }
+    fn begin_job(&mut self, _: JobCall<'_>) -> PortResult<Job> {
+        self.fail()
+    }
+    fn job_status(&mut self, _: &Job) -> PortResult<JobStatus> {
+        self.fail()
+    }
     fn list_vms(&mut self, _: &str) -> PortResult<Vec<Vm>> {
         self.fail()
     }
     fn list_volumes(&mut self, _: &str) -> PortResult<Vec<Volume>> {
         self.fail()
     }
-    fn stop_vm(&mut self, _: &str) -> PortResult<()> {
-        self.fail()
-    }
-    fn start_vm(&mut self, _: &str) -> PortResult<()> {
-        self.fail()
-    }
     fn change_offering(&mut self, _: &str, _: &str) -> PortResult<()> {
-        self.fail()
-    }
-    fn resize_volume(&mut self, _: &str, _: u64) -> PortResult<()> {
-        self.fail()
-    }
-    fn update_affinity_groups(&mut self, _: &str, _: &[String]) -> PortResult<()> {
         self.fail()
     }
     fn cks_cluster(&mut self, _: &str) -> PortResult<CksCluster> {

@@ -141,6 +141,12 @@ pub struct CksCluster {
     pub vm_ids: Vec<String>,
     /// The cluster's Kubernetes version id, when listed.
     pub kubernetes_version_id: Option<String>,
+    /// The cluster's default service offering (`serviceofferingid`).
+    #[serde(default)]
+    pub service_offering_id: String,
+    /// The cluster's `autoscalingenabled`.
+    #[serde(default)]
+    pub autoscaling_enabled: bool,
 }
 
 impl CksCluster {
@@ -162,4 +168,36 @@ pub struct KubernetesVersion {
     pub min_cpu: u32,
     /// `minmemory` (MiB).
     pub min_memory_mb: u64,
+}
+
+/// A CloudStack release, `major.minor` of `cloudstackversion` (`4.21.0.0`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct CloudStackVersion {
+    /// The major number (4).
+    pub major: u32,
+    /// The minor number (21).
+    pub minor: u32,
+}
+
+impl CloudStackVersion {
+    /// The first release whose size-only `scaleKubernetesCluster` fails while a node is off the
+    /// cluster's default offering (apache/cloudstack#11994).
+    pub const RISKY_SINCE: CloudStackVersion = CloudStackVersion {
+        major: 4,
+        minor: 21,
+    };
+
+    /// Parses `4.21.0.0` (or `4.21.0.0-SNAPSHOT`); `None` for anything else.
+    pub fn parse(text: &str) -> Option<Self> {
+        let mut parts = text.trim().split(['.', '-']);
+        let major = parts.next()?.parse().ok()?;
+        let minor = parts.next()?.parse().ok()?;
+        Some(CloudStackVersion { major, minor })
+    }
+}
+
+impl std::fmt::Display for CloudStackVersion {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}.{}", self.major, self.minor)
+    }
 }

@@ -9,8 +9,8 @@ mod lease;
 
 pub use cks_discovery::node_type::{NodeType, UnknownNodeType};
 pub use cloud::{
-    AffinityGroup, CksCluster, DiskOffering, EXPLICIT_DEDICATION, KubernetesVersion,
-    ServiceOffering, Vm, VmState, Volume, VolumeKind,
+    AffinityGroup, CksCluster, CloudStackVersion, DiskOffering, EXPLICIT_DEDICATION,
+    KubernetesVersion, ServiceOffering, Vm, VmState, Volume, VolumeKind,
 };
 pub use cluster::{ClusterRecord, ClusterState, Lease, NodeTypeSettings, TypeSettings};
 pub use etcd::{EtcdMember, MemberHealth};

@@ -4,8 +4,8 @@ use std::collections::BTreeMap;
 
 use super::error::{PortError, PortResult};
 use crate::model::{
-    AffinityGroup, CksCluster, DiskOffering, KubernetesVersion, NodeType, ServiceOffering, Vm,
-    Volume,
+    AffinityGroup, CksCluster, CloudStackVersion, DiskOffering, KubernetesVersion, NodeType,
+    ServiceOffering, Vm, Volume,
 };
 
 /// A CloudStack call that runs as an asynchronous job.
@@ -71,38 +71,25 @@ pub enum JobStatus {
     Failed(PortError),
 }
 
-/// The CloudStack calls the engine needs. The engine starts asynchronous jobs (stop, start,
-/// resize, affinity groups) with [`Cloud::begin_job`] and polls them with [`Cloud::job_status`];
-/// the blocking forms (`stop_vm`, ...) wait for the job inside the port.
+/// The CloudStack calls the engine makes, and nothing more. The engine starts the calls that
+/// run as asynchronous jobs (stop, start, resize, affinity groups) with [`Cloud::begin_job`]
+/// and polls them with [`Cloud::job_status`], renewing its lease between polls.
 pub trait Cloud {
     /// The cluster's VMs (`listKubernetesClusters` + `listVirtualMachines`), with node types.
     fn list_vms(&mut self, cluster_id: &str) -> PortResult<Vec<Vm>>;
 
     /// Why the nodes of a type cannot be rolled out, as the port that matched each VM to its
     /// Kubernetes node found it (a VM without a node, a node without a VM), one line each; an
-    /// update that changes such a type is refused ([`crate::engine::UpdateError::Unmatched`]).
-    /// Known once, when the port is made: no call. Empty by default.
-    fn unmatched(&self) -> BTreeMap<NodeType, Vec<String>> {
-        BTreeMap::new()
-    }
+    /// update that changes such a type is refused ([`crate::engine::UpdateError::Unmatched`]),
+    /// one that leaves it alone carries a note ([`crate::engine::Note::Blocked`]).
+    /// Known once, when the port is made: no call.
+    fn unmatched(&self) -> BTreeMap<NodeType, Vec<String>>;
 
     /// The volumes of the cluster's VMs (`listVolumes`).
     fn list_volumes(&mut self, cluster_id: &str) -> PortResult<Vec<Volume>>;
 
-    /// `stopVirtualMachine`, waiting for the job.
-    fn stop_vm(&mut self, vm_id: &str) -> PortResult<()>;
-
-    /// `startVirtualMachine`, waiting for the job.
-    fn start_vm(&mut self, vm_id: &str) -> PortResult<()>;
-
-    /// `changeServiceForVirtualMachine` (the VM must be stopped).
+    /// `changeServiceForVirtualMachine` (the VM must be stopped; not a job).
     fn change_offering(&mut self, vm_id: &str, offering_id: &str) -> PortResult<()>;
-
-    /// `resizeVolume` to `size_gb` (grow only), waiting for the job.
-    fn resize_volume(&mut self, volume_id: &str, size_gb: u64) -> PortResult<()>;
-
-    /// `updateVMAffinityGroup` with the full list of group ids (the VM must be stopped).
-    fn update_affinity_groups(&mut self, vm_id: &str, group_ids: &[String]) -> PortResult<()>;
 
     /// `listServiceOfferings`.
     fn list_service_offerings(&mut self) -> PortResult<Vec<ServiceOffering>>;
@@ -113,32 +100,21 @@ pub trait Cloud {
     /// `listAffinityGroups` visible to the cluster's owner.
     fn list_affinity_groups(&mut self) -> PortResult<Vec<AffinityGroup>>;
 
-    /// The CKS cluster as CloudStack reports it (`listKubernetesClusters`): its own state and
-    /// its VMs, read again before the rollout starts and before every batch.
+    /// The CKS cluster as CloudStack reports it (`listKubernetesClusters`): its own state, its
+    /// VMs, its default offering and whether it autoscales, read again before the rollout
+    /// starts and before every batch.
     fn cks_cluster(&mut self, cluster_id: &str) -> PortResult<CksCluster>;
 
     /// A supported Kubernetes version and its node minimums (`listKubernetesSupportedVersions`).
     fn kubernetes_version(&mut self, version_id: &str) -> PortResult<KubernetesVersion>;
 
-    /// Start `call` as a job and return at once. By default the blocking form runs and the job
-    /// is returned finished (a port with nothing to poll).
-    fn begin_job(&mut self, call: JobCall<'_>) -> PortResult<Job> {
-        let command = match call {
-            JobCall::StopVm(vm) => self.stop_vm(vm).map(|()| "stopVirtualMachine"),
-            JobCall::StartVm(vm) => self.start_vm(vm).map(|()| "startVirtualMachine"),
-            JobCall::ResizeVolume { volume_id, size_gb } => self
-                .resize_volume(volume_id, size_gb)
-                .map(|()| "resizeVolume"),
-            JobCall::UpdateAffinityGroups { vm_id, group_ids } => self
-                .update_affinity_groups(vm_id, group_ids)
-                .map(|()| "updateVMAffinityGroup"),
-        }?;
-        Ok(Job::finished(command))
-    }
+    /// The management server's release (`listCapabilities`), `None` when it does not say.
+    fn cloudstack_version(&mut self) -> PortResult<Option<CloudStackVersion>>;
 
-    /// One look at `job` (`queryAsyncJobResult`). By default every job is done.
-    fn job_status(&mut self, job: &Job) -> PortResult<JobStatus> {
-        let _ = job;
-        Ok(JobStatus::Done)
-    }
+    /// Start `call` as a job and return at once (a job already finished when it was started
+    /// says so: [`Job::finished`]).
+    fn begin_job(&mut self, call: JobCall<'_>) -> PortResult<Job>;
+
+    /// One look at `job` (`queryAsyncJobResult`).
+    fn job_status(&mut self, job: &Job) -> PortResult<JobStatus>;
 }

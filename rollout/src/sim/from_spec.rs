@@ -186,6 +186,18 @@ impl World {
             last_load_step: 0,
             cks_state: "Running".to_string(),
             kubernetes_version: spec.kubernetes_version.clone(),
+            autoscaling: spec.autoscaling,
+            cloudstack_version: spec
+                .cloudstack_version
+                .as_deref()
+                .map(|text| {
+                    crate::model::CloudStackVersion::parse(text).ok_or_else(|| {
+                        SpecError(format!(
+                            "cloudstack_version: '{text}' is not a CloudStack release such as 4.21.0.0"
+                        ))
+                    })
+                })
+                .transpose()?,
             boots: 0,
             jobs: super::jobs::Jobs::new(spec.jobs.clone()),
             engines: Default::default(),

@@ -69,6 +69,8 @@ pub fn scenario(seed: u64) -> (ClusterSpec, UpdateRequest) {
         jobs: Default::default(),
         state: crate::model::ClusterState::Running,
         kubernetes_version: None,
+        autoscaling: false,
+        cloudstack_version: None,
     };
     let apps = rng.random_range(0..3);
     for a in 0..apps {

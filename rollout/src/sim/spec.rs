@@ -83,6 +83,13 @@ pub struct ClusterSpec {
     /// (absent: CloudStack lists none, only the fixed minimums apply).
     #[serde(default)]
     pub kubernetes_version: Option<KubernetesVersionSpec>,
+    /// The cluster's `autoscalingenabled` (default false).
+    #[serde(default)]
+    pub autoscaling: bool,
+    /// The management server's release, `4.21.0.0` (absent: `listCapabilities` does not say,
+    /// which counts as a release with the autoscaler risk).
+    #[serde(default)]
+    pub cloudstack_version: Option<String>,
 }
 
 /// The cluster's Kubernetes version (`listKubernetesSupportedVersions`).

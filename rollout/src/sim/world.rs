@@ -166,6 +166,10 @@ pub struct World {
     pub cks_state: String,
     /// The cluster's Kubernetes version, when CloudStack lists one.
     pub kubernetes_version: Option<super::spec::KubernetesVersionSpec>,
+    /// The cluster's `autoscalingenabled` as CloudStack reports it.
+    pub autoscaling: bool,
+    /// The management server's release (`listCapabilities`), when it says.
+    pub cloudstack_version: Option<crate::model::CloudStackVersion>,
     pub(super) boots: u64,
     /// CloudStack's jobs and how long they take.
     pub jobs: super::jobs::Jobs,

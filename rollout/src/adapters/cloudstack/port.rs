@@ -2,9 +2,11 @@
 //! (from CKS's VM names, `<cluster>-control-…`, `<cluster>-etcd-…`, workers `<cluster>-node-…`),
 //! their volumes, and the calls that change them, with errors classed for the engine.
 
+use std::collections::BTreeMap;
+
 use crate::model::{
-    AffinityGroup, CksCluster, DiskOffering, KubernetesVersion, ServiceOffering, Vm, VmState,
-    Volume, VolumeKind,
+    AffinityGroup, CksCluster, CloudStackVersion, DiskOffering, KubernetesVersion, NodeType,
+    ServiceOffering, Vm, VmState, Volume, VolumeKind,
 };
 use crate::ports::{Cloud, Job, JobCall, JobStatus, PortError, PortErrorKind, PortResult};
 use cks_cloudstack::CloudStackClient;
@@ -16,12 +18,33 @@ use serde_json::Value;
 #[derive(Debug, Clone)]
 pub struct CloudStackCloud {
     client: CloudStackClient,
+    /// VM id → the name of the Kubernetes node discovery matched to it.
+    node_names: BTreeMap<String, String>,
+    /// Why the nodes of a type could not all be matched.
+    unmatched: BTreeMap<NodeType, Vec<String>>,
 }
 
 impl CloudStackCloud {
-    /// The port over `client`.
+    /// The port over `client`, each VM named after itself.
     pub fn new(client: CloudStackClient) -> Self {
-        CloudStackCloud { client }
+        CloudStackCloud {
+            client,
+            node_names: BTreeMap::new(),
+            unmatched: BTreeMap::new(),
+        }
+    }
+
+    /// The port with each VM id in `node_names` reported under the name of the Kubernetes node
+    /// matched to it (a node whose name differs from its VM's is found), and why the nodes of a
+    /// type could not all be matched (`unmatched`, [`Cloud::unmatched`]).
+    pub fn with_nodes(
+        mut self,
+        node_names: BTreeMap<String, String>,
+        unmatched: BTreeMap<NodeType, Vec<String>>,
+    ) -> Self {
+        self.node_names = node_names;
+        self.unmatched = unmatched;
+        self
     }
 }
 
@@ -77,7 +100,11 @@ impl CloudStackCloud {
             .into_iter()
             .map(|v| Vm {
                 node_type: node_type_of(&cluster.name, &v.name),
-                node_name: v.name.to_lowercase(),
+                node_name: self
+                    .node_names
+                    .get(&v.id)
+                    .cloned()
+                    .unwrap_or_else(|| v.name.to_lowercase()),
                 state: state(&v.state),
                 service_offering_id: v.service_offering_id.clone(),
                 affinity_group_ids: v.affinity_groups.iter().map(|g| g.id.clone()).collect(),
@@ -91,6 +118,10 @@ impl CloudStackCloud {
 }
 
 impl Cloud for CloudStackCloud {
+    fn unmatched(&self) -> BTreeMap<NodeType, Vec<String>> {
+        self.unmatched.clone()
+    }
+
     fn list_vms(&mut self, cluster_id: &str) -> PortResult<Vec<Vm>> {
         self.vms(cluster_id).map(|(vms, _)| vms).map_err(port_error)
     }
@@ -117,40 +148,9 @@ impl Cloud for CloudStackCloud {
         Ok(volumes)
     }
 
-    fn stop_vm(&mut self, vm_id: &str) -> PortResult<()> {
-        self.client.stop_vm(vm_id).map(|_| ()).map_err(port_error)
-    }
-
-    fn start_vm(&mut self, vm_id: &str) -> PortResult<()> {
-        self.client.start_vm(vm_id).map(|_| ()).map_err(port_error)
-    }
-
     fn change_offering(&mut self, vm_id: &str, offering_id: &str) -> PortResult<()> {
         self.client
             .change_service_offering(vm_id, offering_id)
-            .map(|_| ())
-            .map_err(port_error)
-    }
-
-    fn resize_volume(&mut self, volume_id: &str, size_gb: u64) -> PortResult<()> {
-        self.client
-            .resize_volume(volume_id, size_gb)
-            .map(|_| ())
-            .map_err(port_error)
-    }
-
-    fn update_affinity_groups(&mut self, vm_id: &str, group_ids: &[String]) -> PortResult<()> {
-        // An empty `affinitygroupids` would strip every group from the VM: never sent.
-        if group_ids.is_empty() {
-            return Err(PortError::new(
-                PortErrorKind::Refused,
-                format!(
-                    "updateVMAffinityGroup {vm_id}: refusing to send an empty affinitygroupids, which would remove every affinity group"
-                ),
-            ));
-        }
-        self.client
-            .update_vm_affinity_groups(vm_id, group_ids)
             .map(|_| ())
             .map_err(port_error)
     }
@@ -216,7 +216,14 @@ impl Cloud for CloudStackCloud {
                 c.state
             },
             kubernetes_version_id: Some(c.kubernetes_version_id).filter(|id| !id.is_empty()),
+            service_offering_id: c.service_offering_id,
+            autoscaling_enabled: c.autoscaling_enabled,
         })
+    }
+
+    fn cloudstack_version(&mut self) -> PortResult<Option<CloudStackVersion>> {
+        let capabilities = self.client.capabilities().map_err(port_error)?;
+        Ok(CloudStackVersion::parse(&capabilities.cloudstack_version))
     }
 
     fn begin_job(&mut self, call: JobCall<'_>) -> PortResult<Job> {
@@ -310,7 +317,6 @@ impl Cloud for CloudStackCloud {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::NodeType;
 
     #[test]
     fn node_types_from_cks_vm_names() {

@@ -159,6 +159,12 @@ impl<T: RecordStore> Store for T {
         timeout: Duration,
         new: ClusterState,
     ) -> PortResult<bool> {
+        // A release never leaves the cluster Updating.
+        debug_assert_ne!(
+            new,
+            ClusterState::Updating,
+            "a rollout of {cluster_id} ends out of Updating"
+        );
         self.change(cluster_id, &mut |r, now_ms| {
             r.end_held(lease, timeout, now_ms, new)
         })
@@ -195,6 +201,10 @@ impl<T: RecordStore> Store for T {
             });
             r.cancel = false;
             r.settings = settings.clone();
+            debug_assert!(
+                matches!(expected, ClusterState::Running | ClusterState::Alert),
+                "a rollout of {cluster_id} begins from Running or Alert, not {expected:?}"
+            );
             true
         })
         .map_err(port)

@@ -2,8 +2,8 @@
 
 use super::SimHandle;
 use crate::model::{
-    AffinityGroup, CksCluster, DiskOffering, KubernetesVersion, NodeType, ServiceOffering, Vm,
-    VmState, Volume, VolumeKind,
+    AffinityGroup, CksCluster, CloudStackVersion, DiskOffering, KubernetesVersion, NodeType,
+    ServiceOffering, Vm, VmState, Volume, VolumeKind,
 };
 use crate::ports::{Cloud, Job, JobCall, JobStatus, PortError, PortErrorKind, PortResult};
 use crate::sim::spec::Fault;
@@ -24,6 +24,145 @@ fn name_of(w: &World, id: &str) -> Option<String> {
 
 fn refused(message: String) -> PortError {
     PortError::new(PortErrorKind::Refused, message)
+}
+
+/// The calls CloudStack runs as jobs, each one step; [`Cloud::begin_job`] makes them.
+impl SimHandle {
+    pub(crate) fn stop_vm(&mut self, vm_id: &str) -> PortResult<()> {
+        self.call(format!("cloud.stop_vm({vm_id})"), |w| {
+            let name = name_of(w, vm_id).ok_or_else(|| PortError::not_found(vm_id.to_string()))?;
+            if w.take_fault(|f| matches!(f, Fault::StopFails { node, .. } if *node == name)) {
+                return Err(PortError::other(format!(
+                    "stopVirtualMachine {vm_id}: 530 job failed"
+                )));
+            }
+            if w.vms[&name].state == VmState::Stopped {
+                return Ok(());
+            }
+            let stopping = w.faults.iter().find_map(|f| match &f.fault {
+                Fault::StopTimesOut { node, stopping, .. } if f.left > 0 && *node == name => {
+                    Some(*stopping)
+                }
+                _ => None,
+            });
+            let timed_out = stopping.is_some()
+                && w.take_fault(|f| matches!(f, Fault::StopTimesOut { node, .. } if *node == name));
+            crate::sim::record::stop(w, &name);
+            crate::sim::record::touch(w, &name);
+            let boot = {
+                let v = &w.vms[&name];
+                v.node
+                    .as_ref()
+                    .map_or(v.boot_id.clone(), |n| n.boot_id.clone())
+            };
+            w.halt(&name);
+            let v = vm_by_id(w, vm_id)?;
+            v.engine_stopped = true;
+            v.stopped_boot = Some(boot);
+            v.engine_stops += 1;
+            if timed_out {
+                if stopping == Some(true) {
+                    let until = w.now + Duration::from_secs(20);
+                    let v = vm_by_id(w, vm_id)?;
+                    v.state = VmState::Stopping;
+                    v.stopping_until = Some(until);
+                }
+                w.advance(Duration::from_secs(30));
+                return Err(PortError::unavailable(format!(
+                    "stopVirtualMachine {vm_id}: queryAsyncJobResult: the job did not finish in time"
+                )));
+            }
+            w.advance_random(5, 30);
+            Ok(())
+        })
+    }
+
+    pub(crate) fn start_vm(&mut self, vm_id: &str) -> PortResult<()> {
+        self.call(format!("cloud.start_vm({vm_id})"), |w| {
+            let name = name_of(w, vm_id).ok_or_else(|| PortError::not_found(vm_id.to_string()))?;
+            if w.take_fault(|f| matches!(f, Fault::StartFails { node, .. } if *node == name)) {
+                return Err(PortError::other(format!(
+                    "startVirtualMachine {vm_id}: 533 insufficient capacity"
+                )));
+            }
+            if w.vms[&name].state == VmState::Running {
+                return Ok(());
+            }
+            w.boot(&name);
+            w.advance_random(5, 30);
+            Ok(())
+        })
+    }
+
+    pub(crate) fn resize_volume(&mut self, volume_id: &str, size_gb: u64) -> PortResult<()> {
+        self.call(
+            format!("cloud.resize_volume({volume_id}, {size_gb})"),
+            |w| {
+                let name = w
+                    .vms
+                    .values()
+                    .find(|v| v.root_id == volume_id)
+                    .map(|v| v.name.clone())
+                    .ok_or_else(|| PortError::not_found(format!("no volume {volume_id}")))?;
+                crate::sim::record::change(w, &name, "resize_volume")?;
+                if w.take_fault(|f| matches!(f, Fault::ResizeFails { node, .. } if *node == name)) {
+                    return Err(PortError::other(format!(
+                        "resizeVolume {volume_id}: 530 failed"
+                    )));
+                }
+                let v = &w.vms[&name];
+                if size_gb < v.root_gb {
+                    return Err(refused(format!(
+                        "resizeVolume {volume_id}: shrinking is not allowed"
+                    )));
+                }
+                let fixed = v
+                    .root_offering
+                    .as_ref()
+                    .and_then(|id| w.disk_offerings.iter().find(|d| &d.id == id))
+                    .is_some_and(|d| d.is_fixed_size());
+                if fixed {
+                    return Err(refused(format!(
+                        "resizeVolume {volume_id}: fixed-size disk offering"
+                    )));
+                }
+                if let Some(v) = w.vms.get_mut(&name) {
+                    v.root_gb = size_gb;
+                }
+                w.advance(Duration::from_secs(5));
+                Ok(())
+            },
+        )
+    }
+
+    pub(crate) fn update_affinity_groups(
+        &mut self,
+        vm_id: &str,
+        group_ids: &[String],
+    ) -> PortResult<()> {
+        self.call(
+            format!("cloud.update_affinity_groups({vm_id}, {group_ids:?})"),
+            |w| {
+                let name =
+                    name_of(w, vm_id).ok_or_else(|| PortError::not_found(vm_id.to_string()))?;
+                crate::sim::record::change(w, &name, "update_affinity_groups")?;
+                if w.take_fault(|f| matches!(f, Fault::AffinityFails { node, .. } if *node == name))
+                {
+                    return Err(PortError::other(format!(
+                        "updateVMAffinityGroup {vm_id}: 530 failed"
+                    )));
+                }
+                if group_ids.is_empty() {
+                    return Err(refused(format!(
+                        "updateVMAffinityGroup {vm_id}: an empty affinitygroupids would remove every group"
+                    )));
+                }
+                vm_by_id(w, vm_id)?.groups = group_ids.to_vec();
+                w.advance(Duration::from_secs(1));
+                Ok(())
+            },
+        )
+    }
 }
 
 impl Cloud for SimHandle {
@@ -78,72 +217,6 @@ impl Cloud for SimHandle {
         })
     }
 
-    fn stop_vm(&mut self, vm_id: &str) -> PortResult<()> {
-        self.call(format!("cloud.stop_vm({vm_id})"), |w| {
-            let name = name_of(w, vm_id).ok_or_else(|| PortError::not_found(vm_id.to_string()))?;
-            if w.take_fault(|f| matches!(f, Fault::StopFails { node, .. } if *node == name)) {
-                return Err(PortError::other(format!(
-                    "stopVirtualMachine {vm_id}: 530 job failed"
-                )));
-            }
-            if w.vms[&name].state == VmState::Stopped {
-                return Ok(());
-            }
-            let stopping = w.faults.iter().find_map(|f| match &f.fault {
-                Fault::StopTimesOut { node, stopping, .. } if f.left > 0 && *node == name => {
-                    Some(*stopping)
-                }
-                _ => None,
-            });
-            let timed_out = stopping.is_some()
-                && w.take_fault(|f| matches!(f, Fault::StopTimesOut { node, .. } if *node == name));
-            crate::sim::record::stop(w, &name);
-            crate::sim::record::touch(w, &name);
-            let boot = {
-                let v = &w.vms[&name];
-                v.node
-                    .as_ref()
-                    .map_or(v.boot_id.clone(), |n| n.boot_id.clone())
-            };
-            w.halt(&name);
-            let v = vm_by_id(w, vm_id)?;
-            v.engine_stopped = true;
-            v.stopped_boot = Some(boot);
-            v.engine_stops += 1;
-            if timed_out {
-                if stopping == Some(true) {
-                    let until = w.now + Duration::from_secs(20);
-                    let v = vm_by_id(w, vm_id)?;
-                    v.state = VmState::Stopping;
-                    v.stopping_until = Some(until);
-                }
-                w.advance(Duration::from_secs(30));
-                return Err(PortError::unavailable(format!(
-                    "stopVirtualMachine {vm_id}: queryAsyncJobResult: the job did not finish in time"
-                )));
-            }
-            w.advance_random(5, 30);
-            Ok(())
-        })
-    }
-
-    fn start_vm(&mut self, vm_id: &str) -> PortResult<()> {
-        self.call(format!("cloud.start_vm({vm_id})"), |w| {
-            let name = name_of(w, vm_id).ok_or_else(|| PortError::not_found(vm_id.to_string()))?;
-            if w.take_fault(|f| matches!(f, Fault::StartFails { node, .. } if *node == name)) {
-                return Err(PortError::other(format!(
-                    "startVirtualMachine {vm_id}: 533 insufficient capacity"
-                )));
-            }
-            if w.vms[&name].state == VmState::Running {
-                return Ok(());
-            }
-            w.boot(&name);
-            w.advance_random(5, 30);
-            Ok(())
-        })
-    }
-
     fn change_offering(&mut self, vm_id: &str, offering_id: &str) -> PortResult<()> {
         self.call(
             format!("cloud.change_offering({vm_id}, {offering_id})"),
@@ -160,72 +233,6 @@ impl Cloud for SimHandle {
                     return Err(PortError::not_found(format!("no offering {offering_id}")));
                 }
                 vm_by_id(w, vm_id)?.offering = offering_id.to_string();
-                w.advance(Duration::from_secs(1));
-                Ok(())
-            },
-        )
-    }
-
-    fn resize_volume(&mut self, volume_id: &str, size_gb: u64) -> PortResult<()> {
-        self.call(
-            format!("cloud.resize_volume({volume_id}, {size_gb})"),
-            |w| {
-                let name = w
-                    .vms
-                    .values()
-                    .find(|v| v.root_id == volume_id)
-                    .map(|v| v.name.clone())
-                    .ok_or_else(|| PortError::not_found(format!("no volume {volume_id}")))?;
-                crate::sim::record::change(w, &name, "resize_volume")?;
-                if w.take_fault(|f| matches!(f, Fault::ResizeFails { node, .. } if *node == name)) {
-                    return Err(PortError::other(format!(
-                        "resizeVolume {volume_id}: 530 failed"
-                    )));
-                }
-                let v = &w.vms[&name];
-                if size_gb < v.root_gb {
-                    return Err(refused(format!(
-                        "resizeVolume {volume_id}: shrinking is not allowed"
-                    )));
-                }
-                let fixed = v
-                    .root_offering
-                    .as_ref()
-                    .and_then(|id| w.disk_offerings.iter().find(|d| &d.id == id))
-                    .is_some_and(|d| d.is_fixed_size());
-                if fixed {
-                    return Err(refused(format!(
-                        "resizeVolume {volume_id}: fixed-size disk offering"
-                    )));
-                }
-                if let Some(v) = w.vms.get_mut(&name) {
-                    v.root_gb = size_gb;
-                }
-                w.advance(Duration::from_secs(5));
-                Ok(())
-            },
-        )
-    }
-
-    fn update_affinity_groups(&mut self, vm_id: &str, group_ids: &[String]) -> PortResult<()> {
-        self.call(
-            format!("cloud.update_affinity_groups({vm_id}, {group_ids:?})"),
-            |w| {
-                let name =
-                    name_of(w, vm_id).ok_or_else(|| PortError::not_found(vm_id.to_string()))?;
-                crate::sim::record::change(w, &name, "update_affinity_groups")?;
-                if w.take_fault(|f| matches!(f, Fault::AffinityFails { node, .. } if *node == name))
-                {
-                    return Err(PortError::other(format!(
-                        "updateVMAffinityGroup {vm_id}: 530 failed"
-                    )));
-                }
-                if group_ids.is_empty() {
-                    return Err(refused(format!(
-                        "updateVMAffinityGroup {vm_id}: an empty affinitygroupids would remove every group"
-                    )));
-                }
-                vm_by_id(w, vm_id)?.groups = group_ids.to_vec();
                 w.advance(Duration::from_secs(1));
                 Ok(())
             },
@@ -257,7 +264,15 @@ impl Cloud for SimHandle {
                 state: w.cks_state.clone(),
                 vm_ids: w.vms.values().map(|v| v.id.clone()).collect(),
                 kubernetes_version_id: w.kubernetes_version.as_ref().map(|_| "kv-1".into()),
+                service_offering_id: w.record.service_offering_id.clone(),
+                autoscaling_enabled: w.autoscaling,
             })
+        })
+    }
+
+    fn cloudstack_version(&mut self) -> PortResult<Option<CloudStackVersion>> {
+        self.call("cloud.cloudstack_version".into(), |w| {
+            Ok(w.cloudstack_version)
         })
     }
 

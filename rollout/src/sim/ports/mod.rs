@@ -188,6 +188,12 @@ impl Shown for crate::model::KubernetesVersion {
     }
 }
 
+impl Shown for Option<crate::model::CloudStackVersion> {
+    fn shown(&self) -> String {
+        self.map_or("not said".to_string(), |v| v.to_string())
+    }
+}
+
 impl Shown for ClusterRecord {
     fn shown(&self) -> String {
         format!("{:?} cancel={}", self.state, self.cancel)
