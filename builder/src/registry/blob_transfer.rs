@@ -70,43 +70,40 @@ impl RegistryClient {
         progress: &dyn ProgressSink,
         mark: Option<&Watermark>,
     ) -> Result<Vec<Checkpoint>, RegistryError> {
-        let noted = self
-            .blob_transfer(name, digest, size, file, progress, mark)
-            .await;
+        let noted = async {
+            let endpoint = self.endpoints.resolve(&name.registry)?;
+            let url = endpoint.url(&name.repository, "blobs", digest);
+            let blob = BlobTransfer {
+                name,
+                endpoint: &endpoint,
+                url: &url,
+                digest,
+                size,
+                file,
+                mark,
+            };
+            self.blob_retried(&blob, progress).await
+        }
+        .await;
         if let Some(mark) = mark {
             mark.ended(noted.is_ok());
         }
         noted
     }
 
-    /// The transfer of [`Self::blob_to_file_noted`], retried.
-    async fn blob_transfer(
+    /// The transfer of `blob`, retried (each retry going on from the bytes it has).
+    async fn blob_retried(
         &self,
-        name: &RemoteName,
-        digest: &str,
-        size: u64,
-        file: &Path,
+        blob: &BlobTransfer<'_>,
         progress: &dyn ProgressSink,
-        mark: Option<&Watermark>,
     ) -> Result<Vec<Checkpoint>, RegistryError> {
-        let endpoint = self.endpoints.resolve(&name.registry)?;
-        let url = endpoint.url(&name.repository, "blobs", digest);
         let mut retry = 0;
         let mut done = (Noted::new(), 0u64);
-        let blob = BlobTransfer {
-            name,
-            endpoint: &endpoint,
-            url: &url,
-            digest,
-            size,
-            file,
-            mark,
-        };
         loop {
-            match self.blob_attempt(&blob, progress, &mut done).await {
+            match self.blob_attempt(blob, progress, &mut done).await {
                 Err(RegistryError::Http { source, .. }) if retry < self.retry.retries => {
                     retry += 1;
-                    tracing::debug!(blob = digest, retry, resume_at = done.1, error = %source, "blob transfer failed; retrying");
+                    tracing::debug!(blob = blob.digest, retry, resume_at = done.1, error = %source, "blob transfer failed; retrying");
                     tokio::time::sleep(self.retry.delay(retry, None)).await;
                 }
                 other => return other,
