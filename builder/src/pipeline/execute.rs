@@ -74,7 +74,11 @@ pub async fn execute(
                 summary.existing = Some(ExistingIso::Kept);
                 return Ok(summary);
             }
-            Err(reason) => existing = Some(ExistingIso::Replaced { reason }),
+            Err(reason) => {
+                existing = Some(ExistingIso::Replaced {
+                    reason: reason.to_string(),
+                })
+            }
         }
     }
     // The store is asked for the finished ISO before anything large moves, and keeps the one

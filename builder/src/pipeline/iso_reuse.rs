@@ -30,7 +30,7 @@ use crate::artifact::ArtifactKey;
 use crate::fetch::FetchedFile;
 use crate::iso::{BuildTime, Packed, partial_path, sidecar_line, sidecar_path};
 use crate::registry::{PullReport, PulledImage, RemoteName, resolve_digests};
-use crate::store::{IsoContents, IsoStore, IsoWant, Proof, SealFacts, check_iso};
+use crate::store::{IsoContents, IsoRefusal, IsoStore, IsoWant, Proof, SealFacts, check_iso};
 use cks_pinning::digest::Digest;
 
 /// What the build knows of the ISO it is about to make, without any cache.
@@ -181,7 +181,7 @@ pub async fn in_place(
     run: &Execution<'_>,
     built: BuildTime,
     sha256: &str,
-) -> Result<Result<Reused, String>> {
+) -> Result<Result<Reused, IsoRefusal>> {
     let checked = match check_in_place(plan, tree, fetched, run, built).await? {
         Ok(checked) => checked,
         Err(reason) => return Ok(Err(reason)),
@@ -217,11 +217,9 @@ pub(super) async fn check_in_place(
     fetched: &[FetchedFile],
     run: &Execution<'_>,
     built: BuildTime,
-) -> Result<Result<(Checked, BuildTime), String>> {
+) -> Result<Result<(Checked, BuildTime), IsoRefusal>> {
     let Some(known) = Known::learn(plan, tree, fetched, run).await else {
-        return Ok(Err(
-            "what this run builds cannot be learnt without downloading it".to_string(),
-        ));
+        return Ok(Err(IsoRefusal::Unknowable));
     };
     let built = match run.source_date_epoch {
         Some(_) => built,
@@ -233,7 +231,7 @@ pub(super) async fn check_in_place(
                 unix_seconds: seconds,
                 source: crate::iso::TimeSource::BuildStart,
             },
-            None => return Ok(Err("its versions.txt records no build time".to_string())),
+            None => return Ok(Err(IsoRefusal::NoBuildTime)),
         },
     };
     Ok(
@@ -256,7 +254,7 @@ async fn check(
     run: &Execution<'_>,
     built: BuildTime,
     proof: Proof,
-) -> Result<Result<(Checked, SealFacts), String>> {
+) -> Result<Result<(Checked, SealFacts), IsoRefusal>> {
     let mut want = known.want(plan, run.pull.limits)?;
     want.proof = proof;
     let iso = path.to_path_buf();
@@ -336,9 +334,7 @@ async fn check(
         (sbom::FILE_NAME, &sbom_text),
     ] {
         if contents.generated.get(name).map(Vec::as_slice) != Some(text.as_bytes()) {
-            return Ok(Err(format!(
-                "its {name} is not the one this build writes from what it verified"
-            )));
+            return Ok(Err(IsoRefusal::NotRendered(name.to_string())));
         }
     }
     let record = IsoRecord {

@@ -10,6 +10,7 @@ use std::future::Future;
 use std::path::Path;
 
 use super::iso_check::Proof;
+use super::refusal::IsoRefusal;
 use super::seal::{Seal, SealFacts};
 use crate::artifact::{ArtifactKey, FinishedFile, LocalFinished, SharedTier};
 use crate::digest::chain;
@@ -79,7 +80,7 @@ impl<'a> IsoStore<'a> {
     ) -> anyhow::Result<Option<IsoHit<T>>>
     where
         F: Fn(Proof) -> Fut,
-        Fut: Future<Output = anyhow::Result<Result<(T, SealFacts), String>>>,
+        Fut: Future<Output = anyhow::Result<Result<(T, SealFacts), IsoRefusal>>>,
     {
         if let Some(local) = &self.local
             && let Some(hit) = Self::find_local(local, key, partial, &check).await?
@@ -124,7 +125,7 @@ impl<'a> IsoStore<'a> {
             }
             Err(reason) => {
                 let _ = std::fs::remove_file(partial);
-                shared.0.refused_iso(key, reason);
+                shared.0.refused_iso(key, reason.to_string());
                 Ok(None)
             }
         }
@@ -142,7 +143,7 @@ impl<'a> IsoStore<'a> {
     ) -> anyhow::Result<Option<IsoHit<T>>>
     where
         F: Fn(Proof) -> Fut,
-        Fut: Future<Output = anyhow::Result<Result<(T, SealFacts), String>>>,
+        Fut: Future<Output = anyhow::Result<Result<(T, SealFacts), IsoRefusal>>>,
     {
         let name = key.local_name();
         let Some(kept) = local.side(&name, SUM) else {
@@ -166,9 +167,11 @@ impl<'a> IsoStore<'a> {
                 let (whole, checked) = tokio::join!(whole, check(Proof::Sealed(seal.facts)));
                 match (whole, checked?) {
                     (Ok(Ok(actual)), Ok((checked, _))) if actual == kept => Ok(checked),
-                    (Ok(Ok(actual)), Ok(_)) => Err(format!("it hashes to {actual}, not {kept}")),
-                    (Ok(Err(error)), _) => Err(error.to_string()),
-                    (Err(error), _) => Err(error.to_string()),
+                    (Ok(Ok(actual)), Ok(_)) => Err(IsoRefusal::Unproven(format!(
+                        "it hashes to {actual}, not {kept}"
+                    ))),
+                    (Ok(Err(error)), _) => Err(IsoRefusal::Unproven(error.to_string())),
+                    (Err(error), _) => Err(IsoRefusal::Unproven(error.to_string())),
                     (_, Err(reason)) => Err(reason),
                 }
             }
@@ -190,11 +193,12 @@ impl<'a> IsoStore<'a> {
                         local.put_side(&name, SEAL, &seal.to_text());
                         Ok(checked)
                     }
-                    (Ok(Ok((actual, _))), Ok(_)) => {
-                        Err(format!("it hashes to {}, not {kept}", actual.hex()))
-                    }
-                    (Ok(Err(error)), _) => Err(error.to_string()),
-                    (Err(error), _) => Err(error.to_string()),
+                    (Ok(Ok((actual, _))), Ok(_)) => Err(IsoRefusal::Unproven(format!(
+                        "it hashes to {}, not {kept}",
+                        actual.hex()
+                    ))),
+                    (Ok(Err(error)), _) => Err(IsoRefusal::Unproven(error.to_string())),
+                    (Err(error), _) => Err(IsoRefusal::Unproven(error.to_string())),
                     (_, Err(reason)) => Err(reason),
                 }
             }

@@ -11,6 +11,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
+use super::refusal::IsoRefusal;
 use super::seal::{SealFacts, SealedImage};
 use crate::follow::Watermark;
 use crate::iso::{EntryKind, IsoImage};
@@ -73,12 +74,12 @@ impl Proof {
     }
 
     /// Opens the image at `path` as this proof reads it.
-    fn open(&self, path: &Path) -> Result<IsoImage, String> {
+    fn open(&self, path: &Path) -> Result<IsoImage, IsoRefusal> {
         match self.mark() {
             Some(mark) => IsoImage::open_following(path, mark),
             None => IsoImage::open(path),
         }
-        .map_err(|e| e.to_string())
+        .map_err(unreadable)
     }
 }
 
@@ -114,15 +115,19 @@ impl Write for Capped {
     }
 }
 
-/// Checks the ISO at `path` against `want`; what is wrong, in one line, when it does not hold.
-pub fn check_iso(path: &Path, want: &IsoWant) -> Result<IsoContents, String> {
+/// The reader's error as a refusal.
+fn unreadable(error: crate::iso::IsoError) -> IsoRefusal {
+    IsoRefusal::Unreadable(error.to_string())
+}
+
+/// Checks the ISO at `path` against `want`; what is wrong when it does not hold.
+pub fn check_iso(path: &Path, want: &IsoWant) -> Result<IsoContents, IsoRefusal> {
     let image = want.proof.open(path)?;
     if image.volume_id() != want.volume_id {
-        return Err(format!(
-            "its volume id is {:?}, not {:?}",
-            image.volume_id(),
-            want.volume_id
-        ));
+        return Err(IsoRefusal::VolumeId {
+            actual: image.volume_id().to_string(),
+            wanted: want.volume_id.clone(),
+        });
     }
     let files: BTreeSet<&str> = want
         .files
@@ -140,7 +145,7 @@ pub fn check_iso(path: &Path, want: &IsoWant) -> Result<IsoContents, String> {
                 .collect::<Vec<_>>()
         })
         .collect();
-    let entries = image.entries().map_err(|e| e.to_string())?;
+    let entries = image.entries().map_err(unreadable)?;
     let mut present = BTreeSet::new();
     for entry in &entries {
         let rel = entry.path.trim_start_matches('/');
@@ -149,32 +154,26 @@ pub fn check_iso(path: &Path, want: &IsoWant) -> Result<IsoContents, String> {
             EntryKind::File if files.contains(rel) => {
                 present.insert(rel.to_string());
             }
-            _ => {
-                return Err(format!(
-                    "it holds {}, which this build does not make",
-                    entry.path
-                ));
-            }
+            _ => return Err(IsoRefusal::Extra(entry.path.clone())),
         }
         if let Some((_, mode)) = want.files.get(rel)
             && entry.mode != *mode
         {
-            return Err(format!(
-                "{} has mode {:o}, not {mode:o}",
-                entry.path, entry.mode
-            ));
+            return Err(IsoRefusal::Mode {
+                path: entry.path.clone(),
+                actual: entry.mode,
+                wanted: *mode,
+            });
         }
     }
     if let Some(missing) = files.iter().find(|f| !present.contains(**f)) {
-        return Err(format!("it lacks {missing}"));
+        return Err(IsoRefusal::Missing(missing.to_string()));
     }
     let sizes: BTreeMap<&str, u64> = entries
         .iter()
         .map(|e| (e.path.trim_start_matches('/'), e.size))
         .collect();
-    let arch = want
-        .arch
-        .ok_or("no target architecture to check images for")?;
+    let arch = want.arch.ok_or(IsoRefusal::NoArch)?;
     if let Some(sealed) = want.proof.sealed() {
         sealed_as_wanted(sealed, want)?;
     }
@@ -252,22 +251,26 @@ pub fn check_iso(path: &Path, want: &IsoWant) -> Result<IsoContents, String> {
 
 /// Whether a seal's findings are the ones `want` asks for: the same planned files with the same
 /// sha256s, the same image tarballs for the same names and digests; what differs otherwise.
-fn sealed_as_wanted(sealed: &SealFacts, want: &IsoWant) -> Result<(), String> {
+fn sealed_as_wanted(sealed: &SealFacts, want: &IsoWant) -> Result<(), IsoRefusal> {
     let paths = |a: Vec<&String>, b: Vec<&String>| a == b;
     if !paths(sealed.files.keys().collect(), want.files.keys().collect()) {
-        return Err("its seal lists other files than this build plans".to_string());
+        return Err(IsoRefusal::Seal(
+            "lists other files than this build plans".to_string(),
+        ));
     }
     if let Some((rel, (sha256, _))) = want
         .files
         .iter()
         .find(|(rel, (sha256, _))| sealed.files.get(*rel) != Some(sha256))
     {
-        return Err(format!(
-            "its seal gives {rel} another sha256 than {sha256}, the one this build knows"
-        ));
+        return Err(IsoRefusal::Seal(format!(
+            "gives {rel} another sha256 than {sha256}, the one this build knows"
+        )));
     }
     if !paths(sealed.images.keys().collect(), want.images.keys().collect()) {
-        return Err("its seal lists other image tarballs than this build plans".to_string());
+        return Err(IsoRefusal::Seal(
+            "lists other image tarballs than this build plans".to_string(),
+        ));
     }
     if let Some((rel, (name, digest))) = want.images.iter().find(|(rel, (name, digest))| {
         sealed
@@ -275,9 +278,9 @@ fn sealed_as_wanted(sealed: &SealFacts, want: &IsoWant) -> Result<(), String> {
             .get(*rel)
             .is_none_or(|image| &image.name != name || &image.digest != digest)
     }) {
-        return Err(format!(
-            "its seal gives {rel} another image than {name}@{digest}, the one this build knows"
-        ));
+        return Err(IsoRefusal::Seal(format!(
+            "gives {rel} another image than {name}@{digest}, the one this build knows"
+        )));
     }
     Ok(())
 }
@@ -307,14 +310,16 @@ impl Read<'_> {
         arch: Arch,
         limits: &Limits,
         sha1s: &Sha1s,
-    ) -> Result<Done, String> {
+    ) -> Result<Done, IsoRefusal> {
         match *self {
             Read::File(rel, sha256) => {
-                let actual = image
-                    .sha256(&format!("/{rel}"))
-                    .map_err(|e| e.to_string())?;
+                let actual = image.sha256(&format!("/{rel}")).map_err(unreadable)?;
                 if actual != sha256 {
-                    return Err(format!("{rel} hashes to {actual}, not {sha256}"));
+                    return Err(IsoRefusal::Digest {
+                        path: rel.to_string(),
+                        actual,
+                        wanted: sha256.to_string(),
+                    });
                 }
                 Ok(Done::File)
             }
@@ -324,16 +329,20 @@ impl Read<'_> {
                     .sharing(sha1s.clone());
                 // A read that stops early leaves the check short of its end, which it reports.
                 let _ = image.copy_file(&format!("/{rel}"), &mut check);
-                let facts = check
-                    .finish()
-                    .map_err(|reason| format!("{rel}: {reason}"))?;
+                let facts = check.finish().map_err(|reason| IsoRefusal::Tarball {
+                    path: rel.to_string(),
+                    reason,
+                })?;
                 Ok(Done::Image(facts))
             }
             Read::Generated(rel) => {
                 let mut out = Capped(Vec::new());
-                image
-                    .copy_file(&format!("/{rel}"), &mut out)
-                    .map_err(|e| format!("{rel}: {e}"))?;
+                image.copy_file(&format!("/{rel}"), &mut out).map_err(|e| {
+                    IsoRefusal::Generated {
+                        path: rel.to_string(),
+                        reason: e.to_string(),
+                    }
+                })?;
                 Ok(Done::Generated(out.0))
             }
         }
@@ -356,7 +365,7 @@ fn read_all(
     reads: &[Read<'_>],
     arch: Arch,
     want: &IsoWant,
-) -> Result<Vec<Done>, String> {
+) -> Result<Vec<Done>, IsoRefusal> {
     let limits = &want.limits;
     let sha1s = Sha1s::default();
     let workers = std::thread::available_parallelism()
@@ -365,7 +374,7 @@ fn read_all(
         .min(reads.len().max(1));
     let next = AtomicUsize::new(0);
     let failed = AtomicBool::new(false);
-    let slots: Vec<Mutex<Option<Result<Done, String>>>> =
+    let slots: Vec<Mutex<Option<Result<Done, IsoRefusal>>>> =
         reads.iter().map(|_| Mutex::new(None)).collect();
     let work = |image: &IsoImage| {
         while !failed.load(Ordering::Relaxed) {
@@ -399,7 +408,7 @@ fn read_all(
         match slot.into_inner().ok().flatten() {
             Some(Ok(outcome)) => done.push(outcome),
             Some(Err(reason)) => return Err(reason),
-            None => return Err(format!("{} was not read", read.path())),
+            None => return Err(IsoRefusal::NotRead(read.path().to_string())),
         }
     }
     Ok(done)

@@ -23,8 +23,10 @@
 
 mod finished_iso;
 mod iso_check;
+mod refusal;
 mod seal;
 
 pub use finished_iso::{IsoHit, IsoStore};
 pub use iso_check::{IsoContents, IsoWant, Proof, check_iso};
+pub use refusal::IsoRefusal;
 pub use seal::{Seal, SealError, SealFacts, SealedImage};
