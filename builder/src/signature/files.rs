@@ -26,6 +26,35 @@ pub(super) struct Material {
     pub(super) cached: bool,
 }
 
+/// Why a file's signature material could not be had.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MaterialError {
+    /// A signature file could not be fetched (what the downloader said).
+    #[error("{0}")]
+    Fetch(String),
+    /// A signature file is larger than any signature file.
+    #[error("{url} is {bytes} bytes, more than a signature file holds ({MATERIAL_LIMIT})")]
+    TooLarge {
+        /// Where it came from.
+        url: String,
+        /// Its size.
+        bytes: u64,
+    },
+    /// A fetched signature file, or the folder for it, could not be read or made.
+    #[error("{what} {}: {reason}", path.display())]
+    Disk {
+        /// `reading` or `creating`.
+        what: &'static str,
+        /// The file or folder.
+        path: std::path::PathBuf,
+        /// What the system said.
+        reason: String,
+    },
+    /// Nothing was fetched for the file.
+    #[error("no signature material was fetched for {0}")]
+    NotFetched(String),
+}
+
 /// One signature file fetched like any download (mirrors, retries, the content cache and the
 /// cache registry: the material is checked cryptographically, so a cached copy is as good as
 /// upstream's) into `dir`; `None` on 404.
@@ -34,30 +63,34 @@ async fn side_file(
     name: &str,
     url: String,
     dir: &Path,
-) -> Result<Option<(String, bool)>, String> {
+) -> Result<Option<(String, bool)>, MaterialError> {
     let file_name = url.rsplit('/').next().unwrap_or("signature").to_string();
     let spec = FileSpec::new(format!("{name} ({file_name})"), url, dir.join(&file_name));
     let fetched = match fetcher.fetch(&spec).await {
         Ok(fetched) => fetched,
         Err(error) if matches!(error.error, FetchError::NotFound { .. }) => return Ok(None),
-        Err(error) => return Err(error.to_string()),
+        Err(error) => return Err(MaterialError::Fetch(error.to_string())),
     };
     if fetched.bytes > MATERIAL_LIMIT {
-        return Err(format!(
-            "{} is {} bytes, more than a signature file holds ({MATERIAL_LIMIT})",
-            fetched.url, fetched.bytes
-        ));
+        return Err(MaterialError::TooLarge {
+            url: fetched.url,
+            bytes: fetched.bytes,
+        });
     }
     std::fs::read_to_string(&fetched.dest)
         .map(|text| Some((text, fetched.from_cache)))
-        .map_err(|e| format!("reading {}: {e}", fetched.dest.display()))
+        .map_err(|e| MaterialError::Disk {
+            what: "reading",
+            path: fetched.dest.clone(),
+            reason: e.to_string(),
+        })
 }
 
 pub(super) async fn material(
     fetcher: &Fetcher,
     file: &FetchedFile,
     scratch: &Path,
-) -> Result<Material, String> {
+) -> Result<Material, MaterialError> {
     material_at(fetcher, &file.name, &file.url, scratch).await
 }
 
@@ -67,9 +100,13 @@ pub(super) async fn material_at(
     name: &str,
     url: &str,
     scratch: &Path,
-) -> Result<Material, String> {
+) -> Result<Material, MaterialError> {
     let dir = scratch.join(name.replace('/', "_"));
-    std::fs::create_dir_all(&dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
+    std::fs::create_dir_all(&dir).map_err(|e| MaterialError::Disk {
+        what: "creating",
+        path: dir.clone(),
+        reason: e.to_string(),
+    })?;
     let (sig, cert, bundle) = futures_util::join!(
         side_file(fetcher, name, format!("{url}.sig"), &dir),
         side_file(fetcher, name, format!("{url}.cert"), &dir),
@@ -155,7 +192,7 @@ pub(super) async fn check(
         .collect();
     let late =
         futures_util::future::join_all(missing.iter().map(|f| material(fetcher, f, scratch))).await;
-    let late: BTreeMap<&str, Result<Material, String>> =
+    let late: BTreeMap<&str, Result<Material, MaterialError>> =
         missing.iter().map(|f| f.url.as_str()).zip(late).collect();
     // Material from a cache that does not verify is fetched again from upstream (past the
     // cache registry, into the content cache), which may have replaced it.
@@ -167,10 +204,7 @@ pub(super) async fn check(
         {
             Some(Ok(found)) => Ok(found),
             Some(Err(error)) => Err(error.clone()),
-            None => Err(format!(
-                "no signature material was fetched for {}",
-                file.url
-            )),
+            None => Err(MaterialError::NotFetched(file.url.clone())),
         };
         let mut sha256 = [0u8; 32];
         if hex::decode_to_slice(&file.upstream_sha256, &mut sha256).is_err() {
@@ -205,7 +239,7 @@ pub(super) async fn check(
         }
         match outcome {
             Ok((outcome, _)) => verdicts.add(&file.name, outcome),
-            Err(error) => verdicts.unreachable(&file.name, error),
+            Err(error) => verdicts.unreachable(&file.name, error.to_string()),
         }
     }
     if !unsigned.is_empty() {

@@ -9,7 +9,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use super::files::{Material, material_at};
+use super::files::{Material, MaterialError, material_at};
 use super::verifier::Verifier;
 use crate::fetch::Fetcher;
 use cks_pinning::sources::Source;
@@ -18,7 +18,7 @@ use cks_pinning::sources::signing::{Signing, signing};
 /// The signature material fetched so far, by the canonical URL of the file it signs.
 #[derive(Debug, Default)]
 pub struct SignatureMaterial {
-    found: BTreeMap<String, Result<Material, String>>,
+    found: BTreeMap<String, Result<Material, MaterialError>>,
 }
 
 /// One signed file whose material is to be fetched: its name in the plan and the canonical
@@ -35,7 +35,7 @@ pub struct Signed {
 #[derive(Debug)]
 pub struct FetchedMaterial {
     url: String,
-    found: Result<Material, String>,
+    found: Result<Material, MaterialError>,
 }
 
 impl Verifier {
@@ -80,18 +80,18 @@ impl SignatureMaterial {
     }
 
     /// The material fetched for the file at `url`.
-    pub(super) fn get(&self, url: &str) -> Option<&Result<Material, String>> {
+    pub(super) fn get(&self, url: &str) -> Option<&Result<Material, MaterialError>> {
         self.found.get(url)
     }
 
     /// Takes the material fetched for the file at `url` out, to check it (and put back what
     /// was checked with [`SignatureMaterial::put`]).
-    pub(super) fn take(&mut self, url: &str) -> Option<Result<Material, String>> {
+    pub(super) fn take(&mut self, url: &str) -> Option<Result<Material, MaterialError>> {
         self.found.remove(url)
     }
 
     /// Keeps `found` as the material of the file at `url`.
-    pub(super) fn put(&mut self, url: &str, found: Result<Material, String>) {
+    pub(super) fn put(&mut self, url: &str, found: Result<Material, MaterialError>) {
         self.found.insert(url.to_string(), found);
     }
 }
