@@ -13,9 +13,16 @@
 
 use std::time::Duration;
 
+/// A text that is not a duration.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{0:?} is not a duration: expected whole numbers with units d, h, m, s or ms, e.g. 90s, 10m, 1h30m"
+)]
+pub struct DurationError(pub String);
+
 /// Parses a duration: whole numbers each followed by `d`, `h`, `m`, `s` or `ms` (a bare number
 /// is seconds), as clap's value parser.
-pub fn parse(text: &str) -> Result<Duration, String> {
+pub fn parse(text: &str) -> Result<Duration, DurationError> {
     let text = text.trim();
     match text.parse::<u64>() {
         Ok(secs) => Ok(Duration::from_secs(secs)),
@@ -24,12 +31,8 @@ pub fn parse(text: &str) -> Result<Duration, String> {
 }
 
 /// A duration with its units, `90s` or `1h30m` or `250ms`.
-fn with_units(text: &str) -> Result<Duration, String> {
-    let bad = || {
-        format!(
-            "{text:?} is not a duration: expected whole numbers with units d, h, m, s or ms, e.g. 90s, 10m, 1h30m"
-        )
-    };
+fn with_units(text: &str) -> Result<Duration, DurationError> {
+    let bad = || DurationError(text.to_string());
     if text.is_empty() {
         return Err(bad());
     }
@@ -101,18 +104,22 @@ impl OldUnit {
 }
 
 /// A flag once in seconds: `30s`, `5m`, or (with a warning) a bare number of seconds.
-pub fn seconds_or_units(text: &str) -> Result<OldUnit, String> {
+pub fn seconds_or_units(text: &str) -> Result<OldUnit, DurationError> {
     old_unit(text, "s", Duration::from_secs)
 }
 
 /// A flag once in milliseconds: `10s`, `250ms`, or (with a warning) a bare number of
 /// milliseconds.
-pub fn millis_or_units(text: &str) -> Result<OldUnit, String> {
+pub fn millis_or_units(text: &str) -> Result<OldUnit, DurationError> {
     old_unit(text, "ms", Duration::from_millis)
 }
 
 /// A bare number read in `unit` (`of` makes it a duration), or a duration with its units.
-fn old_unit(text: &str, unit: &'static str, of: fn(u64) -> Duration) -> Result<OldUnit, String> {
+fn old_unit(
+    text: &str,
+    unit: &'static str,
+    of: fn(u64) -> Duration,
+) -> Result<OldUnit, DurationError> {
     let text = text.trim();
     match text.parse::<u64>() {
         Ok(n) => Ok(OldUnit {
