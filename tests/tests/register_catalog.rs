@@ -90,7 +90,7 @@ pub(crate) struct World {
     pub(crate) api: CloudStackFake,
 }
 
-fn register(world: &World, catalog: &str, public: &Path, extra: &[&str]) -> Output {
+pub(crate) fn register(world: &World, catalog: &str, public: &Path, extra: &[&str]) -> Output {
     let home = tempfile::tempdir().expect("temp home");
     Command::new(cks_iso())
         .args(["register", "--catalog", catalog, "--zone", "all"])
@@ -431,77 +431,9 @@ fn a_signed_catalog_registers_what_each_zone_lacks_retires_eol_minors_and_refuse
     );
 }
 
+/// The sha256 of the file at `path`, hex.
 fn hex_sha256(path: &Path) -> String {
     cks_builder::digest::sha256_file(path)
         .expect("hash")
         .into_hex()
-}
-
-#[test]
-fn a_catalog_past_its_limit_unsigned_or_without_urls_is_refused_naming_it() {
-    let keys = tempfile::tempdir().expect("keys");
-    ok(cks(&[
-        "keygen",
-        "--out",
-        &keys.path().join("release").display().to_string(),
-    ]));
-    let public = keys.path().join("release.pub");
-    let published = tempfile::tempdir().expect("published");
-    small_iso(published.path(), "1.33.2");
-    let files = FileServer::start(published.path()).expect("file server");
-    ok(cks(&[
-        "catalog",
-        &published.path().display().to_string(),
-        "--base-url",
-        &files.url("/"),
-    ]));
-    let cloud = CloudWorld::new(KEY, SECRET);
-    let api = CloudStackFake::start(cloud.clone()).expect("the CloudStack fake starts");
-    let world = World { cloud, api };
-    let url = files.url("/catalog.json");
-
-    let large = the_error(&register(&world, &url, &public, &["--catalog-limit", "50"]));
-    assert!(
-        large.contains(&url) && large.contains("50 bytes") && large.contains("--catalog-limit"),
-        "{large}"
-    );
-    let file = published.path().join("catalog.json").display().to_string();
-    let large_file = the_error(&register(
-        &world,
-        &file,
-        &public,
-        &["--catalog-limit", "50"],
-    ));
-    assert!(
-        large_file.contains(&file) && large_file.contains("--catalog-limit"),
-        "{large_file}"
-    );
-    let unsigned = the_error(&register(&world, &url, &public, &[]));
-    assert!(
-        unsigned.contains("catalog.json.sig") && unsigned.contains("404"),
-        "{unsigned}"
-    );
-
-    // Without --base-url a catalog read from a file cannot say where CloudStack downloads from.
-    ok(cks(&["catalog", &published.path().display().to_string()]));
-    let home = tempfile::tempdir().expect("home");
-    let no_url = Command::new(cks_iso())
-        .args(["register", "--catalog", &file, "--allow-unsigned"])
-        .env("HOME", home.path())
-        .env("CLOUDSTACK_ENDPOINT", world.api.endpoint())
-        .env("CLOUDSTACK_KEY", KEY)
-        .env("CLOUDSTACK_SECRET", SECRET)
-        .env_remove("CLOUDSTACK_CONFIG")
-        .output()
-        .expect("cks-iso runs");
-    let no_url = the_error(&no_url);
-    assert!(
-        no_url.contains("has no url") && no_url.contains("--base-url"),
-        "{no_url}"
-    );
-    assert!(
-        world.cloud.calls().is_empty(),
-        "CloudStack was not called: {:?}",
-        world.cloud.calls()
-    );
 }

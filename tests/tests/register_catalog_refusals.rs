@@ -3,7 +3,8 @@
 //! served again with an older serial than the last applied (or below `--min-serial`), an expired
 //! one and an empty one, each signed by the release key, refused with nothing changed; and
 //! `--retire-eol` reaching only the catalog's own versions of minors older than its oldest, in
-//! the zones asked for, every deletion listed by `--dry-run` first.
+//! the zones asked for, every deletion listed by `--dry-run` first. A catalog past its size
+//! limit, unsigned, or without URLs is refused naming it.
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -12,7 +13,7 @@ use cks_fixtures::cloudstack_api::{CloudStackFake, CloudWorld};
 use cks_fixtures::http::FileServer;
 use serde_json::Value;
 
-use crate::register_catalog::{KEY, SECRET, World, changes, cks, cks_iso, ok, small_iso};
+use crate::register_catalog::{KEY, SECRET, World, changes, cks, cks_iso, ok, register, small_iso};
 use crate::register_iso::{stdout, the_error};
 
 /// Rewrites `dir/catalog.json` with `change` and signs it again with `key`.
@@ -229,4 +230,73 @@ fn retire_eol_leaves_newer_hand_registered_and_other_zone_versions() {
         assert!(left.iter().any(|v| v == kept), "{kept} kept: {left:?}");
     }
     assert!(!left.iter().any(|v| v == "1.31.3"), "{left:?}");
+}
+
+#[test]
+fn a_catalog_past_its_limit_unsigned_or_without_urls_is_refused_naming_it() {
+    let keys = tempfile::tempdir().expect("keys");
+    ok(cks(&[
+        "keygen",
+        "--out",
+        &keys.path().join("release").display().to_string(),
+    ]));
+    let public = keys.path().join("release.pub");
+    let published = tempfile::tempdir().expect("published");
+    small_iso(published.path(), "1.33.2");
+    let files = FileServer::start(published.path()).expect("file server");
+    ok(cks(&[
+        "catalog",
+        &published.path().display().to_string(),
+        "--base-url",
+        &files.url("/"),
+    ]));
+    let cloud = CloudWorld::new(KEY, SECRET);
+    let api = CloudStackFake::start(cloud.clone()).expect("the CloudStack fake starts");
+    let world = World { cloud, api };
+    let url = files.url("/catalog.json");
+
+    let large = the_error(&register(&world, &url, &public, &["--catalog-limit", "50"]));
+    assert!(
+        large.contains(&url) && large.contains("50 bytes") && large.contains("--catalog-limit"),
+        "{large}"
+    );
+    let file = published.path().join("catalog.json").display().to_string();
+    let large_file = the_error(&register(
+        &world,
+        &file,
+        &public,
+        &["--catalog-limit", "50"],
+    ));
+    assert!(
+        large_file.contains(&file) && large_file.contains("--catalog-limit"),
+        "{large_file}"
+    );
+    let unsigned = the_error(&register(&world, &url, &public, &[]));
+    assert!(
+        unsigned.contains("catalog.json.sig") && unsigned.contains("404"),
+        "{unsigned}"
+    );
+
+    // Without --base-url a catalog read from a file cannot say where CloudStack downloads from.
+    ok(cks(&["catalog", &published.path().display().to_string()]));
+    let home = tempfile::tempdir().expect("home");
+    let no_url = Command::new(cks_iso())
+        .args(["register", "--catalog", &file, "--allow-unsigned"])
+        .env("HOME", home.path())
+        .env("CLOUDSTACK_ENDPOINT", world.api.endpoint())
+        .env("CLOUDSTACK_KEY", KEY)
+        .env("CLOUDSTACK_SECRET", SECRET)
+        .env_remove("CLOUDSTACK_CONFIG")
+        .output()
+        .expect("cks-iso runs");
+    let no_url = the_error(&no_url);
+    assert!(
+        no_url.contains("has no url") && no_url.contains("--base-url"),
+        "{no_url}"
+    );
+    assert!(
+        world.cloud.calls().is_empty(),
+        "CloudStack was not called: {:?}",
+        world.cloud.calls()
+    );
 }
