@@ -200,7 +200,7 @@ pub fn check_iso(path: &Path, want: &IsoWant) -> Result<IsoContents, IsoRefusal>
         _ => reads
             .sort_by_key(|read| std::cmp::Reverse(sizes.get(read.path()).copied().unwrap_or(0))),
     }
-    let done = read_all(path, &image, &reads, arch, want)?;
+    let done = read_all(&image, &reads, arch, want)?;
     let mut contents = IsoContents::default();
     for rel in want.files.keys() {
         contents
@@ -356,12 +356,11 @@ enum Done {
     Generated(Vec<u8>),
 }
 
-/// Runs every read, on as many threads as the host has cores (up to four), each with the
-/// image opened on its own; one result per read, in order, or the first failure in that
-/// order. A failure stops the reads not yet started.
+/// Runs every read, on as many threads as the host has cores (up to four), all reading the one
+/// opened `image` (positioned reads: its trees are checked once); one result per read, in
+/// order, or the first failure in that order. A failure stops the reads not yet started.
 fn read_all(
-    path: &Path,
-    first: &IsoImage,
+    image: &IsoImage,
     reads: &[Read<'_>],
     arch: Arch,
     want: &IsoWant,
@@ -393,15 +392,9 @@ fn read_all(
     };
     std::thread::scope(|scope| {
         for _ in 1..workers {
-            scope.spawn(|| match want.proof.open(path) {
-                Ok(image) => work(&image),
-                Err(err) => {
-                    failed.store(true, Ordering::Relaxed);
-                    tracing::debug!(%err, "a second reader of the ISO could not open it");
-                }
-            });
+            scope.spawn(|| work(image));
         }
-        work(first);
+        work(image);
     });
     let mut done = Vec::with_capacity(reads.len());
     for (read, slot) in reads.iter().zip(slots) {
