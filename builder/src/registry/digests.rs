@@ -5,10 +5,8 @@
 
 use futures_util::{StreamExt, TryStreamExt};
 
-use super::client::RegistryClient;
-use super::endpoint::Endpoints;
 use super::error::RegistryError;
-use super::pull::{checked_names, credentials_for};
+use super::pull::pull_client;
 use super::pull_types::{ImageRequest, PullOptions};
 use cks_pinning::digest::Digest;
 
@@ -17,17 +15,7 @@ pub async fn resolve_digests(
     requests: &[ImageRequest],
     options: &PullOptions,
 ) -> Result<Vec<Digest>, RegistryError> {
-    let endpoints = Endpoints::new(&options.mirrors, &options.insecure)?;
-    let names = checked_names(requests, &endpoints)?;
-    let credentials = credentials_for(&names, &endpoints, options).await?;
-    let client = RegistryClient::with_ca_files(
-        endpoints,
-        credentials,
-        options.retry.clone(),
-        &options.ca_files,
-    )?
-    .with_limits(options.limits)
-    .with_min_rate(options.min_rate);
+    let (client, names) = pull_client(requests, options).await?;
     let client = &client;
     futures_util::stream::iter(&names)
         .map(|name| async move {

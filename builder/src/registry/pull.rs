@@ -27,18 +27,8 @@ pub async fn pull_images(
     options: &PullOptions,
     progress: &dyn ProgressSink,
 ) -> Result<PullReport, RegistryError> {
-    let endpoints = Endpoints::new(&options.mirrors, &options.insecure)?;
-    let names = checked_names(requests, &endpoints)?;
-    let credentials = credentials_for(&names, &endpoints, options).await?;
+    let (client, names) = pull_client(requests, options).await?;
     std::fs::create_dir_all(out_dir).map_err(RegistryError::io(out_dir))?;
-    let client = RegistryClient::with_ca_files(
-        endpoints,
-        credentials,
-        options.retry.clone(),
-        &options.ca_files,
-    )?
-    .with_limits(options.limits)
-    .with_min_rate(options.min_rate);
     let temp;
     let blob_dir = match &options.blob_dir {
         Some(dir) => dir.clone(),
@@ -73,6 +63,26 @@ pub async fn pull_images(
     report.blobs_fetched = stats.blobs_fetched;
     report.blobs_reused = stats.blobs_reused;
     Ok(report)
+}
+
+/// The client a pull of `requests` under `options` talks through (its endpoints, credentials,
+/// retries, CAs, limits and `--min-rate`), and each request's checked name.
+pub(super) async fn pull_client(
+    requests: &[ImageRequest],
+    options: &PullOptions,
+) -> Result<(RegistryClient, Vec<RemoteName>), RegistryError> {
+    let endpoints = Endpoints::new(&options.mirrors, &options.insecure)?;
+    let names = checked_names(requests, &endpoints)?;
+    let credentials = credentials_for(&names, &endpoints, options).await?;
+    let client = RegistryClient::with_ca_files(
+        endpoints,
+        credentials,
+        options.retry.clone(),
+        &options.ca_files,
+    )?
+    .with_limits(options.limits)
+    .with_min_rate(options.min_rate);
+    Ok((client, names))
 }
 
 /// Each request's reference, parsed, with a plain tarball name and a registry the endpoints

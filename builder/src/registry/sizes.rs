@@ -7,11 +7,10 @@
 use futures_util::StreamExt;
 
 use super::client::RegistryClient;
-use super::endpoint::Endpoints;
 use super::error::RegistryError;
 use super::manifest::{Manifest, parse_manifest};
 use super::platform;
-use super::pull::{checked_names, credentials_for};
+use super::pull::pull_client;
 use super::pull_types::{ImageRequest, PullOptions};
 use crate::artifact::RemoteName;
 
@@ -31,17 +30,7 @@ pub async fn image_sizes(
     requests: &[ImageRequest],
     options: &PullOptions,
 ) -> Result<Vec<Option<ImageSize>>, RegistryError> {
-    let endpoints = Endpoints::new(&options.mirrors, &options.insecure)?;
-    let names = checked_names(requests, &endpoints)?;
-    let credentials = credentials_for(&names, &endpoints, options).await?;
-    let client = RegistryClient::with_ca_files(
-        endpoints,
-        credentials,
-        options.retry.clone(),
-        &options.ca_files,
-    )?
-    .with_limits(options.limits)
-    .with_min_rate(options.min_rate);
+    let (client, names) = pull_client(requests, options).await?;
     let client = &client;
     Ok(futures_util::stream::iter(requests.iter().zip(&names))
         .map(|(request, name)| async move {
