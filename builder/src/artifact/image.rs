@@ -5,6 +5,9 @@
 use cks_pinning::digest::Digest;
 use serde::{Deserialize, Serialize};
 
+use super::key::ArtifactKey;
+use super::tag::tarball_key;
+
 /// A full normalised reference (`registry.k8s.io/pause:3.10`, `docker.io/library/nginx:1.27@sha256:…`)
 /// split into registry host, repository, tag and digest.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,6 +35,10 @@ pub struct FetchedManifest {
     pub content_type: Option<String>,
 }
 
+/// The tarball format the store holds: an OCI layout with the Docker archive files. It is part
+/// of every tarball's key, so a tarball written in another format is never reused.
+pub const TARBALL_FORMAT: &str = "oci-layout+docker-archive/1";
+
 /// What identifies one finished tarball.
 #[derive(Debug, Clone, Copy)]
 pub struct TarballId<'a> {
@@ -43,6 +50,22 @@ pub struct TarballId<'a> {
     pub platform_digest: &'a str,
     /// The platform, e.g. `linux/amd64`.
     pub platform: &'a str,
+}
+
+impl TarballId<'_> {
+    /// The store's one key of this tarball, the same in every tier (the local folder names the
+    /// entry by it, the cache registry tags it by it): everything that determines its bytes.
+    pub fn key(&self) -> ArtifactKey {
+        ArtifactKey::Tarball {
+            key: tarball_key(
+                TARBALL_FORMAT,
+                self.image,
+                self.digest,
+                self.platform_digest,
+                self.platform,
+            ),
+        }
+    }
 }
 
 /// What the cache records beside each tarball.

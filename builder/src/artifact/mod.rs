@@ -14,9 +14,8 @@ mod port;
 mod tag;
 
 pub use file::{ChecksumStatus, SharedHit};
-pub use image::{CachedTarball, FetchedManifest, RemoteName, TarballId};
+pub use image::{CachedTarball, FetchedManifest, RemoteName, TARBALL_FORMAT, TarballId};
 pub use key::ArtifactKey;
 pub use local::LocalFinished;
 pub use port::{FinishedFile, PortFuture, SharedArtifacts, SharedTier};
-pub(crate) use tag::tarball_key;
 pub use tag::{file_tag, iso_tag, manifest_tag, tarball_tag};

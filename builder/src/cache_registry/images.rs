@@ -9,7 +9,7 @@ use super::artifact::{Descriptor, Entry, MANIFEST_ARTIFACT};
 use super::push::Body;
 use super::repository::CacheRegistry;
 use super::stats::Kind;
-use crate::artifact::manifest_tag;
+use crate::artifact::ArtifactKey;
 use crate::progress::{NoProgress, ProgressSink};
 use crate::registry::{FetchedManifest, RemoteName};
 
@@ -17,13 +17,13 @@ use crate::registry::{FetchedManifest, RemoteName};
 const MAX_MANIFEST_BYTES: u64 = 4 * 1024 * 1024;
 
 impl CacheRegistry {
-    /// Whether the cache holds an entry for the manifest `digest` of `repository` (its tag
-    /// answers), so a manifest resolved upstream by tag is not pushed again.
-    async fn holds_manifest(&self, repository: &str, digest: &str) -> bool {
+    /// Whether the cache holds an entry for the manifest `key` (its tag answers), so a
+    /// manifest resolved upstream by tag is not pushed again.
+    async fn holds_manifest(&self, key: &ArtifactKey) -> bool {
         if !self.usable() {
             return true;
         }
-        let tag = manifest_tag(repository, digest);
+        let tag = key.tag().unwrap_or_default();
         self.client.manifest(&self.name, &tag).await.is_ok()
     }
 
@@ -32,8 +32,8 @@ impl CacheRegistry {
         name: &RemoteName,
         reference: &str,
     ) -> Option<FetchedManifest> {
-        let repository = format!("{}/{}", name.registry, name.repository);
-        let tag = manifest_tag(&repository, reference);
+        let key = manifest_key(name, reference);
+        let tag = key.tag().unwrap_or_default();
         if !self.usable() {
             return None;
         }
@@ -46,9 +46,11 @@ impl CacheRegistry {
         };
         let entry = Entry::parse(&artifact.bytes, MANIFEST_ARTIFACT)?;
         let digest = entry.content.digest.clone();
-        let key = format!("{}/{}@{reference}", name.registry, name.repository);
         let pinned_elsewhere = reference.starts_with("sha256:") && reference != digest;
-        if entry.key != key || pinned_elsewhere || entry.content.size > MAX_MANIFEST_BYTES {
+        if entry.key != key.record_key()
+            || pinned_elsewhere
+            || entry.content.size > MAX_MANIFEST_BYTES
+        {
             self.counters.missed(Kind::Manifest);
             return None;
         }
@@ -77,20 +79,17 @@ impl CacheRegistry {
         fetched: &FetchedManifest,
         unless_held: bool,
     ) {
-        let repository = format!("{}/{}", name.registry, name.repository);
-        if !self.can_push()
-            || (unless_held && self.holds_manifest(&repository, &fetched.digest).await)
-        {
+        let key = manifest_key(name, &fetched.digest);
+        if !self.can_push() || (unless_held && self.holds_manifest(&key).await) {
             return;
         }
-        let reference = &fetched.digest;
-        let tag = &manifest_tag(&repository, reference);
+        let tag = &key.tag().unwrap_or_default();
         let Some(media_type) = fetched.content_type.clone() else {
             return;
         };
         let entry = Entry {
             kind: MANIFEST_ARTIFACT.into(),
-            key: format!("{}/{}@{reference}", name.registry, name.repository),
+            key: key.record_key(),
             content: Descriptor {
                 media_type,
                 digest: fetched.digest.to_string(),
@@ -152,5 +151,13 @@ impl CacheRegistry {
             Ok(()) => self.counters.pushed(Kind::Blob),
             Err(failure) => self.push_failed(failure),
         }
+    }
+}
+
+/// The store's one key of the manifest `reference` (a tag or a digest) of `name`'s repository.
+fn manifest_key(name: &RemoteName, reference: &str) -> ArtifactKey {
+    ArtifactKey::Manifest {
+        repository: format!("{}/{}", name.registry, name.repository),
+        reference: reference.to_string(),
     }
 }

@@ -8,26 +8,12 @@ use std::path::Path;
 use super::finished::Finished;
 use super::finished::FinishedUpload;
 use super::repository::CacheRegistry;
-use crate::artifact::ArtifactKey;
 use crate::progress::ProgressSink;
-use crate::registry::{CachedTarball, TARBALL_FORMAT, TarballId};
-
-/// The store's key of the tarball of `id`.
-fn artifact_key(id: TarballId<'_>) -> ArtifactKey {
-    ArtifactKey::Tarball {
-        key: crate::artifact::tarball_key(
-            TARBALL_FORMAT,
-            id.image,
-            id.digest,
-            id.platform_digest,
-            id.platform,
-        ),
-    }
-}
+use crate::registry::{CachedTarball, TarballId};
 
 /// The tag and the recorded key of the tarball of `id`.
 fn tag_and_key(id: TarballId<'_>) -> (String, String) {
-    let key = artifact_key(id);
+    let key = id.key();
     (key.tag().unwrap_or_default(), key.record_key())
 }
 

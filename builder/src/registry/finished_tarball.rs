@@ -1,8 +1,9 @@
 //! Finished image tarballs in the artifact store, layered in one place as the finished ISOs
 //! are: the local `--cache-dir` folder first (a hard link), then the cache registry (hashed as
 //! it streams in). Every hit passes the caller's check of a written tarball
-//! ([`super::tarball_check::TarballCheck`]) before it is used; one from the cache registry that fails is
-//! warned about once, and the tarball the pull then writes is kept in both.
+//! ([`super::tarball_check::TarballCheck`]) before it is used; a local entry that fails is
+//! removed (the rule of the finished ISOs), one from the cache registry that fails is warned
+//! about once, and the tarball the pull then writes is kept in both.
 
 use std::future::Future;
 use std::path::{Path, PathBuf};
@@ -42,10 +43,13 @@ impl<'a> TarballStore<'a> {
         Fut: Future<Output = Result<CachedTarball, String>>,
     {
         if let Some(local) = &self.local
-            && let Some((file, _)) = local.take(id.image, id.digest, id.platform, out_dir)
-            && let Ok(checked) = check(file.to_path_buf()).await
+            && let Some((file, _)) = local.take(id, out_dir)
         {
-            return Some((file, checked));
+            match check(file.to_path_buf()).await {
+                Ok(checked) => return Some((file, checked)),
+                // A damaged entry is removed, as a damaged ISO is: no later build takes it.
+                Err(_) => local.remove(id),
+            }
         }
         let shared = self.shared?;
         let file = shared.0.tarball(id, out_dir, progress).await?;
@@ -57,7 +61,7 @@ impl<'a> TarballStore<'a> {
             }
         };
         if let Some(local) = &self.local {
-            local.put(id.image, id.digest, id.platform, &file, &checked);
+            local.put(id, &file, &checked);
         }
         Some((file, checked))
     }
@@ -66,10 +70,71 @@ impl<'a> TarballStore<'a> {
     /// the shared tier (its failures are its own warnings). Best effort.
     pub async fn keep(&self, id: TarballId<'_>, path: &Path, record: &CachedTarball) {
         if let Some(local) = &self.local {
-            local.put(id.image, id.digest, id.platform, path, record);
+            local.put(id, path, record);
         }
         if let Some(shared) = self.shared {
             shared.0.push_tarball(id, path, record).await;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::progress::NoProgress;
+    use cks_pinning::digest::Digest;
+
+    fn id() -> TarballId<'static> {
+        TarballId {
+            image: "registry.k8s.io/pause:3.10",
+            digest: "sha256:1111111111111111111111111111111111111111111111111111111111111111",
+            platform_digest: "sha256:2222222222222222222222222222222222222222222222222222222222222222",
+            platform: "linux/amd64",
+        }
+    }
+
+    fn record() -> CachedTarball {
+        CachedTarball {
+            size: 4,
+            sha256: format!("sha256:{}", crate::digest::sha256_hex(b"good")),
+            platform_digest: Digest::parse(id().platform_digest).expect("a digest"),
+            platform: "linux/amd64".into(),
+            blobs: Vec::new(),
+        }
+    }
+
+    /// The rule every kind of entry follows: one taken from the local folder that fails its
+    /// check is removed, so no later build takes it; one that passes is used and kept.
+    #[tokio::test]
+    async fn a_local_entry_that_fails_its_check_is_removed_and_one_that_passes_is_kept() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let (cache, out) = (dir.path().join("tarballs"), dir.path().join("out"));
+        std::fs::create_dir_all(&out).expect("out");
+        let written = dir.path().join("written.tar");
+        std::fs::write(&written, b"good").expect("a tarball");
+        let store = TarballStore::new(Some(cache.clone()), None);
+        store.keep(id(), &written, &record()).await;
+        let entries = || std::fs::read_dir(&cache).map(|d| d.count()).unwrap_or(0);
+        assert_eq!(entries(), 2, "the tarball and its record");
+
+        let passes = |path: PathBuf| async move {
+            match std::fs::read(&path) {
+                Ok(bytes) if bytes == b"good" => Ok(record()),
+                _ => Err("not the tarball this pull writes".to_string()),
+            }
+        };
+        let found = store.find(id(), &out, &NoProgress, passes).await;
+        assert!(found.is_some(), "a good entry is used");
+        drop(found);
+        assert_eq!(entries(), 2, "and kept");
+
+        let fails = |_: PathBuf| async { Err("not the tarball this pull writes".to_string()) };
+        let found = store.find(id(), &out, &NoProgress, fails).await;
+        assert!(found.is_none(), "a damaged entry is not used");
+        assert_eq!(entries(), 0, "and removed with its record");
+        assert!(
+            std::fs::read(&written).is_ok_and(|b| b == b"good"),
+            "the written one stays"
+        );
     }
 }

@@ -75,8 +75,10 @@ impl BlobStore {
     }
 
     fn path(&self, digest: &str) -> PathBuf {
-        let hex = digest.strip_prefix("sha256:").unwrap_or(digest);
-        self.dir.join("sha256").join(hex)
+        let key = crate::artifact::ArtifactKey::Blob {
+            digest: digest.to_string(),
+        };
+        self.dir.join("sha256").join(key.local_name())
     }
 
     async fn cell(&self, digest: &str) -> (Arc<OnceCell<PathBuf>>, bool) {
