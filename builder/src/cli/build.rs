@@ -5,11 +5,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::{Context, Result};
 use cks_builder::pipeline::Lock;
+use cks_builder::pipeline::{Front, Outcome, Request, build, front, kubeadm_etcd_line};
 use cks_builder::pipeline::{Inputs, Options};
 use cks_builder::pipeline::{Observer, Summary};
-use cks_builder::pipeline::{
-    Outcome, Request, build, etcd_from_lock, kubeadm_etcd_line, pin_kubernetes, pin_tools,
-};
 
 use super::build_args::BuildArgs;
 use super::progress::{human, reporter};
@@ -38,15 +36,8 @@ pub async fn run(args: BuildArgs, interrupt: &super::interrupt::Interrupt) -> Re
     if let Some(lock) = &lock {
         inputs = inputs.over(lock.inputs.clone());
     }
-    inputs.first_missing()?;
-    if let Some(pin) = pin_kubernetes(&mut inputs, lock.as_ref()).await? {
-        eprintln!("{}", pin.line());
-    }
-    for line in pin_tools(&mut inputs).await? {
-        eprintln!("{line}");
-    }
-    etcd_from_lock(&mut inputs, lock.as_ref());
-    let options = inputs.clone().resolve()?;
+    let Front { options, inputs } =
+        front(inputs, lock.as_ref(), &|line| eprintln!("{line}")).await?;
     warn_crictl_minor(&options);
     let request = Request {
         dry_run: args.dry_run,

@@ -13,13 +13,15 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 use cks_builder::catalog;
+use cks_builder::fetch::Fetcher;
 use cks_builder::pipeline::{
-    ExistingIso, InFolder, Inputs, Matrix, MatrixRelease, Minors, Outcome, OutputLock, OutputPath,
-    Request, kubeadm_etcd_line, look_in_folder, pin_tools, probe_fetcher, release_minors,
-    release_version, would_keep,
+    ExistingIso, Front, InFolder, Inputs, Kubernetes, Matrix, MatrixRelease, Minors, Outcome,
+    OutputLock, OutputPath, Request, kubeadm_etcd_line, look_in_folder, release_minors,
+    release_version, with_kubernetes, would_keep,
 };
 use cks_builder::signing::SigningKey;
 use cks_pinning::kube_request::KubeRequest;
+use cks_pinning::version::KubeVersion;
 
 use super::build::build_with_reporting;
 pub use super::release_args::Args;
@@ -87,7 +89,7 @@ pub async fn run(args: Args, interrupt: &super::interrupt::Interrupt) -> Result<
     let mut probe = base.clone();
     probe.arch = arches.first().cloned();
     probe.build_name = Some(prefix.clone());
-    let fetcher = probe_fetcher(&probe, &KubeRequest::Stable)?;
+    let fetcher = Fetcher::new(probe.reach()?)?;
     let minors = match &matrix {
         Some(matrix) => matrix.minors()?,
         None => args.minors.clone().unwrap_or(Minors::Newest(3)),
@@ -120,13 +122,12 @@ pub async fn run(args: Args, interrupt: &super::interrupt::Interrupt) -> Result<
         eprintln!("kubernetes: {minor} -> {version}");
         for arch in &minor_arches {
             let started = Instant::now();
-            let version = version.to_string();
             let release = entry.map(|(_, release)| release);
             let row = match run.one(minor, &version, arch, release).await {
                 Ok(row) => row,
                 Err(error) if args.keep_going && !interrupt.pressed() => {
                     eprintln!("cks-iso: error: {}", super::error_text(&error));
-                    failed(minor, &version, arch, started, &error)
+                    failed(minor, &version.to_string(), arch, started, &error)
                 }
                 Err(error) => return Err(error),
             };
@@ -238,21 +239,22 @@ impl Run<'_> {
     async fn one(
         &mut self,
         minor: &KubeRequest,
-        version: &str,
+        version: &KubeVersion,
         arch: &str,
         release: Option<&MatrixRelease>,
     ) -> Result<Row> {
         let mut inputs = self.base.clone();
-        inputs.kubernetes_version = Some(version.to_string());
         inputs.arch = Some(arch.to_string());
         inputs.build_name = Some(format!("{}-{version}", self.prefix));
         if let Some(release) = release {
             apply_release(&mut inputs, release);
         }
-        for line in pin_tools(&mut inputs).await? {
-            eprintln!("{line}");
-        }
-        let options = inputs.clone().resolve()?;
+        let reach = inputs.reach()?;
+        let Front { options, inputs } =
+            with_kubernetes(inputs, Kubernetes::Pinned(*version), None, reach, &|line| {
+                eprintln!("{line}")
+            })
+            .await?;
         super::build::warn_crictl_minor(&options);
         let iso = options.iso_path();
         let started = Instant::now();

@@ -5,7 +5,8 @@
 //! that disappears however the build ends. [`build`] does both. The rules (which files, which
 //! URLs, which images) are [`cks_pinning`]'s; this module only orders the work.
 //!
-//! Files: `options` (flags, environment and config → [`Options`]), `fit` (the files a build
+//! Files: `options` (flags, environment and config → [`Options`]), `front` (the front stage:
+//! inputs and lock → typed options once, each release pinned on the way), `fit` (the files a build
 //! will write, for the CloudStack line check before any download), `release` (the minors `cks-iso release` builds), `release_existing` (an ISO already in its folder, before it may be kept), `release_check` (whether `release --dry-run` would keep it), `releases` (autoscaler and
 //! CCM), `resolve` (the plan), `lookups` (its small requests, as one bounded pool), `manifests`
 //! (the fetched manifests checked and pinned, their images), `kube_pin` (a minor or `stable` resolved to a release), `tool_pin` (crictl and CNI defaults), `release_matrix` (the minors and arches of `cks-iso release --matrix`), `kubeadm` (kubeadm's image list) and `confined` (how it runs), `sources` (a planned file as a
@@ -20,6 +21,7 @@ mod confined;
 mod execute;
 mod execution;
 mod fit;
+mod front;
 mod head_start;
 mod iso_recipe;
 mod iso_reuse;
@@ -53,11 +55,12 @@ pub use confined::{
 };
 pub use execute::execute;
 pub use execution::{Execution, Observer};
+pub use front::{Front, Kubernetes, front, with_kubernetes};
 pub use head_start::{Downloads, Go, HeadStart, beside, head_start};
-pub use kube_pin::{KubePin, RELEASE_SERVER, pin_kubernetes, probe_fetcher, read_release};
+pub use kube_pin::{KubePin, RELEASE_SERVER, pin_kubernetes, read_release};
 pub use kubeadm::{KubeadmError, Listed, kubeadm_images};
 pub use lock::{LOCK_FORMAT, Lock, StagedLock};
-pub use options::{Inputs, LimitInput, Options, OptionsError};
+pub use options::{EtcdAsked, Inputs, LimitInput, Options, OptionsError, Versions};
 pub use output_lock::{OUTPUT_LOCK_NAME, OutputLock, OutputLockError};
 pub use plan::{AutoscalerPin, CcmPin, HeadlampPin, Plan};
 pub use preflight::{OutputPath, PreflightError, check_cache_dir, check_lock_path};
@@ -74,6 +77,4 @@ pub use sbom::tool as sbom_tool;
 pub use sources::file_spec;
 pub use staging::Staging;
 pub use summary::{ExistingIso, MirroredFile, Summary, mirrored_files};
-pub use tool_pin::{
-    CNI_PLUGINS_REPO, CRI_TOOLS_REPO, etcd_from_lock, kubeadm_etcd_line, pin_tools,
-};
+pub use tool_pin::{CNI_PLUGINS_REPO, CRI_TOOLS_REPO, Tools, kubeadm_etcd_line, pin_tools};

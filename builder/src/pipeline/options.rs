@@ -6,24 +6,20 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use cks_pinning::arch::Arch;
-use cks_pinning::limits::Limits;
 use cks_pinning::release::ReleaseVersion;
 use cks_pinning::sources::urls::AUTOSCALER_REPO;
-use cks_pinning::tool_release::ETCD_FROM_KUBEADM;
-use cks_pinning::version::KubeVersion;
 
+mod checked;
 mod dashboards;
 mod error;
 mod resolved;
 mod url_logins;
-use dashboards::Dashboards;
+mod versions;
+use checked::Checked;
 pub use error::OptionsError;
 pub use resolved::Options;
-use url_logins::{MIRROR_LOGIN, no_password};
+pub use versions::{EtcdAsked, Versions};
 
-use crate::fetch::{Mirror, Mirrors};
-use crate::pace::{MinRate, MinRateError};
 use crate::signature::SignatureInputs;
 
 /// Every input a build may take; each is optional here so that flags, environment and config
@@ -255,177 +251,63 @@ impl Inputs {
         }
     }
 
-    /// Checks that every required input is present and well formed.
+    /// Checks that every required input is present and well formed, the versions read from
+    /// their text (exact releases: a minor, `stable` or a version left out is the front
+    /// stage's to pin, [`crate::pipeline::front`]).
     pub fn resolve(self) -> Result<Options, OptionsError> {
         self.first_missing()?;
-        fn need<T>(value: Option<T>, input: &str, example: &str) -> Result<T, OptionsError> {
-            value.ok_or_else(|| OptionsError::Missing {
-                input: input.to_string(),
-                example: example.to_string(),
-            })
-        }
-        let arch = match self.arch.as_deref() {
-            None => Arch::Amd64,
-            Some(text) => text.parse::<Arch>().map_err(|_| OptionsError::Invalid {
-                input: "ARCH (--arch)".into(),
-                value: text.into(),
-                expected: "expected x86_64 (or amd64) or aarch64 (or arm64)".into(),
-            })?,
-        };
-        let concurrency = self.concurrency.unwrap_or(4);
-        if concurrency == 0 {
-            return Err(OptionsError::Invalid {
-                input: "--concurrency".into(),
-                value: "0".into(),
-                expected: "expected at least 1 transfer at a time".into(),
-            });
-        }
-        let build_name = need(self.build_name, "BUILD_NAME (--build-name)", "cks-1.33.13")?;
-        if build_name.is_empty() || build_name.contains('/') {
-            return Err(OptionsError::Invalid {
-                input: "BUILD_NAME (--build-name)".into(),
-                value: build_name,
-                expected: "expected a file name without `/`, e.g. cks-1.33.13".into(),
-            });
-        }
-        let kubernetes_version = need(
-            self.kubernetes_version,
-            "KUBERNETES_VERSION (--kubernetes-version)",
-            "1.33.13",
-        )?;
-        let kubernetes_version =
-            KubeVersion::parse(&kubernetes_version).map_err(|e| OptionsError::Invalid {
-                input: "KUBERNETES_VERSION (--kubernetes-version)".into(),
-                value: kubernetes_version.clone(),
-                expected: e.to_string(),
-            })?;
-        let cni_version = release_version(
-            need(self.cni_version, "CNI_VERSION (--cni-version)", "1.6.2")?,
-            "CNI_VERSION (--cni-version)",
-        )?;
-        let crictl_version = release_version(
-            need(
-                self.crictl_version,
-                "CRICTL_VERSION (--crictl-version)",
-                "1.33.0",
-            )?,
-            "CRICTL_VERSION (--crictl-version)",
-        )?;
-        let etcd_asked = self.etcd_version.filter(|v| !v.is_empty());
-        let etcd_from_kubeadm = etcd_asked.as_deref() == Some(ETCD_FROM_KUBEADM);
-        let etcd_version = match etcd_asked.filter(|_| !etcd_from_kubeadm) {
-            Some(v) => Some(release_version(v, "ETCD_VERSION (--etcd-version)")?),
-            None => None,
-        };
-        let csi_version = release_version(
-            self.csi_version.unwrap_or_else(|| "v3.0.0".to_string()),
-            "--csi-version",
-        )?;
-        no_password(
-            &self.network_yaml,
-            "NETWORK_YAML (--network-yaml)",
-            MIRROR_LOGIN,
-        )?;
-        no_password(
-            &self.dashboard_yaml,
-            "DASHBOARD_YAML (--dashboard)",
-            MIRROR_LOGIN,
-        )?;
-        no_password(
-            &self.autoscaler_repo,
-            "--autoscaler-repo",
-            "give the URL without one",
-        )?;
-        no_password(
-            &self.cache_registry,
-            "--cache-registry",
-            "the registry's credentials are read from `docker login`'s config.json",
-        )?;
-        let dashboards =
-            Dashboards::resolve(self.dashboard_yaml, self.headlamp_version, self.cloudstack)?;
-        let mirrors = self
-            .mirrors
-            .iter()
-            .map(|m| {
-                m.parse::<Mirror>().map_err(|e| OptionsError::Invalid {
-                    input: "--mirror".into(),
-                    value: crate::redact::passwords(m).into_owned(),
-                    expected: e.to_string(),
-                })
-            })
-            .collect::<Result<Mirrors, _>>()?;
-        let signatures = self
-            .signatures
-            .resolve()
-            .map_err(|e| OptionsError::Invalid {
-                input: "[signatures] in the config".into(),
-                value: e.registry.clone(),
-                expected: e.to_string(),
-            })?;
-        let mut limits = Limits::default();
-        for (kind, value) in &self.limits {
-            let text = match value {
-                LimitInput::Number(n) => format!("{kind}={n}"),
-                LimitInput::Text(t) => format!("{kind}={t}"),
-            };
-            limits.set_text(&text).map_err(|e| OptionsError::Invalid {
-                input: "--limit (or [limit] in the config)".into(),
-                value: text.clone(),
-                expected: e.to_string(),
-            })?;
-        }
-        let min_rate = match &self.min_rate {
-            None => MinRate::default(),
-            Some(text) => text
-                .parse()
-                .map_err(|e: MinRateError| OptionsError::Invalid {
-                    input: "--min-rate (or min-rate in the config)".into(),
-                    value: text.clone(),
-                    expected: e.to_string(),
-                })?,
-        };
-        Ok(Options {
-            output_path: need(self.output_path, "OUTPUT_PATH (--output-path)", "./out")?,
-            kubernetes_version,
-            cni_version,
-            crictl_version,
-            network_yaml: need(
-                self.network_yaml,
-                "NETWORK_YAML (--network-yaml)",
-                "https://github.com/flannel-io/flannel/releases/download/v0.26.7/kube-flannel.yml",
-            )?,
-            dashboard_yaml: dashboards.dashboard_yaml,
-            headlamp: dashboards.headlamp,
-            cloudstack: dashboards.cloudstack,
-            build_name,
-            arch,
-            etcd_version,
-            etcd_from_kubeadm,
-            csi_version,
+        let checked = self.checked()?;
+        let versions = self.exact_versions()?;
+        Ok(self.assemble(checked, versions))
+    }
+
+    /// The options of these inputs with `versions`, pinned and typed by the caller (the text of
+    /// the version inputs is not read again).
+    pub fn resolve_with(self, versions: Versions) -> Result<Options, OptionsError> {
+        self.first_missing()?;
+        let checked = self.checked()?;
+        Ok(self.assemble(checked, versions))
+    }
+
+    fn assemble(self, checked: Checked, versions: Versions) -> Options {
+        Options {
+            output_path: checked.output_path,
+            kubernetes_version: versions.kubernetes,
+            cni_version: versions.cni,
+            crictl_version: versions.crictl,
+            network_yaml: checked.network_yaml,
+            dashboard_yaml: checked.dashboards.dashboard_yaml,
+            headlamp: checked.dashboards.headlamp,
+            cloudstack: checked.dashboards.cloudstack,
+            build_name: checked.build_name,
+            arch: checked.arch,
+            etcd_version: versions.etcd,
+            etcd_from_kubeadm: versions.etcd_from_kubeadm,
+            csi_version: checked.csi_version,
             autoscaler_version: self.autoscaler_version,
             ccm_version: self.ccm_version,
             autoscaler_repo: self
                 .autoscaler_repo
                 .unwrap_or_else(|| AUTOSCALER_REPO.to_string()),
-            mirrors,
+            mirrors: checked.mirrors,
             registry_mirrors: self.registry_mirrors,
             insecure_registries: self.insecure_registries,
             ca_file: self.ca_file,
             cache_dir: self.cache_dir,
             cache_registry: self.cache_registry,
-            concurrency,
+            concurrency: checked.concurrency,
             volume_id: self.volume_id.unwrap_or_else(|| "CDROM".to_string()),
             strict_platforms: self.strict_platforms.unwrap_or(false),
             source_date_epoch: self.source_date_epoch,
-            signatures,
-            limits,
-            min_rate,
-        })
+            signatures: checked.signatures,
+            limits: checked.limits,
+            min_rate: checked.min_rate,
+        }
     }
 }
 
 /// A release version such as `1.6.2` or `v1.6.2`, named as `input` when it is not one.
-fn release_version(value: String, input: &str) -> Result<ReleaseVersion, OptionsError> {
+pub(super) fn release_version(value: String, input: &str) -> Result<ReleaseVersion, OptionsError> {
     ReleaseVersion::parse(&value).map_err(|_| OptionsError::Invalid {
         input: input.to_string(),
         value,

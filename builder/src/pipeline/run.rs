@@ -19,7 +19,7 @@ use super::room::Tally;
 use super::staging::Staging;
 use super::summary::Summary;
 use crate::cache_registry::CacheRegistry;
-use crate::fetch::{ClientOptions, FetchOptions, Fetcher};
+use crate::fetch::{FetchOptions, Fetcher};
 use crate::progress::ProgressSink;
 use crate::registry::{CredentialStore, PullOptions, default_docker_config};
 use crate::requests::RequestLog;
@@ -175,18 +175,7 @@ pub async fn build(
 
 /// The downloader's settings from the build's options.
 pub fn fetch_options(options: &Options) -> Result<FetchOptions> {
-    Ok(FetchOptions {
-        client: ClientOptions {
-            ca_files: options.ca_file.iter().cloned().collect(),
-            limits: options.limits,
-            min_rate: options.min_rate,
-            ..ClientOptions::default()
-        },
-        mirrors: options.mirrors.clone(),
-        cache_dir: options.cache_dir.as_ref().map(|d| d.join("files")),
-        concurrency: options.concurrency,
-        ..FetchOptions::default()
-    })
+    Ok(options.fetch_options())
 }
 
 /// The puller's settings from the build's options.

@@ -88,6 +88,18 @@ pub struct Options {
 }
 
 impl Options {
+    /// The downloader's settings.
+    pub fn fetch_options(&self) -> crate::fetch::FetchOptions {
+        super::checked::fetch_settings(
+            self.ca_file.as_deref(),
+            self.limits,
+            self.min_rate,
+            self.mirrors.clone(),
+            self.cache_dir.as_deref(),
+            self.concurrency,
+        )
+    }
+
     /// The ISO's path: `<output>/<build name>-<x86_64|aarch64>.iso`, as the script names it.
     pub fn iso_path(&self) -> PathBuf {
         self.output_path.join(format!(

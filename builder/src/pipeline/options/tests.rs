@@ -1,6 +1,7 @@
 //! The inputs merged by precedence and resolved into typed options, and each bad input named.
 
 use super::*;
+use cks_pinning::arch::Arch;
 use cks_pinning::node_contract::Target;
 
 fn full() -> Inputs {
