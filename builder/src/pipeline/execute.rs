@@ -100,9 +100,6 @@ pub async fn execute(
         download_files(plan, tree, &fetched, head_start, run.fetcher),
         pull_planned_images(plan, tree, &run),
     )?;
-    // The files of the first phase were edited in the tree (the manifests): the seal gives their
-    // bytes there, as a later build reads them.
-    let first_phase: Vec<String> = fetched.iter().map(|f| f.name.clone()).collect();
     fetched.extend(files);
     laps.lap("download");
 
@@ -137,8 +134,7 @@ pub async fn execute(
     let layers = tarball_layers
         .await
         .context("reading the image tarballs stopped")??;
-    let facts =
-        super::packed_facts::packed_facts(plan, tree, &fetched, &first_phase, &report, &layers);
+    let facts = super::packed_facts::packed_facts(plan, tree, &fetched, &report, &layers);
     let sbom_text = sbom::document(plan, &versions, &fetched, &report, tree, layers)?;
     write_atomically(&tree.join(sbom::FILE_NAME), sbom_text.as_bytes())?;
     laps.lap("record");

@@ -71,26 +71,30 @@ fn manifest_role(name: &str) -> manifest::Role {
 }
 
 /// Pins the autoscaler, CCM and Headlamp manifests to their images and sets every root
-/// manifest's pull policies to `IfNotPresent`.
+/// manifest's pull policies to `IfNotPresent`. Each file edited has its entry in `fetched`
+/// say the bytes now in the tree (digest and size): what the build records, seals and checks
+/// later reads from there, not from the file again.
 pub fn pin_manifests(
     tree: &Path,
     releases: &Releases,
     headlamp: Option<&HeadlampPin>,
+    fetched: &mut [FetchedFile],
 ) -> Result<()> {
-    edit(tree, "autoscaler.yaml", |text| {
+    let mut edits = Edits { tree, fetched };
+    edits.edit("autoscaler.yaml", |text| {
         manifest::pin_autoscaler(text, &releases.autoscaler.image)
     })?;
-    edit(tree, "provider.yaml", |text| {
+    edits.edit("provider.yaml", |text| {
         manifest::pin_ccm(text, &releases.ccm.image)
     })?;
     if let Some(headlamp) = headlamp {
-        edit(tree, cks_pinning::headlamp::ISO_PATH, |text| {
+        edits.edit(cks_pinning::headlamp::ISO_PATH, |text| {
             manifest::pin_headlamp(text, &headlamp.image)
         })?;
     }
     for name in ROOT_MANIFESTS {
         if tree.join(name).exists() {
-            edit(tree, name, manifest::set_pull_policy)?;
+            edits.edit(name, manifest::set_pull_policy)?;
         }
     }
     Ok(())
@@ -131,15 +135,28 @@ fn read(tree: &Path, name: &str) -> Result<String> {
     std::fs::read_to_string(&path).with_context(|| format!("reading {name} (is it UTF-8 text?)"))
 }
 
-/// Applies a text edit to a manifest of the tree, in place and atomically.
-fn edit<E>(tree: &Path, name: &str, change: impl Fn(&str) -> Result<String, E>) -> Result<()>
-where
-    E: std::error::Error + Send + Sync + 'static,
-{
-    let text = read(tree, name)?;
-    let edited = change(&text).with_context(|| format!("editing {name}"))?;
-    if edited != text {
-        write_atomically(&tree.join(name), edited.as_bytes())?;
+/// The manifests of a tree edited in place, with the files fetched into it.
+struct Edits<'a> {
+    tree: &'a Path,
+    fetched: &'a mut [FetchedFile],
+}
+
+impl Edits<'_> {
+    /// Applies a text edit to the manifest `name`, in place and atomically; when it changes
+    /// the bytes, the file's entry takes their digest and size.
+    fn edit<E>(&mut self, name: &str, change: impl Fn(&str) -> Result<String, E>) -> Result<()>
+    where
+        E: std::error::Error + Send + Sync + 'static,
+    {
+        let text = read(self.tree, name)?;
+        let edited = change(&text).with_context(|| format!("editing {name}"))?;
+        if edited != text {
+            write_atomically(&self.tree.join(name), edited.as_bytes())?;
+            if let Some(file) = self.fetched.iter_mut().find(|f| f.name == name) {
+                file.sha256 = crate::digest::sha256_hex(edited.as_bytes());
+                file.bytes = edited.len() as u64;
+            }
+        }
+        Ok(())
     }
-    Ok(())
 }

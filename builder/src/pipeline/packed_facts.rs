@@ -15,25 +15,21 @@ use crate::store::{SealFacts, SealedImage};
 
 /// The findings to seal the ISO packed from `tree` with; `None` when a planned file or image is
 /// not among what the build verified (nothing is sealed then: the next build checks it whole).
-/// The files named in `first_phase` were fetched before the plan and may have been edited in
-/// the tree since: their digests are of the bytes there, as a later build knows them.
+/// Each file's digest is the one its entry says of the bytes in the tree (a manifest edited
+/// after its download says the edited bytes): nothing is hashed again.
 pub fn packed_facts(
     plan: &Plan,
     tree: &Path,
     fetched: &[FetchedFile],
-    first_phase: &[String],
     report: &PullReport,
     layers: &[Vec<Layer>],
 ) -> Option<SealFacts> {
     let mut facts = SealFacts::default();
     for source in &plan.files {
         let file = fetched.iter().find(|f| f.name == source.iso_path)?;
-        let edited = source.edit.is_some() || first_phase.contains(&file.name);
-        let sha256 = match edited {
-            true => crate::digest::sha256_file(&file.dest).ok()?.into_hex(),
-            false => file.sha256.clone(),
-        };
-        facts.files.insert(source.iso_path.clone(), sha256);
+        facts
+            .files
+            .insert(source.iso_path.clone(), file.sha256.clone());
     }
     for planned in &plan.images {
         let (index, pulled) = report

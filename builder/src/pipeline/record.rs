@@ -77,15 +77,15 @@ fn file_urls(plan: &Plan, fetched: &[FetchedFile]) -> Vec<String> {
 }
 
 /// Every file of the tree with its sha256. Digests already known are reused: downloads were
-/// hashed as they streamed, tarballs as they were written. Manifests may have been edited after
-/// their download, so they are hashed again.
+/// hashed as they streamed (a manifest edited after its download says the edited bytes),
+/// tarballs as they were written.
 fn file_entries(
     fetched: &[FetchedFile],
     report: &PullReport,
     tree: &Path,
 ) -> Result<Vec<FileEntry>> {
     let mut known: BTreeMap<PathBuf, &str> = BTreeMap::new();
-    for file in fetched.iter().filter(|f| !f.name.ends_with(".yaml")) {
+    for file in fetched {
         known.insert(file.dest.clone(), file.sha256.as_str());
     }
     for image in &report.images {

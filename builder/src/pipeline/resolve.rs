@@ -151,8 +151,9 @@ pub async fn resolve(
     let (hold, work) = (staging.hold(), staging.work().to_path_buf());
     let (releases, images, fetched, etcd, how) = tokio::task::spawn_blocking(move || {
         let _hold = hold;
+        let mut fetched = fetched;
         check_manifests(&tree, &fetched)?;
-        pin_manifests(&tree, &releases, pin.as_ref())?;
+        pin_manifests(&tree, &releases, pin.as_ref(), &mut fetched)?;
         let listed = kubeadm_images(&kubeadm_path, &planning.kubernetes_version, &work)?;
         let etcd = kubeadm_etcd_choice(&planning, &listed.images)?;
         let images = image_plan(&tree, listed.images, owned_lock.as_ref())?;
