@@ -1,4 +1,4 @@
-//! The Kubernetes Service's version catalogue: `addKubernetesSupportedVersion`,
+//! The Kubernetes Service's supported versions: `addKubernetesSupportedVersion`,
 //! `listKubernetesSupportedVersions`, `deleteKubernetesSupportedVersion`,
 //! `updateKubernetesSupportedVersion` (enable or disable), the ISO behind a version
 //! (`listIsos`: whether secondary storage has it and its download status), the zones (`listZones`), and which parameters a command takes on this server

@@ -1,4 +1,4 @@
-//! The fake's version catalogue is faithful enough for the real Python `cs` client: it adds a
+//! The fake's supported versions are faithful enough for the real Python `cs` client: it adds a
 //! version (the fake downloading the URL until the ISO is Ready), lists it, sees an injected
 //! download failure in `listIsos`, and deletes it through an async job it polls.
 

@@ -1,5 +1,5 @@
 //! The CloudStack client's tests: the Kubernetes version calls against the CloudStack API fake,
-//! and that fake's version catalogue checked with the real Python `cs` client.
+//! and that fake's supported versions checked with the real Python `cs` client.
 //!
 //! Every test file is a module of this one test binary.
 

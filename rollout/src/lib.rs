@@ -11,7 +11,8 @@
 //! - [`engine`]: the update call ([`engine::update`]), [`engine::plan_update`],
 //!   [`engine::release`], the state scanner [`engine::scan`] and the cluster view.
 //! - [`sim`]: the deterministic simulator and its invariants.
-//! - [`discovery`]: a cluster's kubeconfig, nodes, API servers and SSH addresses from its id.
+//! - [`live`]: the commands on a real cluster, found from its id through [`cks_discovery`]
+//!   (its kubeconfig, nodes, API servers and SSH addresses).
 //!
 //! ```
 //! use cks_rollout::engine::{self, EngineConfig, NoProgress, UpdateOutcome, UpdateRequest};
@@ -45,7 +46,6 @@ extern crate self as cks_rollout;
 pub mod adapters;
 #[doc(hidden)]
 pub mod cli;
-pub mod discovery;
 pub mod engine;
 pub mod events;
 pub mod live;

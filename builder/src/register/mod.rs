@@ -20,7 +20,6 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-mod catalogue;
 mod download_wait;
 mod error;
 pub mod from_catalog;
@@ -29,6 +28,7 @@ mod line_fit;
 mod registration;
 mod request;
 mod signature_check;
+mod supported_version;
 mod url_check;
 
 use cks_cloudstack::CloudStackClient;
@@ -78,5 +78,5 @@ pub fn run(
             "size"
         }
     ));
-    catalogue::register(client, &facts, request, say)
+    supported_version::register(client, &facts, request, say)
 }

@@ -10,14 +10,14 @@ use anyhow::{Result, bail};
 
 use crate::adapters::cloudstack::{CloudStackClient, CloudStackCloud};
 use crate::adapters::etcd_ssh::{EtcdNode, EtcdOverSsh, EtcdctlCommand};
-use crate::adapters::kube::{KubeAccess, KubeApi, KubeClient};
-use crate::discovery::{
-    FetchedKubeconfig, MatchedNode, NodeMap, cluster_api, fetched_kubeconfig, nodes,
-};
+use crate::adapters::kube::{KubeAccess, KubeApi, KubeClient, list_nodes};
 use crate::model::NodeType;
 use crate::ports::{Etcd, Kube};
 use cks_discovery::HostKeys;
 use cks_discovery::ssh_access;
+use cks_discovery::{
+    FetchedKubeconfig, MatchedNode, NodeMap, cluster_api, fetched_kubeconfig, nodes,
+};
 use cks_ssh::openssh::{SshConfig, SshRunner};
 
 use super::options::LiveOptions;
@@ -113,8 +113,7 @@ impl Discovery {
                 ),
             )
         })?;
-        let listed =
-            nodes::list_nodes(&access, TIMEOUT, args.max_answer_size).map_err(step(both))?;
+        let listed = list_nodes(&access, TIMEOUT, args.max_answer_size).map_err(step(both))?;
         // Without any NIC address in CloudStack's answer there is nothing to match by: the VMs
         // keep their names, and the flags must give the endpoints.
         let addressed = info.vms.iter().any(|vm| !vm.addresses.is_empty());

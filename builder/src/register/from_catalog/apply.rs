@@ -196,7 +196,7 @@ pub fn apply(
                         min_cpus: request.settings.min_cpus,
                         min_memory_mib: request.settings.min_memory_mib,
                         zone_id: Some(zone.id.clone()),
-                        name: Some(super::super::catalogue::default_name(
+                        name: Some(super::super::supported_version::default_name(
                             &iso.kubernetes_version,
                             &iso.arch,
                             Some(&zone.name),
@@ -209,7 +209,7 @@ pub fn apply(
                         zone.name, iso.kubernetes_version, iso.arch, added.name, added.id
                     ));
                     let state = if request.settings.wait {
-                        super::super::catalogue::wait_ready(
+                        super::super::supported_version::wait_ready(
                             client,
                             &added,
                             &url,
