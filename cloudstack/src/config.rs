@@ -166,8 +166,8 @@ impl CloudStackConfig {
         })
     }
 
-    /// Parses INI text; the error names the first missing key.
-    fn from_ini(text: &str, section: &str) -> Result<Self, String> {
+    /// Parses INI text; the error is the name of the first missing key.
+    fn from_ini(text: &str, section: &str) -> Result<Self, &'static str> {
         let mut current = String::new();
         let (mut endpoint, mut key, mut secret) = (None, None, None);
         for line in text.lines() {

@@ -34,8 +34,8 @@ pub enum CloudStackError {
         path: PathBuf,
         /// The section read.
         section: String,
-        /// The missing key.
-        missing: String,
+        /// The missing key (`endpoint`, `key` or `secret`).
+        missing: &'static str,
     },
     /// The HTTP client could not be built.
     #[error("building the HTTP client: {0}")]

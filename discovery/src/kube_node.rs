@@ -131,8 +131,11 @@ pub struct NodeInfo {
     pub boot_id: String,
 }
 
+/// Labels or annotations: names to values.
+type StringMap = BTreeMap<String, String>;
+
 /// A string map whose non-string values are left out.
-fn strings<'de, D: Deserializer<'de>>(d: D) -> Result<BTreeMap<String, String>, D::Error> {
+fn strings<'de, D: Deserializer<'de>>(d: D) -> Result<StringMap, D::Error> {
     let map: Option<BTreeMap<String, serde_json::Value>> = Option::deserialize(d)?;
     Ok(map
         .unwrap_or_default()

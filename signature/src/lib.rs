@@ -64,7 +64,7 @@ pub use bundle::Bundle;
 pub use certificate::{Certificate, OID_ISSUER_V1, OID_ISSUER_V2};
 pub use error::SignatureError;
 pub use key::PublicKey;
-pub use mode::{Judgement, Mode, Outcome, Refusal, judge};
+pub use mode::{Judgement, Mode, Outcome, Refusal, UnknownMode, judge};
 pub use policy::{GOOGLE_ISSUER, KUBERNETES_BINARIES_IDENTITY, KUBERNETES_IMAGES_IDENTITY, Policy};
 pub use rekor::{InclusionProof, LogEntry, LogEvidence};
 pub use trust_root::{

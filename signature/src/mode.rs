@@ -19,16 +19,19 @@ pub enum Mode {
     Off,
 }
 
+/// A `--signatures` value that is not a mode.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("--signatures {0:?}: expected require, warn or off")]
+pub struct UnknownMode(pub String);
+
 impl std::str::FromStr for Mode {
-    type Err = String;
-    fn from_str(text: &str) -> Result<Mode, String> {
+    type Err = UnknownMode;
+    fn from_str(text: &str) -> Result<Mode, UnknownMode> {
         match text {
             "require" => Ok(Mode::Require),
             "warn" => Ok(Mode::Warn),
             "off" => Ok(Mode::Off),
-            other => Err(format!(
-                "--signatures {other:?}: expected require, warn or off"
-            )),
+            other => Err(UnknownMode(other.to_string())),
         }
     }
 }

@@ -8,6 +8,7 @@ use anyhow::Context;
 use cks_builder::cache_dir::{self, Entry, Prune};
 use cks_pinning::sbom::rfc3339;
 
+use super::duration::{self, DurationError, Units};
 use super::progress::human;
 
 /// Flags of `cks-iso cache`.
@@ -57,7 +58,7 @@ struct PruneArgs {
     #[arg(long, value_name = "DIR")]
     cache_dir: PathBuf,
     /// The most the entries may take together, e.g. 20GiB or 500MB.
-    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    #[arg(long, value_name = "SIZE", value_parser = cks_pinning::limits::parse_size)]
     max_size: Option<u64>,
     /// The longest an entry may go unused, e.g. 30d, 12h or 90m.
     #[arg(long, value_name = "DURATION", value_parser = parse_age)]
@@ -67,27 +68,16 @@ struct PruneArgs {
     json: bool,
 }
 
-fn parse_size(text: &str) -> Result<u64, String> {
-    cks_pinning::limits::parse_size(text).map_err(|e| e.to_string())
-}
-
 /// `30d`, `12h`, `90m`, `45s` or a number of seconds.
-fn parse_age(text: &str) -> Result<Duration, String> {
-    let (number, unit) = match text.find(|c: char| !c.is_ascii_digit()) {
-        Some(at) => text.split_at(at),
-        None => (text, "s"),
-    };
-    let n: u64 = number
-        .parse()
-        .map_err(|_| format!("`{text}` is not a duration: expected e.g. 30d, 12h or 90m"))?;
-    let scale = match unit {
-        "s" => 1,
-        "m" => 60,
-        "h" => 3600,
-        "d" => 86_400,
-        _ => return Err(format!("`{text}`: the unit must be s, m, h or d")),
-    };
-    Ok(Duration::from_secs(n.saturating_mul(scale)))
+fn parse_age(text: &str) -> Result<Duration, DurationError> {
+    duration::parse(
+        text,
+        &Units {
+            scale: duration::SMHD,
+            names: "s, m, h or d",
+            examples: "30d, 12h or 90m",
+        },
+    )
 }
 
 /// Runs `cks-iso cache`.

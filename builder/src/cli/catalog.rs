@@ -6,6 +6,8 @@ use anyhow::Context;
 use cks_builder::catalog::{self, Options};
 use cks_builder::signing::SigningKey;
 
+use super::duration::{self, DurationError, Units};
+
 /// What `--help` adds below the flags.
 const AFTER: &str = "Reads every *.iso directly in DIR (at least one): each must pass `cks-iso verify` and agree with its .sha256 sidecar (when present), or nothing is written; then the Kubernetes version, arch and build time from its versions.txt, its size and sha256 (hashed again, the .sha256 beside it is not trusted), the SBOM (<iso>.spdx.json) and signature (<iso>.sig) beside it, and the cks-iso that built it (from the SBOM). Writes DIR/catalog.json (schema_version 1 with a serial and an expiry, see the README) and DIR/SHA256SUMS-<minor> for each minor (`sha256sum -c` form), each under a temporary name renamed when complete; removes the SHA256SUMS of minors no longer there.\n\nWith --sign-key: writes <iso>.sig for each ISO, SHA256SUMS-<minor>.sig and catalog.json.sig (base64 DER ECDSA over the file's SHA-256, as `cosign verify-blob --key` checks).\n\nExit codes: 0 written, 1 failed (nothing half-written), 2 bad command line.\n\nExample: cks-iso catalog out --base-url https://images.example/cks/ --sign-key release.key";
 
@@ -38,28 +40,21 @@ pub struct Args {
 }
 
 /// Parses `3600`, `3600s`, `12h` or `30d` (at least a minute).
-pub fn parse_expiry(text: &str) -> Result<std::time::Duration, String> {
-    let (number, unit) = match text.find(|c: char| !c.is_ascii_digit()) {
-        Some(at) => text.split_at(at),
-        None => (text, "s"),
-    };
-    let n: u64 = number
-        .parse()
-        .map_err(|_| format!("`{text}` is not a duration: expected e.g. 3600, 12h or 30d"))?;
-    let scale = match unit {
-        "s" => 1,
-        "m" => 60,
-        "h" => 3600,
-        "d" => 86_400,
-        _ => return Err(format!("`{text}`: the unit must be s, m, h or d")),
-    };
-    let seconds = n.saturating_mul(scale);
-    if seconds < 60 {
-        return Err(format!(
-            "`{text}`: a catalog valid for less than a minute expires before it is published"
-        ));
+pub fn parse_expiry(text: &str) -> Result<std::time::Duration, DurationError> {
+    let expiry = duration::parse(
+        text,
+        &Units {
+            scale: duration::SMHD,
+            names: "s, m, h or d",
+            examples: "3600, 12h or 30d",
+        },
+    )?;
+    if expiry.as_secs() < 60 {
+        return Err(DurationError::UnderAMinute {
+            text: text.to_string(),
+        });
     }
-    Ok(std::time::Duration::from_secs(seconds))
+    Ok(expiry)
 }
 
 /// Runs `cks-iso catalog`.

@@ -21,6 +21,7 @@ mod cache;
 mod catalog;
 mod diff;
 mod docs;
+mod duration;
 mod error_text;
 mod file_size;
 mod interrupt;

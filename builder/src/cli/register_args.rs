@@ -8,6 +8,8 @@ use cks_builder::register::{self, RegisterSettings, RequiredKey};
 use cks_cloudstack::CloudStackConfig;
 use cks_signature::BlobKey;
 
+use super::duration::{self, DurationError, Units};
+
 /// What `--help` adds below the flags: credentials, the checks and the exit codes.
 const AFTER: &str = "Credentials come from the environment as for cks-rollout and the `cs` client: CLOUDSTACK_ENDPOINT, CLOUDSTACK_KEY and CLOUDSTACK_SECRET, or CLOUDSTACK_CONFIG naming an INI file (section [cloudstack] or CLOUDSTACK_REGION) with endpoint, key and secret. They are never taken from the command line and never printed. CLOUDSTACK_POLL_INTERVAL sets the seconds between two polls.\n\nBefore CloudStack is called: the ISO must pass `cks-iso verify`, its .sha256 sidecar (when present) must agree, and with --key (--require-signature) its <iso>.sig must be that key's signature of it. Then the ISO must fit the node contract of the server's line (its version from listCapabilities: 4.20 and 4.22 need dashboard.yaml, 4.23 headlamp.yaml or dashboard.yaml) unless --force, and --url must serve exactly this ISO (its size, and its sha256 unless --no-check-url).\n\nThe same Kubernetes version and arch registered with the same checksum: says so and exits 0. With another checksum: refused, naming both, unless --replace (which deletes the old version only when no cluster uses it); a version of another arch is never touched. Without --name the version is named v<version>[-<zone>]-<arch>.\n\nExit codes: 0 registered (Ready with --wait) or already registered, 1 refused or failed (the message says why; nothing stays registered except after --timeout), 2 bad command line.\n\nWith --catalog URL|FILE (a catalog.json from `cks-iso catalog`): the catalog is read (at most --catalog-limit bytes) and its signature (<catalog>.sig) checked with --key PUB (required unless --allow-unsigned); its serial must not be below the last one applied with the key (PUB.serial) nor --min-serial, it must not have expired, and it must list an ISO; then each ISO (all, or --latest-per-minor) is fetched from its URL into a scratch file, hashed against the catalog's size and sha256, checked against its .sig, and must pass `cks-iso verify` with the catalog's version and arch: all before CloudStack is called; then each must fit the server's CloudStack line before anything changes. Then, in each zone (--zone, repeatable, or all), each ISO not registered there is added (and waited for), one already there with the same checksum is left alone, one there with another checksum stops the run before any change; with --retire-eol each version registered from the catalog's folder (its ISO URL) whose minor is older than the catalog's oldest, in the zones asked for (one for every zone only with --zone all), is deleted, or disabled while a cluster uses it. A second run does nothing. It ends with a table per zone. --dry-run verifies and prints the table of what would be done.\n\nExample: cks-iso register out/cks-1.33.13-x86_64.iso --url http://images.example/cks-1.33.13-x86_64.iso --zone zone1\n\nExample: cks-iso register --catalog https://images.example/cks/catalog.json --zone all --latest-per-minor --retire-eol --key release.pub";
 
@@ -149,19 +151,13 @@ pub fn read_key(path: &std::path::Path) -> anyhow::Result<RequiredKey> {
 }
 
 /// Parses `90`, `90s`, `30m` or `1h`.
-fn parse_duration(text: &str) -> Result<Duration, String> {
-    let (number, unit) = match text.find(|c: char| !c.is_ascii_digit()) {
-        Some(at) => text.split_at(at),
-        None => (text, "s"),
-    };
-    let n: u64 = number
-        .parse()
-        .map_err(|_| format!("`{text}` is not a duration: expected e.g. 90, 90s, 30m or 1h"))?;
-    let scale = match unit {
-        "s" => 1,
-        "m" => 60,
-        "h" => 3600,
-        _ => return Err(format!("`{text}`: the unit must be s, m or h")),
-    };
-    Ok(Duration::from_secs(n.saturating_mul(scale)))
+fn parse_duration(text: &str) -> Result<Duration, DurationError> {
+    duration::parse(
+        text,
+        &Units {
+            scale: duration::SMH,
+            names: "s, m or h",
+            examples: "90, 90s, 30m or 1h",
+        },
+    )
 }

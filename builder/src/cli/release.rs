@@ -295,7 +295,7 @@ impl Run<'_> {
                             IsoResult::WouldKeep,
                             "its sidecar agrees and it is what this run builds".to_string(),
                         ),
-                        Err(reason) => (IsoResult::WouldRebuild, reason),
+                        Err(reason) => (IsoResult::WouldRebuild, reason.to_string()),
                     }
                 }
             };

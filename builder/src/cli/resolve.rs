@@ -24,7 +24,7 @@ use cks_pinning::version::KubeVersion;
 )]
 pub struct Args {
     /// The Kubernetes version to build for, `1.33.13` or `v1.33.13`.
-    #[arg(long, value_name = "VERSION", value_parser = parse_kube_version)]
+    #[arg(long, value_name = "VERSION", value_parser = KubeVersion::parse)]
     kubernetes_version: KubeVersion,
     /// Pick this cluster-autoscaler release (`1.33.4` or `v1.33.4`) instead of the newest one
     /// for the Kubernetes minor.
@@ -61,10 +61,6 @@ pub struct Args {
     /// Print one JSON object instead of `key: value` lines.
     #[arg(long)]
     json: bool,
-}
-
-fn parse_kube_version(text: &str) -> Result<KubeVersion, String> {
-    KubeVersion::parse(text).map_err(|error| error.to_string())
 }
 
 /// An empty environment variable means "not set".

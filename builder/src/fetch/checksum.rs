@@ -3,15 +3,63 @@
 
 pub use crate::digest::is_sha256_hex;
 
+/// What is wrong with a published checksum file.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ChecksumFileError {
+    /// No line at all.
+    #[error("it is empty")]
+    Empty,
+    /// One bare word that is not a sha256.
+    #[error("`{digest}` is not a sha256 (64 hex digits)")]
+    BareNotSha256 {
+        /// The word.
+        digest: String,
+    },
+    /// A line that is not `<sha256>  <name>`.
+    #[error("line `{line}` is not `<sha256>  <name>`")]
+    NotALine {
+        /// The line.
+        line: String,
+    },
+    /// The file's digest is not a sha256.
+    #[error("`{digest}` for {file} is not a sha256")]
+    NotSha256 {
+        /// The digest given.
+        digest: String,
+        /// The file.
+        file: String,
+    },
+    /// The file listed twice with different digests.
+    #[error(
+        "it lists {file} twice with different digests ({earlier} and {digest}); the checksum file is not trustworthy"
+    )]
+    Twice {
+        /// The file.
+        file: String,
+        /// The first digest.
+        earlier: String,
+        /// The other digest.
+        digest: String,
+    },
+    /// No line for the file.
+    #[error("it has no line for {file} (it lists {})", names.join(", "))]
+    NoLine {
+        /// The file.
+        file: String,
+        /// The names it lists.
+        names: Vec<String>,
+    },
+}
+
 /// The sha256 that `text` publishes for `file_name`, in lower-case hex.
 ///
 /// A file holding one bare digest applies to any name; otherwise the line whose name (after an
 /// optional `*` binary marker and leading directories) equals `file_name` is used; the same
 /// line twice is accepted, two lines with different digests are refused. The error says what
 /// was expected.
-pub fn published_digest(text: &str, file_name: &str) -> Result<String, String> {
+pub fn published_digest(text: &str, file_name: &str) -> Result<String, ChecksumFileError> {
     let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
-    let first = lines.next().ok_or("it is empty")?;
+    let first = lines.next().ok_or(ChecksumFileError::Empty)?;
     let mut fields = first.split_whitespace();
     if let (Some(digest), None) = (fields.next(), fields.next())
         && lines.clone().next().is_none()
@@ -19,7 +67,9 @@ pub fn published_digest(text: &str, file_name: &str) -> Result<String, String> {
         return if is_sha256_hex(digest) {
             Ok(digest.to_ascii_lowercase())
         } else {
-            Err(format!("`{digest}` is not a sha256 (64 hex digits)"))
+            Err(ChecksumFileError::BareNotSha256 {
+                digest: digest.to_string(),
+            })
         };
     }
     let mut names = Vec::new();
@@ -27,7 +77,9 @@ pub fn published_digest(text: &str, file_name: &str) -> Result<String, String> {
     for line in std::iter::once(first).chain(lines) {
         let mut fields = line.split_whitespace();
         let (Some(digest), Some(name)) = (fields.next(), fields.next()) else {
-            return Err(format!("line `{line}` is not `<sha256>  <name>`"));
+            return Err(ChecksumFileError::NotALine {
+                line: line.to_string(),
+            });
         };
         let name = name.trim_start_matches('*');
         let base = name.rsplit('/').next().unwrap_or(name);
@@ -36,23 +88,26 @@ pub fn published_digest(text: &str, file_name: &str) -> Result<String, String> {
             continue;
         }
         if !is_sha256_hex(digest) {
-            return Err(format!("`{digest}` for {file_name} is not a sha256"));
+            return Err(ChecksumFileError::NotSha256 {
+                digest: digest.to_string(),
+                file: file_name.to_string(),
+            });
         }
         let digest = digest.to_ascii_lowercase();
         match &found {
             Some(earlier) if *earlier != digest => {
-                return Err(format!(
-                    "it lists {file_name} twice with different digests ({earlier} and {digest}); the checksum file is not trustworthy"
-                ));
+                return Err(ChecksumFileError::Twice {
+                    file: file_name.to_string(),
+                    earlier: earlier.clone(),
+                    digest,
+                });
             }
             _ => found = Some(digest),
         }
     }
-    found.ok_or_else(|| {
-        format!(
-            "it has no line for {file_name} (it lists {})",
-            names.join(", ")
-        )
+    found.ok_or_else(|| ChecksumFileError::NoLine {
+        file: file_name.to_string(),
+        names,
     })
 }
 
@@ -90,7 +145,9 @@ mod tests {
     #[test]
     fn refuses_a_list_without_the_file_and_a_malformed_digest() {
         let sums = format!("{B}  other.tgz\n");
-        let err = published_digest(&sums, "mine.tgz").expect_err("no line for mine.tgz");
+        let err = published_digest(&sums, "mine.tgz")
+            .expect_err("no line for mine.tgz")
+            .to_string();
         assert!(
             err.contains("mine.tgz") && err.contains("other.tgz"),
             "{err}"
@@ -102,7 +159,9 @@ mod tests {
     #[test]
     fn refuses_one_file_listed_twice_with_different_digests() {
         let sums = format!("{A}  etcd.tar.gz\n{B}  other.tgz\n{B} *dir/etcd.tar.gz\n");
-        let err = published_digest(&sums, "etcd.tar.gz").expect_err("two digests for one file");
+        let err = published_digest(&sums, "etcd.tar.gz")
+            .expect_err("two digests for one file")
+            .to_string();
         assert!(
             err.contains("twice") && err.contains(A) && err.contains(B),
             "{err}"

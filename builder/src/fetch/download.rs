@@ -232,8 +232,12 @@ impl Fetcher {
                 },
                 other => other,
             })?;
-        let digest = published_digest(&text, url_file_name(url))
-            .map_err(|reason| FetchError::ChecksumFile { url: used, reason })?;
+        let digest = published_digest(&text, url_file_name(url)).map_err(|reason| {
+            FetchError::ChecksumFile {
+                url: used,
+                reason: reason.to_string(),
+            }
+        })?;
         Ok(Some((digest, list_url)))
     }
 

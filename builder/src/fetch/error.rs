@@ -100,7 +100,7 @@ pub enum FetchError {
         /// The file's name in the plan.
         file: String,
         /// What went wrong.
-        reason: String,
+        reason: cks_pinning::sources::EditError,
     },
     /// A CA file could not be read or holds no certificate.
     #[error("CA file {}: {reason}; give a PEM file with at least one certificate", path.display())]

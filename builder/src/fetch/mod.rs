@@ -48,7 +48,7 @@ mod spec;
 
 pub use crate::artifact::{ChecksumStatus, SharedHit};
 pub use cache::{Cache, CacheEntry};
-pub use checksum::{is_sha256_hex, published_digest};
+pub use checksum::{ChecksumFileError, is_sha256_hex, published_digest};
 pub use cks_pinning::sources::{Checksum, Edit, Replacer};
 pub use client::ClientOptions;
 pub use error::{FetchError, FileError};

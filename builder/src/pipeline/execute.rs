@@ -213,6 +213,8 @@ async fn download_files(
             Some(head_start) => head_start.finish().await,
             None => Vec::new(),
         }
+        .into_iter()
+        .map(|r| r.map_err(|err| err.to_string()))
     };
     let rest = async {
         let results = fetcher.fetch_all(&specs).await;

@@ -23,6 +23,20 @@ use crate::fetch::{FetchedFile, Fetcher, FileError, FileSpec};
 /// The results of the downloads, one per file in the order started.
 type Results = Vec<Result<FetchedFile, FileError>>;
 
+/// Why a file of the head start was not fetched.
+#[derive(Debug, thiserror::Error)]
+pub enum HeadStartError {
+    /// The download failed.
+    #[error(transparent)]
+    Fetch(Box<FileError>),
+    /// The downloads ended before this one's result was sent.
+    #[error("{name}: the download stopped before it ended")]
+    Stopped {
+        /// The file's name in the plan.
+        name: String,
+    },
+}
+
 /// The downloads themselves: a future to poll beside the build (see [`beside`]).
 pub type Downloads<'a> = Pin<Box<dyn Future<Output = ()> + Send + 'a>>;
 
@@ -86,16 +100,16 @@ impl HeadStart {
     }
 
     /// Waits for every download: one result per file, in the order they were started.
-    pub async fn finish(self) -> Vec<Result<FetchedFile, String>> {
+    pub async fn finish(self) -> Vec<Result<FetchedFile, HeadStartError>> {
         match self.results.await {
             Ok(results) => results
                 .into_iter()
-                .map(|r| r.map_err(|err| err.to_string()))
+                .map(|r| r.map_err(|e| HeadStartError::Fetch(Box::new(e))))
                 .collect(),
             Err(_) => self
                 .names
-                .iter()
-                .map(|name| Err(format!("{name}: the download stopped before it ended")))
+                .into_iter()
+                .map(|name| Err(HeadStartError::Stopped { name }))
                 .collect(),
         }
     }
@@ -130,7 +144,7 @@ mod tests {
         let a = results[0].as_ref().expect("a is fetched");
         assert_eq!(a.name, "a");
         assert_eq!(std::fs::read(dir.path().join("a")).expect("a"), b"payload");
-        let b = results[1].as_ref().expect_err("b is missing");
+        let b = results[1].as_ref().expect_err("b is missing").to_string();
         assert!(b.contains('b'), "{b}");
     }
 
@@ -165,6 +179,13 @@ mod tests {
         );
         let results = start.finish().await;
         let error = results[0].as_ref().expect_err("never finished");
-        assert!(error.contains("stopped before it ended"), "{error}");
+        assert!(
+            matches!(error, HeadStartError::Stopped { name } if name == "slow"),
+            "{error}"
+        );
+        assert!(
+            error.to_string().contains("stopped before it ended"),
+            "{error}"
+        );
     }
 }

@@ -65,7 +65,7 @@ pub use output_lock::{OUTPUT_LOCK_NAME, OutputLock, OutputLockError};
 pub use plan::{AutoscalerPin, CcmPin, HeadlampPin, Plan};
 pub use preflight::{OutputPath, PreflightError, check_cache_dir, check_lock_path};
 pub use release::{Minors, release_minors, release_version, release_versions};
-pub use release_check::would_keep;
+pub use release_check::{NotBuiltHere, would_keep};
 pub use release_existing::{InFolder, look as look_in_folder};
 pub use release_matrix::{Matrix, MatrixRelease};
 pub use releases::{Reach, Releases, TagSource, resolve_releases};

@@ -18,6 +18,12 @@ use crate::cache_registry::CacheRegistry;
 use crate::fetch::Fetcher;
 use crate::iso::BuildTime;
 use crate::progress::ProgressSink;
+use crate::store::IsoRefusal;
+
+/// Why the ISO in the folder would be rebuilt: it is not what this run builds.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("not what this run builds: {0}")]
+pub struct NotBuiltHere(pub IsoRefusal);
 
 /// Whether the ISO at `options`' output path (its sidecar already found to agree with it)
 /// would be kept by a run: `Ok(())`, or why it would be rebuilt.
@@ -27,7 +33,7 @@ pub async fn would_keep(
     temp_dir: Option<&std::path::Path>,
     progress: Arc<dyn ProgressSink>,
     observer: &dyn Observer,
-) -> Result<Result<(), String>> {
+) -> Result<Result<(), NotBuiltHere>> {
     let _cache = options
         .cache_dir
         .as_deref()
@@ -73,7 +79,5 @@ pub async fn would_keep(
     };
     let tree = staging.tree();
     let verdict = check_in_place(&resolved.plan, tree, &resolved.fetched, &run, built).await?;
-    Ok(verdict
-        .map(|_| ())
-        .map_err(|reason| format!("not what this run builds: {reason}")))
+    Ok(verdict.map(|_| ()).map_err(NotBuiltHere))
 }

@@ -51,7 +51,7 @@ fn read_catalog(
     let bytes = match read_bounded(path, DEFAULT_CATALOG_LIMIT) {
         Ok(bytes) => bytes,
         Err(detail) => {
-            findings.push(Finding::new(path, detail));
+            findings.push(Finding::new(path, detail.to_string()));
             return None;
         }
     };
@@ -173,7 +173,7 @@ fn check_sums(
         let path = dir.join(checksums_file_name(minor));
         wanted.insert(path.clone());
         match read_bounded(&path, MAX_SMALL) {
-            Err(detail) => findings.push(Finding::new(&path, detail)),
+            Err(detail) => findings.push(Finding::new(&path, detail.to_string())),
             Ok(bytes) => {
                 if bytes != text.as_bytes() {
                     findings.push(Finding::new(
@@ -206,7 +206,7 @@ fn check_sums(
 fn check_sig(path: &Path, bytes: &[u8], key: &RequiredKey, findings: &mut Vec<Finding>) {
     let sig = sig_path(path);
     match read_bounded(&sig, MAX_SMALL) {
-        Err(detail) => findings.push(Finding::new(&sig, detail)),
+        Err(detail) => findings.push(Finding::new(&sig, detail.to_string())),
         Ok(signature) => {
             if let Err(error) = key.key.verify_bytes(bytes, &signature) {
                 findings.push(Finding::new(
@@ -218,14 +218,28 @@ fn check_sig(path: &Path, bytes: &[u8], key: &RequiredKey, findings: &mut Vec<Fi
     }
 }
 
+/// Why a small file of the folder was not read.
+#[derive(Debug, thiserror::Error)]
+enum ReadError {
+    /// It is not there or cannot be read.
+    #[error("missing or unreadable: {0}")]
+    Unreadable(std::io::Error),
+    /// It is larger than its bound.
+    #[error("larger than {limit} bytes")]
+    TooLarge {
+        /// The bound.
+        limit: u64,
+    },
+}
+
 /// At most `limit` bytes of `path`, or why not.
-fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, String> {
+fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
     let mut bytes = Vec::new();
     std::fs::File::open(path)
         .and_then(|file| file.take(limit + 1).read_to_end(&mut bytes))
-        .map_err(|e| format!("missing or unreadable: {e}"))?;
+        .map_err(ReadError::Unreadable)?;
     if bytes.len() as u64 > limit {
-        return Err(format!("larger than {limit} bytes"));
+        return Err(ReadError::TooLarge { limit });
     }
     Ok(bytes)
 }

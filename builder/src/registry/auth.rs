@@ -69,16 +69,16 @@ impl CredentialStore {
     /// and `password`), and the helpers named by `credHelpers` and `credsStore`, which
     /// [`CredentialStore::ask_helpers`] runs.
     pub fn from_docker_config(path: &Path) -> Result<Self, RegistryError> {
-        let bad = |reason: String| RegistryError::DockerConfig {
+        let bad = |reason: DockerConfigError| RegistryError::DockerConfig {
             path: path.to_path_buf(),
             reason,
         };
-        let text = std::fs::read_to_string(path).map_err(|e| bad(e.to_string()))?;
+        let text = std::fs::read_to_string(path).map_err(|e| bad(DockerConfigError::Read(e)))?;
         Self::parse_docker_config(&text).map_err(bad)
     }
 
     /// Parses the text of a docker `config.json`; the error never contains a secret.
-    pub fn parse_docker_config(text: &str) -> Result<Self, String> {
+    pub fn parse_docker_config(text: &str) -> Result<Self, DockerConfigError> {
         #[derive(serde::Deserialize)]
         struct Config {
             #[serde(default)]
@@ -98,8 +98,7 @@ impl CredentialStore {
             password: Option<String>,
         }
         // serde_json's error names a position, never the value, so it is safe to show.
-        let config: Config =
-            serde_json::from_str(text).map_err(|e| format!("not valid JSON: {e}"))?;
+        let config: Config = serde_json::from_str(text).map_err(DockerConfigError::Json)?;
         let mut store = CredentialStore::default();
         let helper_name = |name: String, key: &str| {
             let usable = !name.is_empty()
@@ -109,9 +108,10 @@ impl CredentialStore {
             if usable {
                 Ok(name)
             } else {
-                Err(format!(
-                    "{key} names `{name}`, which is not a credential helper name (the `<name>` of docker-credential-<name>)"
-                ))
+                Err(DockerConfigError::HelperName {
+                    key: key.to_string(),
+                    name,
+                })
             }
         };
         for (host, helper) in config.cred_helpers {
@@ -129,12 +129,10 @@ impl CredentialStore {
                         .decode(auth.trim())
                         .ok()
                         .and_then(|b| String::from_utf8(b).ok())
-                        .ok_or_else(|| {
-                            format!("the `auth` of `{host}` is not base64 of user:password")
-                        })?;
+                        .ok_or_else(|| DockerConfigError::AuthNotBase64 { host: host.clone() })?;
                     let (user, pass) = decoded
                         .split_once(':')
-                        .ok_or_else(|| format!("the `auth` of `{host}` has no `:`"))?;
+                        .ok_or_else(|| DockerConfigError::AuthNoColon { host: host.clone() })?;
                     Credentials {
                         username: user.to_string(),
                         password: pass.to_string(),
@@ -147,6 +145,39 @@ impl CredentialStore {
         }
         Ok(store)
     }
+}
+
+/// What is wrong with a docker `config.json` (never naming a secret).
+#[derive(Debug, thiserror::Error)]
+pub enum DockerConfigError {
+    /// The file cannot be read.
+    #[error("{0}")]
+    Read(std::io::Error),
+    /// Not JSON of the config's shape (the error names a position, never a value).
+    #[error("not valid JSON: {0}")]
+    Json(serde_json::Error),
+    /// A helper name that is not the `<name>` of a `docker-credential-<name>` program.
+    #[error(
+        "{key} names `{name}`, which is not a credential helper name (the `<name>` of docker-credential-<name>)"
+    )]
+    HelperName {
+        /// Where the name is, e.g. `credsStore`.
+        key: String,
+        /// The name.
+        name: String,
+    },
+    /// An `auth` that is not base64 of `user:password`.
+    #[error("the `auth` of `{host}` is not base64 of user:password")]
+    AuthNotBase64 {
+        /// The registry host.
+        host: String,
+    },
+    /// An `auth` without the `:` between user and password.
+    #[error("the `auth` of `{host}` has no `:`")]
+    AuthNoColon {
+        /// The registry host.
+        host: String,
+    },
 }
 
 /// `$DOCKER_CONFIG/config.json`, else `~/.docker/config.json`, when the file exists: where
@@ -352,7 +383,8 @@ mod tests {
             Some("bob")
         );
         let err = CredentialStore::parse_docker_config(r#"{"auths":{"h":{"auth":"!!"}}}"#)
-            .expect_err("bad base64");
+            .expect_err("bad base64")
+            .to_string();
         assert!(err.contains("`h`"), "{err}");
     }
 
@@ -373,7 +405,8 @@ mod tests {
             "no helper without a config"
         );
         let err = CredentialStore::parse_docker_config(r#"{"credsStore":"a b"}"#)
-            .expect_err("not a program name");
+            .expect_err("not a program name")
+            .to_string();
         assert!(err.contains("credsStore") && err.contains("`a b`"), "{err}");
     }
 }

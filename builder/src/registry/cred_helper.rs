@@ -15,6 +15,43 @@ use std::time::{Duration, Instant};
 use super::credentials::Credentials;
 use super::error::RegistryError;
 
+/// Why a credential helper gave no credentials (never quoting its answer).
+#[derive(Debug, thiserror::Error)]
+pub enum HelperFailure {
+    /// The program is not on PATH.
+    #[error("it is not installed (not found on PATH)")]
+    NotInstalled,
+    /// The program could not be started.
+    #[error("it could not be started: {0}")]
+    NotStarted(std::io::Error),
+    /// It gave no answer in time and was stopped.
+    #[error("it gave no answer in {} s", timeout.as_secs())]
+    NoAnswer {
+        /// The time it had.
+        timeout: Duration,
+    },
+    /// Waiting for it failed.
+    #[error("waiting for it failed: {0}")]
+    Wait(std::io::Error),
+    /// It exited with an error.
+    #[error("it exited with {status}: {said}")]
+    Exited {
+        /// Its exit status.
+        status: ExitStatus,
+        /// The first line it printed (not an answer: it failed).
+        said: String,
+    },
+    /// Its answer is not the JSON helpers print.
+    #[error("its answer is not the JSON credential helpers print ({kind})")]
+    Answer {
+        /// What kind of JSON error, without any of the answer.
+        kind: &'static str,
+    },
+    /// The task asking the helpers stopped before it ended.
+    #[error("the task asking the helpers stopped: {0}")]
+    Stopped(tokio::task::JoinError),
+}
+
 /// How long a helper may take before it is stopped (some wait for a keyring to unlock).
 pub const HELPER_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -35,7 +72,7 @@ pub fn get(
     timeout: Duration,
 ) -> Result<Option<Credentials>, RegistryError> {
     let program = format!("docker-credential-{helper}");
-    let fail = |reason: String| RegistryError::CredentialHelper {
+    let fail = |reason: HelperFailure| RegistryError::CredentialHelper {
         program: program.clone(),
         registry: host.to_string(),
         reason,
@@ -47,8 +84,8 @@ pub fn get(
         .stderr(Stdio::piped())
         .spawn()
         .map_err(|e| match e.kind() {
-            std::io::ErrorKind::NotFound => fail("it is not installed (not found on PATH)".into()),
-            _ => fail(format!("it could not be started: {e}")),
+            std::io::ErrorKind::NotFound => fail(HelperFailure::NotInstalled),
+            _ => fail(HelperFailure::NotStarted(e)),
         })?;
     if let Some(mut stdin) = child.stdin.take() {
         // A helper that exits without reading its input is judged by its exit status below.
@@ -67,13 +104,13 @@ pub fn get(
             return Ok(None);
         }
         let said = said.lines().next().unwrap_or("no message").to_string();
-        return Err(fail(format!("it exited with {status}: {said}")));
+        return Err(fail(HelperFailure::Exited { status, said }));
     }
     parse_answer(&stdout).map_err(fail)
 }
 
 /// Reads a helper's `get` answer. The error never quotes the answer (it may hold the secret).
-pub fn parse_answer(stdout: &[u8]) -> Result<Option<Credentials>, String> {
+pub fn parse_answer(stdout: &[u8]) -> Result<Option<Credentials>, HelperFailure> {
     #[derive(serde::Deserialize)]
     struct Answer {
         #[serde(rename = "Username", default)]
@@ -81,11 +118,8 @@ pub fn parse_answer(stdout: &[u8]) -> Result<Option<Credentials>, String> {
         #[serde(rename = "Secret", default)]
         secret: String,
     }
-    let answer: Answer = serde_json::from_slice(stdout).map_err(|e| {
-        format!(
-            "its answer is not the JSON credential helpers print ({})",
-            json_error_kind(&e)
-        )
+    let answer: Answer = serde_json::from_slice(stdout).map_err(|e| HelperFailure::Answer {
+        kind: json_error_kind(&e),
     })?;
     if answer.username.is_empty() && answer.secret.is_empty() {
         return Ok(None);
@@ -117,7 +151,7 @@ fn drain(pipe: Option<impl Read + Send + 'static>) -> std::thread::JoinHandle<Ve
     })
 }
 
-fn wait(child: &mut std::process::Child, timeout: Duration) -> Result<ExitStatus, String> {
+fn wait(child: &mut std::process::Child, timeout: Duration) -> Result<ExitStatus, HelperFailure> {
     let deadline = Instant::now() + timeout;
     loop {
         match child.try_wait() {
@@ -125,10 +159,10 @@ fn wait(child: &mut std::process::Child, timeout: Duration) -> Result<ExitStatus
             Ok(None) if Instant::now() >= deadline => {
                 let _ = child.kill();
                 let _ = child.wait();
-                return Err(format!("it gave no answer in {} s", timeout.as_secs()));
+                return Err(HelperFailure::NoAnswer { timeout });
             }
             Ok(None) => std::thread::sleep(Duration::from_millis(10)),
-            Err(e) => return Err(format!("waiting for it failed: {e}")),
+            Err(e) => return Err(HelperFailure::Wait(e)),
         }
     }
 }
@@ -149,14 +183,16 @@ mod tests {
             })
         );
         assert_eq!(
-            parse_answer(br#"{"ServerURL":"other:1","Username":"","Secret":""}"#),
-            Ok(None)
+            parse_answer(br#"{"ServerURL":"other:1","Username":"","Secret":""}"#).ok(),
+            Some(None)
         );
     }
 
     #[test]
     fn a_garbled_answer_is_refused_without_quoting_it() {
-        let err = parse_answer(b"Secret=hunter2").expect_err("not JSON");
+        let err = parse_answer(b"Secret=hunter2")
+            .expect_err("not JSON")
+            .to_string();
         assert!(!err.contains("hunter2"), "{err}");
         assert!(err.contains("not JSON"), "{err}");
     }

@@ -12,6 +12,25 @@ use super::tarball_cache::TarballCache;
 use crate::artifact::{CachedTarball, SharedTier, TarballId};
 use crate::progress::ProgressSink;
 
+/// Why a tarball taken from a cache is not used.
+#[derive(Debug, thiserror::Error)]
+pub enum CachedTarballRefusal {
+    /// It is not the tarball the build writes.
+    #[error(transparent)]
+    Check(#[from] super::tarball_check::TarballError),
+    /// The check did not run to its end.
+    #[error(transparent)]
+    Task(#[from] tokio::task::JoinError),
+    /// It is sound, but of another platform than the pull chose.
+    #[error("it holds {digest} for {platform}")]
+    OtherPlatform {
+        /// The digest of the platform manifest it holds.
+        digest: String,
+        /// That manifest's platform.
+        platform: String,
+    },
+}
+
 /// The finished tarballs of a pull's caches.
 #[derive(Debug, Clone)]
 pub struct TarballStore<'a> {
@@ -40,7 +59,7 @@ impl<'a> TarballStore<'a> {
     ) -> Option<(tempfile::TempPath, CachedTarball)>
     where
         F: Fn(PathBuf) -> Fut,
-        Fut: Future<Output = Result<CachedTarball, String>>,
+        Fut: Future<Output = Result<CachedTarball, CachedTarballRefusal>>,
     {
         if let Some(local) = &self.local
             && let Some((file, _)) = local.take(id, out_dir)
@@ -56,7 +75,7 @@ impl<'a> TarballStore<'a> {
         let checked = match check(file.to_path_buf()).await {
             Ok(checked) => checked,
             Err(reason) => {
-                shared.0.refused_tarball(id.image, reason);
+                shared.0.refused_tarball(id.image, reason.to_string());
                 return None;
             }
         };

@@ -70,4 +70,4 @@ pub use shared::manifest;
 pub use sizes::{ImageSize, image_sizes};
 pub use store::{BlobStore, StoreStats};
 pub use tarball_cache::{TARBALL_FORMAT, TarballCache};
-pub use tarball_check::{Sha1s, TarballCheck, TarballFacts, check_tarball_file};
+pub use tarball_check::{Sha1s, TarballCheck, TarballError, TarballFacts, check_tarball_file};

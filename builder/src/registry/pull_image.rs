@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use super::client::RegistryClient;
 use super::error::RegistryError;
-use super::finished_tarball::TarballStore;
+use super::finished_tarball::{CachedTarballRefusal, TarballStore};
 use super::layout::{DockerImage, LayoutContents, WrittenTarball, write_tarball_temp};
 use super::manifest::{Descriptor, Manifest, config_platform, parse_manifest};
 use super::platform;
@@ -244,20 +244,19 @@ impl Job<'_> {
         path: &Path,
         top: &FetchedManifest,
         chosen: &Chosen,
-    ) -> Result<CachedTarball, String> {
+    ) -> Result<CachedTarball, CachedTarballRefusal> {
         let (path, name) = (path.to_path_buf(), self.name.full.clone());
         let (digest, arch) = (top.digest.to_string(), self.options.arch);
         let limits = *self.client.limits();
         let facts = tokio::task::spawn_blocking(move || {
             super::tarball_check::check_tarball_file(&path, &name, &digest, arch, &limits)
         })
-        .await
-        .map_err(|e| e.to_string())??;
+        .await??;
         if chosen.platform_digest != facts.platform_digest || facts.platform != chosen.platform {
-            return Err(format!(
-                "it holds {} for {}",
-                facts.platform_digest, facts.platform
-            ));
+            return Err(CachedTarballRefusal::OtherPlatform {
+                digest: facts.platform_digest.to_string(),
+                platform: facts.platform,
+            });
         }
         Ok(CachedTarball {
             size: facts.size,

@@ -13,7 +13,6 @@ use cks_pinning::limits::{LimitKind, Limits};
 use cks_pinning::sbom::Layer;
 use sha1::{Digest as _, Sha1};
 
-use super::error::RegistryError;
 use super::layout::{
     DockerImage, LayoutContents, docker_manifest_json, docker_repositories_json, entry_header,
     index_json,
@@ -23,7 +22,10 @@ use super::platform::{Arch, runs_on, select as select_platform};
 use crate::digest::{HashBeside, Sha256Count};
 
 mod blobs;
+mod error;
 pub use blobs::Sha1s;
+pub use error::TarballError;
+
 /// Entries a written tarball holds beyond its layers: the layout's files (`oci-layout`,
 /// `index.json`, `manifest.json`, `repositories`), its folders, the config and the manifests.
 const ENTRIES_BESIDE_LAYERS: u64 = 16;
@@ -92,7 +94,7 @@ pub struct TarballCheck {
     max_entries: u64,
     files: BTreeMap<String, Vec<u8>>,
     blobs: BTreeMap<String, Seen>,
-    failure: Option<String>,
+    failure: Option<TarballError>,
     /// The SHA-1s of blobs already hashed by the checks sharing it, by sha256 (hex).
     sha1s: Option<Sha1s>,
 }
@@ -131,13 +133,14 @@ impl TarballCheck {
         self
     }
 
-    fn fail(&mut self, reason: String) -> io::Error {
-        self.failure.get_or_insert(reason.clone());
-        io::Error::other(reason)
+    fn fail(&mut self, reason: TarballError) -> io::Error {
+        let error = io::Error::other(reason.to_string());
+        self.failure.get_or_insert(reason);
+        error
     }
 
     /// Consumes a header block.
-    fn header(&mut self, block: &[u8], trailer: u8) -> Result<State, String> {
+    fn header(&mut self, block: &[u8], trailer: u8) -> Result<State, TarballError> {
         if block.iter().all(|b| *b == 0) {
             return Ok(match trailer {
                 0 => State::Header {
@@ -148,22 +151,27 @@ impl TarballCheck {
             });
         }
         if trailer > 0 {
-            return Err("a header follows an end-of-archive block".into());
+            return Err(TarballError::HeaderAfterEnd);
         }
         let header = tar::Header::from_byte_slice(block);
         let name = header
             .path()
-            .map_err(|e| format!("an entry name is unreadable: {e}"))?
+            .map_err(|e| TarballError::Name {
+                detail: e.to_string(),
+            })?
             .to_string_lossy()
             .into_owned();
-        let size = header
-            .size()
-            .map_err(|e| format!("{name}: the size is unreadable: {e}"))?;
+        let size = header.size().map_err(|e| TarballError::Size {
+            name: name.clone(),
+            detail: e.to_string(),
+        })?;
         let mut bytes = [0u8; 512];
         bytes.copy_from_slice(block);
         self.headers.push((name.clone(), bytes));
         if self.headers.len() as u64 > self.max_entries {
-            return Err(format!("more than {} entries", self.max_entries));
+            return Err(TarballError::TooManyEntries {
+                max: self.max_entries,
+            });
         }
         let blob = name.strip_prefix("blobs/sha256/").filter(|h| !h.is_empty());
         let known = blob.is_some()
@@ -177,10 +185,10 @@ impl TarballCheck {
                     | "blobs/sha256/"
             );
         if !known {
-            return Err(format!("it holds {name}, which no image layout has"));
+            return Err(TarballError::Unknown { name });
         }
         if blob.is_none() && size > self.max_kept {
-            return Err(format!("{name} is {size} bytes"));
+            return Err(TarballError::TooLarge { name, size });
         }
         let sha1 = match blob.and_then(|hex| self.known_sha1(hex)) {
             Some(_) => None,
@@ -197,7 +205,7 @@ impl TarballCheck {
     }
 
     /// Consumes as much of `buf` as the current state takes; how much.
-    fn step(&mut self, buf: &[u8]) -> Result<usize, String> {
+    fn step(&mut self, buf: &[u8]) -> Result<usize, TarballError> {
         let state = std::mem::replace(&mut self.state, State::End);
         let (next, used) = match state {
             State::Header { mut block, trailer } => {
@@ -246,7 +254,7 @@ impl TarballCheck {
             State::Padding { left } => {
                 let n = left.min(buf.len() as u64) as usize;
                 if buf[..n].iter().any(|b| *b != 0) {
-                    return Err("an entry's padding is not zeros".into());
+                    return Err(TarballError::Padding);
                 }
                 let left = left - n as u64;
                 let state = match left {
@@ -259,48 +267,54 @@ impl TarballCheck {
                 (state, n)
             }
             // The writer ends with exactly two zero blocks: even zeros after them are more.
-            State::End => return Err("bytes follow the end of the archive".into()),
+            State::End => return Err(TarballError::BytesAfterEnd),
         };
         self.state = next;
         Ok(used)
     }
 
     /// The facts of a complete, sound tarball, or what is wrong with it.
-    pub fn finish(self) -> Result<TarballFacts, String> {
+    pub fn finish(self) -> Result<TarballFacts, TarballError> {
         if let Some(failure) = self.failure {
             return Err(failure);
         }
         if !matches!(self.state, State::End) {
-            return Err("it ends before its end-of-archive blocks".into());
+            return Err(TarballError::Truncated);
         }
         let kept = |digest: &str| {
             self.blobs
                 .get(digest)
                 .and_then(|b| b.kept.as_deref())
-                .ok_or_else(|| format!("it lacks blob {digest}"))
+                .ok_or_else(|| TarballError::MissingBlob {
+                    digest: digest.to_string(),
+                })
         };
-        let bad = |e: RegistryError| e.to_string();
         let index: serde_json::Value = self
             .files
             .get("index.json")
             .and_then(|b| serde_json::from_slice(b).ok())
-            .ok_or("its index.json is missing or not JSON")?;
+            .ok_or(TarballError::IndexJson)?;
         let content_type = index["manifests"][0]["mediaType"].as_str();
         let top = kept(&self.digest)?;
-        let (media_type, parsed) =
-            parse_manifest(&self.name, &self.digest, content_type, top).map_err(bad)?;
+        let (media_type, parsed) = parse_manifest(&self.name, &self.digest, content_type, top)?;
         let (platform_digest, platform, config, layers) = match parsed {
             Manifest::Index(entries) => {
-                let entry = select_platform(&entries, self.arch)
-                    .ok_or_else(|| format!("its index has no {}", self.arch.platform()))?;
+                let entry = select_platform(&entries, self.arch).ok_or_else(|| {
+                    TarballError::NoPlatform {
+                        platform: self.arch.platform(),
+                    }
+                })?;
                 let child = kept(&entry.digest)?;
                 if child.len() as u64 != entry.size {
-                    return Err(format!("manifest {} has another size", entry.digest));
+                    return Err(TarballError::ManifestSize {
+                        digest: entry.digest.to_string(),
+                    });
                 }
-                let (_, parsed) =
-                    parse_manifest(&self.name, &entry.digest, None, child).map_err(bad)?;
+                let (_, parsed) = parse_manifest(&self.name, &entry.digest, None, child)?;
                 let Manifest::Image { config, layers } = parsed else {
-                    return Err(format!("{} is an index inside an index", entry.digest));
+                    return Err(TarballError::NestedIndex {
+                        digest: entry.digest.to_string(),
+                    });
                 };
                 let platform = entry
                     .platform
@@ -309,12 +323,13 @@ impl TarballCheck {
                 (entry.digest.clone(), platform, config, layers)
             }
             Manifest::Image { config, layers } => {
-                let found = config_platform(&self.name, &config.digest, kept(&config.digest)?)
-                    .map_err(bad)?;
+                let found = config_platform(&self.name, &config.digest, kept(&config.digest)?)?;
                 if !runs_on(self.arch, &found) {
-                    return Err(format!("it is for {found}"));
+                    return Err(TarballError::OtherPlatform {
+                        found: found.to_string(),
+                    });
                 }
-                let top = Digest::parse(&self.digest).map_err(|e| e.to_string())?;
+                let top = Digest::parse(&self.digest)?;
                 (top, found.to_string(), config, layers)
             }
         };
@@ -330,15 +345,16 @@ impl TarballCheck {
         wanted.dedup();
         let held: Vec<&String> = self.blobs.keys().collect();
         if held != wanted {
-            return Err(format!(
-                "it holds {} blob(s) where the image has {}",
-                held.len(),
-                wanted.len()
-            ));
+            return Err(TarballError::BlobCount {
+                held: held.len(),
+                wanted: wanted.len(),
+            });
         }
         for descriptor in std::iter::once(&config).chain(&layers) {
             if self.blobs.get(descriptor.digest.as_str()).map(|b| b.size) != Some(descriptor.size) {
-                return Err(format!("blob {} has another size", descriptor.digest));
+                return Err(TarballError::BlobSize {
+                    digest: descriptor.digest.to_string(),
+                });
             }
         }
         let docker = DockerImage {
@@ -367,7 +383,7 @@ impl TarballCheck {
         ];
         for (name, bytes) in &expected {
             if self.files.get(name) != Some(bytes) {
-                return Err(format!("its {name} is not the one this image gets"));
+                return Err(TarballError::LayoutFile { name: name.clone() });
             }
         }
         expected.push(("blobs/".into(), Vec::new()));
@@ -382,18 +398,18 @@ impl TarballCheck {
             }))
             .collect();
         if names.len() != self.headers.len() {
-            return Err(format!(
-                "it has {} entries where {} were written",
-                self.headers.len(),
-                names.len()
-            ));
+            return Err(TarballError::EntryCount {
+                seen: self.headers.len(),
+                written: names.len(),
+            });
         }
         for ((name, directory, size), (seen, bytes)) in names.iter().zip(&self.headers) {
-            let header = entry_header(name, *directory, *size).map_err(|e| e.to_string())?;
+            let header = entry_header(name, *directory, *size).map_err(TarballError::Header)?;
             if seen != name || header != *bytes {
-                return Err(format!(
-                    "its entry {seen} is not the one written for {name}"
-                ));
+                return Err(TarballError::Entry {
+                    seen: seen.clone(),
+                    name: name.clone(),
+                });
             }
         }
         let layers = layers
@@ -408,7 +424,7 @@ impl TarballCheck {
                 size: l.size,
             })
             .collect();
-        let whole = self.whole.finish()?;
+        let whole = self.whole.finish().map_err(TarballError::Hash)?;
         Ok(TarballFacts {
             media_type,
             platform_digest,
@@ -428,21 +444,25 @@ pub fn check_tarball_file(
     digest: &str,
     arch: Arch,
     limits: &Limits,
-) -> Result<TarballFacts, String> {
+) -> Result<TarballFacts, TarballError> {
+    let file_error = |source| TarballError::File {
+        path: path.to_path_buf(),
+        source,
+    };
     let mut check = TarballCheck::new(name, digest, arch).within(limits);
-    let mut file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut file = std::fs::File::open(path).map_err(file_error)?;
     let copied = io::copy(&mut file, &mut check);
     match (check.finish(), copied) {
         (Ok(facts), Ok(_)) => Ok(facts),
         (Err(reason), _) => Err(reason),
-        (Ok(_), Err(error)) => Err(format!("{}: {error}", path.display())),
+        (Ok(_), Err(error)) => Err(file_error(error)),
     }
 }
 
 impl Write for TarballCheck {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         if let Some(failure) = &self.failure {
-            return Err(io::Error::other(failure.clone()));
+            return Err(io::Error::other(failure.to_string()));
         }
         let mut at = 0;
         while at < buf.len() {

@@ -20,45 +20,51 @@ const REFERRERS_LIMIT: usize = 1 << 20;
 /// The most a simple-signing payload may hold.
 const PAYLOAD_LIMIT: usize = 64 * 1024;
 
+/// Why the signatures attached to an image could not be fetched.
+#[derive(Debug, thiserror::Error)]
+enum FetchFailure {
+    /// The registry refused or failed.
+    #[error(transparent)]
+    Registry(#[from] RegistryError),
+    /// A signature manifest or the image's digest is not readable.
+    #[error(transparent)]
+    Signature(#[from] SignatureError),
+}
+
 /// The simple-signing layers attached to `image`, with their payloads.
 async fn layers(
     client: &RegistryClient,
     image: &PulledImage,
-) -> Result<Vec<(Descriptor, Vec<u8>)>, String> {
-    let name = RemoteName::from_image(&image.reference).map_err(|e| e.to_string())?;
+) -> Result<Vec<(Descriptor, Vec<u8>)>, FetchFailure> {
+    let name = RemoteName::from_image(&image.reference)?;
     let mut manifests = Vec::new();
-    let tag = signature_tag(&image.digest).map_err(|e| e.to_string())?;
+    let tag = signature_tag(&image.digest)?;
     match client.manifest(&name, &tag).await {
         Ok(found) => manifests.push(found.bytes),
         Err(RegistryError::NotFound { .. }) => {}
-        Err(error) => return Err(error.to_string()),
+        Err(error) => return Err(error.into()),
     }
     let referrers = client
         .referrers(&name, &image.digest, REFERRERS_LIMIT)
-        .await
-        .map_err(|e| e.to_string())?;
+        .await?;
     if let Some(index) = referrers {
         // A registry without the API may answer with something else: nothing to add then.
         for descriptor in signature_referrers(&index).unwrap_or_default() {
-            let found = client
-                .manifest(&name, &descriptor.digest)
-                .await
-                .map_err(|e| e.to_string())?;
+            let found = client.manifest(&name, &descriptor.digest).await?;
             manifests.push(found.bytes);
         }
     }
     let mut seen = BTreeSet::new();
     let mut out = Vec::new();
     for manifest in manifests {
-        let layers = signature_layers(&manifest).map_err(|e| e.to_string())?;
+        let layers = signature_layers(&manifest)?;
         for layer in layers {
             if !seen.insert(layer.digest.clone()) {
                 continue;
             }
             let payload = client
                 .small_blob(&name, &layer.digest, PAYLOAD_LIMIT)
-                .await
-                .map_err(|e| e.to_string())?;
+                .await?;
             out.push((layer, payload));
         }
     }
@@ -139,7 +145,7 @@ pub(super) async fn check(
                 for ((image, subject, policy), found) in to_check.iter().zip(found) {
                     match found {
                         Ok(found) => verdicts.add(subject, verdict(image, &found, root, policy)),
-                        Err(error) => verdicts.unreachable(subject, error),
+                        Err(error) => verdicts.unreachable(subject, error.to_string()),
                     }
                 }
             }

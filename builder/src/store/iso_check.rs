@@ -331,7 +331,7 @@ impl Read<'_> {
                 let _ = image.copy_file(&format!("/{rel}"), &mut check);
                 let facts = check.finish().map_err(|reason| IsoRefusal::Tarball {
                     path: rel.to_string(),
-                    reason,
+                    reason: reason.to_string(),
                 })?;
                 Ok(Done::Image(facts))
             }

@@ -11,17 +11,55 @@ use crate::model::{Actions, FleetPlan, FleetRecord, NodeSettings, TargetVersion}
 use crate::select::{Selection, pick, semantic};
 use crate::stages::{FleetFile, StageSpec, check_stage, parse_fleet_file, split};
 
+/// Why a `--stage` value was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StageFlagError {
+    /// A part that is not `KEY=VALUE`.
+    #[error("--stage {text:?}: {pair:?} is not KEY=VALUE")]
+    NotPair {
+        /// The whole value.
+        text: String,
+        /// The part.
+        pair: String,
+    },
+    /// A count that is not a whole number.
+    #[error("--stage {text:?}: {key}={value:?} is not a whole number")]
+    NotNumber {
+        /// The whole value.
+        text: String,
+        /// The key.
+        key: String,
+        /// Its value.
+        value: String,
+    },
+    /// A key `--stage` does not know.
+    #[error(
+        "--stage {text:?}: unknown key {key:?}; expected name, clusters, percent, parallelism, soak or halt_after"
+    )]
+    UnknownKey {
+        /// The whole value.
+        text: String,
+        /// The key.
+        key: String,
+    },
+}
+
 /// Parses `--stage name=canary,clusters=1,soak=30m`.
-pub fn parse_stage(text: &str) -> Result<StageSpec, String> {
+pub fn parse_stage(text: &str) -> Result<StageSpec, StageFlagError> {
     let mut s = StageSpec::default();
     for pair in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
         let (key, value) = pair
             .split_once('=')
-            .ok_or_else(|| format!("--stage {text:?}: {pair:?} is not KEY=VALUE"))?;
+            .ok_or_else(|| StageFlagError::NotPair {
+                text: text.to_string(),
+                pair: pair.to_string(),
+            })?;
         let number = || {
-            value
-                .parse::<u32>()
-                .map_err(|_| format!("--stage {text:?}: {key}={value:?} is not a whole number"))
+            value.parse::<u32>().map_err(|_| StageFlagError::NotNumber {
+                text: text.to_string(),
+                key: key.to_string(),
+                value: value.to_string(),
+            })
         };
         match key {
             "name" => s.name = Some(value.to_string()),
@@ -31,9 +69,10 @@ pub fn parse_stage(text: &str) -> Result<StageSpec, String> {
             "halt_after" => s.halt_after = Some(number()?),
             "soak" => s.soak = Some(value.to_string()),
             other => {
-                return Err(format!(
-                    "--stage {text:?}: unknown key {other:?}; expected name, clusters, percent, parallelism, soak or halt_after"
-                ));
+                return Err(StageFlagError::UnknownKey {
+                    text: text.to_string(),
+                    key: other.to_string(),
+                });
             }
         }
     }
@@ -85,7 +124,7 @@ fn merged(args: &PlanArgs) -> Result<FleetFile, Failure> {
             .iter()
             .map(|s| parse_stage(s))
             .collect::<Result<_, _>>()
-            .map_err(bad)?;
+            .map_err(|e: StageFlagError| bad(e.to_string()))?;
         for (i, s) in file.stages.iter().enumerate() {
             check_stage(s, i, "--stage").map_err(|e| bad(e.0))?;
         }

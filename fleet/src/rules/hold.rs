@@ -1,6 +1,7 @@
 //! A worker's acts on what it holds. Each is taken only while the hold is the worker's own and
 //! live by the store's clock; otherwise nothing changes and the worker must stop acting at once.
 
+use super::{ClusterFailure, GateFailure};
 use crate::model::{ClusterStatus, FleetRecord, Lease, Phase, StageStatus};
 
 /// Whether a hold was still the worker's.
@@ -79,7 +80,7 @@ pub fn end_cluster(
     record: &mut FleetRecord,
     cluster: &str,
     lease: &Lease,
-    outcome: Result<String, String>,
+    outcome: Result<String, ClusterFailure>,
     now_ms: u64,
 ) -> Held {
     let Some(c) = held(record, cluster, lease, now_ms) else {
@@ -90,7 +91,9 @@ pub fn end_cluster(
     let failed = outcome.is_err();
     c.status = match outcome {
         Ok(detail) => ClusterStatus::Done { detail },
-        Err(error) => ClusterStatus::Failed { error },
+        Err(error) => ClusterStatus::Failed {
+            error: error.to_string(),
+        },
     };
     if failed {
         let failures = record.failures_in(stage);
@@ -114,7 +117,7 @@ pub fn end_gates(
     record: &mut FleetRecord,
     stage: usize,
     lease: &mut Lease,
-    passed: Option<Result<(), String>>,
+    passed: Option<Result<(), GateFailure>>,
     now_ms: u64,
 ) -> Held {
     let lease_ms = record.plan.lease_ms;

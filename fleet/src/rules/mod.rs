@@ -6,10 +6,13 @@
 //!   hold over, wait, or stop), moving stages on as their clusters end and their soak passes.
 //! - [`hold`]: a worker's acts on what it holds (renew, record progress, end a cluster, end the
 //!   gates), each refused once the hold lapsed or was taken over; and `cancel`.
+//! - [`ClusterFailure`], [`GateFailure`]: why a cluster or a gate failed.
 
+mod failure;
 mod hold;
 mod next;
 
+pub use failure::{ClusterFailure, GateFailure};
 pub use hold::{Held, cancel, end_cluster, end_gates, renew_cluster, set_phase};
 pub use next::{Next, WaitFor, next};
 

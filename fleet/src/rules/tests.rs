@@ -114,7 +114,15 @@ fn a_lapsed_hold_is_taken_over_and_the_old_holder_can_act_no_more() {
         Held::Lost
     );
     assert_eq!(
-        end_cluster(&mut r, &c, &new, Err("boom".into()), 1002),
+        end_cluster(
+            &mut r,
+            &c,
+            &new,
+            Err(ClusterFailure::NotRunning {
+                state: "Stopped".into()
+            }),
+            1002
+        ),
         Held::Yes
     );
     assert!(

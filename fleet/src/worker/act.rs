@@ -7,7 +7,7 @@ use cks_rollout::ports::PortErrorKind;
 use super::{FleetStep, State, Step, Worker, WorkerPorts};
 use crate::model::{Lease, Phase};
 use crate::ports::{Action, ActionStatus};
-use crate::rules::{self, Held};
+use crate::rules::{self, ClusterFailure, Held};
 
 impl Worker {
     /// Chooses the cluster's next action from how far it got and what CloudStack says.
@@ -30,7 +30,9 @@ impl Worker {
                         p,
                         cluster,
                         lease,
-                        Err(format!("CloudStack no longer knows the cluster: {e}")),
+                        Err(ClusterFailure::Gone {
+                            detail: e.to_string(),
+                        }),
                     );
                 }
                 Err(e) => {
@@ -54,10 +56,9 @@ impl Worker {
                     p,
                     cluster,
                     lease,
-                    Err(format!(
-                        "the cluster is {}; it must be Running",
-                        facts.state
-                    )),
+                    Err(ClusterFailure::NotRunning {
+                        state: facts.state.clone(),
+                    }),
                 );
             }
             let action = if there {
@@ -152,7 +153,10 @@ impl Worker {
                 p,
                 cluster,
                 lease,
-                Err(format!("starting the {}: {e}", action.name())),
+                Err(ClusterFailure::NotStarted {
+                    action: action.name(),
+                    detail: e.to_string(),
+                }),
             ),
         }
     }
@@ -218,9 +222,12 @@ impl Worker {
                 );
                 self.reach(p, cluster, lease, reaches)
             }
-            ActionStatus::Failed(error) => {
-                self.end(p, cluster, lease, Err(format!("{action}: {error}")))
-            }
+            ActionStatus::Failed(error) => self.end(
+                p,
+                cluster,
+                lease,
+                Err(ClusterFailure::ActionFailed { action, error }),
+            ),
         }
     }
 
@@ -229,7 +236,7 @@ impl Worker {
         p: &mut WorkerPorts<'_>,
         cluster: String,
         lease: Lease,
-        outcome: Result<String, String>,
+        outcome: Result<String, ClusterFailure>,
     ) -> (State, Step) {
         let stage = self.stage_of(&cluster);
         let before = self.record.clone();
@@ -242,7 +249,13 @@ impl Worker {
             Ok(Held::Yes) => {
                 match shown {
                     Ok(detail) => self.event(p, FleetStep::Done, stage, Some(&cluster), detail),
-                    Err(error) => self.event(p, FleetStep::Failed, stage, Some(&cluster), error),
+                    Err(error) => self.event(
+                        p,
+                        FleetStep::Failed,
+                        stage,
+                        Some(&cluster),
+                        error.to_string(),
+                    ),
                 }
                 self.report_transitions(p, before.as_ref());
                 (State::Ask, Step::Again)

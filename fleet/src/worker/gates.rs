@@ -7,7 +7,7 @@ use cks_rollout::ports::{GateRun, GateStatus};
 use super::{FleetStep, State, Step, Worker, WorkerPorts};
 use crate::model::Lease;
 use crate::ports::FleetGateCall;
-use crate::rules::{self, Held};
+use crate::rules::{self, GateFailure, Held};
 
 impl Worker {
     /// One step of the gates of `stage`.
@@ -27,7 +27,7 @@ impl Worker {
         };
         let name = planned.name.clone();
         let now = p.clock.now().as_millis() as u64;
-        let verdict: Option<Result<(), String>> = match run {
+        let verdict: Option<Result<(), GateFailure>> = match run {
             None => match planned.gates.get(index) {
                 None => Some(Ok(())),
                 Some(command) => {
@@ -56,7 +56,10 @@ impl Worker {
                             };
                             return (state, Step::Sleep(self.poll));
                         }
-                        Err(e) => Some(Err(format!("gate {command:?} did not start: {e}"))),
+                        Err(e) => Some(Err(GateFailure::NotStarted {
+                            command: command.clone(),
+                            detail: e.to_string(),
+                        })),
                     }
                 }
             },
@@ -95,11 +98,10 @@ impl Worker {
                 }
                 Ok(GateStatus::Running) => {
                     p.gates.stop(&gate);
-                    Some(Err(format!(
-                        "gate {:?} ran past its timeout of {} s and was stopped",
-                        gate.command,
-                        record.plan.gate_timeout_ms / 1000
-                    )))
+                    Some(Err(GateFailure::TimedOut {
+                        command: gate.command.clone(),
+                        seconds: record.plan.gate_timeout_ms / 1000,
+                    }))
                 }
                 Ok(GateStatus::Exited { code: Some(0), .. }) => {
                     self.event(
@@ -119,14 +121,15 @@ impl Worker {
                         Step::Again,
                     );
                 }
-                Ok(GateStatus::Exited { code, last_line }) => Some(Err(format!(
-                    "gate {:?} {}: {last_line}",
-                    gate.command,
-                    code.map_or("was killed by a signal".to_string(), |c| format!(
-                        "exited {c}"
-                    ))
-                ))),
-                Err(e) => Some(Err(format!("gate {:?}: {e}", gate.command))),
+                Ok(GateStatus::Exited { code, last_line }) => Some(Err(GateFailure::Exited {
+                    command: gate.command.clone(),
+                    code,
+                    last_line,
+                })),
+                Err(e) => Some(Err(GateFailure::Status {
+                    command: gate.command.clone(),
+                    detail: e.to_string(),
+                })),
             },
         };
         let Some(verdict) = verdict else {

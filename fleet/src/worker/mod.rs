@@ -100,7 +100,7 @@ pub enum State {
         /// The hold on it.
         lease: Lease,
         /// Done with what, or failed with why.
-        outcome: Result<String, String>,
+        outcome: Result<String, crate::rules::ClusterFailure>,
     },
     /// The fleet ended.
     Finished,

@@ -18,5 +18,5 @@ pub use registration::{
 };
 pub use schema::{
     CHECKSUMS_PREFIX, Catalog, CatalogError, CatalogIso, ChecksumFile, FILE_NAME, Generator,
-    SCHEMA_VERSION, checksums_file_name, parse_time,
+    SCHEMA_VERSION, TimeError, checksums_file_name, parse_time,
 };

@@ -236,11 +236,24 @@ impl Catalog {
     }
 }
 
+/// A time that is not RFC 3339.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("`{}` is not an RFC 3339 time: {detail}", text.escape_debug())]
+pub struct TimeError {
+    /// The text as given.
+    pub text: String,
+    /// What the parser said.
+    pub detail: String,
+}
+
 /// Unix seconds of an RFC 3339 time such as `2026-06-27T20:26:40Z`.
-pub fn parse_time(text: &str) -> Result<i64, String> {
+pub fn parse_time(text: &str) -> Result<i64, TimeError> {
     text.parse::<jiff::Timestamp>()
         .map(|t| t.as_second())
-        .map_err(|e| format!("`{}` is not an RFC 3339 time: {e}", text.escape_debug()))
+        .map_err(|e| TimeError {
+            text: text.to_string(),
+            detail: e.to_string(),
+        })
 }
 
 /// `1.9` before `1.33`.

@@ -3,8 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use serde_json::Value;
-
+use super::reader::{SpdxDocument, SpdxPackage};
 use crate::versions_txt::VersionsTxt;
 
 /// A way the SBOM and `versions.txt` disagree.
@@ -61,57 +60,45 @@ impl std::fmt::Display for SbomMismatch {
     }
 }
 
-fn sha256_of(package: &Value) -> Option<&str> {
-    package["checksums"].as_array()?.iter().find_map(|c| {
-        (c["algorithm"] == "SHA256")
-            .then(|| c["checksumValue"].as_str())
-            .flatten()
-    })
-}
-
-fn oci_reference(package: &Value) -> Option<&str> {
-    package["externalRefs"].as_array()?.iter().find_map(|r| {
-        (r["referenceType"] == "oci-reference")
-            .then(|| r["referenceLocator"].as_str())
-            .flatten()
-    })
-}
-
 /// Every disagreement between the SBOM text and `versions`; empty when they agree.
 pub fn check(sbom: &str, versions: &VersionsTxt) -> Vec<SbomMismatch> {
-    let document: Value = match serde_json::from_str(sbom) {
-        Ok(value) => value,
+    let document: SpdxDocument = match serde_json::from_str(sbom) {
+        Ok(document) => document,
         Err(e) => return vec![SbomMismatch::NotSpdx(e.to_string())],
     };
-    if document["spdxVersion"] != "SPDX-2.3" {
+    if document.spdx_version.as_deref() != Some("SPDX-2.3") {
+        // As JSON: the version quoted, or `null` when there is none.
+        let found = document.spdx_version.map_or_else(
+            || "null".to_string(),
+            |v| serde_json::Value::String(v).to_string(),
+        );
         return vec![SbomMismatch::NotSpdx(format!(
-            "spdxVersion is {}, expected \"SPDX-2.3\"",
-            document["spdxVersion"]
+            "spdxVersion is {found}, expected \"SPDX-2.3\""
         ))];
     }
-    let Some(packages) = document["packages"].as_array() else {
+    let Some(packages) = document.packages else {
         return vec![SbomMismatch::NotSpdx("no `packages` list".to_string())];
     };
     let mut out = Vec::new();
-    let iso = packages.iter().find(|p| p["SPDXID"] == "SPDXRef-ISO");
-    let iso_version = iso.and_then(|p| p["versionInfo"].as_str()).unwrap_or("");
+    let iso = packages.iter().find(|p| p.is_iso());
+    let iso_version = iso.and_then(|p| p.version_info.as_deref()).unwrap_or("");
     if iso_version != versions.kubernetes {
         out.push(SbomMismatch::Version {
             versions_txt: versions.kubernetes.clone(),
             sbom: iso_version.to_string(),
         });
     }
-    let mut images: BTreeMap<&str, &Value> = BTreeMap::new();
-    let mut files: BTreeMap<&str, &Value> = BTreeMap::new();
-    for package in packages.iter().filter(|p| p["SPDXID"] != "SPDXRef-ISO") {
-        if let Some(reference) = oci_reference(package) {
+    let mut images: BTreeMap<&str, &SpdxPackage> = BTreeMap::new();
+    let mut files: BTreeMap<&str, &SpdxPackage> = BTreeMap::new();
+    for package in packages.iter().filter(|p| !p.is_iso()) {
+        if let Some(reference) = package.oci_reference() {
             images.insert(reference, package);
-        } else if let Some(path) = package["packageFileName"].as_str() {
+        } else if let Some(path) = package.package_file_name.as_deref() {
             files.insert(path, package);
         } else {
             out.push(SbomMismatch::Extra(format!(
                 "package {}",
-                package["SPDXID"].as_str().unwrap_or("without an SPDXID")
+                package.spdx_id.as_deref().unwrap_or("without an SPDXID")
             )));
         }
     }
@@ -120,7 +107,7 @@ pub fn check(sbom: &str, versions: &VersionsTxt) -> Vec<SbomMismatch> {
         match files.remove(file.path.as_str()) {
             None => out.push(SbomMismatch::MissingFile(file.path.clone())),
             Some(package) => {
-                let sbom = sha256_of(package).unwrap_or("");
+                let sbom = package.sha256().unwrap_or("");
                 if sbom != file.sha256 {
                     out.push(SbomMismatch::FileDigest {
                         path: file.path.clone(),
@@ -138,7 +125,7 @@ pub fn check(sbom: &str, versions: &VersionsTxt) -> Vec<SbomMismatch> {
         let text = image.to_string();
         let digest = image.digest().and_then(|d| d.strip_prefix("sha256:"));
         match images.remove(text.as_str()) {
-            Some(package) if sha256_of(package) == digest => {}
+            Some(package) if package.sha256() == digest => {}
             _ => out.push(SbomMismatch::MissingImage(text)),
         }
     }
@@ -146,4 +133,34 @@ pub fn check(sbom: &str, versions: &VersionsTxt) -> Vec<SbomMismatch> {
         out.push(SbomMismatch::Extra(format!("image {reference}")));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn not_spdx(text: &str) -> Vec<SbomMismatch> {
+        check(text, &VersionsTxt::default())
+    }
+
+    #[test]
+    fn a_document_that_is_not_ours_is_named_by_what_it_lacks() {
+        let expected = |why: &str| vec![SbomMismatch::NotSpdx(why.to_string())];
+        assert_eq!(
+            not_spdx("{}"),
+            expected("spdxVersion is null, expected \"SPDX-2.3\"")
+        );
+        assert_eq!(
+            not_spdx(r#"{"spdxVersion": "SPDX-2.2", "packages": []}"#),
+            expected("spdxVersion is \"SPDX-2.2\", expected \"SPDX-2.3\"")
+        );
+        assert_eq!(
+            not_spdx(r#"{"spdxVersion": "SPDX-2.3", "name": "x"}"#),
+            expected("no `packages` list")
+        );
+        assert!(matches!(
+            &not_spdx("not json")[..],
+            [SbomMismatch::NotSpdx(_)]
+        ));
+    }
 }

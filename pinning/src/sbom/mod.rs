@@ -22,6 +22,7 @@
 mod check;
 mod document;
 mod purl;
+mod reader;
 mod summary;
 mod time;
 

@@ -47,6 +47,7 @@ pub struct Summary {
 /// assert_eq!(summary.images[0].reference, "registry.k8s.io/pause:3.10");
 /// assert_eq!(summary.images[0].digest, "sha256:ab");
 /// ```
+// Stays a String: ISO inspection records this text as the detail of an unreadable SBOM.
 pub fn summarize(text: &str) -> Result<Summary, String> {
     let document: Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
     let packages = document["packages"]

@@ -27,11 +27,19 @@ impl Edit {
     }
 
     /// A streaming editor for this edit, or why the edit cannot be applied.
-    pub fn editor(&self) -> Result<Replacer, String> {
+    pub fn editor(&self) -> Result<Replacer, EditError> {
         match self {
             Edit::Replace { from, to } => Replacer::new(from.as_bytes(), to.as_bytes()),
         }
     }
+}
+
+/// Why an edit cannot be applied.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EditError {
+    /// The text to find is empty: every position would match.
+    #[error("the text to replace is empty")]
+    EmptyFrom,
 }
 
 /// Replaces a byte string in a stream fed chunk by chunk; matches may span chunks.
@@ -44,9 +52,9 @@ pub struct Replacer {
 
 impl Replacer {
     /// A replacer of `from` (not empty) by `to`.
-    pub fn new(from: &[u8], to: &[u8]) -> Result<Self, String> {
+    pub fn new(from: &[u8], to: &[u8]) -> Result<Self, EditError> {
         if from.is_empty() {
-            return Err("the text to replace is empty".to_string());
+            return Err(EditError::EmptyFrom);
         }
         Ok(Replacer {
             from: from.to_vec(),
@@ -108,7 +116,7 @@ mod tests {
 
     #[test]
     fn refuses_an_empty_pattern() {
-        assert!(Replacer::new(b"", b"x").is_err());
+        assert_eq!(Replacer::new(b"", b"x").err(), Some(EditError::EmptyFrom));
     }
 
     proptest! {

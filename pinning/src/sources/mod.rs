@@ -21,7 +21,7 @@ pub mod urls;
 use serde::{Deserialize, Serialize};
 
 pub use checksum::Checksum;
-pub use edit::{Edit, Replacer};
+pub use edit::{Edit, EditError, Replacer};
 
 /// One file of the ISO: its path there and where it comes from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -120,7 +120,7 @@ pub struct RunArgs {
     /// an end before the start runs into the next day; zones from the system's tz database);
     /// repeat for several. A batch starts only inside one; outside, the rollout stops between
     /// batches and `run` again resumes it.
-    #[arg(long = "window", value_name = "SPEC", value_parser = parse_window)]
+    #[arg(long = "window", value_name = "SPEC", value_parser = Window::parse)]
     pub windows: Vec<Window>,
     /// Outside every window, wait for the next one instead of stopping.
     #[arg(long = "wait-for-window", requires = "windows")]
@@ -137,10 +137,6 @@ pub struct RunArgs {
     /// over SSH).
     #[arg(long, value_name = "SCOPE")]
     pub restart: Option<cks_rollout::engine::RestartScope>,
-}
-
-fn parse_window(text: &str) -> Result<Window, String> {
-    Window::parse(text).map_err(|e| e.to_string())
 }
 
 impl RunArgs {
@@ -295,8 +291,11 @@ impl LiveArgs {
     }
 }
 
+/// Endpoint URLs by node or type name.
+type NamedUrls = BTreeMap<String, String>;
+
 /// Parses repeated `NAME=URL` options (`--option`) into a map.
-fn pairs(option: &str, items: &[String]) -> Result<BTreeMap<String, String>> {
+fn pairs(option: &str, items: &[String]) -> Result<NamedUrls> {
     let mut out = BTreeMap::new();
     for text in items {
         let (name, url) = text.split_once('=').with_context(|| {

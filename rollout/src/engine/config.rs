@@ -30,21 +30,22 @@ pub enum RestartScope {
     RebootRequired,
 }
 
-impl std::str::FromStr for RestartScope {
-    type Err = String;
+/// A `--restart` value that is not a scope.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0:?}: expected all, control, worker, etcd or reboot-required")]
+pub struct UnknownRestartScope(pub String);
 
-    fn from_str(s: &str) -> Result<Self, String> {
+impl std::str::FromStr for RestartScope {
+    type Err = UnknownRestartScope;
+
+    fn from_str(s: &str) -> Result<Self, UnknownRestartScope> {
         Ok(match s {
             "all" => RestartScope::All,
             "control" => RestartScope::Control,
             "worker" => RestartScope::Worker,
             "etcd" => RestartScope::Etcd,
             "reboot-required" => RestartScope::RebootRequired,
-            _ => {
-                return Err(format!(
-                    "{s:?}: expected all, control, worker, etcd or reboot-required"
-                ));
-            }
+            _ => return Err(UnknownRestartScope(s.to_string())),
         })
     }
 }

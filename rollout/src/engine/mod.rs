@@ -35,7 +35,7 @@ mod words;
 
 pub use config::{
     BOOT_WAIT, ControlError, DEFAULT_BATCH_TIMEOUT, EngineConfig, GATE_TIMEOUT, GATE_VARIABLES,
-    RestartScope, is_variable_name,
+    RestartScope, UnknownRestartScope, is_variable_name,
 };
 pub use error::EngineError;
 pub use error::{ChangeError, NotBack, UnsafeStop};

@@ -31,8 +31,36 @@ pub fn shown(url: &reqwest::Url) -> String {
 
 /// Why a webhook URL was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("--webhook: {0}")]
-pub struct WebhookUrlError(String);
+pub enum WebhookUrlError {
+    /// Not an http or https URL with a host.
+    #[error("--webhook: expected an http:// or https:// URL with a host")]
+    NotHttp,
+    /// The HTTP client could not be made.
+    #[error("--webhook: cannot make an HTTP client: {0}")]
+    Client(String),
+}
+
+/// What the last try of an event came to.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+enum Attempt {
+    /// The receiver answered with a status that is not a success.
+    #[error("answered {0}")]
+    Status(reqwest::StatusCode),
+    /// No answer within [`TIMEOUT`].
+    #[error("no answer within {} s", TIMEOUT.as_secs())]
+    Timeout,
+    /// The request failed: the error and its causes.
+    #[error("{0}")]
+    Failed(String),
+}
+
+/// Why an event was not delivered.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{last} ({TRIES} tries)")]
+struct Undelivered {
+    /// What the last try came to.
+    last: Attempt,
+}
 
 /// Posts events to a webhook.
 pub struct Webhook {
@@ -49,9 +77,9 @@ fn deliver(
     client: &reqwest::blocking::Client,
     url: &reqwest::Url,
     body: &str,
-) -> Result<(), String> {
+) -> Result<(), Undelivered> {
     let mut wait = BACKOFF;
-    let mut last = String::new();
+    let mut last = Attempt::Failed(String::new());
     for n in 1..=TRIES {
         let sent = client
             .post(url.clone())
@@ -60,8 +88,8 @@ fn deliver(
             .send();
         match sent {
             Ok(r) if r.status().is_success() => return Ok(()),
-            Ok(r) => last = format!("answered {}", r.status()),
-            Err(e) if e.is_timeout() => last = format!("no answer within {} s", TIMEOUT.as_secs()),
+            Ok(r) => last = Attempt::Status(r.status()),
+            Err(e) if e.is_timeout() => last = Attempt::Timeout,
             Err(e) => {
                 let e = e.without_url();
                 let mut text = e.to_string();
@@ -70,7 +98,7 @@ fn deliver(
                     text = format!("{text}: {s}");
                     source = s.source();
                 }
-                last = text;
+                last = Attempt::Failed(text);
             }
         }
         if n < TRIES {
@@ -78,7 +106,7 @@ fn deliver(
             wait *= 2;
         }
     }
-    Err(format!("{last} ({TRIES} tries)"))
+    Err(Undelivered { last })
 }
 
 impl Webhook {
@@ -87,15 +115,13 @@ impl Webhook {
         let parsed = reqwest::Url::parse(url)
             .ok()
             .filter(|u| matches!(u.scheme(), "http" | "https") && u.host_str().is_some())
-            .ok_or_else(|| {
-                WebhookUrlError("expected an http:// or https:// URL with a host".to_string())
-            })?;
+            .ok_or(WebhookUrlError::NotHttp)?;
         let client = reqwest::blocking::Client::builder()
             .timeout(TIMEOUT)
             .connect_timeout(TIMEOUT)
             .redirect(reqwest::redirect::Policy::none())
             .build()
-            .map_err(|e| WebhookUrlError(format!("cannot make an HTTP client: {e}")))?;
+            .map_err(|e| WebhookUrlError::Client(e.to_string()))?;
         let (tx, rx) = sync_channel::<String>(QUEUE);
         let (done_tx, done) = sync_channel::<()>(1);
         let target = parsed.clone();
@@ -106,7 +132,7 @@ impl Webhook {
                     continue;
                 }
                 if let Err(e) = deliver(&client, &target, &body) {
-                    failed = Some(e);
+                    failed = Some(e.to_string());
                 }
             }
             let _ = done_tx.send(());

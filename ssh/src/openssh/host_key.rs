@@ -113,24 +113,43 @@ pub fn parse_keyscan(output: &str) -> Vec<ScannedKey> {
         .collect()
 }
 
-/// The known_hosts text trusting exactly the scanned key that matches `pin`, or a sentence
-/// saying what the server offered instead.
-pub fn known_hosts_for_pin(scanned: &[ScannedKey], pin: &Fingerprint) -> Result<String, String> {
+/// The pinned fingerprint matches none of the host keys the server offered.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "the pinned fingerprint {pin} matches none of the host keys the server offered ({})",
+    offered_text(offered)
+)]
+pub struct PinMismatch {
+    /// The pinned fingerprint.
+    pub pin: Fingerprint,
+    /// The keys offered, each `type fingerprint`.
+    pub offered: Vec<String>,
+}
+
+fn offered_text(offered: &[String]) -> String {
+    if offered.is_empty() {
+        "none".to_string()
+    } else {
+        offered.join(", ")
+    }
+}
+
+/// The known_hosts text trusting exactly the scanned key that matches `pin`, or what the server
+/// offered instead.
+pub fn known_hosts_for_pin(
+    scanned: &[ScannedKey],
+    pin: &Fingerprint,
+) -> Result<String, PinMismatch> {
     if let Some(key) = scanned.iter().find(|key| &key.fingerprint == pin) {
         return Ok(format!("{}\n", key.line));
     }
-    let offered: Vec<String> = scanned
-        .iter()
-        .map(|key| format!("{} {}", key.key_type, key.fingerprint))
-        .collect();
-    Err(format!(
-        "the pinned fingerprint {pin} matches none of the host keys the server offered ({})",
-        if offered.is_empty() {
-            "none".to_string()
-        } else {
-            offered.join(", ")
-        }
-    ))
+    Err(PinMismatch {
+        pin: pin.clone(),
+        offered: scanned
+            .iter()
+            .map(|key| format!("{} {}", key.key_type, key.fingerprint))
+            .collect(),
+    })
 }
 
 #[cfg(test)]
@@ -174,12 +193,15 @@ mod tests {
         assert_eq!(known_hosts_for_pin(&keys, &pin), Ok(format!("{LINE}\n")));
         let other = Fingerprint::parse("SHA256:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA")
             .expect("valid");
-        let refused = known_hosts_for_pin(&keys, &other).expect_err("no match");
+        let refused = known_hosts_for_pin(&keys, &other)
+            .expect_err("no match")
+            .to_string();
         assert!(refused.contains("matches none"), "{refused}");
         assert!(refused.contains(pin.as_str()), "{refused}");
         assert!(
             known_hosts_for_pin(&[], &other)
                 .expect_err("none")
+                .to_string()
                 .contains("(none)")
         );
     }

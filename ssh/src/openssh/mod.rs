@@ -34,7 +34,7 @@ use crate::runner::{RemoteOutput, RemoteRunner, RunError};
 pub use address::NodeAddress;
 use classify::Connection;
 use exec::Finished;
-pub use host_key::{Fingerprint, HostKeyPolicy};
+pub use host_key::{Fingerprint, HostKeyPolicy, PinMismatch};
 
 /// CKS's SSH connect timeout.
 pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
@@ -173,10 +173,10 @@ impl SshRunner {
             // ssh-keyscan says little about why; ask the port directly.
             return Err(self.probe_failure(&target));
         }
-        let text = host_key::known_hosts_for_pin(&scanned, pin).map_err(|detail| {
+        let text = host_key::known_hosts_for_pin(&scanned, pin).map_err(|mismatch| {
             RunError::HostKeyRejected {
                 target: target.clone(),
-                detail,
+                detail: mismatch.to_string(),
             }
         })?;
         let local = |error: std::io::Error| RunError::Local {

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use sha1::{Digest as _, Sha1};
 
-use super::{Seen, TarballCheck};
+use super::{Seen, TarballCheck, TarballError};
 use crate::digest::Sha256Count;
 
 /// The SHA-1s of the blobs several [`TarballCheck`]s have hashed, by sha256 (hex): a blob found
@@ -34,7 +34,7 @@ impl TarballCheck {
         sha256: Sha256Count,
         sha1: Option<Sha1>,
         kept: Option<Vec<u8>>,
-    ) -> Result<(), String> {
+    ) -> Result<(), TarballError> {
         let Some(hex) = name.strip_prefix("blobs/sha256/").filter(|h| !h.is_empty()) else {
             if let Some(bytes) = kept {
                 self.files.insert(name, bytes);
@@ -43,10 +43,10 @@ impl TarballCheck {
         };
         let actual = sha256.finish();
         if actual.hex() != hex {
-            return Err(format!(
-                "blob {hex} holds bytes hashing to {}",
-                actual.hex()
-            ));
+            return Err(TarballError::BlobDigest {
+                hex: hex.to_string(),
+                actual: actual.hex().to_string(),
+            });
         }
         // A blob whose bytes hash to its name is the blob another tarball held under it: the
         // SHA-1 found there is this one's.
@@ -60,13 +60,15 @@ impl TarballCheck {
                 }
                 sha1
             }
-            None => self
-                .known_sha1(hex)
-                .ok_or_else(|| format!("blob {hex}'s SHA-1 was not kept"))?,
+            None => self.known_sha1(hex).ok_or_else(|| TarballError::Sha1Lost {
+                hex: hex.to_string(),
+            })?,
         };
         let seen = Seen { size, sha1, kept };
         if self.blobs.insert(format!("sha256:{hex}"), seen).is_some() {
-            return Err(format!("blob {hex} is there twice"));
+            return Err(TarballError::BlobTwice {
+                hex: hex.to_string(),
+            });
         }
         Ok(())
     }

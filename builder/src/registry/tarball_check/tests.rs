@@ -40,7 +40,7 @@ fn written(dir: &std::path::Path) -> (std::path::PathBuf, String, String) {
     (tar, top.0, sha)
 }
 
-fn check(bytes: &[u8], digest: &str) -> Result<TarballFacts, String> {
+fn check(bytes: &[u8], digest: &str) -> Result<TarballFacts, TarballError> {
     let mut check = TarballCheck::new("registry.example.com/app:1.0", digest, Arch::Amd64);
     // Small writes, so every state meets a buffer's end.
     for chunk in bytes.chunks(333) {
