@@ -122,6 +122,13 @@ mod tests {
         }
     }
 
+    fn other_platform() -> CachedTarballRefusal {
+        CachedTarballRefusal::OtherPlatform {
+            digest: "sha256:3333".into(),
+            platform: "linux/arm64".into(),
+        }
+    }
+
     /// The rule every kind of entry follows: one taken from the local folder that fails its
     /// check is removed, so no later build takes it; one that passes is used and kept.
     #[tokio::test]
@@ -139,7 +146,7 @@ mod tests {
         let passes = |path: PathBuf| async move {
             match std::fs::read(&path) {
                 Ok(bytes) if bytes == b"good" => Ok(record()),
-                _ => Err("not the tarball this pull writes".to_string()),
+                _ => Err(other_platform()),
             }
         };
         let found = store.find(id(), &out, &NoProgress, passes).await;
@@ -147,7 +154,7 @@ mod tests {
         drop(found);
         assert_eq!(entries(), 2, "and kept");
 
-        let fails = |_: PathBuf| async { Err("not the tarball this pull writes".to_string()) };
+        let fails = |_: PathBuf| async { Err(other_platform()) };
         let found = store.find(id(), &out, &NoProgress, fails).await;
         assert!(found.is_none(), "a damaged entry is not used");
         assert_eq!(entries(), 0, "and removed with its record");
