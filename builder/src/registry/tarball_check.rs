@@ -13,14 +13,14 @@ use cks_pinning::limits::{LimitKind, Limits};
 use cks_pinning::sbom::Layer;
 use sha1::{Digest as _, Sha1};
 
-use super::error::RegistryError;
 use super::layout::{
     DockerImage, LayoutContents, docker_manifest_json, docker_repositories_json, entry_header,
     index_json,
 };
-use super::manifest::{Manifest, config_platform, parse_manifest};
-use super::platform::{Arch, runs_on, select as select_platform};
 use crate::digest::{HashBeside, Sha256Count};
+use cks_iso_reader::oci::{
+    Arch, Manifest, config_platform, parse_manifest, runs_on, select as select_platform,
+};
 
 mod blobs;
 pub use blobs::Sha1s;
@@ -279,7 +279,7 @@ impl TarballCheck {
                 .and_then(|b| b.kept.as_deref())
                 .ok_or_else(|| format!("it lacks blob {digest}"))
         };
-        let bad = |e: RegistryError| e.to_string();
+        let bad = |e: cks_iso_reader::oci::ManifestError| e.to_string();
         let index: serde_json::Value = self
             .files
             .get("index.json")

@@ -3,14 +3,14 @@
 //! the extents all trees point at (so a caller's sha256 covers what any tree shows).
 //!
 //! ```no_run
-//! use cks_builder::iso::IsoImage;
+//! use cks_iso_reader::iso::IsoImage;
 //!
 //! let image = IsoImage::open("cks.iso".as_ref())?;
 //! for entry in image.entries()? {
 //!     println!("{:o} {} {}", entry.mode, entry.size, entry.path);
 //! }
 //! println!("{}", image.sha256("/versions.txt")?);
-//! # Ok::<(), cks_builder::iso::IsoError>(())
+//! # Ok::<(), cks_iso_reader::iso::IsoError>(())
 //! ```
 
 use std::collections::BTreeMap;

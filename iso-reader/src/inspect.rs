@@ -3,7 +3,7 @@
 //! image with [`crate::iso::IsoImage`].
 //!
 //! ```no_run
-//! use cks_builder::inspect;
+//! use cks_iso_reader::inspect;
 //!
 //! let report = inspect::verify("cks-1.33.13-x86_64.iso".as_ref())?;
 //! for finding in &report.findings {
@@ -11,7 +11,7 @@
 //! }
 //! let diff = inspect::diff("old.iso".as_ref(), "new.iso".as_ref())?;
 //! print!("{diff}");
-//! # Ok::<(), cks_builder::inspect::InspectError>(())
+//! # Ok::<(), cks_iso_reader::inspect::InspectError>(())
 //! ```
 //!
 //! The checks are pure functions over what was read (`contract`, `files`, `images`,
