@@ -22,7 +22,6 @@ mod catalog;
 mod diff;
 mod docs;
 mod error_text;
-mod file_size;
 mod interrupt;
 mod keygen;
 mod pack;
@@ -92,8 +91,8 @@ enum Command {
     Man(cks_cli_docs::ManArgs),
 }
 
+pub use cks_cli_docs::catch_file_size_signal;
 pub use error_text::error_text;
-pub use file_size::catch_file_size_signal;
 pub use interrupt::{Early, Interrupt};
 pub use stdout::{StdoutClosed, closed as stdout_closed};
 
