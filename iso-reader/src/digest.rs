@@ -20,7 +20,7 @@ pub mod chain;
 mod hash_beside;
 mod hash_thread;
 mod sha256_count;
-pub use hash_beside::HashBeside;
+pub use hash_beside::{HashBeside, HashBesideError};
 pub use hash_thread::HashThread;
 pub use sha256_count::{Digested, Sha256Count};
 

@@ -34,7 +34,7 @@ mod verify;
 pub use diff::{Change, Diff, diff, diff_contents, diff_versions};
 pub use error::InspectError;
 pub use finding::{Finding, Problem};
-pub use read::{Contents, read_contents, sbom_text};
+pub use read::{Contents, TextError, read_contents, sbom_text};
 pub use show::{Shown, show};
 pub use units::opt_bin_commands;
 pub use verify::{Report, verify, verify_in};

@@ -408,7 +408,7 @@ impl TarballCheck {
                 size: l.size,
             })
             .collect();
-        let whole = self.whole.finish()?;
+        let whole = self.whole.finish().map_err(|e| e.to_string())?;
         Ok(TarballFacts {
             media_type,
             platform_digest,

@@ -34,11 +34,12 @@ pub fn show(iso: &Path) -> Result<Shown, InspectError> {
         detail,
     };
     let holds = |name: &str| read::files(&entries).any(|(path, _)| path == name);
-    let versions_txt = read::text(&image, VERSIONS_TXT).map_err(|d| unreadable(VERSIONS_TXT, d))?;
+    let versions_txt =
+        read::text(&image, VERSIONS_TXT).map_err(|d| unreadable(VERSIONS_TXT, d.to_string()))?;
     let sbom = match holds(SBOM) {
         false => None,
         true => {
-            let text = read::text(&image, SBOM).map_err(|d| unreadable(SBOM, d))?;
+            let text = read::text(&image, SBOM).map_err(|d| unreadable(SBOM, d.to_string()))?;
             Some(summarize(&text).map_err(|d| unreadable(SBOM, d))?)
         }
     };

@@ -41,7 +41,7 @@ mod walk;
 pub use compare::Entry;
 pub use error::{Tree, TreeError};
 pub use record::Extent;
-pub use walk::Source;
+pub use walk::{Source, SourceError};
 
 use std::collections::BTreeMap;
 
@@ -63,14 +63,14 @@ pub fn check(source: &impl Source) -> Result<Trees, TreeError> {
             .read(n * SECTOR as u64, SECTOR)
             .map_err(|detail| TreeError::Read {
                 what: format!("sector {n}"),
-                detail,
+                detail: detail.to_string(),
             })
     };
     let system = source
         .read(0, FIRST as usize * SECTOR)
         .map_err(|detail| TreeError::Read {
             what: "the system area".into(),
-            detail,
+            detail: detail.to_string(),
         })?;
     if system.iter().any(|&b| b != 0) {
         return Err(TreeError::Descriptor {
