@@ -24,6 +24,22 @@ use cks_iso_reader::oci::{
 
 mod blobs;
 pub use blobs::Sha1s;
+
+/// What the check reads of the layout's `index.json`: the first entry's media type (the rest
+/// of the file is compared byte for byte with what the writer writes).
+#[derive(serde::Deserialize)]
+struct IndexJson {
+    #[serde(default)]
+    manifests: Vec<IndexEntry>,
+}
+
+/// An entry of `index.json`.
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct IndexEntry {
+    #[serde(default)]
+    media_type: Option<String>,
+}
 /// Entries a written tarball holds beyond its layers: the layout's files (`oci-layout`,
 /// `index.json`, `manifest.json`, `repositories`), its folders, the config and the manifests.
 const ENTRIES_BESIDE_LAYERS: u64 = 16;
@@ -280,12 +296,15 @@ impl TarballCheck {
                 .ok_or_else(|| format!("it lacks blob {digest}"))
         };
         let bad = |e: cks_iso_reader::oci::ManifestError| e.to_string();
-        let index: serde_json::Value = self
+        let index: IndexJson = self
             .files
             .get("index.json")
             .and_then(|b| serde_json::from_slice(b).ok())
             .ok_or("its index.json is missing or not JSON")?;
-        let content_type = index["manifests"][0]["mediaType"].as_str();
+        let content_type = index
+            .manifests
+            .first()
+            .and_then(|entry| entry.media_type.as_deref());
         let top = kept(&self.digest)?;
         let (media_type, parsed) =
             parse_manifest(&self.name, &self.digest, content_type, top).map_err(bad)?;

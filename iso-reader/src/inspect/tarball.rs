@@ -44,6 +44,13 @@ struct IndexEntry {
     annotations: BTreeMap<String, String>,
 }
 
+/// The layout's `oci-layout` file: only that it names a layout version is checked.
+#[derive(Deserialize)]
+struct OciLayout {
+    #[serde(rename = "imageLayoutVersion")]
+    _version: serde::de::IgnoredAny,
+}
+
 /// What one pass over the tar saw.
 #[derive(Default)]
 struct Scan {
@@ -155,7 +162,7 @@ impl Walk<'_> {
             .scan
             .oci_layout
             .as_deref()
-            .map(serde_json::from_slice::<serde_json::Value>)
+            .map(serde_json::from_slice::<OciLayout>)
         {
             None if self.scan.docker_manifest => {
                 self.finding(
@@ -167,8 +174,8 @@ impl Walk<'_> {
                 self.finding("has no oci-layout file; it is not an OCI image layout".into());
                 return Vec::new();
             }
-            Some(Ok(value)) if value.get("imageLayoutVersion").is_some() => {}
-            Some(_) => {
+            Some(Ok(_)) => {}
+            Some(Err(_)) => {
                 self.finding("oci-layout is not `{\"imageLayoutVersion\":\"1.0.0\"}`".into())
             }
         }
