@@ -19,7 +19,7 @@ pub enum TextError {
     /// The image cannot be opened or listed.
     #[error("{0}")]
     Open(#[from] InspectError),
-    /// The file cannot be streamed out of the image, or is larger than [`MAX_TEXT`].
+    /// The file cannot be streamed out of the image, or is larger than 16 MiB.
     #[error("{0}")]
     Read(#[from] IsoError),
     /// The file is not in the image.
@@ -76,7 +76,7 @@ pub fn text(image: &IsoImage, path: &str) -> Result<String, TextError> {
     String::from_utf8(out.bytes).map_err(|_| TextError::NotUtf8)
 }
 
-/// The text of the SBOM `iso` carries (`/sbom.spdx.json`, at most [`MAX_TEXT`] bytes), or why
+/// The text of the SBOM `iso` carries (`/sbom.spdx.json`, at most 16 MiB), or why
 /// it cannot be read (`missing`, an unreadable image).
 pub fn sbom_text(iso: &Path) -> Result<String, TextError> {
     let (image, entries) = open(iso)?;

@@ -25,7 +25,7 @@ pub struct Shown {
     pub sbom: Option<Summary>,
 }
 
-/// Reads `versions.txt` and the SBOM of `iso` (each at most [`read::MAX_TEXT`] bytes).
+/// Reads `versions.txt` and the SBOM of `iso` (each at most 16 MiB).
 pub fn show(iso: &Path) -> Result<Shown, InspectError> {
     let (image, entries) = read::open(iso)?;
     let unreadable = |path: &str, detail: String| InspectError::Unreadable {

@@ -28,7 +28,7 @@
 //! anything appended) are never read by a kernel and are left alone.
 //!
 //! Everything read is bounded: descriptors, depth, entries, directory sizes, file sections,
-//! `CE` chains, names and targets ([`walk`]'s and [`susp`]'s limits); no size read from the
+//! `CE` chains, names and targets (`walk`'s and `susp`'s limits); no size read from the
 //! image is trusted before it is checked against the volume.
 
 mod compare;
