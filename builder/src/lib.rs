@@ -13,8 +13,8 @@
 //! | [`store`] | finished ISOs from a cache, each checked before it is used |
 //! | [`artifact`] | what a cache entry is keyed by, and the one port to the cache shared between builds |
 //! | [`signature`] | `--signatures`: the cosign signatures of the Kubernetes binaries and images, fetched and judged |
-//! | [`iso`] | the ISO 9660 writer and reader |
-//! | [`inspect`] | `cks-iso verify` and `diff`: what an ISO holds against the node contract |
+//! | [`iso`] | the ISO 9660 writer (the reader is [`cks_iso_reader::iso`]'s, re-exported) |
+//! | [`inspect`] | `cks-iso verify` and `diff`: what an ISO holds against the node contract ([`cks_iso_reader::inspect`], re-exported) |
 //! | [`register`] | `cks-iso register`: the ISO added to CloudStack, or each ISO of a catalog in each zone |
 //! | [`published`] | `cks-iso verify DIR`: a release folder's ISOs, sidecars, signatures, SBOMs, catalog and checksum files |
 //! | [`cache_dir`] | `cks-iso cache ls` and `prune`: the `--cache-dir` folder's entries, their size and last use, pruned by size and age |
@@ -23,8 +23,8 @@
 //! | [`atomic`] | small files written whole or not at all |
 //! | [`http`] | the one HTTP transport: `send`, retry classification, `Retry-After`, [`http::HttpError`] |
 //! | [`requests`] | one build's requests counted by URL at that transport (the summary's `fetched_twice`) |
-//! | [`digest`] | every sha256: hashing writer, file and reader digests, cache keys, the checkpoints that check a file again on every core |
-//! | [`follow`] | reading a file while a transfer writes it (a check beside the transfer) |
+//! | [`digest`] | every sha256: hashing writer, file and reader digests, cache keys, the checkpoints that check a file again on every core ([`cks_iso_reader::digest`], re-exported) |
+//! | [`follow`] | reading a file while a transfer writes it, a check beside the transfer ([`cks_iso_reader::follow`], re-exported) |
 //! | [`retry`], [`progress`] | the retry policy and the progress sink the transfers share |
 //! | [`redact`] | what never reaches a terminal or file as it came: URL passwords, servers' control characters |
 //!
@@ -70,12 +70,9 @@ pub mod cache_registry;
 pub mod catalog;
 #[doc(hidden)]
 pub mod cli;
-pub mod digest;
 pub mod fetch;
-pub mod follow;
 pub mod git;
 pub mod http;
-pub mod inspect;
 pub mod iso;
 pub mod pace;
 pub mod pipeline;
@@ -90,3 +87,6 @@ pub mod signature;
 pub mod signing;
 pub mod space;
 pub mod store;
+
+// Reading and checking an ISO, shared with cks-upgrade-hook, at the paths the builder's code uses.
+pub use cks_iso_reader::{digest, follow, inspect};

@@ -1,8 +1,9 @@
 //! What `cks-iso`, `cks-rollout` and `cks-upgrade-hook` say about themselves beyond their flags,
 //! written once for the three: the exit-status table they share ([`exit`]), each command's
 //! examples, environment and files ([`Page`]), shown verbatim in `--help` and rendered as
-//! sections of the man pages ([`man`]), and the `completions` and `man` subcommands that print
-//! the completion scripts and man pages the Debian package ships.
+//! sections of the man pages ([`man`]), the `completions` and `man` subcommands that print
+//! the completion scripts and man pages the Debian package ships, and SIGXFSZ caught before
+//! anything is written ([`catch_file_size_signal`]).
 //!
 //! ```
 //! use cks_cli_docs::{Page, Pages};
@@ -25,10 +26,12 @@
 //! ```
 
 pub mod exit;
+mod file_size;
 pub mod man;
 mod page;
 
 pub use exit::{BadInput, ExitRow, bad_input, exit_status, is_bad_input};
+pub use file_size::catch_file_size_signal;
 pub use page::{Page, Pages, decorate, help_block};
 
 /// `completions SHELL`: prints the shell completion script.

@@ -81,7 +81,7 @@ pub fn command() -> clap::Command {
 /// Parses the command line and runs it.
 pub fn main() -> ExitCode {
     // A write past `ulimit -f` is then an error (EFBIG), not a silent death.
-    if let Err(error) = cks_builder::cli::catch_file_size_signal() {
+    if let Err(error) = cks_cli_docs::catch_file_size_signal() {
         tracing::debug!("SIGXFSZ not caught: {error}");
     }
     let matches = command().get_matches();

@@ -23,7 +23,6 @@ mod diff;
 mod docs;
 mod duration;
 mod error_text;
-mod file_size;
 mod interrupt;
 mod keygen;
 mod pack;
@@ -93,8 +92,8 @@ enum Command {
     Man(cks_cli_docs::ManArgs),
 }
 
+pub use cks_cli_docs::catch_file_size_signal;
 pub use error_text::error_text;
-pub use file_size::catch_file_size_signal;
 pub use interrupt::{Early, Interrupt};
 pub use stdout::{StdoutClosed, closed as stdout_closed};
 

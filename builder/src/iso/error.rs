@@ -1,10 +1,11 @@
-//! The errors of packing and reading ISO images.
+//! The errors of packing ISO images.
 
 use std::path::PathBuf;
 
-/// What can go wrong packing a directory into an ISO image or reading one back.
+/// What can go wrong packing a directory into an ISO image (reading one back fails with
+/// [`super::IsoError`]).
 #[derive(Debug, thiserror::Error)]
-pub enum IsoError {
+pub enum PackError {
     /// `SOURCE_DATE_EPOCH` is set but is not a number of seconds.
     #[error(
         "SOURCE_DATE_EPOCH is {value:?}, expected a whole number of seconds since 1970-01-01 \
@@ -58,31 +59,5 @@ pub enum IsoError {
         out: PathBuf,
         /// What the writer reported, with the file at fault when there is one.
         detail: String,
-    },
-    /// An image cannot be opened or read.
-    #[error("cannot read the ISO {iso}: {detail}")]
-    Read {
-        /// The image read.
-        iso: PathBuf,
-        /// What failed.
-        detail: String,
-    },
-    /// The image's trees do not agree, or it carries what the writer never writes.
-    #[error(
-        "refusing the ISO {iso}: {problem}; a node could read other bytes than the ones checked, so build it again"
-    )]
-    Trees {
-        /// The image read.
-        iso: PathBuf,
-        /// What is wrong with its trees.
-        problem: super::trees::TreeError,
-    },
-    /// A path asked of an image is not a file in it.
-    #[error("{path} is not a file in the ISO {iso}")]
-    NotAFile {
-        /// The image read.
-        iso: PathBuf,
-        /// The path asked for.
-        path: String,
     },
 }

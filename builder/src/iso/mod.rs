@@ -1,5 +1,6 @@
 //! The ISO 9660 image of a build: Rock Ridge names, modes and symlinks, a Joliet tree, level 3
-//! (files of 4 GiB and more), reproducible from `SOURCE_DATE_EPOCH`, streamed from disk.
+//! (files of 4 GiB and more), reproducible from `SOURCE_DATE_EPOCH`, streamed from disk. The
+//! reader ([`IsoImage`], [`trees`]) is `cks_iso_reader`'s, re-exported here.
 //!
 //! ```no_run
 //! use cks_builder::iso::{BuildTime, PackOptions, pack};
@@ -10,7 +11,7 @@
 //! for warning in &packed.warnings {
 //!     eprintln!("warning: {warning}");
 //! }
-//! # Ok::<(), cks_builder::iso::IsoError>(())
+//! # Ok::<(), cks_builder::iso::PackError>(())
 //! ```
 
 mod error;
@@ -19,16 +20,14 @@ mod mode;
 mod options;
 mod output;
 mod pack;
-mod read;
 mod time;
-pub mod trees;
 mod warning;
 
-pub use error::IsoError;
-pub use mode::{EntryKind, image_mode};
-pub use options::{DEFAULT_VOLUME_ID, PackOptions, check_volume_id};
+pub use cks_iso_reader::iso::{DEFAULT_VOLUME_ID, EntryKind, IsoEntry, IsoError, IsoImage, trees};
+pub use error::PackError;
+pub use mode::image_mode;
+pub use options::{PackOptions, check_volume_id};
 pub use output::{partial_path, sidecar_line, sidecar_path};
 pub use pack::{Packed, pack, pack_counting, tree_bytes};
-pub use read::{IsoEntry, IsoImage};
 pub use time::{BuildTime, TimeSource};
 pub use warning::PackWarning;

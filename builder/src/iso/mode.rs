@@ -1,15 +1,6 @@
 //! The POSIX modes an image records: every entry world-readable, executables stay executable.
 
-/// What kind of entry a mode is for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EntryKind {
-    /// A regular file.
-    File,
-    /// A directory.
-    Dir,
-    /// A symbolic link.
-    Symlink,
-}
+pub use cks_iso_reader::iso::EntryKind;
 
 /// The mode an entry gets in the image, from its mode on disk.
 ///

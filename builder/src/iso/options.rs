@@ -1,10 +1,8 @@
 //! What a pack is asked to do: volume id, Joliet, time.
 
-use super::error::IsoError;
+use super::DEFAULT_VOLUME_ID;
+use super::error::PackError;
 use super::time::BuildTime;
-
-/// The volume id nodes look the ISO up by (`blkid -t LABEL=CDROM`).
-pub const DEFAULT_VOLUME_ID: &str = "CDROM";
 
 /// How to pack a tree.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -19,7 +17,7 @@ pub struct PackOptions {
 
 impl PackOptions {
     /// Options with `volume_id` (checked), Joliet on, dated `time`.
-    pub fn new(volume_id: &str, time: BuildTime) -> Result<Self, IsoError> {
+    pub fn new(volume_id: &str, time: BuildTime) -> Result<Self, PackError> {
         check_volume_id(volume_id)?;
         Ok(Self {
             volume_id: volume_id.to_string(),
@@ -52,7 +50,7 @@ impl PackOptions {
 }
 
 /// Checks that `id` is 1 to 32 ISO 9660 d-characters (A-Z, 0-9, _).
-pub fn check_volume_id(id: &str) -> Result<(), IsoError> {
+pub fn check_volume_id(id: &str) -> Result<(), PackError> {
     let ok = (1..=32).contains(&id.len())
         && id
             .bytes()
@@ -60,7 +58,7 @@ pub fn check_volume_id(id: &str) -> Result<(), IsoError> {
     if ok {
         Ok(())
     } else {
-        Err(IsoError::VolumeId { id: id.to_string() })
+        Err(PackError::VolumeId { id: id.to_string() })
     }
 }
 

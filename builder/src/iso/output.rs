@@ -6,7 +6,7 @@ use std::fs::{self, File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use super::error::IsoError;
+use super::error::PackError;
 
 /// The line `sha256sum` prints and `sha256sum -c` reads: `<hex>  <file name>`.
 pub fn sidecar_line(sha256: &str, file_name: &str) -> String {
@@ -38,14 +38,14 @@ pub struct Partial {
 
 impl Partial {
     /// Creates `<out>.partial` (replacing a stale one) and returns it with the open file.
-    pub fn create(out: &Path) -> Result<(Self, File), IsoError> {
+    pub fn create(out: &Path) -> Result<(Self, File), PackError> {
         let temp = partial_path(out);
         let file = OpenOptions::new()
             .write(true)
             .create(true)
             .truncate(true)
             .open(&temp)
-            .map_err(|err| IsoError::Output {
+            .map_err(|err| PackError::Output {
                 out: out.to_path_buf(),
                 detail: format!(
                     "cannot create {}: {err}; check that the directory exists and is writable",
@@ -56,8 +56,8 @@ impl Partial {
     }
 
     /// Renames the temporary file to `out`.
-    pub fn commit(mut self, out: &Path) -> Result<(), IsoError> {
-        fs::rename(&self.temp, out).map_err(|err| IsoError::Output {
+    pub fn commit(mut self, out: &Path) -> Result<(), PackError> {
+        fs::rename(&self.temp, out).map_err(|err| PackError::Output {
             out: out.to_path_buf(),
             detail: format!("cannot rename {} into place: {err}", self.temp.display()),
         })?;
@@ -75,7 +75,7 @@ impl Drop for Partial {
 }
 
 /// Writes the sidecar of `out` under a temporary name; commit it after the image.
-pub fn write_sidecar(out: &Path, sha256: &str) -> Result<Partial, IsoError> {
+pub fn write_sidecar(out: &Path, sha256: &str) -> Result<Partial, PackError> {
     let sidecar = sidecar_path(out);
     let name = out
         .file_name()
@@ -84,7 +84,7 @@ pub fn write_sidecar(out: &Path, sha256: &str) -> Result<Partial, IsoError> {
     let (partial, mut file) = Partial::create(&sidecar)?;
     file.write_all(sidecar_line(sha256, &name).as_bytes())
         .and_then(|()| file.flush())
-        .map_err(|err| IsoError::Output {
+        .map_err(|err| PackError::Output {
             out: sidecar.clone(),
             detail: err.to_string(),
         })?;

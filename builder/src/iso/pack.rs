@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 
-use super::error::IsoError;
+use super::error::PackError;
 use super::hadris;
 use super::options::PackOptions;
 use super::output::{self, Partial};
@@ -39,7 +39,7 @@ pub struct Packed {
 /// The image is written to `<out>.partial` and renamed to `out` when complete, then
 /// `<out>.sha256` is written. On any error nothing new is left behind: no partial file, no
 /// sidecar.
-pub fn pack(dir: &Path, out: &Path, options: &PackOptions) -> Result<Packed, IsoError> {
+pub fn pack(dir: &Path, out: &Path, options: &PackOptions) -> Result<Packed, PackError> {
     pack_counting(dir, out, options, None)
 }
 
@@ -50,7 +50,7 @@ pub fn pack_counting(
     out: &Path,
     options: &PackOptions,
     counter: Option<Arc<AtomicU64>>,
-) -> Result<Packed, IsoError> {
+) -> Result<Packed, PackError> {
     check_paths(dir, out)?;
     let (partial, file) = Partial::create(out)?;
     let written = hadris::write(dir, file, out, options, counter)?;
@@ -98,18 +98,18 @@ pub fn tree_bytes(dir: &Path) -> u64 {
 }
 
 /// Checks that `dir` is a directory and that `out` is a file path outside it.
-fn check_paths(dir: &Path, out: &Path) -> Result<(), IsoError> {
-    let meta = fs::metadata(dir).map_err(|err| IsoError::Input {
+fn check_paths(dir: &Path, out: &Path) -> Result<(), PackError> {
+    let meta = fs::metadata(dir).map_err(|err| PackError::Input {
         dir: dir.to_path_buf(),
         detail: err.to_string(),
     })?;
     if !meta.is_dir() {
-        return Err(IsoError::Input {
+        return Err(PackError::Input {
             dir: dir.to_path_buf(),
             detail: "it is not a directory".to_string(),
         });
     }
-    let bad_out = |detail: String| IsoError::Output {
+    let bad_out = |detail: String| PackError::Output {
         out: out.to_path_buf(),
         detail,
     };
@@ -126,7 +126,7 @@ fn check_paths(dir: &Path, out: &Path) -> Result<(), IsoError> {
             parent.display()
         ))
     })?;
-    let dir = fs::canonicalize(dir).map_err(|err| IsoError::Input {
+    let dir = fs::canonicalize(dir).map_err(|err| PackError::Input {
         dir: dir.to_path_buf(),
         detail: err.to_string(),
     })?;

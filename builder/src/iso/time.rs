@@ -2,7 +2,7 @@
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use super::error::IsoError;
+use super::error::PackError;
 
 /// Where the build time came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,14 +32,14 @@ impl BuildTime {
     }
 
     /// `SOURCE_DATE_EPOCH` when set (`value`), else `now`.
-    pub fn from_env_value(value: Option<&str>, now: SystemTime) -> Result<Self, IsoError> {
+    pub fn from_env_value(value: Option<&str>, now: SystemTime) -> Result<Self, PackError> {
         match value {
             Some(text) => {
                 let trimmed = text.trim();
                 let valid = !trimmed.is_empty() && trimmed.bytes().all(|b| b.is_ascii_digit());
                 match trimmed.parse::<i64>() {
                     Ok(seconds) if valid => Ok(Self::fixed(seconds)),
-                    _ => Err(IsoError::SourceDateEpoch {
+                    _ => Err(PackError::SourceDateEpoch {
                         value: text.to_string(),
                     }),
                 }
@@ -58,7 +58,7 @@ impl BuildTime {
     }
 
     /// `SOURCE_DATE_EPOCH` from the environment, else the clock now.
-    pub fn from_env() -> Result<Self, IsoError> {
+    pub fn from_env() -> Result<Self, PackError> {
         let value = std::env::var_os("SOURCE_DATE_EPOCH").map(|v| v.to_string_lossy().into_owned());
         Self::from_env_value(value.as_deref(), SystemTime::now())
     }

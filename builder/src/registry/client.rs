@@ -20,10 +20,10 @@ use tokio::sync::Mutex;
 use super::auth::{Challenge, CredentialStore, basic_value, parse_challenge};
 use super::endpoint::{Endpoint, Endpoints};
 use super::error::RegistryError;
-use super::manifest::MANIFEST_ACCEPT;
 use crate::artifact::{FetchedManifest, RemoteName};
 use crate::pace::{MinRate, Pace, Slow};
 use crate::retry::RetryPolicy;
+use cks_iso_reader::oci::MANIFEST_ACCEPT;
 use cks_pinning::digest::Digest;
 use cks_pinning::limits::{LimitKind, Limits};
 

@@ -241,3 +241,23 @@ impl RegistryError {
         }
     }
 }
+
+impl From<cks_iso_reader::oci::ManifestError> for RegistryError {
+    fn from(error: cks_iso_reader::oci::ManifestError) -> Self {
+        use cks_iso_reader::oci::ManifestError;
+        match error {
+            ManifestError::BadManifest {
+                image,
+                digest,
+                reason,
+            } => RegistryError::BadManifest {
+                image,
+                digest,
+                reason,
+            },
+            ManifestError::UnsupportedMediaType { image, media_type } => {
+                RegistryError::UnsupportedMediaType { image, media_type }
+            }
+        }
+    }
+}

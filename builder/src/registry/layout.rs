@@ -17,11 +17,6 @@ use crate::digest::HashingWriter;
 
 use super::error::RegistryError;
 
-/// The annotation containerd reads for the image name.
-pub const CONTAINERD_NAME: &str = "io.containerd.image.name";
-/// The OCI ref name annotation.
-pub const OCI_REF_NAME: &str = "org.opencontainers.image.ref.name";
-
 /// What goes into one tarball.
 #[derive(Debug, Clone)]
 pub struct LayoutContents {
@@ -88,7 +83,7 @@ struct Annotations<'a> {
 pub fn index_json(contents: &LayoutContents) -> Vec<u8> {
     let index = IndexJson {
         schema_version: 2,
-        media_type: super::manifest::OCI_INDEX,
+        media_type: cks_iso_reader::oci::OCI_INDEX,
         manifests: [Entry {
             media_type: &contents.media_type,
             digest: &contents.digest,
@@ -281,7 +276,7 @@ mod tests {
         let digest = format!("sha256:{}", crate::digest::sha256_hex(b"layer bytes"));
         let contents = LayoutContents {
             name: "registry.example.com/app:1.0".into(),
-            media_type: super::super::manifest::OCI_MANIFEST.into(),
+            media_type: cks_iso_reader::oci::OCI_MANIFEST.into(),
             digest: digest.clone(),
             size: 11,
             blobs: vec![(digest.clone(), blob.clone()), (digest.clone(), blob)],

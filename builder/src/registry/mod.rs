@@ -30,8 +30,6 @@ mod endpoint;
 mod error;
 mod finished_tarball;
 mod layout;
-mod manifest;
-mod platform;
 mod progress_name;
 mod pull;
 mod pull_image;
@@ -46,21 +44,20 @@ mod tarball_check;
 
 pub use crate::artifact::{CachedTarball, FetchedManifest, RemoteName, TarballId};
 pub use auth::{Challenge, CredentialStore, Credentials, default_docker_config, parse_challenge};
+pub use cks_iso_reader::oci::{
+    Arch, CONTAINERD_NAME, DOCKER_LIST, DOCKER_MANIFEST, Descriptor, MANIFEST_ACCEPT, Manifest,
+    OCI_INDEX, OCI_MANIFEST, OCI_REF_NAME, Platform, config_platform, parse_manifest, runs_on,
+    select as select_platform,
+};
 pub use client::RegistryClient;
 pub use digests::resolve_digests;
 pub use endpoint::{Endpoint, Endpoints};
 pub use error::RegistryError;
 pub use finished_tarball::TarballStore;
 pub use layout::{
-    CONTAINERD_NAME, DockerImage, LayoutContents, OCI_REF_NAME, WrittenTarball,
-    docker_manifest_json, docker_repositories_json, entry_header, index_json, write_tarball,
-    write_tarball_temp,
+    DockerImage, LayoutContents, WrittenTarball, docker_manifest_json, docker_repositories_json,
+    entry_header, index_json, write_tarball, write_tarball_temp,
 };
-pub use manifest::{
-    DOCKER_LIST, DOCKER_MANIFEST, Descriptor, MANIFEST_ACCEPT, Manifest, OCI_INDEX, OCI_MANIFEST,
-    Platform, config_platform, parse_manifest,
-};
-pub use platform::{Arch, runs_on, select as select_platform};
 pub use pull::pull_images;
 pub use pull_types::{
     ImageRequest, PullOptions, PullReport, PullWarning, PulledImage, SkippedImage,

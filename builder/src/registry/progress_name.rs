@@ -3,8 +3,8 @@
 
 use std::collections::HashMap;
 
-use super::manifest::Descriptor;
 use crate::progress::ProgressSink;
+use cks_iso_reader::oci::Descriptor;
 use cks_pinning::image::ImageRef;
 
 /// Passes progress on, naming each blob `IMAGE:TAG layer N/M` (or `IMAGE:TAG config`).

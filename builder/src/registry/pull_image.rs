@@ -8,8 +8,6 @@ use super::client::RegistryClient;
 use super::error::RegistryError;
 use super::finished_tarball::{CachedTarballRefusal, TarballStore};
 use super::layout::{DockerImage, LayoutContents, WrittenTarball, write_tarball_temp};
-use super::manifest::{Descriptor, Manifest, config_platform, parse_manifest};
-use super::platform;
 use super::progress_name::ImageProgress;
 use super::pull_types::{
     ImageRequest, Outcome, PullOptions, PullWarning, PulledImage, SkippedImage,
@@ -18,6 +16,8 @@ use super::shared::manifest;
 use super::store::BlobStore;
 use crate::artifact::{CachedTarball, FetchedManifest, RemoteName, TarballId};
 use crate::progress::ProgressSink;
+use cks_iso_reader::oci;
+use cks_iso_reader::oci::{Descriptor, Manifest, config_platform, parse_manifest};
 use cks_pinning::digest::Digest;
 use cks_pinning::limits::{LimitKind, Limits, show_size};
 
@@ -149,10 +149,10 @@ impl Job<'_> {
     async fn platform_of_index(&self, entries: &[Descriptor]) -> Result<Chosen, RegistryError> {
         let (name, arch) = (self.name, self.options.arch);
         let entry =
-            platform::select(entries, arch).ok_or_else(|| RegistryError::PlatformNotInIndex {
+            oci::select(entries, arch).ok_or_else(|| RegistryError::PlatformNotInIndex {
                 image: name.full.clone(),
                 platform: arch.platform(),
-                available: platform::describe(entries),
+                available: oci::describe(entries),
             })?;
         let shared = self.options.shared.as_ref();
         let child = manifest(shared, self.client, name, &entry.digest).await?;
@@ -208,7 +208,7 @@ impl Job<'_> {
             .await?;
         let bytes = read_small(&path, self.client.limits().get(LimitKind::Oci)).await?;
         let found = config_platform(&name.full, &config.digest, &bytes)?;
-        if !super::platform::runs_on(arch, &found) {
+        if !oci::runs_on(arch, &found) {
             if self.options.strict_platforms {
                 return Err(RegistryError::WrongPlatform {
                     image: name.full.clone(),

@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use super::auth::CredentialStore;
-use super::platform::Arch;
 use crate::retry::RetryPolicy;
+use cks_iso_reader::oci::Arch;
 use cks_pinning::digest::Digest;
 use cks_pinning::image::ImageRef;
 

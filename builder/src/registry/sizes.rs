@@ -8,11 +8,11 @@ use futures_util::StreamExt;
 
 use super::client::RegistryClient;
 use super::error::RegistryError;
-use super::manifest::{Manifest, parse_manifest};
-use super::platform;
 use super::pull::pull_client;
 use super::pull_types::{ImageRequest, PullOptions};
 use crate::artifact::RemoteName;
+use cks_iso_reader::oci;
+use cks_iso_reader::oci::{Manifest, parse_manifest};
 
 /// What an image's blobs for the target platform come to, from its manifests.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -76,11 +76,11 @@ async fn image_size(
                 });
             }
             Manifest::Index(entries) => {
-                let entry = platform::select(&entries, options.arch).ok_or_else(|| {
+                let entry = oci::select(&entries, options.arch).ok_or_else(|| {
                     RegistryError::PlatformNotInIndex {
                         image: name.full.clone(),
                         platform: options.arch.platform(),
-                        available: platform::describe(&entries),
+                        available: oci::describe(&entries),
                     }
                 })?;
                 fetched = client.manifest(name, &entry.digest).await?;

@@ -17,15 +17,31 @@ use super::layout::{
     DockerImage, LayoutContents, docker_manifest_json, docker_repositories_json, entry_header,
     index_json,
 };
-use super::manifest::{Manifest, config_platform, parse_manifest};
-use super::platform::{Arch, runs_on, select as select_platform};
 use crate::digest::{HashBeside, Sha256Count};
+use cks_iso_reader::oci::{
+    Arch, Manifest, config_platform, parse_manifest, runs_on, select as select_platform,
+};
 
 mod blobs;
 mod error;
 pub use blobs::Sha1s;
 pub use error::TarballError;
 
+/// What the check reads of the layout's `index.json`: the first entry's media type (the rest
+/// of the file is compared byte for byte with what the writer writes).
+#[derive(serde::Deserialize)]
+struct IndexJson {
+    #[serde(default)]
+    manifests: Vec<IndexEntry>,
+}
+
+/// An entry of `index.json`.
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct IndexEntry {
+    #[serde(default)]
+    media_type: Option<String>,
+}
 /// Entries a written tarball holds beyond its layers: the layout's files (`oci-layout`,
 /// `index.json`, `manifest.json`, `repositories`), its folders, the config and the manifests.
 const ENTRIES_BESIDE_LAYERS: u64 = 16;
@@ -289,12 +305,15 @@ impl TarballCheck {
                     digest: digest.to_string(),
                 })
         };
-        let index: serde_json::Value = self
+        let index: IndexJson = self
             .files
             .get("index.json")
             .and_then(|b| serde_json::from_slice(b).ok())
             .ok_or(TarballError::IndexJson)?;
-        let content_type = index["manifests"][0]["mediaType"].as_str();
+        let content_type = index
+            .manifests
+            .first()
+            .and_then(|entry| entry.media_type.as_deref());
         let top = kept(&self.digest)?;
         let (media_type, parsed) = parse_manifest(&self.name, &self.digest, content_type, top)?;
         let (platform_digest, platform, config, layers) = match parsed {
@@ -424,7 +443,7 @@ impl TarballCheck {
                 size: l.size,
             })
             .collect();
-        let whole = self.whole.finish().map_err(TarballError::Hash)?;
+        let whole = self.whole.finish()?;
         Ok(TarballFacts {
             media_type,
             platform_digest,

@@ -32,10 +32,10 @@ pub fn install() {
 
 /// Catches SIGXFSZ (into a flag nobody reads, the safe equivalent of ignoring it): a write past
 /// the file size limit (`ulimit -f`) then fails with EFBIG, an error the command reports and
-/// cleans up after, instead of the signal ending the process with no destructor run.
+/// cleans up after, instead of the signal ending the process with no destructor run. The catch
+/// every binary sets ([`cks_cli_docs::catch_file_size_signal`]), logged when it cannot be set.
 pub fn catch_file_size_signal() {
-    let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    if let Err(e) = signal_hook::flag::register(signal_hook::consts::SIGXFSZ, flag) {
+    if let Err(e) = cks_cli_docs::catch_file_size_signal() {
         tracing::debug!("SIGXFSZ not caught: {e}");
     }
 }

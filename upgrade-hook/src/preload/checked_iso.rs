@@ -9,10 +9,10 @@ use std::fs::File;
 use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 
-use cks_builder::digest::{is_sha256_hex, sha256_reader};
-use cks_builder::inspect;
 use cks_cloudstack::kubernetes::KubernetesVersion;
 use cks_cloudstack::{CloudStackClient, CloudStackError};
+use cks_iso_reader::digest::{is_sha256_hex, sha256_reader};
+use cks_iso_reader::inspect;
 
 use super::source::IsoSource;
 

@@ -5,7 +5,7 @@ use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-use cks_builder::iso::{EntryKind, IsoImage};
+use cks_iso_reader::iso::{EntryKind, IsoImage};
 
 /// The new ISO's `docker/` folder.
 #[derive(Debug, Clone)]

@@ -15,7 +15,7 @@ use std::sync::atomic::AtomicU64;
 use hadris_fs::DateTime;
 use hadris_iso::{IsoId, IsoLevel, IsoOptions, Relocation};
 
-use super::error::IsoError;
+use super::error::PackError;
 use super::options::PackOptions;
 use super::warning::PackWarning;
 
@@ -41,9 +41,9 @@ pub fn write(
     out: &Path,
     options: &PackOptions,
     counter: Option<Arc<AtomicU64>>,
-) -> Result<Written, IsoError> {
+) -> Result<Written, PackError> {
     let tree = tree::read(dir, options.time)?;
-    let failed = |detail: String| IsoError::Write {
+    let failed = |detail: String| PackError::Write {
         out: out.to_path_buf(),
         detail,
     };

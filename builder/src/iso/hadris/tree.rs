@@ -7,13 +7,13 @@ use std::path::Path;
 use hadris_fs::host::{self, Symlinks, TreeOptions};
 use hadris_fs::{DateTime, FileType, Owner, Permissions, SetAttr, Tree};
 
-use crate::iso::error::IsoError;
+use crate::iso::error::PackError;
 use crate::iso::mode::{EntryKind, image_mode};
 use crate::iso::time::BuildTime;
 
 /// Reads `dir` into a tree the writer lays out, with normalised attributes.
-pub fn read(dir: &Path, time: BuildTime) -> Result<Tree, IsoError> {
-    let input = |detail: String| IsoError::Input {
+pub fn read(dir: &Path, time: BuildTime) -> Result<Tree, PackError> {
+    let input = |detail: String| PackError::Input {
         dir: dir.to_path_buf(),
         detail,
     };
@@ -42,7 +42,7 @@ struct Rewrite {
 
 /// Gives every node owner 0:0, `stamp` as every time, and its image mode. Hard links stay
 /// links (the data is stored once).
-fn normalise(tree: &mut Tree, dir: &Path, stamp: DateTime) -> Result<(), IsoError> {
+fn normalise(tree: &mut Tree, dir: &Path, stamp: DateTime) -> Result<(), PackError> {
     let attrs = |mode: u32| {
         SetAttr::new()
             .with_modified(stamp)
@@ -66,7 +66,7 @@ fn normalise(tree: &mut Tree, dir: &Path, stamp: DateTime) -> Result<(), IsoErro
                 FileType::Dir => EntryKind::Dir,
                 FileType::Symlink => EntryKind::Symlink,
                 _ => {
-                    return Err(IsoError::SpecialFile {
+                    return Err(PackError::SpecialFile {
                         dir: dir.to_path_buf(),
                         path: String::from_utf8_lossy(&path).into_owned(),
                     });
@@ -93,7 +93,7 @@ fn normalise(tree: &mut Tree, dir: &Path, stamp: DateTime) -> Result<(), IsoErro
             });
         }
     }
-    let fail = |err: hadris_fs::PathError| IsoError::Input {
+    let fail = |err: hadris_fs::PathError| PackError::Input {
         dir: dir.to_path_buf(),
         detail: err.to_string(),
     };

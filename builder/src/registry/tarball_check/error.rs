@@ -152,9 +152,9 @@ pub enum TarballError {
         /// The entry the build writes there.
         name: String,
     },
-    /// The whole tarball's digest could not be completed (the hasher's text).
+    /// The whole tarball's digest could not be completed.
     #[error("{0}")]
-    Hash(String),
+    Hash(#[from] crate::digest::HashBesideError),
     /// The tarball file cannot be opened or read.
     #[error("{}: {source}", path.display())]
     File {
@@ -163,4 +163,11 @@ pub enum TarballError {
         /// What failed.
         source: std::io::Error,
     },
+}
+
+impl From<cks_iso_reader::oci::ManifestError> for TarballError {
+    /// A manifest that does not read, said as the registry's reading says it.
+    fn from(error: cks_iso_reader::oci::ManifestError) -> Self {
+        TarballError::Manifest(RegistryError::from(error))
+    }
 }

@@ -1,7 +1,7 @@
 //! Tests of the tarball check.
 
 use super::*;
-use crate::registry::{LayoutContents, OCI_MANIFEST, write_tarball};
+use crate::oci::OCI_MANIFEST;
 use std::path::PathBuf;
 
 fn blob(dir: &Path, bytes: &[u8]) -> (String, PathBuf, u64) {
@@ -26,21 +26,36 @@ fn image(dir: &Path, arch: &str) -> (PathBuf, String) {
         config.0, config.2, layer.0, layer.2
     );
     let top = blob(dir, manifest.as_bytes());
-    let contents = LayoutContents {
-        name: "registry.k8s.io/pause:3.10".into(),
-        media_type: OCI_MANIFEST.into(),
-        digest: top.0.clone(),
-        size: top.2,
-        blobs: vec![
-            (top.0.clone(), top.1),
-            (config.0, config.1),
-            (layer.0, layer.1),
-        ],
-        docker: None,
-    };
     let out = dir.join(format!("pause-{arch}.tar"));
-    write_tarball(&out, &contents).expect("tarball");
+    write_layout(&out, &top, &[&top, &config, &layer]);
     (out, top.0)
+}
+
+/// Writes an OCI layout tarball as the builder's puller does: `oci-layout`, an `index.json`
+/// naming `top` by the full reference, then every blob under `blobs/sha256/`.
+fn write_layout(out: &Path, top: &(String, PathBuf, u64), blobs: &[&(String, PathBuf, u64)]) {
+    let name = "registry.k8s.io/pause:3.10";
+    let index = format!(
+        r#"{{"schemaVersion":2,"mediaType":"{OCI_INDEX}","manifests":[{{"mediaType":"{OCI_MANIFEST}","digest":"{}","size":{},"annotations":{{"io.containerd.image.name":"{name}","org.opencontainers.image.ref.name":"{name}"}}}}]}}"#,
+        top.0, top.2
+    );
+    let mut tar = tar::Builder::new(File::create(out).expect("create"));
+    let mut append = |path: &str, bytes: &[u8]| {
+        let mut header = tar::Header::new_ustar();
+        header.set_mode(0o644);
+        header.set_size(bytes.len() as u64);
+        tar.append_data(&mut header, path, bytes).expect("append");
+    };
+    append("oci-layout", br#"{"imageLayoutVersion":"1.0.0"}"#);
+    append("index.json", index.as_bytes());
+    for (digest, path, _) in blobs {
+        let hex = digest.trim_start_matches("sha256:");
+        append(
+            &format!("blobs/sha256/{hex}"),
+            &std::fs::read(path).expect("read blob"),
+        );
+    }
+    tar.finish().expect("finish");
 }
 
 #[test]

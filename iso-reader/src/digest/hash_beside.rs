@@ -6,6 +6,14 @@ use std::io;
 use super::hash_thread::HashThread;
 use super::sha256_count::{Digested, Sha256Count};
 
+/// Why the sha256 taken beside cannot be had.
+#[derive(Debug, thiserror::Error)]
+pub enum HashBesideError {
+    /// The hashing thread stopped before it hashed everything fed.
+    #[error("{0}")]
+    Thread(#[from] io::Error),
+}
+
 /// The sha256 of a whole stream, on a thread of its own (beside other hashing on the writer's
 /// thread), or here when no thread can be started.
 pub struct HashBeside(Inner);
@@ -41,10 +49,10 @@ impl HashBeside {
     }
 
     /// The digest and length of everything hashed.
-    pub fn finish(self) -> Result<Digested, String> {
+    pub fn finish(self) -> Result<Digested, HashBesideError> {
         match self.0 {
             Inner::Here(hash) => Ok(hash.finish()),
-            Inner::Thread(thread, _) => thread.finish().map_err(|e| e.to_string()),
+            Inner::Thread(thread, _) => Ok(thread.finish()?),
         }
     }
 }

@@ -29,39 +29,79 @@ pub struct Record {
     pub system_use: Vec<u8>,
 }
 
+/// Why a directory record is refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RecordError {
+    /// No length byte.
+    #[error("an empty record")]
+    Empty,
+    /// The length byte is too small, or runs past the bytes there are.
+    #[error("a record of length {0} that does not fit")]
+    Length(usize),
+    /// The name's length does not fit the record.
+    #[error("a record with a name of {name} bytes in {len}")]
+    NameLength {
+        /// The name's length.
+        name: usize,
+        /// The record's length.
+        len: usize,
+    },
+    /// The record has an extended attribute record.
+    #[error("an extended attribute record, which the writer never writes")]
+    ExtendedAttributes,
+    /// The file is interleaved.
+    #[error("an interleaved file, which the writer never writes")]
+    Interleaved,
+    /// Flags beyond directory and multi-extent.
+    #[error(
+        "flags {0:#04x} (hidden, associated, record format or protection), which the writer never sets"
+    )]
+    Flags(u8),
+    /// The extent's little- and big-endian copies differ.
+    #[error("an extent whose two byte orders differ")]
+    ExtentOrders,
+    /// The data length's little- and big-endian copies differ.
+    #[error("a length whose two byte orders differ")]
+    LengthOrders,
+    /// A record runs into the next sector.
+    #[error("a record at byte {0} that crosses a sector")]
+    CrossesSector(usize),
+}
+
 /// The flags a record may carry: directory (2), not the final section (0x80).
 const KNOWN_FLAGS: u8 = 0x02 | 0x80;
 
 /// Parses one record from `raw` (its length byte first).
-pub fn parse(raw: &[u8]) -> Result<Record, String> {
-    let len = *raw.first().ok_or("an empty record")? as usize;
+pub fn parse(raw: &[u8]) -> Result<Record, RecordError> {
+    let len = *raw.first().ok_or(RecordError::Empty)? as usize;
     if len < 34 || len > raw.len() {
-        return Err(format!("a record of length {len} that does not fit"));
+        return Err(RecordError::Length(len));
     }
     let raw = &raw[..len];
     let name_len = raw[32] as usize;
     if name_len == 0 || 33 + name_len > len {
-        return Err(format!("a record with a name of {name_len} bytes in {len}"));
+        return Err(RecordError::NameLength {
+            name: name_len,
+            len,
+        });
     }
     if raw[1] != 0 {
-        return Err("an extended attribute record, which the writer never writes".into());
+        return Err(RecordError::ExtendedAttributes);
     }
     if raw[26] != 0 || raw[27] != 0 {
-        return Err("an interleaved file, which the writer never writes".into());
+        return Err(RecordError::Interleaved);
     }
     let flags = raw[25];
     if flags & !KNOWN_FLAGS != 0 {
-        return Err(format!(
-            "flags {flags:#04x} (hidden, associated, record format or protection), which the writer never sets"
-        ));
+        return Err(RecordError::Flags(flags));
     }
     let both = |at: usize| {
         let le = u32::from_le_bytes([raw[at], raw[at + 1], raw[at + 2], raw[at + 3]]);
         let be = u32::from_be_bytes([raw[at + 4], raw[at + 5], raw[at + 6], raw[at + 7]]);
         (le == be).then_some(le)
     };
-    let start = both(2).ok_or("an extent whose two byte orders differ")?;
-    let data = both(10).ok_or("a length whose two byte orders differ")?;
+    let start = both(2).ok_or(RecordError::ExtentOrders)?;
+    let data = both(10).ok_or(RecordError::LengthOrders)?;
     let name = raw[33..33 + name_len].to_vec();
     let use_at = 33 + name_len + (name_len + 1) % 2;
     Ok(Record {
@@ -75,7 +115,7 @@ pub fn parse(raw: &[u8]) -> Result<Record, String> {
 
 /// Cuts a directory's bytes into records: a zero length byte skips to the next sector, and no
 /// record crosses a sector.
-pub fn split(dir: &[u8]) -> Result<Vec<Record>, String> {
+pub fn split(dir: &[u8]) -> Result<Vec<Record>, RecordError> {
     let mut out = Vec::new();
     let mut at = 0;
     while at < dir.len() {
@@ -86,7 +126,7 @@ pub fn split(dir: &[u8]) -> Result<Vec<Record>, String> {
         }
         let sector_end = ((at / SECTOR + 1) * SECTOR).min(dir.len());
         if at + len > sector_end {
-            return Err(format!("a record at byte {at} that crosses a sector"));
+            return Err(RecordError::CrossesSector(at));
         }
         out.push(parse(&dir[at..at + len])?);
         at += len;
@@ -158,12 +198,22 @@ mod tests {
 
     #[test]
     fn shifted_hidden_or_inconsistent_records_are_refused() {
-        assert!(parse(&record(0, 1, b"A.;1")).is_err());
-        assert!(parse(&record(0x01, 0, b"A.;1")).is_err());
-        assert!(parse(&record(0x04, 0, b"A.;1")).is_err());
+        assert_eq!(
+            parse(&record(0, 1, b"A.;1")),
+            Err(RecordError::ExtendedAttributes)
+        );
+        assert_eq!(
+            parse(&record(0x01, 0, b"A.;1")),
+            Err(RecordError::Flags(0x01))
+        );
+        let err = parse(&record(0x04, 0, b"A.;1")).expect_err("hidden");
+        assert_eq!(
+            err.to_string(),
+            "flags 0x04 (hidden, associated, record format or protection), which the writer never sets"
+        );
         let mut r = record(0, 0, b"A.;1");
         r[6] = 1;
-        assert!(parse(&r).is_err());
+        assert_eq!(parse(&r), Err(RecordError::ExtentOrders));
     }
 
     #[test]

@@ -1,10 +1,9 @@
-//! Media types and the few fields of indexes, manifests and image configs the puller reads.
+//! Media types and the few fields of indexes, manifests and image configs the puller and the
+//! tarball check read.
 
 use serde::{Deserialize, Serialize};
 
 use cks_pinning::digest::Digest;
-
-use super::error::RegistryError;
 
 /// OCI image index.
 pub const OCI_INDEX: &str = "application/vnd.oci.image.index.v1+json";
@@ -18,6 +17,31 @@ pub const DOCKER_MANIFEST: &str = "application/vnd.docker.distribution.manifest.
 /// The `Accept` header for manifests: all four types, since the distribution registry answers 404
 /// for a stored OCI object unless its exact type is accepted.
 pub const MANIFEST_ACCEPT: &str = "application/vnd.oci.image.index.v1+json, application/vnd.oci.image.manifest.v1+json, application/vnd.docker.distribution.manifest.list.v2+json, application/vnd.docker.distribution.manifest.v2+json";
+
+/// Why a manifest or image config is refused.
+#[derive(Debug, thiserror::Error)]
+pub enum ManifestError {
+    /// A manifest that is not JSON of the expected shape.
+    #[error("{image}: manifest {digest} is not valid: {reason}")]
+    BadManifest {
+        /// The image whose manifest it is.
+        image: String,
+        /// The manifest's digest (or the reference when unknown).
+        digest: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A media type this reader does not handle (Docker schema 1, an artifact).
+    #[error(
+        "{image}: unsupported manifest media type `{media_type}`; expected an OCI or Docker v2 image index or manifest"
+    )]
+    UnsupportedMediaType {
+        /// The image whose manifest it is.
+        image: String,
+        /// The media type received.
+        media_type: String,
+    },
+}
 
 /// A content descriptor: what a manifest says about a blob.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -107,8 +131,8 @@ pub fn parse_manifest(
     digest: &str,
     content_type: Option<&str>,
     bytes: &[u8],
-) -> Result<(String, Manifest), RegistryError> {
-    let bad = |reason: String| RegistryError::BadManifest {
+) -> Result<(String, Manifest), ManifestError> {
+    let bad = |reason: String| ManifestError::BadManifest {
         image: image.to_string(),
         digest: digest.to_string(),
         reason,
@@ -133,7 +157,7 @@ pub fn parse_manifest(
         })
         .unwrap_or_default();
     if raw.schema_version != Some(2) {
-        return Err(RegistryError::UnsupportedMediaType {
+        return Err(ManifestError::UnsupportedMediaType {
             image: image.to_string(),
             media_type: format!("{media_type} (schemaVersion {:?})", raw.schema_version),
         });
@@ -149,7 +173,7 @@ pub fn parse_manifest(
                     d.digest
                 ))
             })?;
-        Ok::<_, RegistryError>(Descriptor {
+        Ok::<_, ManifestError>(Descriptor {
             media_type: d.media_type,
             digest,
             size: d.size,
@@ -178,7 +202,7 @@ pub fn parse_manifest(
             }
         }
         other => {
-            return Err(RegistryError::UnsupportedMediaType {
+            return Err(ManifestError::UnsupportedMediaType {
                 image: image.to_string(),
                 media_type: other.to_string(),
             });
@@ -188,8 +212,8 @@ pub fn parse_manifest(
 }
 
 /// The platform an image config declares (`architecture`, `os`, `variant`).
-pub fn config_platform(image: &str, digest: &str, bytes: &[u8]) -> Result<Platform, RegistryError> {
-    serde_json::from_slice(bytes).map_err(|e| RegistryError::BadManifest {
+pub fn config_platform(image: &str, digest: &str, bytes: &[u8]) -> Result<Platform, ManifestError> {
+    serde_json::from_slice(bytes).map_err(|e| ManifestError::BadManifest {
         image: image.to_string(),
         digest: digest.to_string(),
         reason: format!("the image config is not valid JSON: {e}"),

@@ -25,7 +25,7 @@ pub struct Shown {
     pub sbom: Option<Summary>,
 }
 
-/// Reads `versions.txt` and the SBOM of `iso` (each at most [`read::MAX_TEXT`] bytes).
+/// Reads `versions.txt` and the SBOM of `iso` (each at most 16 MiB).
 pub fn show(iso: &Path) -> Result<Shown, InspectError> {
     let (image, entries) = read::open(iso)?;
     let unreadable = |path: &str, detail: String| InspectError::Unreadable {
@@ -34,11 +34,12 @@ pub fn show(iso: &Path) -> Result<Shown, InspectError> {
         detail,
     };
     let holds = |name: &str| read::files(&entries).any(|(path, _)| path == name);
-    let versions_txt = read::text(&image, VERSIONS_TXT).map_err(|d| unreadable(VERSIONS_TXT, d))?;
+    let versions_txt =
+        read::text(&image, VERSIONS_TXT).map_err(|d| unreadable(VERSIONS_TXT, d.to_string()))?;
     let sbom = match holds(SBOM) {
         false => None,
         true => {
-            let text = read::text(&image, SBOM).map_err(|d| unreadable(SBOM, d))?;
+            let text = read::text(&image, SBOM).map_err(|d| unreadable(SBOM, d.to_string()))?;
             Some(summarize(&text).map_err(|d| unreadable(SBOM, d))?)
         }
     };

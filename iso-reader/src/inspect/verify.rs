@@ -166,7 +166,9 @@ pub fn verify_in(iso: &Path, scratch_dir: &Path) -> Result<Report, InspectError>
         if units::UNIT_FILES.contains(&path) {
             match read::text(&image, &entry.path) {
                 Ok(text) => findings.extend(units::check(path, &text, &entries)),
-                Err(detail) => findings.push(Finding::new(path, Problem::Unreadable, detail)),
+                Err(detail) => {
+                    findings.push(Finding::new(path, Problem::Unreadable, detail.to_string()))
+                }
             }
             continue;
         }
@@ -175,7 +177,7 @@ pub fn verify_in(iso: &Path, scratch_dir: &Path) -> Result<Report, InspectError>
         }
         match read::text(&image, &entry.path) {
             Ok(text) => findings.extend(manifests::check(path, &text, versions.as_ref())),
-            Err(detail) => findings.push(Finding::new(path, Problem::Manifest, detail)),
+            Err(detail) => findings.push(Finding::new(path, Problem::Manifest, detail.to_string())),
         }
     }
     findings.extend(images::check(
@@ -213,6 +215,7 @@ fn read_versions(
         return None;
     }
     let parsed = read::text(image, &format!("/{FILE_NAME}"))
+        .map_err(|err| err.to_string())
         .and_then(|text| VersionsTxt::parse(&text).map_err(|err| err.to_string()));
     match parsed {
         Ok(versions) => Some(versions),

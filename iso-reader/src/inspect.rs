@@ -3,7 +3,7 @@
 //! image with [`crate::iso::IsoImage`].
 //!
 //! ```no_run
-//! use cks_builder::inspect;
+//! use cks_iso_reader::inspect;
 //!
 //! let report = inspect::verify("cks-1.33.13-x86_64.iso".as_ref())?;
 //! for finding in &report.findings {
@@ -11,7 +11,7 @@
 //! }
 //! let diff = inspect::diff("old.iso".as_ref(), "new.iso".as_ref())?;
 //! print!("{diff}");
-//! # Ok::<(), cks_builder::inspect::InspectError>(())
+//! # Ok::<(), cks_iso_reader::inspect::InspectError>(())
 //! ```
 //!
 //! The checks are pure functions over what was read (`contract`, `files`, `images`,
@@ -34,7 +34,7 @@ mod verify;
 pub use diff::{Change, Diff, diff, diff_contents, diff_versions};
 pub use error::InspectError;
 pub use finding::{Finding, Problem};
-pub use read::{Contents, read_contents, sbom_text};
+pub use read::{Contents, TextError, read_contents, sbom_text};
 pub use show::{Shown, show};
 pub use units::opt_bin_commands;
 pub use verify::{Report, verify, verify_in};

@@ -1,10 +1,10 @@
-//! Every sha256 the builder computes: a hasher that counts bytes ([`Sha256Count`]), a writer
+//! Every sha256 of cks-iso: a hasher that counts bytes ([`Sha256Count`]), a writer
 //! that hashes what passes through it ([`HashingWriter`]), a file's digest ([`sha256_file`]), a
 //! cache key over several parts ([`cache_key`]), a sha256 on a thread of its own
 //! ([`HashThread`]); and, re-exported from [`cks_pinning::digest`], what a sha256 looks like.
 //!
 //! ```
-//! use cks_builder::digest::{HashingWriter, cache_key, sha256_hex};
+//! use cks_iso_reader::digest::{HashingWriter, cache_key, sha256_hex};
 //! use std::io::Write;
 //! let mut writer = HashingWriter::new(Vec::new());
 //! writer.write_all(b"abc").expect("write");
@@ -20,7 +20,7 @@ pub mod chain;
 mod hash_beside;
 mod hash_thread;
 mod sha256_count;
-pub use hash_beside::HashBeside;
+pub use hash_beside::{HashBeside, HashBesideError};
 pub use hash_thread::HashThread;
 pub use sha256_count::{Digested, Sha256Count};
 

@@ -6,6 +6,7 @@
 //! padding, attributes — is refused.
 
 use super::descriptors::SECTOR;
+use super::walk::SourceError;
 
 /// The most continuation areas followed for one record (Linux stops at 32).
 pub const MAX_CONTINUATIONS: usize = 32;
@@ -31,13 +32,85 @@ pub struct Susp {
     pub unknown: Option<String>,
 }
 
+/// Why the SUSP entries of a record are refused.
+#[derive(Debug, thiserror::Error)]
+pub enum SuspError {
+    /// An entry's length is too small or runs past its area.
+    #[error("a SUSP entry {sig} of length {len} that does not fit")]
+    EntryLength {
+        /// The entry's signature.
+        sig: String,
+        /// Its length byte.
+        len: usize,
+    },
+    /// An `SP` entry with a skip count other than 0.
+    #[error("an SP entry that shifts the SUSP areas")]
+    ShiftingSp,
+    /// An entry too short for its fields (`ER`, `PX`, `RR`, `NM`, `SL`).
+    #[error("a short {0} entry")]
+    Short(&'static str),
+    /// An `ER` entry for another extension than Rock Ridge.
+    #[error("an ER entry for {0}, which the writer never writes")]
+    Extension(String),
+    /// A `CE` entry too short, or a second one in the same area.
+    #[error("a malformed or second CE entry")]
+    BadContinuation,
+    /// A `CE` continuation that does not end in its sector.
+    #[error("a CE continuation that runs past its sector")]
+    ContinuationPastSector,
+    /// A `CE` continuation outside the volume.
+    #[error("a CE continuation at sector {0}, beyond the volume")]
+    ContinuationBeyondVolume(u32),
+    /// A `CE` continuation that cannot be read.
+    #[error("{0}")]
+    Fetch(#[from] SourceError),
+    /// An `RR` entry whose flags make Linux stop before the name or mode.
+    #[error("an RR entry with flags {0:#04x}, which would hide its name or mode from Linux")]
+    HidingRr(u8),
+    /// An `NM` or `SL` entry with flags the writer never sets.
+    #[error("an {entry} entry with flags {flags:#04x}")]
+    Flags {
+        /// `NM` or `SL`.
+        entry: &'static str,
+        /// The flags.
+        flags: u8,
+    },
+    /// A name longer than [`MAX_TEXT`].
+    #[error("a name longer than {MAX_TEXT} bytes")]
+    LongName,
+    /// A symlink target longer than [`MAX_TEXT`].
+    #[error("a symlink target longer than {MAX_TEXT} bytes")]
+    LongTarget,
+    /// Bytes other than zeros after the last entry.
+    #[error("stray bytes after the SUSP entries")]
+    StrayBytes,
+    /// More continuations than [`MAX_CONTINUATIONS`].
+    #[error("more than {MAX_CONTINUATIONS} CE continuations")]
+    Continuations,
+    /// An `NM` or `SL` entry that says another follows, and none does.
+    #[error("an NM or SL entry that says more follows, and none does")]
+    Unfinished,
+    /// An `NM` name that is not UTF-8.
+    #[error("an NM name that is not UTF-8")]
+    NameNotUtf8,
+    /// A symlink component too short for its length.
+    #[error("a short SL component")]
+    ShortComponent,
+    /// A symlink component that is not UTF-8.
+    #[error("an SL component that is not UTF-8")]
+    ComponentNotUtf8,
+    /// A symlink component with flags the writer never sets.
+    #[error("an SL component with flags {0:#04x}")]
+    ComponentFlags(u8),
+}
+
 /// Parses the entries of `area`, following `CE` through `fetch(sector, offset, len)`;
 /// `dot` tells whether the record is `.` or `..`.
 pub fn parse(
     area: &[u8],
     dot: bool,
-    mut fetch: impl FnMut(u32, u32, u32) -> Result<Vec<u8>, String>,
-) -> Result<Susp, String> {
+    mut fetch: impl FnMut(u32, u32, u32) -> Result<Vec<u8>, SuspError>,
+) -> Result<Susp, SuspError> {
     let mut out = Susp::default();
     let mut name: Option<Vec<u8>> = None;
     let mut name_done = false;
@@ -53,84 +126,81 @@ pub fn parse(
             let sig = [area[at], area[at + 1]];
             let len = area[at + 2] as usize;
             if len < 4 || at + len > area.len() {
-                return Err(format!(
-                    "a SUSP entry {} of length {len} that does not fit",
-                    String::from_utf8_lossy(&sig)
-                ));
+                return Err(SuspError::EntryLength {
+                    sig: String::from_utf8_lossy(&sig).into_owned(),
+                    len,
+                });
             }
             let body = &area[at + 4..at + len];
             match &sig {
                 b"ST" => break,
                 b"SP" if dot => {
                     if body.len() < 3 || body[..2] != [0xbe, 0xef] || body[2] != 0 {
-                        return Err("an SP entry that shifts the SUSP areas".into());
+                        return Err(SuspError::ShiftingSp);
                     }
                     out.sp = true;
                 }
                 b"ER" if dot => {
-                    let id_len = *body.first().ok_or("a short ER entry")? as usize;
-                    let id = body.get(4..4 + id_len).ok_or("a short ER entry")?;
+                    let id_len = *body.first().ok_or(SuspError::Short("ER"))? as usize;
+                    let id = body.get(4..4 + id_len).ok_or(SuspError::Short("ER"))?;
                     if !matches!(id, b"RRIP_1991A" | b"IEEE_P1282" | b"IEEE_1282") {
-                        return Err(format!(
-                            "an ER entry for {}, which the writer never writes",
-                            String::from_utf8_lossy(id)
+                        return Err(SuspError::Extension(
+                            String::from_utf8_lossy(id).into_owned(),
                         ));
                     }
                     out.er = true;
                 }
                 b"CE" => {
                     if body.len() < 24 || next.is_some() {
-                        return Err("a malformed or second CE entry".into());
+                        return Err(SuspError::BadContinuation);
                     }
                     let le = |i: usize| {
                         u32::from_le_bytes([body[i], body[i + 1], body[i + 2], body[i + 3]])
                     };
                     let (sector, offset, size) = (le(0), le(8), le(16));
                     if offset as usize + size as usize > SECTOR {
-                        return Err("a CE continuation that runs past its sector".into());
+                        return Err(SuspError::ContinuationPastSector);
                     }
                     next = Some((sector, offset, size));
                 }
                 b"PX" => {
-                    let mode = body.get(..4).ok_or("a short PX entry")?;
+                    let mode = body.get(..4).ok_or(SuspError::Short("PX"))?;
                     out.mode = Some(u32::from_le_bytes([mode[0], mode[1], mode[2], mode[3]]));
                 }
                 b"TF" => {}
                 b"RR" => {
-                    let flags = *body.first().ok_or("a short RR entry")?;
+                    let flags = *body.first().ok_or(SuspError::Short("RR"))?;
                     // Linux stops reading a record's entries at an RR without these bits.
                     if flags & 0x01 == 0 || (!dot && flags & 0x08 == 0) {
-                        return Err(format!(
-                            "an RR entry with flags {flags:#04x}, which would hide its name or mode from Linux"
-                        ));
+                        return Err(SuspError::HidingRr(flags));
                     }
                 }
                 b"NM" => {
-                    let flags = *body.first().ok_or("a short NM entry")?;
+                    let flags = *body.first().ok_or(SuspError::Short("NM"))?;
                     // `.` and `..` may name themselves (CURRENT, PARENT), as the writer does.
                     if dot && matches!(flags, 0x02 | 0x04) && body.len() == 1 {
                         at += len;
                         continue;
                     }
                     if flags & !0x01 != 0 || name_done {
-                        return Err(format!("an NM entry with flags {flags:#04x}"));
+                        return Err(SuspError::Flags { entry: "NM", flags });
                     }
                     let part = name.get_or_insert_with(Vec::new);
                     part.extend_from_slice(&body[1..]);
                     if part.len() > MAX_TEXT {
-                        return Err(format!("a name longer than {MAX_TEXT} bytes"));
+                        return Err(SuspError::LongName);
                     }
                     name_done = flags & 0x01 == 0;
                 }
                 b"SL" => {
-                    let flags = *body.first().ok_or("a short SL entry")?;
+                    let flags = *body.first().ok_or(SuspError::Short("SL"))?;
                     if target_done || flags & !0x01 != 0 {
-                        return Err(format!("an SL entry with flags {flags:#04x}"));
+                        return Err(SuspError::Flags { entry: "SL", flags });
                     }
                     let text = target.get_or_insert_with(String::new);
                     link_part_open = symlink_components(&body[1..], text, link_part_open)?;
                     if text.len() > MAX_TEXT {
-                        return Err(format!("a symlink target longer than {MAX_TEXT} bytes"));
+                        return Err(SuspError::LongTarget);
                     }
                     target_done = flags & 0x01 == 0;
                 }
@@ -146,23 +216,22 @@ pub fn parse(
             at += len;
         }
         if area[at.min(area.len())..].iter().any(|&b| b != 0) && at + 4 > area.len() {
-            return Err("stray bytes after the SUSP entries".into());
+            return Err(SuspError::StrayBytes);
         }
         let Some((sector, offset, size)) = next else {
             break;
         };
         continuations += 1;
         if continuations > MAX_CONTINUATIONS {
-            return Err(format!("more than {MAX_CONTINUATIONS} CE continuations"));
+            return Err(SuspError::Continuations);
         }
         area = fetch(sector, offset, size)?;
     }
     if name.is_some() && !name_done || target.is_some() && !target_done {
-        return Err("an NM or SL entry that says more follows, and none does".into());
+        return Err(SuspError::Unfinished);
     }
     if let Some(name) = name {
-        out.name =
-            Some(String::from_utf8(name).map_err(|_| "an NM name that is not UTF-8".to_string())?);
+        out.name = Some(String::from_utf8(name).map_err(|_| SuspError::NameNotUtf8)?);
     }
     out.target = target;
     Ok(out)
@@ -170,19 +239,23 @@ pub fn parse(
 
 /// Appends the components of one SL entry to `text`; `open` says the last component goes on
 /// (its CONTINUE flag); returns whether this entry's last one does.
-fn symlink_components(mut body: &[u8], text: &mut String, mut open: bool) -> Result<bool, String> {
+fn symlink_components(
+    mut body: &[u8],
+    text: &mut String,
+    mut open: bool,
+) -> Result<bool, SuspError> {
     while !body.is_empty() {
         let (flags, len) = match body {
             [flags, len, ..] => (*flags, *len as usize),
-            _ => return Err("a short SL component".into()),
+            _ => return Err(SuspError::ShortComponent),
         };
-        let part = body.get(2..2 + len).ok_or("a short SL component")?;
+        let part = body.get(2..2 + len).ok_or(SuspError::ShortComponent)?;
         let piece = match flags & !0x01 {
-            0 => std::str::from_utf8(part).map_err(|_| "an SL component that is not UTF-8")?,
+            0 => std::str::from_utf8(part).map_err(|_| SuspError::ComponentNotUtf8)?,
             0x02 => ".",
             0x04 => "..",
             0x08 => "",
-            other => return Err(format!("an SL component with flags {other:#04x}")),
+            other => return Err(SuspError::ComponentFlags(other)),
         };
         if !open && !text.is_empty() && !text.ends_with('/') {
             text.push('/');
@@ -209,8 +282,8 @@ mod tests {
         e
     }
 
-    fn no_fetch(_: u32, _: u32, _: u32) -> Result<Vec<u8>, String> {
-        Err("no continuation here".into())
+    fn no_fetch(sector: u32, _: u32, _: u32) -> Result<Vec<u8>, SuspError> {
+        Err(SuspError::ContinuationBeyondVolume(sector))
     }
 
     #[test]
@@ -249,6 +322,8 @@ mod tests {
         let got = parse(&entry(b"CE", &ce), true, |_, _, _| Ok(er.clone())).expect("parses");
         assert!(got.er);
         let looping = parse(&entry(b"CE", &ce), true, |_, _, _| Ok(entry(b"CE", &ce)));
-        assert!(looping.expect_err("bounded").contains("CE"));
+        let err = looping.expect_err("bounded");
+        assert!(matches!(err, SuspError::Continuations), "{err}");
+        assert_eq!(err.to_string(), "more than 32 CE continuations");
     }
 }

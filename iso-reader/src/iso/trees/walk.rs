@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use super::descriptors::SECTOR;
 use super::error::{Tree, TreeError};
 use super::record::{self, Extent, Record};
-use super::susp::{self, Susp};
+use super::susp::{self, Susp, SuspError};
 
 /// The deepest directory read.
 pub const MAX_DEPTH: usize = 32;
@@ -20,10 +20,25 @@ pub const MAX_DIR_TOTAL: u64 = 64 * 1024 * 1024;
 /// The most sections of one file.
 pub const MAX_SECTIONS: usize = 64;
 
+/// Why bytes of the image cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub enum SourceError {
+    /// Reading the image failed (or it ends before `len` bytes from `offset`).
+    #[error("{len} bytes at offset {offset}: {source}")]
+    Read {
+        /// How many bytes were asked for.
+        len: usize,
+        /// Where in the image.
+        offset: u64,
+        /// What failed.
+        source: std::io::Error,
+    },
+}
+
 /// Reads bytes of the image.
 pub trait Source {
     /// `len` bytes at `offset`, all of them, or why not.
-    fn read(&self, offset: u64, len: usize) -> Result<Vec<u8>, String>;
+    fn read(&self, offset: u64, len: usize) -> Result<Vec<u8>, SourceError>;
 }
 
 /// One entry of a tree as its records give it.
@@ -166,7 +181,7 @@ impl<S: Source> Walk<'_, S> {
             .read(u64::from(extent.start) * SECTOR as u64, extent.len as usize)
             .map_err(|detail| self.bad(path, format!("its directory cannot be read: {detail}")))?;
         let mut records = record::split(&bytes)
-            .map_err(|detail| self.bad(path, detail))?
+            .map_err(|detail| self.bad(path, detail.to_string()))?
             .into_iter();
         let (Some(dot), Some(dotdot)) = (records.next(), records.next()) else {
             return Err(self.bad(path, "a directory without its . and .. records"));
@@ -187,16 +202,14 @@ impl<S: Source> Walk<'_, S> {
     fn susp(&self, path: &str, record: &Record, dot: bool) -> Result<Susp, TreeError> {
         susp::parse(&record.system_use, dot, |sector, offset, size| {
             if sector >= self.space {
-                return Err(format!(
-                    "a CE continuation at sector {sector}, beyond the volume"
-                ));
+                return Err(SuspError::ContinuationBeyondVolume(sector));
             }
-            self.source.read(
+            Ok(self.source.read(
                 u64::from(sector) * SECTOR as u64 + u64::from(offset),
                 size as usize,
-            )
+            )?)
         })
-        .map_err(|detail| self.bad(path, detail))
+        .map_err(|detail| self.bad(path, detail.to_string()))
     }
 
     fn children(

@@ -7,16 +7,21 @@ use cks_pinning::sbom::{FILE_NAME, check as compare};
 use cks_pinning::versions_txt::VersionsTxt;
 
 use super::finding::{Finding, Problem};
+use super::read::TextError;
 
 /// Checks the SBOM text (`None` when the ISO has none) against `versions`.
-pub fn check(sbom: Option<Result<String, String>>, versions: &VersionsTxt) -> Vec<Finding> {
+pub fn check(sbom: Option<Result<String, TextError>>, versions: &VersionsTxt) -> Vec<Finding> {
     match sbom {
         None => vec![Finding::new(
             FILE_NAME,
             Problem::Sbom,
             "missing; a build writes an SPDX 2.3 SBOM of every file and image to /sbom.spdx.json (rebuild the ISO with this cks-iso)",
         )],
-        Some(Err(detail)) => vec![Finding::new(FILE_NAME, Problem::Unreadable, detail)],
+        Some(Err(detail)) => vec![Finding::new(
+            FILE_NAME,
+            Problem::Unreadable,
+            detail.to_string(),
+        )],
         Some(Ok(text)) => compare(&text, versions)
             .into_iter()
             .map(|mismatch| Finding::new(FILE_NAME, Problem::Sbom, mismatch.to_string()))

@@ -11,7 +11,24 @@ use cks_pinning::versions_txt::{FILE_NAME, VersionsTxt};
 use super::contract::rel;
 use super::error::InspectError;
 use crate::iso::EntryKind;
-use crate::iso::{IsoEntry, IsoImage};
+use crate::iso::{IsoEntry, IsoError, IsoImage};
+
+/// Why a text file of an image cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub enum TextError {
+    /// The image cannot be opened or listed.
+    #[error("{0}")]
+    Open(#[from] InspectError),
+    /// The file cannot be streamed out of the image, or is larger than 16 MiB.
+    #[error("{0}")]
+    Read(#[from] IsoError),
+    /// The file is not in the image.
+    #[error("is missing")]
+    Missing,
+    /// The file's bytes are not UTF-8.
+    #[error("is not UTF-8 text")]
+    NotUtf8,
+}
 
 /// The largest text file (`versions.txt`, a manifest) read into memory.
 pub const MAX_TEXT: u64 = 16 * 1024 * 1024;
@@ -50,24 +67,22 @@ impl Write for Capped {
 }
 
 /// Reads the text file at `path` (absolute in the image): at most [`MAX_TEXT`] bytes of UTF-8.
-pub fn text(image: &IsoImage, path: &str) -> Result<String, String> {
+pub fn text(image: &IsoImage, path: &str) -> Result<String, TextError> {
     let mut out = Capped {
         bytes: Vec::new(),
         limit: MAX_TEXT,
     };
-    image
-        .copy_file(path, &mut out)
-        .map_err(|err| err.to_string())?;
-    String::from_utf8(out.bytes).map_err(|_| "is not UTF-8 text".to_string())
+    image.copy_file(path, &mut out)?;
+    String::from_utf8(out.bytes).map_err(|_| TextError::NotUtf8)
 }
 
-/// The text of the SBOM `iso` carries (`/sbom.spdx.json`, at most [`MAX_TEXT`] bytes), or why
+/// The text of the SBOM `iso` carries (`/sbom.spdx.json`, at most 16 MiB), or why
 /// it cannot be read (`missing`, an unreadable image).
-pub fn sbom_text(iso: &Path) -> Result<String, String> {
-    let (image, entries) = open(iso).map_err(|e| e.to_string())?;
+pub fn sbom_text(iso: &Path) -> Result<String, TextError> {
+    let (image, entries) = open(iso)?;
     let name = cks_pinning::sbom::FILE_NAME;
     if !files(&entries).any(|(path, _)| path == name) {
-        return Err("is missing".to_string());
+        return Err(TextError::Missing);
     }
     text(&image, name)
 }
@@ -133,7 +148,7 @@ pub fn read_contents(iso: &Path) -> Result<Contents, InspectError> {
             text(&image, &format!("/{FILE_NAME}")).map_err(|detail| InspectError::Unreadable {
                 iso: iso.to_path_buf(),
                 path: FILE_NAME.to_string(),
-                detail,
+                detail: detail.to_string(),
             })?;
         Some(
             VersionsTxt::parse(&text).map_err(|source| InspectError::VersionsTxt {

@@ -3,14 +3,14 @@
 //! the extents all trees point at (so a caller's sha256 covers what any tree shows).
 //!
 //! ```no_run
-//! use cks_builder::iso::IsoImage;
+//! use cks_iso_reader::iso::IsoImage;
 //!
 //! let image = IsoImage::open("cks.iso".as_ref())?;
 //! for entry in image.entries()? {
 //!     println!("{:o} {} {}", entry.mode, entry.size, entry.path);
 //! }
 //! println!("{}", image.sha256("/versions.txt")?);
-//! # Ok::<(), cks_builder::iso::IsoError>(())
+//! # Ok::<(), cks_iso_reader::iso::IsoError>(())
 //! ```
 
 use std::collections::BTreeMap;
@@ -21,7 +21,7 @@ use std::sync::Arc;
 
 use super::error::IsoError;
 use super::mode::EntryKind;
-use super::trees::{self, Entry, Source};
+use super::trees::{self, Entry, Source, SourceError};
 use crate::follow::{Following, ReadAt, Watermark};
 
 /// Bytes in a logical sector.
@@ -55,11 +55,15 @@ pub struct IsoImage {
 struct Image<'a>(&'a dyn ReadAt);
 
 impl Source for Image<'_> {
-    fn read(&self, offset: u64, len: usize) -> Result<Vec<u8>, String> {
+    fn read(&self, offset: u64, len: usize) -> Result<Vec<u8>, SourceError> {
         let mut buf = vec![0u8; len];
         self.0
             .read_exact_at(&mut buf, offset)
-            .map_err(|err| format!("{len} bytes at offset {offset}: {err}"))?;
+            .map_err(|source| SourceError::Read {
+                len,
+                offset,
+                source,
+            })?;
         Ok(buf)
     }
 }

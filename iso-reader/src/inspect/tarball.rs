@@ -11,7 +11,7 @@ use cks_pinning::image::ImageRef;
 use serde::Deserialize;
 
 use super::finding::{Finding, Problem};
-use crate::registry::{
+use crate::oci::{
     Arch, CONTAINERD_NAME, DOCKER_LIST, Manifest, OCI_INDEX, OCI_REF_NAME, Platform, parse_manifest,
 };
 
@@ -42,6 +42,13 @@ struct IndexEntry {
     size: u64,
     #[serde(default)]
     annotations: BTreeMap<String, String>,
+}
+
+/// The layout's `oci-layout` file: only that it names a layout version is checked.
+#[derive(Deserialize)]
+struct OciLayout {
+    #[serde(rename = "imageLayoutVersion")]
+    _version: serde::de::IgnoredAny,
 }
 
 /// What one pass over the tar saw.
@@ -155,7 +162,7 @@ impl Walk<'_> {
             .scan
             .oci_layout
             .as_deref()
-            .map(serde_json::from_slice::<serde_json::Value>)
+            .map(serde_json::from_slice::<OciLayout>)
         {
             None if self.scan.docker_manifest => {
                 self.finding(
@@ -167,8 +174,8 @@ impl Walk<'_> {
                 self.finding("has no oci-layout file; it is not an OCI image layout".into());
                 return Vec::new();
             }
-            Some(Ok(value)) if value.get("imageLayoutVersion").is_some() => {}
-            Some(_) => {
+            Some(Ok(_)) => {}
+            Some(Err(_)) => {
                 self.finding("oci-layout is not `{\"imageLayoutVersion\":\"1.0.0\"}`".into())
             }
         }
@@ -253,8 +260,8 @@ impl Walk<'_> {
             return;
         }
         let is_index = media_type == OCI_INDEX || media_type == DOCKER_LIST;
-        let is_manifest = media_type == crate::registry::OCI_MANIFEST
-            || media_type == crate::registry::DOCKER_MANIFEST;
+        let is_manifest =
+            media_type == crate::oci::OCI_MANIFEST || media_type == crate::oci::DOCKER_MANIFEST;
         if !is_index && !is_manifest {
             return;
         }
@@ -275,7 +282,7 @@ impl Walk<'_> {
                     .filter(|e| {
                         e.platform
                             .as_ref()
-                            .is_some_and(|p| crate::registry::runs_on(arch, p))
+                            .is_some_and(|p| crate::oci::runs_on(arch, p))
                     })
                     .collect();
                 if chosen.is_empty() {
@@ -313,7 +320,7 @@ impl Walk<'_> {
             .map_err(|e| e.to_string())
             .and_then(|b| serde_json::from_slice::<Platform>(&b).map_err(|e| e.to_string()));
         match platform {
-            Ok(platform) if !crate::registry::runs_on(arch, &platform) => self.finding(format!(
+            Ok(platform) if !crate::oci::runs_on(arch, &platform) => self.finding(format!(
                 "the image config {digest} is for {platform}; {} nodes cannot run it",
                 arch.platform()
             )),

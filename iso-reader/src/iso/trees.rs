@@ -28,7 +28,7 @@
 //! anything appended) are never read by a kernel and are left alone.
 //!
 //! Everything read is bounded: descriptors, depth, entries, directory sizes, file sections,
-//! `CE` chains, names and targets ([`walk`]'s and [`susp`]'s limits); no size read from the
+//! `CE` chains, names and targets (`walk`'s and `susp`'s limits); no size read from the
 //! image is trusted before it is checked against the volume.
 
 mod compare;
@@ -41,7 +41,7 @@ mod walk;
 pub use compare::Entry;
 pub use error::{Tree, TreeError};
 pub use record::Extent;
-pub use walk::Source;
+pub use walk::{Source, SourceError};
 
 use std::collections::BTreeMap;
 
@@ -63,14 +63,14 @@ pub fn check(source: &impl Source) -> Result<Trees, TreeError> {
             .read(n * SECTOR as u64, SECTOR)
             .map_err(|detail| TreeError::Read {
                 what: format!("sector {n}"),
-                detail,
+                detail: detail.to_string(),
             })
     };
     let system = source
         .read(0, FIRST as usize * SECTOR)
         .map_err(|detail| TreeError::Read {
             what: "the system area".into(),
-            detail,
+            detail: detail.to_string(),
         })?;
     if system.iter().any(|&b| b != 0) {
         return Err(TreeError::Descriptor {
