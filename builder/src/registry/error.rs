@@ -154,26 +154,10 @@ pub enum RegistryError {
         /// The limit, as a person reads it.
         limit: String,
     },
-    /// A manifest that is not JSON of the expected shape, or too large.
-    #[error("{image}: manifest {digest} is not valid: {reason}")]
-    BadManifest {
-        /// The image being pulled.
-        image: String,
-        /// The manifest's digest (or the reference when unknown).
-        digest: String,
-        /// What is wrong with it.
-        reason: String,
-    },
-    /// A media type this puller does not handle (Docker schema 1, an artifact).
-    #[error(
-        "{image}: unsupported manifest media type `{media_type}`; expected an OCI or Docker v2 image index or manifest"
-    )]
-    UnsupportedMediaType {
-        /// The image being pulled.
-        image: String,
-        /// The media type received.
-        media_type: String,
-    },
+    /// A manifest that is not JSON of the expected shape, or too large, or of a media type
+    /// this puller does not handle (Docker schema 1, an artifact).
+    #[error(transparent)]
+    Manifest(#[from] cks_iso_reader::oci::ManifestError),
     /// A blob whose bytes do not hash to its digest.
     #[error("{image}: blob {blob} is corrupt: its bytes hash to {actual}; refusing it")]
     BlobDigest {
@@ -238,26 +222,6 @@ impl RegistryError {
         move |source| RegistryError::Io {
             source: crate::space::explain(source, &path, None),
             path,
-        }
-    }
-}
-
-impl From<cks_iso_reader::oci::ManifestError> for RegistryError {
-    fn from(error: cks_iso_reader::oci::ManifestError) -> Self {
-        use cks_iso_reader::oci::ManifestError;
-        match error {
-            ManifestError::BadManifest {
-                image,
-                digest,
-                reason,
-            } => RegistryError::BadManifest {
-                image,
-                digest,
-                reason,
-            },
-            ManifestError::UnsupportedMediaType { image, media_type } => {
-                RegistryError::UnsupportedMediaType { image, media_type }
-            }
         }
     }
 }

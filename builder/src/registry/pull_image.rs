@@ -164,11 +164,13 @@ impl Job<'_> {
             &child.bytes,
         )?;
         let Manifest::Image { config, layers } = parsed else {
-            return Err(RegistryError::BadManifest {
-                image: name.full.clone(),
-                digest: child.digest.to_string(),
-                reason: "an index entry for the target platform is itself an index".into(),
-            });
+            return Err(RegistryError::Manifest(
+                cks_iso_reader::oci::ManifestError::BadManifest {
+                    image: name.full.clone(),
+                    digest: child.digest.to_string(),
+                    reason: "an index entry for the target platform is itself an index".into(),
+                },
+            ));
         };
         within_limits(name, &config, &layers, self.client.limits())?;
         let stored = self.store.put_bytes(&child.digest, &child.bytes).await?;
@@ -403,11 +405,13 @@ async fn read_small(path: &Path, limit: u64) -> Result<Vec<u8>, RegistryError> {
         .await
         .map_err(RegistryError::io(path))?;
     if meta.len() > limit {
-        return Err(RegistryError::BadManifest {
-            image: String::new(),
-            digest: path.display().to_string(),
-            reason: format!("an image config larger than {limit} bytes"),
-        });
+        return Err(RegistryError::Manifest(
+            cks_iso_reader::oci::ManifestError::BadManifest {
+                image: String::new(),
+                digest: path.display().to_string(),
+                reason: format!("an image config larger than {limit} bytes"),
+            },
+        ));
     }
     tokio::fs::read(path).await.map_err(RegistryError::io(path))
 }

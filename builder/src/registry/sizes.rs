@@ -87,9 +87,11 @@ async fn image_size(
             }
         }
     }
-    Err(RegistryError::BadManifest {
-        image: name.full.clone(),
-        digest: fetched.digest.to_string(),
-        reason: "an index entry for the target platform is itself an index".into(),
-    })
+    Err(RegistryError::Manifest(
+        cks_iso_reader::oci::ManifestError::BadManifest {
+            image: name.full.clone(),
+            digest: fetched.digest.to_string(),
+            reason: "an index entry for the target platform is itself an index".into(),
+        },
+    ))
 }
