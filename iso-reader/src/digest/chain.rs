@@ -253,6 +253,18 @@ pub enum ChainError {
     Read(#[from] io::Error),
 }
 
+/// The bytes of segment `index` (from its checkpoint to the next, or to `size`); an empty
+/// range past the last.
+fn segment(checkpoints: &[Checkpoint], index: usize, size: u64) -> (u64, u64) {
+    match checkpoints.get(index) {
+        Some(start) => (
+            start.offset,
+            checkpoints.get(index + 1).map_or(size, |c| c.offset),
+        ),
+        None => (size, size),
+    }
+}
+
 /// The sha256 of the file at `path`, hashed from `checkpoints` (in order, the first at 0 with
 /// the initial state, each within the file) on up to `threads` threads, every segment checked
 /// against the next checkpoint: the digest (hex) when every link holds.
@@ -286,6 +298,20 @@ pub fn verify_file(
                 break;
             };
             let end = checkpoints.get(index + 1).map_or(size, |c| c.offset);
+            // The segment asked of the disk as a whole, and the one this thread likely takes
+            // next: the kernel reads them while this one is hashed (best effort; a file the
+            // page cache holds already costs nothing).
+            for (from, to) in [
+                (start.offset, end),
+                segment(checkpoints, index + threads, size),
+            ] {
+                let _ = rustix::fs::fadvise(
+                    &file,
+                    from,
+                    std::num::NonZeroU64::new(to.saturating_sub(from)),
+                    rustix::fs::Advice::WillNeed,
+                );
+            }
             let mut hash = Sha256Chain::resume(*start);
             file.seek(SeekFrom::Start(start.offset))?;
             let mut left = end - start.offset;
