@@ -1,6 +1,8 @@
 //! Where long operations report their progress. The library prints nothing itself; the CLI
 //! chooses a terminal bar or plain log lines.
 
+use std::sync::Arc;
+
 /// Receives progress of downloads and pulls. Implementations must be cheap and thread-safe.
 pub trait ProgressSink: Send + Sync {
     /// A transfer named `name` starts; `total` is its size when known.
@@ -24,4 +26,26 @@ impl ProgressSink for NoProgress {
     fn on_start(&self, _name: &str, _total: Option<u64>) {}
     fn on_bytes(&self, _name: &str, _bytes: u64) {}
     fn on_done(&self, _name: &str) {}
+}
+
+/// Two sinks told of everything: the one in force and one that acts on a transfer's progress.
+pub struct Tee(pub Arc<dyn ProgressSink>, pub Arc<dyn ProgressSink>);
+
+impl ProgressSink for Tee {
+    fn on_start(&self, name: &str, total: Option<u64>) {
+        self.0.on_start(name, total);
+        self.1.on_start(name, total);
+    }
+    fn on_bytes(&self, name: &str, bytes: u64) {
+        self.0.on_bytes(name, bytes);
+        self.1.on_bytes(name, bytes);
+    }
+    fn on_done(&self, name: &str) {
+        self.0.on_done(name);
+        self.1.on_done(name);
+    }
+    fn on_write_start(&self, name: &str, total: Option<u64>) {
+        self.0.on_write_start(name, total);
+        self.1.on_write_start(name, total);
+    }
 }

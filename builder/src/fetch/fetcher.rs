@@ -85,6 +85,17 @@ impl Fetcher {
         self
     }
 
+    /// The same fetcher (client, mirrors, cache), telling `watch` of its transfers' progress
+    /// too, beside the sink in force: for a caller that acts on one transfer's progress.
+    pub fn also_telling(&self, watch: Arc<dyn ProgressSink>) -> Fetcher {
+        Fetcher {
+            client: self.client.clone(),
+            options: self.options.clone(),
+            cache: self.cache.clone(),
+            progress: Arc::new(crate::progress::Tee(self.progress.clone(), watch)),
+        }
+    }
+
     /// The options in force.
     pub fn options(&self) -> &FetchOptions {
         &self.options

@@ -49,7 +49,7 @@ pub struct HeadStart {
 
 /// What starts the downloads of a head start: [`Go::now`], or dropping it.
 #[derive(Debug)]
-pub struct Go(oneshot::Sender<()>);
+pub struct Go(pub(super) oneshot::Sender<()>);
 
 impl Go {
     /// Starts the downloads.

@@ -10,7 +10,8 @@
 //! will write, for the CloudStack line check before any download), `release` (the minors `cks-iso release` builds), `release_existing` (an ISO already in its folder, before it may be kept), `release_check` (whether `release --dry-run` would keep it), `releases` (autoscaler and
 //! CCM), `resolve` (the plan), `lookups` (its small requests, as one bounded pool), `manifests`
 //! (the fetched manifests checked and pinned, their images), `kube_pin` (a minor or `stable` resolved to a release), `tool_pin` (crictl and CNI defaults), `release_matrix` (the minors and arches of `cks-iso release --matrix`), `kubeadm` (kubeadm's image list) and `confined` (how it runs), `sources` (a planned file as a
-//! download), `head_start` (the large files begun while planning), `execute` (the second phase) and
+//! download), `head_start` (the large files begun while planning) and `near_end` (begun as kubeadm's
+//! download nears its end), `execute` (the second phase) and
 //! `execution` (its settings), `record`
 //! (`versions.txt`), `sbom` (the SPDX document), `summary`, `lock`,
 //! `iso_recipe` (the recipe key finished ISOs are kept by), `iso_reuse` (a finished ISO taken from a cache, checked),
@@ -30,6 +31,7 @@ mod kubeadm;
 mod lock;
 mod lookups;
 mod manifests;
+mod near_end;
 mod options;
 mod output_lock;
 mod packed_facts;

@@ -22,13 +22,14 @@ use super::kubeadm::kubeadm_images;
 use super::lock::Lock;
 use super::lookups::{Looked, look_up};
 use super::manifests::{check_manifests, image_plan, pin_manifests};
+use super::near_end::NearEnd;
 use super::options::Options;
 use super::plan::{HeadlampPin, Plan};
 use super::releases::{Reach, Releases, TagSource, resolve_releases};
 use super::sources::{create_parents, file_spec};
 use super::staging::Staging;
 use crate::fetch::{FetchedFile, Fetcher, FileSpec};
-use crate::signature::{Cleared, SignatureMaterial, Verifier};
+use crate::upstream_signatures::{Cleared, SignatureMaterial, Verifier};
 
 /// The plan and the files the first phase already fetched into the tree.
 #[derive(Debug)]
@@ -98,13 +99,17 @@ pub async fn resolve(
         let fetched = fetch_small_files(&late, fetcher, staging).await?;
         anyhow::Ok((releases, fetched))
     };
-    // The largest file of this phase: the head start waits for it, so it has the link.
+    // The largest file of this phase: the head start waits for it, so it has the link, and
+    // goes when it is near its end (its new connections fill the link as kubeadm's last bytes
+    // arrive), or at its end.
     let kubeadm_file = async {
         create_parents(std::slice::from_ref(&kubeadm.spec))?;
-        let file = fetcher.fetch(&kubeadm.spec).await;
-        if let Some(go) = go {
-            go.now();
-        }
+        let near_end = NearEnd::new(&kubeadm.spec.name, go);
+        let file = fetcher
+            .also_telling(near_end.clone())
+            .fetch(&kubeadm.spec)
+            .await;
+        near_end.now();
         anyhow::Ok(file?)
     };
     // Boxed: the plan's future stays small (a build's future lives on the caller's stack).
