@@ -12,7 +12,7 @@
 //! | [`cache_registry`] | `--cache-registry`: an OCI registry as the build cache CI runners share |
 //! | [`store`] | finished ISOs from a cache, each checked before it is used |
 //! | [`artifact`] | what a cache entry is keyed by, and the one port to the cache shared between builds |
-//! | [`signature`] | `--signatures`: the cosign signatures of the Kubernetes binaries and images, fetched and judged |
+//! | [`upstream_signatures`] | `--signatures`: the cosign signatures of the Kubernetes binaries and images, fetched and judged |
 //! | [`iso`] | the ISO 9660 writer (the reader is [`cks_iso_reader::iso`]'s, re-exported) |
 //! | [`inspect`] | `cks-iso verify` and `diff`: what an ISO holds against the node contract ([`cks_iso_reader::inspect`], re-exported) |
 //! | [`register`] | `cks-iso register`: the ISO added to CloudStack, or each ISO of a catalog in each zone |
@@ -83,10 +83,10 @@ pub mod register;
 pub mod registry;
 pub mod requests;
 pub mod retry;
-pub mod signature;
 pub mod signing;
 pub mod space;
 pub mod store;
+pub mod upstream_signatures;
 
 // Reading and checking an ISO, shared with cks-upgrade-hook, at the paths the builder's code uses.
 pub use cks_iso_reader::{digest, follow, inspect};

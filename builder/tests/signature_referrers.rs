@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use cks_builder::registry::{PullOptions, PullReport, PulledImage};
-use cks_builder::signature::{Mode, SignatureSettings, Verifier};
+use cks_builder::upstream_signatures::{Mode, SignatureSettings, Verifier};
 use cks_fixtures::http::FileServer;
 use cks_fixtures::sigstore::{SignedImage, Signer, TestSigstore};
 use cks_pinning::arch::Arch;
@@ -61,7 +61,10 @@ fn publish_referrer(root: &Path, signed: &SignedImage) {
 async fn check(
     signer: &Signer,
     mode: Mode,
-) -> (Result<cks_builder::signature::Checked, String>, FileServer) {
+) -> (
+    Result<cks_builder::upstream_signatures::Checked, String>,
+    FileServer,
+) {
     let sigstore = TestSigstore::generate().expect("test trust root");
     let dir = tempfile::tempdir().expect("temp dir");
     let signed = sigstore

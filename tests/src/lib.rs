@@ -39,7 +39,7 @@ pub fn demo_inputs(upstream: &DemoUpstream, out: &Path, arch: &str) -> Inputs {
         insecure_registries: upstream.insecure_registries(),
         source_date_epoch: Some(1_700_000_000),
         // The upstream's binaries and registry.k8s.io images are signed by its test root.
-        signatures: cks_builder::signature::SignatureInputs {
+        signatures: cks_builder::upstream_signatures::SignatureInputs {
             trusted_root: Some(upstream.trusted_root().to_path_buf()),
             ..Default::default()
         },

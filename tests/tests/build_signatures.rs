@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 
 use cks_builder::pipeline::{Inputs, Request, Summary};
-use cks_builder::signature::{Mode, SignatureInputs};
+use cks_builder::upstream_signatures::{Mode, SignatureInputs};
 use cks_e2e::{demo_inputs, run_build, start_upstream, versions_txt_of};
 use cks_fixtures::demo::{DemoConfig, DemoUpstream};
 use cks_fixtures::registry::{Auth, Registry};

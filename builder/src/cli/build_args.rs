@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use cks_builder::pipeline::{Inputs, LimitInput, OptionsError};
-use cks_builder::signature::SignatureInputs;
+use cks_builder::upstream_signatures::SignatureInputs;
 use cks_pinning::headlamp::DashboardArgument;
 
 /// Flags of `cks-iso build`: the script's positional arguments, or the same as named flags,

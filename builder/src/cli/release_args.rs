@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use cks_builder::pipeline::{Inputs, Minors};
-use cks_builder::signature::SignatureInputs;
+use cks_builder::upstream_signatures::SignatureInputs;
 
 /// Flags of `cks-iso release`.
 #[derive(Debug, Clone, clap::Args)]

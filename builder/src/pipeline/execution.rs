@@ -40,10 +40,10 @@ pub struct Execution<'a> {
     /// Where the SHA-1 of each image blob (for the SBOM) is remembered, if anywhere.
     pub sha1_memo: Option<&'a Path>,
     /// How upstream signatures are checked.
-    pub signatures: &'a crate::signature::Verifier,
+    pub signatures: &'a crate::upstream_signatures::Verifier,
     /// The signature material the plan fetched for the signed files (what it lacks is
     /// fetched in the signature phase).
-    pub material: &'a crate::signature::SignatureMaterial,
+    pub material: &'a crate::upstream_signatures::SignatureMaterial,
     /// The sha256 of an ISO already at the plan's path to keep when it is what this build
     /// writes ([`super::Request::keep_existing`]).
     pub keep_existing: Option<&'a str>,

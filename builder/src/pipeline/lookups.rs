@@ -11,7 +11,7 @@ use std::pin::Pin;
 use futures_util::StreamExt;
 
 use crate::fetch::{FetchedFile, Fetcher, FileError, FileSpec};
-use crate::signature::{FetchedMaterial, SignatureMaterial, Signed};
+use crate::upstream_signatures::{FetchedMaterial, SignatureMaterial, Signed};
 
 /// What the pool found: the files, in the order of their specs, and the material.
 #[derive(Debug)]

@@ -20,7 +20,7 @@ pub use error::OptionsError;
 pub use resolved::Options;
 pub use versions::{EtcdAsked, Versions};
 
-use crate::signature::SignatureInputs;
+use crate::upstream_signatures::SignatureInputs;
 
 /// Every input a build may take; each is optional here so that flags, environment and config
 /// can each supply some. The TOML config file has exactly these keys, each the name of its

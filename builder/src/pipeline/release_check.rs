@@ -48,7 +48,7 @@ pub async fn would_keep(
     let shared = cache_registry
         .as_ref()
         .map(|c| crate::artifact::SharedTier(c.0.clone()));
-    let signatures = crate::signature::Verifier::new(&options.signatures)?;
+    let signatures = crate::upstream_signatures::Verifier::new(&options.signatures)?;
     let mut fetch = fetch_options(options)?;
     fetch.cache_registry = shared.clone();
     let fetcher = Fetcher::new(fetch)?.with_progress(progress.clone());

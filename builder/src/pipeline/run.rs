@@ -83,7 +83,7 @@ pub async fn build(
         options.ca_file.as_slice(),
         &pull_options(options)?.credentials,
     )?;
-    let signatures = crate::signature::Verifier::new(&options.signatures)?;
+    let signatures = crate::upstream_signatures::Verifier::new(&options.signatures)?;
     // One shared tier of the artifact store for the files, the images and the finished ISO.
     let shared = cache_registry
         .as_ref()

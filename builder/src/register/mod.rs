@@ -24,10 +24,10 @@ mod download_wait;
 mod error;
 pub mod from_catalog;
 pub(crate) mod iso_facts;
+mod iso_signature;
 mod line_fit;
 mod registration;
 mod request;
-mod signature_check;
 mod supported_version;
 mod url_check;
 
@@ -35,10 +35,10 @@ use cks_cloudstack::CloudStackClient;
 
 pub use error::RegisterError;
 pub use iso_facts::IsoFacts;
+pub use iso_signature::RequiredKey;
+pub(crate) use iso_signature::check_digest as check_signature;
 pub use registration::{Registration, Status};
 pub use request::{RegisterSettings, Request};
-pub use signature_check::RequiredKey;
-pub(crate) use signature_check::check_digest as check_signature;
 
 /// Reads and checks the ISO, checks the URL, then registers it through `client`.
 pub fn run(
@@ -60,7 +60,7 @@ pub fn run(
         }
     ));
     if let Some(required) = &request.signature {
-        signature_check::check(&facts, required)?;
+        iso_signature::check(&facts, required)?;
         say(&format!(
             "{}: signature verified with {}",
             request.iso.display(),

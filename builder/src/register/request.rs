@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use super::signature_check::RequiredKey;
+use super::iso_signature::RequiredKey;
 
 /// What to register and how.
 #[derive(Debug, Clone)]

@@ -8,7 +8,7 @@
 
 use cks_builder::cache_registry::file_tag;
 use cks_builder::pipeline::Request;
-use cks_builder::signature::Mode;
+use cks_builder::upstream_signatures::Mode;
 use cks_e2e::{demo_inputs, run_build, start_upstream};
 use cks_fixtures::demo::DemoConfig;
 

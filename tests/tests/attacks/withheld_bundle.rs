@@ -4,7 +4,7 @@
 //! `allow-missing-log = true` accepts it.
 
 use cks_builder::pipeline::Request;
-use cks_builder::signature::{Mode, PolicyInput};
+use cks_builder::upstream_signatures::{Mode, PolicyInput};
 use cks_e2e::{demo_inputs, run_build, start_upstream, versions_txt_of};
 use cks_fixtures::demo::DemoConfig;
 use cks_pinning::versions_txt::VersionsTxt;

@@ -89,7 +89,7 @@ pub(crate) fn cache_warnings(summary: &Summary) -> Vec<&String> {
 /// builds are about the caches alone.
 pub(crate) fn without_signatures(upstream: &DemoUpstream, out: &Path) -> Inputs {
     let mut inputs = demo_inputs(upstream, out, "x86_64");
-    inputs.signatures.mode = Some(cks_builder::signature::Mode::Off);
+    inputs.signatures.mode = Some(cks_builder::upstream_signatures::Mode::Off);
     inputs
 }
 
@@ -161,7 +161,7 @@ pub(crate) fn build_process(
     flag("csi-version", &inputs.csi_version);
     flag("ccm-version", &inputs.ccm_version);
     flag("cache-registry", &inputs.cache_registry);
-    if inputs.signatures.mode == Some(cks_builder::signature::Mode::Off) {
+    if inputs.signatures.mode == Some(cks_builder::upstream_signatures::Mode::Off) {
         command.args(["--signatures", "off"]);
     }
     for (name, values) in [

@@ -11,7 +11,7 @@ use super::url_logins::{MIRROR_LOGIN, no_password};
 use super::{Inputs, LimitInput, OptionsError, release_version};
 use crate::fetch::{ClientOptions, FetchOptions, Mirror, Mirrors};
 use crate::pace::{MinRate, MinRateError};
-use crate::signature::SignatureSettings;
+use crate::upstream_signatures::SignatureSettings;
 
 /// The inputs other than the versions, checked.
 pub(super) struct Checked {

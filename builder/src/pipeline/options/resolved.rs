@@ -13,7 +13,7 @@ use cks_pinning::version::KubeVersion;
 
 use crate::fetch::Mirrors;
 use crate::pace::MinRate;
-use crate::signature::SignatureSettings;
+use crate::upstream_signatures::SignatureSettings;
 
 /// The complete inputs of one build.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
