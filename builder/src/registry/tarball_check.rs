@@ -24,24 +24,11 @@ use cks_iso_reader::oci::{
 
 mod blobs;
 mod error;
+mod index_json;
 pub use blobs::Sha1s;
 pub use error::TarballError;
+use index_json::IndexJson;
 
-/// What the check reads of the layout's `index.json`: the first entry's media type (the rest
-/// of the file is compared byte for byte with what the writer writes).
-#[derive(serde::Deserialize)]
-struct IndexJson {
-    #[serde(default)]
-    manifests: Vec<IndexEntry>,
-}
-
-/// An entry of `index.json`.
-#[derive(serde::Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct IndexEntry {
-    #[serde(default)]
-    media_type: Option<String>,
-}
 /// Entries a written tarball holds beyond its layers: the layout's files (`oci-layout`,
 /// `index.json`, `manifest.json`, `repositories`), its folders, the config and the manifests.
 const ENTRIES_BESIDE_LAYERS: u64 = 16;
