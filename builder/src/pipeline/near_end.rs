@@ -14,9 +14,11 @@ use crate::progress::ProgressSink;
 pub const LEAD: Duration = Duration::from_millis(500);
 
 /// Whether a transfer of `total` bytes, `done` of them in `elapsed`, ends within `lead` at the
-/// rate it has had so far.
+/// rate it has had so far. Its first `lead` is no rate yet: the first bytes come in a burst
+/// (already buffered when the transfer is seen to start), and one would promise the whole
+/// file in an instant.
 pub fn due(total: u64, done: u64, elapsed: Duration, lead: Duration) -> bool {
-    if done == 0 || elapsed.is_zero() {
+    if done == 0 || elapsed < lead {
         return false;
     }
     let rate = done as f64 / elapsed.as_secs_f64();
@@ -78,13 +80,20 @@ impl ProgressSink for NearEnd {
             Ok(mut seen) => {
                 seen.done += bytes;
                 match (seen.started, seen.total) {
-                    (Some(started), Some(total)) => due(total, seen.done, started.elapsed(), LEAD),
-                    _ => false,
+                    (Some(started), Some(total))
+                        if due(total, seen.done, started.elapsed(), LEAD) =>
+                    {
+                        Some((total, seen.done))
+                    }
+                    _ => None,
                 }
             }
-            Err(_) => false,
+            Err(_) => None,
         };
-        if near {
+        if let Some((total, done)) = near
+            && self.go.lock().is_ok_and(|go| go.is_some())
+        {
+            tracing::debug!(name = %self.name, total, done, "near its end: the head start goes");
             self.now();
         }
     }
@@ -110,6 +119,8 @@ mod tests {
         assert!(due(100_000_000, 100_000_000, second, LEAD), "at the end");
         assert!(!due(100_000_000, 0, second, LEAD), "nothing seen yet");
         assert!(!due(100, 10, Duration::ZERO, LEAD));
+        // The first buffered bytes, seen 10 µs after the start: no rate yet.
+        assert!(!due(78_643_702, 8_192, Duration::from_micros(10), LEAD));
     }
 
     #[tokio::test]
@@ -119,7 +130,7 @@ mod tests {
         watch.on_start("k8s/kubeadm", Some(1_000));
         watch.on_bytes("k8s/kubelet", 1_000);
         assert!(got.try_recv().is_err(), "another transfer says nothing");
-        std::thread::sleep(Duration::from_millis(20));
+        std::thread::sleep(LEAD + Duration::from_millis(20));
         watch.on_bytes("k8s/kubeadm", 10);
         assert!(got.try_recv().is_err(), "far from the end");
         watch.on_bytes("k8s/kubeadm", 989);
