@@ -9,7 +9,7 @@ use std::net::TcpListener;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use cks_builder::fetch::{ClientOptions, FetchOptions, Fetcher, FileSpec};
+use cks_builder::fetch::{ClientOptions, FetchOptions, Fetcher, FileError, FileSpec};
 use cks_builder::git::{LsRemoteOptions, list_tags};
 use cks_builder::pace::MinRate;
 use cks_builder::progress::NoProgress;
@@ -70,7 +70,7 @@ fn http_head(len: usize) -> String {
     )
 }
 
-async fn download(port: u16) -> (Result<Vec<u8>, String>, Duration, tempfile::TempDir) {
+async fn download(port: u16) -> (Result<Vec<u8>, FileError>, Duration, tempfile::TempDir) {
     let out = tempfile::tempdir().expect("temp dir");
     let url = format!("http://127.0.0.1:{port}/blob");
     let fetcher = Fetcher::new(FetchOptions {
@@ -83,9 +83,7 @@ async fn download(port: u16) -> (Result<Vec<u8>, String>, Duration, tempfile::Te
     let started = Instant::now();
     let result = fetcher.fetch(&spec).await;
     let took = started.elapsed();
-    let result = result
-        .map(|_| std::fs::read(out.path().join("blob")).expect("the file"))
-        .map_err(|e| e.to_string());
+    let result = result.map(|_| std::fs::read(out.path().join("blob")).expect("the file"));
     (result, took, out)
 }
 
@@ -109,7 +107,7 @@ async fn a_download_dripping_a_byte_at_a_time_ends_within_one_window() {
     let body = vec![b'x'; 1000];
     let (port, server) = paced_server(http_head(body.len()), body, 1, Duration::from_millis(300));
     let (result, took, out) = download(port).await;
-    let text = result.expect_err("a drip is cut off");
+    let text = result.expect_err("a drip is cut off").to_string();
     assert_cut_off(&text, &format!("http://127.0.0.1:{port}/blob"), took);
     let sent = server.join().expect("the server did not panic");
     assert!(sent < 100, "{sent} bytes dripped");

@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use cks_builder::registry::{PullOptions, PullReport, PulledImage};
-use cks_builder::upstream_signatures::{Mode, SignatureSettings, Verifier};
+use cks_builder::upstream_signatures::{Mode, SignatureRefusals, SignatureSettings, Verifier};
 use cks_fixtures::http::FileServer;
 use cks_fixtures::sigstore::{SignedImage, Signer, TestSigstore};
 use cks_pinning::arch::Arch;
@@ -62,7 +62,7 @@ async fn check(
     signer: &Signer,
     mode: Mode,
 ) -> (
-    Result<cks_builder::upstream_signatures::Checked, String>,
+    Result<cks_builder::upstream_signatures::Checked, SignatureRefusals>,
     FileServer,
 ) {
     let sigstore = TestSigstore::generate().expect("test trust root");
@@ -98,10 +98,7 @@ async fn check(
         }],
         ..PullReport::default()
     };
-    let checked = verifier
-        .check_images(&report, &pull)
-        .await
-        .map_err(|e| e.to_string());
+    let checked = verifier.check_images(&report, &pull).await;
     drop(dir);
     (checked, server)
 }
@@ -144,7 +141,7 @@ async fn a_signature_among_the_referrers_verifies_and_another_identity_is_refuse
         Mode::Require,
     )
     .await;
-    let err = checked.expect_err("refused");
+    let err = checked.expect_err("refused").to_string();
     assert!(err.contains("registry.k8s.io/pause:3.10@sha256:"), "{err}");
     assert!(
         err.contains("not for the expected identity krel-trust@"),
