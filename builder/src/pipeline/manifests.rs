@@ -27,15 +27,8 @@ const ROOT_MANIFESTS: [&str; 7] = [
 ];
 
 /// The manifests whose images go into the ISO, after kubeadm's list (each that the build
-/// bundles).
-const IMAGE_MANIFESTS: [&str; 6] = [
-    "network.yaml",
-    "dashboard.yaml",
-    "headlamp.yaml",
-    "autoscaler.yaml",
-    "provider.yaml",
-    "manifest.yaml",
-];
+/// bundles): every root manifest but the snapshot CRDs, which run nothing.
+const IMAGE_MANIFESTS: &[&str] = ROOT_MANIFESTS.split_at(6).0;
 
 /// Refuses a root manifest that is not Kubernetes objects, or one that runs a component but
 /// names no image (its publisher's file of that name names some: a redirect to a `Secret` or a

@@ -73,7 +73,7 @@ pub use release_matrix::{Matrix, MatrixRelease};
 pub use releases::{Reach, Releases, TagSource, resolve_releases};
 pub use resolve::{Resolved, head_start_specs, resolve};
 pub use room::{NoRoom, Place, Tally};
-pub use run::{Outcome, Request, build, fetch_options, pull_options};
+pub use run::{Outcome, Request, build, pull_options};
 pub use sbom::beside as sbom_beside;
 pub use sbom::tool as sbom_tool;
 pub use sources::file_spec;

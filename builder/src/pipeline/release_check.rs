@@ -12,7 +12,7 @@ use super::execution::{Execution, Observer};
 use super::iso_reuse::check_in_place;
 use super::options::{Inputs, Options};
 use super::resolve::resolve;
-use super::run::{fetch_options, pull_options};
+use super::run::pull_options;
 use super::staging::Staging;
 use crate::cache_registry::CacheRegistry;
 use crate::fetch::Fetcher;
@@ -49,7 +49,7 @@ pub async fn would_keep(
         .as_ref()
         .map(|c| crate::artifact::SharedTier(c.0.clone()));
     let signatures = crate::upstream_signatures::Verifier::new(&options.signatures)?;
-    let mut fetch = fetch_options(options)?;
+    let mut fetch = options.fetch_options();
     fetch.cache_registry = shared.clone();
     let fetcher = Fetcher::new(fetch)?.with_progress(progress.clone());
     let staging = Staging::new(temp_dir)?;

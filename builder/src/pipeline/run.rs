@@ -19,7 +19,7 @@ use super::room::Tally;
 use super::staging::Staging;
 use super::summary::Summary;
 use crate::cache_registry::CacheRegistry;
-use crate::fetch::{FetchOptions, Fetcher};
+use crate::fetch::Fetcher;
 use crate::progress::ProgressSink;
 use crate::registry::{CredentialStore, PullOptions, default_docker_config};
 use crate::requests::RequestLog;
@@ -88,7 +88,7 @@ pub async fn build(
     let shared = cache_registry
         .as_ref()
         .map(|c| crate::artifact::SharedTier(c.0.clone()));
-    let mut fetch = fetch_options(options)?;
+    let mut fetch = options.fetch_options();
     fetch.cache_registry = shared.clone();
     // The downloads' announced sizes are kept for the check of free space before the images.
     let sizes = Arc::new(Tally::new(progress.clone()));
@@ -171,11 +171,6 @@ pub async fn build(
         summary.cache_registry = Some(cache.stats());
     }
     Ok(Outcome::Built(plan, summary))
-}
-
-/// The downloader's settings from the build's options.
-pub fn fetch_options(options: &Options) -> Result<FetchOptions> {
-    Ok(options.fetch_options())
 }
 
 /// The puller's settings from the build's options.

@@ -6,6 +6,7 @@ use cks_builder::pipeline::{Lock, Request};
 use cks_e2e::{run_build, start_upstream};
 use cks_fixtures::demo::DemoConfig;
 
+use super::sealed_local_iso::{entry, own_copy};
 use crate::build_cache_registry::support::{
     CacheServer, damage, runner_inputs, without_signatures,
 };
@@ -82,19 +83,11 @@ async fn a_damaged_iso_in_the_local_cache_is_hashed_again_and_not_used() {
     let first = run_build(&build(first_out.path()), Request::default())
         .await
         .expect("the first build");
-    let kept: Vec<_> = std::fs::read_dir(cache_dir.path().join("iso"))
-        .expect("the local ISO cache")
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "iso"))
-        .collect();
-    assert_eq!(kept.len(), 1, "{kept:?}");
+    let (kept, _seal) = entry(cache_dir.path());
     // The cached ISO is a hard link of the first build's output: a copy breaks the link, so
     // only the cache's bytes change.
-    let bytes = std::fs::read(&kept[0]).expect("the cached ISO");
-    std::fs::remove_file(&kept[0]).expect("unlink");
-    std::fs::write(&kept[0], bytes).expect("a copy");
-    damage(&kept[0]);
+    own_copy(&kept, |_| {});
+    damage(&kept);
 
     let second_out = tempfile::tempdir().expect("out");
     let second = run_build(&build(second_out.path()), Request::default())
@@ -108,7 +101,7 @@ async fn a_damaged_iso_in_the_local_cache_is_hashed_again_and_not_used() {
         actual, first.sha256,
         "the ISO written holds the right bytes"
     );
-    let again = cks_builder::digest::sha256_file(&kept[0])
+    let again = cks_builder::digest::sha256_file(&kept)
         .expect("the cache holds the ISO again")
         .into_hex();
     assert_eq!(again, first.sha256, "the damaged entry was replaced");

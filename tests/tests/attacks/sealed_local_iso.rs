@@ -15,7 +15,7 @@ use cks_fixtures::demo::DemoConfig;
 use crate::build_cache_registry::support::without_signatures;
 
 /// The one ISO entry in the cache folder's `iso/` and the seal beside it.
-fn entry(cache: &Path) -> (PathBuf, PathBuf) {
+pub(super) fn entry(cache: &Path) -> (PathBuf, PathBuf) {
     let isos: Vec<_> = std::fs::read_dir(cache.join("iso"))
         .expect("the local ISO cache")
         .flatten()
@@ -30,7 +30,7 @@ fn entry(cache: &Path) -> (PathBuf, PathBuf) {
 
 /// Breaks the hard link between the cache entry and the build's output (so only the cache's
 /// bytes change), then lets `change` alter the entry's bytes.
-fn own_copy(iso: &Path, change: impl FnOnce(&mut Vec<u8>)) {
+pub(super) fn own_copy(iso: &Path, change: impl FnOnce(&mut Vec<u8>)) {
     let mut bytes = std::fs::read(iso).expect("the cached ISO");
     change(&mut bytes);
     std::fs::remove_file(iso).expect("unlink");
