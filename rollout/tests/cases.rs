@@ -3,6 +3,7 @@
 //! address, a failed uncordon in release, a failed stop (a cancel at every step: cancel.rs).
 
 use crate::common::{cfg, cluster, offerings, report, run_ok};
+use cks_rollout::engine::StepKind;
 use cks_rollout::model::{ClusterState, ROLLOUT_ANNOTATION};
 use cks_rollout::sim::{Fault, NodeOverride, Simulation};
 
@@ -42,12 +43,53 @@ fn a_stop_that_times_out_with_the_vm_down_finishes_the_change_and_never_uncordon
         node: "w-1".into(),
         times: 1,
         stopping: true,
+        stopping_seconds: 20,
     });
     let sim = Simulation::new(&spec, 2).expect("simulable");
     let run = run_ok(&sim, &offerings(&[("worker", "medium")]));
     assert!(report(&run).run.error.is_none(), "{}", run.failure_report());
+    let stop = report(&run)
+        .events
+        .iter()
+        .find(|e| e.step == StepKind::Stop && e.node.as_deref() == Some("w-1"))
+        .expect("w-1's stop");
+    assert!(
+        stop.detail.contains("but the VM is Stopped"),
+        "the VM found Stopping was waited for until Stopped: {}",
+        stop.detail
+    );
     assert_eq!(sim.world().vms["w-1"].offering, "medium");
     assert_eq!(sim.world().record.state, ClusterState::Running);
+}
+
+#[test]
+fn a_vm_still_stopping_at_the_batch_deadline_fails_the_batch_and_is_never_uncordoned_down() {
+    let mut spec = cluster(3, 0, 3);
+    spec.faults.push(Fault::StopTimesOut {
+        node: "w-1".into(),
+        times: 1,
+        stopping: true,
+        stopping_seconds: 7200,
+    });
+    let sim = Simulation::new(&spec, 2).expect("simulable");
+    let run = run_ok(&sim, &offerings(&[("worker", "medium")]));
+    let error = report(&run)
+        .run
+        .error
+        .as_ref()
+        .map(ToString::to_string)
+        .unwrap_or_default();
+    assert!(
+        error.contains("w-1") && error.contains("Stopping after the stop timed out"),
+        "the batch ends at its deadline with the VM's state: {error}\n{}",
+        run.failure_report()
+    );
+    let w = sim.world();
+    assert!(
+        w.vms["w-1"].node.as_ref().is_some_and(|n| n.unschedulable),
+        "a node found down is left cordoned"
+    );
+    assert_ne!(w.record.state, ClusterState::Running);
 }
 
 #[test]

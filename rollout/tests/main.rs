@@ -32,6 +32,7 @@ mod adapter_store_postgres;
 mod adapter_store_postgres_tls;
 mod answer_bounds;
 mod autoscaler_risk;
+mod batch_work;
 mod cancel;
 mod cases;
 mod cli_docs;

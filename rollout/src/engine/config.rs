@@ -235,3 +235,38 @@ impl EngineConfig {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_restart_scope_is_read_from_its_name_and_anything_else_is_named_in_the_refusal() {
+        for (text, scope) in [
+            ("all", RestartScope::All),
+            ("control", RestartScope::Control),
+            ("worker", RestartScope::Worker),
+            ("etcd", RestartScope::Etcd),
+            ("reboot-required", RestartScope::RebootRequired),
+        ] {
+            assert_eq!(text.parse::<RestartScope>(), Ok(scope), "{text}");
+        }
+        let e = "workers".parse::<RestartScope>().expect_err("not a scope");
+        assert_eq!(
+            e.to_string(),
+            "\"workers\": expected all, control, worker, etcd or reboot-required"
+        );
+    }
+
+    #[test]
+    fn a_config_written_without_a_gate_timeout_reads_the_default_one() {
+        let mut written = serde_json::to_value(EngineConfig::default()).expect("serialises");
+        written
+            .as_object_mut()
+            .expect("an object")
+            .remove("gate_timeout");
+        let read: EngineConfig = serde_json::from_value(written).expect("reads back");
+        assert_eq!(read.gate_timeout, GATE_TIMEOUT);
+        assert_eq!(GATE_TIMEOUT, Duration::from_secs(300));
+    }
+}

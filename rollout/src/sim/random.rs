@@ -136,6 +136,7 @@ pub fn scenario(seed: u64) -> (ClusterSpec, UpdateRequest) {
                 node: n,
                 times,
                 stopping: rng.random_bool(0.5),
+                stopping_seconds: 20,
             },
             14 => Fault::UncordonFails { node: n, times },
             15 => Fault::CloudStackState {

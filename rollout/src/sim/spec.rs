@@ -17,6 +17,9 @@ fn default_disk() -> u64 {
 fn one() -> u32 {
     1
 }
+fn twenty() -> u64 {
+    20
+}
 fn default_namespace() -> String {
     "default".to_string()
 }
@@ -219,9 +222,13 @@ pub enum Fault {
         /// How many calls fail.
         #[serde(default = "one")]
         times: u32,
-        /// The VM stays Stopping for 20 s before it is Stopped.
+        /// The VM is still Stopping when the engine gives up on the job, and Stopped
+        /// `stopping_seconds` later.
         #[serde(default)]
         stopping: bool,
+        /// With `stopping`, how long the VM stays Stopping after the job timed out (default 20).
+        #[serde(default = "twenty")]
+        stopping_seconds: u64,
     },
     /// The next `times` uncordons of this node fail (the API refuses the patch).
     UncordonFails {

@@ -40,9 +40,12 @@ impl SimHandle {
                 return Ok(());
             }
             let stopping = w.faults.iter().find_map(|f| match &f.fault {
-                Fault::StopTimesOut { node, stopping, .. } if f.left > 0 && *node == name => {
-                    Some(*stopping)
-                }
+                Fault::StopTimesOut {
+                    node,
+                    stopping,
+                    stopping_seconds,
+                    ..
+                } if f.left > 0 && *node == name => Some(stopping.then_some(*stopping_seconds)),
                 _ => None,
             });
             let timed_out = stopping.is_some()
@@ -61,13 +64,14 @@ impl SimHandle {
             v.stopped_boot = Some(boot);
             v.engine_stops += 1;
             if timed_out {
-                if stopping == Some(true) {
-                    let until = w.now + Duration::from_secs(20);
+                // The engine waits 30 s for the job, then gives up on it.
+                w.advance(Duration::from_secs(30));
+                if let Some(Some(seconds)) = stopping {
+                    let until = w.now + Duration::from_secs(seconds);
                     let v = vm_by_id(w, vm_id)?;
                     v.state = VmState::Stopping;
                     v.stopping_until = Some(until);
                 }
-                w.advance(Duration::from_secs(30));
                 return Err(PortError::unavailable(format!(
                     "stopVirtualMachine {vm_id}: queryAsyncJobResult: the job did not finish in time"
                 )));
