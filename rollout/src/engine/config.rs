@@ -269,4 +269,31 @@ mod tests {
         assert_eq!(read.gate_timeout, GATE_TIMEOUT);
         assert_eq!(GATE_TIMEOUT, Duration::from_secs(300));
     }
+
+    #[test]
+    fn a_gate_env_name_may_start_with_an_underscore_but_not_a_digit() {
+        for name in ["_PROXY", "HTTP_PROXY", "a1"] {
+            assert!(is_variable_name(name), "{name}");
+        }
+        for name in ["1A", "", "A-B", "A B"] {
+            assert!(!is_variable_name(name), "{name:?}");
+        }
+    }
+
+    #[test]
+    fn a_lease_of_exactly_two_poll_intervals_is_enough_and_one_less_is_refused() {
+        let at = |lease_ms| EngineConfig {
+            lease_timeout: Duration::from_millis(lease_ms),
+            poll_interval: Duration::from_secs(10),
+            ..EngineConfig::default()
+        };
+        assert_eq!(at(20_000).check_lease(), Ok(()));
+        assert!(matches!(
+            at(19_999).check_lease(),
+            Err(ControlError::LeaseTooShort {
+                lease_ms: 19_999,
+                poll_ms: 10_000
+            })
+        ));
+    }
 }

@@ -309,14 +309,6 @@ impl EngineError {
     pub(crate) fn cloud(source: PortError) -> Self {
         Self::port("CloudStack", source)
     }
-
-    /// True when the engine lost its lease (it then neither acts nor releases).
-    pub fn is_lease_lost(&self) -> bool {
-        matches!(
-            self,
-            EngineError::LeaseLost { .. } | EngineError::LeaseUnconfirmed { .. }
-        )
-    }
 }
 
 /// Serialised as its message (reports carry the text operators read).
