@@ -162,6 +162,12 @@ fn a_gate_longer_than_the_lease_keeps_it_renewed_against_a_second_engine() {
         (162..=225).contains(&renewals),
         "{renewals} renewals during the gate"
     );
+    let looks = run
+        .trace
+        .iter()
+        .filter(|l| l.contains("hooks.gate_status(./slo)"))
+        .count();
+    assert!((1800..=1802).contains(&looks), "{looks} looks at the gate");
 }
 
 /// Wait (bounded) for a real gate to exit.
