@@ -1,7 +1,9 @@
 //! Which nodes of a batch still have work when the batch starts, as the batch sees the cluster
 //! then (not as the plan saw it): a node another engine finished before its batch is not
-//! restarted again, a stopped node already up to date is started, a node someone else brought up
-//! to date before its batch is left alone; and what each node back in service is reported as.
+//! restarted again, one it restarted is waited for until its new boot (and restarted when none
+//! comes within the boot wait), a stopped node already up to date is started, a node someone
+//! else brought up to date before its batch is left alone; and what each node back in service
+//! is reported as.
 
 use std::collections::BTreeMap;
 
@@ -76,6 +78,91 @@ fn a_node_another_engine_finished_before_its_batch_is_not_restarted_again() {
         "the finished node is uncordoned and its annotation removed"
     );
     assert_eq!(w.record.state, ClusterState::Running);
+}
+
+/// While w-1's batch runs, another engine takes w-2: annotated with its boot ID, cordoned,
+/// moved onto the new offering and started; its kubelet posts the new boot `posts_after` later
+/// (never: `None`), reporting the old boot ID, Ready, until then.
+fn taken_by_another_engine(posts_after: Option<u64>) -> impl FnMut(&mut World) {
+    move |w: &mut World| {
+        let now = w.now;
+        let vm = w.vms.get_mut("w-2").expect("w-2");
+        if let Some(n) = vm.node.as_mut() {
+            n.unschedulable = true;
+            n.annotations
+                .insert(ROLLOUT_ANNOTATION.into(), n.boot_id.clone());
+        }
+        vm.offering = "medium".into();
+        vm.external_down = true;
+        vm.stopped_boot = Some(vm.boot_id.clone());
+        vm.boot_id = "boot-w-2-by-the-other-engine".into();
+        vm.booted = false;
+        vm.boot_done_at = posts_after.map(|s| now + std::time::Duration::from_secs(s));
+    }
+}
+
+/// The workers' rollout of a 3+3 cluster with `act` done at the end of w-1's batch.
+fn rolled_with(act: impl FnMut(&mut World)) -> (Simulation, cks_rollout::sim::SimRun) {
+    let sim = Simulation::new(&cluster(3, 0, 3), 3).expect("simulable");
+    let mut rival = Rival {
+        sim: &sim,
+        after: "w-1",
+        act,
+    };
+    let run = sim.run_with(&offerings(&[("worker", "medium")]), &cfg(), &mut rival);
+    assert!(run.violation.is_none(), "{}", run.failure_report());
+    (sim, run)
+}
+
+#[test]
+fn a_node_another_engine_restarted_is_waited_for_until_its_new_boot_and_not_restarted_again() {
+    let (sim, run) = rolled_with(taken_by_another_engine(Some(30)));
+    let r = report(&run);
+    assert_eq!(
+        stopped(r),
+        ["w-1", "w-3"],
+        "w-2 came back: only the others stop"
+    );
+    assert!(
+        r.events.iter().any(|e| e.node.as_deref() == Some("w-2")
+            && e.step == StepKind::Verify
+            && e.detail.contains("waiting for a new boot")),
+        "w-2's batch waited for its new boot"
+    );
+    let w = sim.world();
+    let w2 = w.vms["w-2"].node.as_ref().expect("w-2's node");
+    assert_eq!(w2.boot_id, "boot-w-2-by-the-other-engine");
+    assert!(!w2.unschedulable && w2.annotations.is_empty());
+    assert_eq!(w.record.state, ClusterState::Running);
+}
+
+#[test]
+fn a_node_another_engine_restarted_whose_new_boot_never_comes_is_restarted_after_the_boot_wait() {
+    let (sim, run) = rolled_with(taken_by_another_engine(None));
+    let r = report(&run);
+    assert_eq!(
+        stopped(r),
+        ["w-1", "w-2", "w-3"],
+        "no new boot came: w-2 is restarted"
+    );
+    let waited = r
+        .events
+        .iter()
+        .find(|e| e.node.as_deref() == Some("w-2") && e.detail.contains("waiting for a new boot"))
+        .map(|e| e.at_ms)
+        .expect("w-2's batch waited for a new boot");
+    let stop = r
+        .events
+        .iter()
+        .find(|e| e.node.as_deref() == Some("w-2") && e.step == StepKind::Stop)
+        .map(|e| e.at_ms)
+        .expect("w-2 stopped");
+    assert!(
+        stop >= waited + 600_000,
+        "restarted only after the boot wait of 600 s: waited at {waited} ms, stopped at {stop} ms"
+    );
+    assert_eq!(sim.world().vms["w-2"].offering, "medium");
+    assert_eq!(sim.world().record.state, ClusterState::Running);
 }
 
 #[test]

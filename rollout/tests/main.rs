@@ -55,6 +55,7 @@ mod gate_shown;
 mod inactive_offerings;
 mod invariant_breakage;
 mod invariant_steps;
+mod job_looks;
 mod lease;
 mod lifecycle;
 mod project_cluster;

@@ -230,6 +230,16 @@ pub enum Fault {
         #[serde(default = "twenty")]
         stopping_seconds: u64,
     },
+    /// The next `times` looks at a running job fail: as unavailable (the answer did not get
+    /// through) with `unavailable`, else with an error of CloudStack's.
+    JobLookFails {
+        /// How many looks fail.
+        #[serde(default = "one")]
+        times: u32,
+        /// Whether the look fails as unavailable.
+        #[serde(default)]
+        unavailable: bool,
+    },
     /// The next `times` uncordons of this node fail (the API refuses the patch).
     UncordonFails {
         /// Node.
@@ -413,6 +423,7 @@ impl Fault {
         match self {
             Fault::StopFails { times, .. }
             | Fault::StopTimesOut { times, .. }
+            | Fault::JobLookFails { times, .. }
             | Fault::UncordonFails { times, .. }
             | Fault::StartFails { times, .. }
             | Fault::ScaleFails { times, .. }

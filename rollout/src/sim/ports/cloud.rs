@@ -313,6 +313,19 @@ impl Cloud for SimHandle {
 
     fn job_status(&mut self, job: &Job) -> PortResult<JobStatus> {
         self.call(format!("cloud.job_status({})", job.id), |w| {
+            let failing = w.faults.iter().find_map(|f| match f.fault {
+                Fault::JobLookFails { unavailable, .. } if f.left > 0 => Some(unavailable),
+                _ => None,
+            });
+            if let Some(unavailable) = failing {
+                w.take_fault(|f| matches!(f, Fault::JobLookFails { .. }));
+                let what = format!("queryAsyncJobResult {}", job.id);
+                return Err(if unavailable {
+                    PortError::unavailable(format!("{what}: the answer did not get through"))
+                } else {
+                    PortError::other(format!("{what}: 431 the job id is not valid"))
+                });
+            }
             match w.jobs.running.get(&job.id) {
                 Some(done_at) if w.now >= *done_at => {
                     w.jobs.running.remove(&job.id);
