@@ -75,10 +75,11 @@ pub fn member_of<'a>(vm: &Vm, members: &'a [EtcdMember]) -> Result<&'a EtcdMembe
         } else {
             vm.ip_addresses.join(", ")
         },
-        why: if by_address.len() > 1 {
-            "several members listen on its address and none is named after it"
-        } else {
+        // Here no member, or several, listen on its address.
+        why: if by_address.is_empty() {
             "no member listens on its address or is named after it"
+        } else {
+            "several members listen on its address and none is named after it"
         },
         members: listed.join(", "),
     })
