@@ -92,13 +92,6 @@ pub struct Plan {
 }
 
 impl Plan {
-    /// Every node with work, in order.
-    pub fn nodes(&self) -> impl Iterator<Item = &NodePlan> {
-        self.phases
-            .iter()
-            .flat_map(|p| p.batches.iter().flat_map(|b| b.nodes.iter()))
-    }
-
     /// The skip messages joined, for `lasterror`.
     pub fn skip_message(&self) -> Option<String> {
         if self.skipped.is_empty() {
