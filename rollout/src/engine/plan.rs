@@ -267,13 +267,9 @@ fn keeps_the_rules(plan: &Plan) -> bool {
         .flat_map(|p| &p.batches)
         .enumerate()
         .all(|(i, b)| b.number == i + 1);
-    let ordered = [true, false].into_iter().all(|resume| {
-        let ranks: Vec<u8> = plan
-            .phases
-            .iter()
-            .filter(|p| p.resume == resume)
-            .map(|p| rank(p.node_type))
-            .collect();
+    let (resumed, others): (Vec<&Phase>, Vec<&Phase>) = plan.phases.iter().partition(|p| p.resume);
+    let ordered = [resumed, others].iter().all(|phases| {
+        let ranks: Vec<u8> = phases.iter().map(|p| rank(p.node_type)).collect();
         ranks.windows(2).all(|w| w[0] < w[1])
     });
     sizes && numbered && ordered
