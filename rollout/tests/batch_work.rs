@@ -7,8 +7,8 @@
 
 use std::collections::BTreeMap;
 
-use crate::common::{cfg, cluster, offerings, report, run_ok};
-use cks_rollout::engine::{Event, Progress, RolloutReport, StepKind};
+use crate::common::{Rival, cfg, cluster, is_step, offerings, report, run_ok};
+use cks_rollout::engine::{Event, RolloutReport, StepKind};
 use cks_rollout::model::{ClusterState, ROLLOUT_ANNOTATION, VmState};
 use cks_rollout::sim::{NodeOverride, Simulation, World};
 
@@ -37,6 +37,18 @@ fn back_in_service(r: &RolloutReport) -> BTreeMap<String, String> {
         .collect()
 }
 
+/// `act`, once, when `node`'s batch ends (its uncordon).
+fn at_the_end_of(
+    node: &'static str,
+    mut act: impl FnMut(&mut World),
+) -> impl FnMut(&Event, &mut World) {
+    move |e, w| {
+        if is_step(e, StepKind::Uncordon, node) {
+            act(w);
+        }
+    }
+}
+
 #[test]
 fn a_node_another_engine_finished_before_its_batch_is_not_restarted_again() {
     let sim = Simulation::new(&cluster(3, 0, 3), 3).expect("simulable");
@@ -45,8 +57,7 @@ fn a_node_another_engine_finished_before_its_batch_is_not_restarted_again() {
     // new boot ID, when w-2's batch starts.
     let mut rival = Rival {
         sim: &sim,
-        after: "w-1",
-        act: |w: &mut World| {
+        act: at_the_end_of("w-1", |w: &mut World| {
             let vm = w.vms.get_mut("w-2").expect("w-2");
             vm.offering = "medium".into();
             let old = std::mem::replace(&mut vm.boot_id, "boot-w-2-by-the-other-engine".into());
@@ -55,7 +66,7 @@ fn a_node_another_engine_finished_before_its_batch_is_not_restarted_again() {
                 n.unschedulable = true;
                 n.annotations.insert(ROLLOUT_ANNOTATION.into(), old);
             }
-        },
+        }),
     };
     let run = sim.run_with(&offerings(&[("worker", "medium")]), &cfg(), &mut rival);
     assert!(run.violation.is_none(), "{}", run.failure_report());
@@ -106,8 +117,7 @@ fn rolled_with(act: impl FnMut(&mut World)) -> (Simulation, cks_rollout::sim::Si
     let sim = Simulation::new(&cluster(3, 0, 3), 3).expect("simulable");
     let mut rival = Rival {
         sim: &sim,
-        after: "w-1",
-        act,
+        act: at_the_end_of("w-1", act),
     };
     let run = sim.run_with(&offerings(&[("worker", "medium")]), &cfg(), &mut rival);
     assert!(run.violation.is_none(), "{}", run.failure_report());
@@ -188,31 +198,15 @@ fn a_stopped_node_already_up_to_date_is_started_without_a_stop() {
     assert_eq!(w.record.state, ClusterState::Running);
 }
 
-/// At the end of `after`'s batch, someone else does `act` to the cluster (once).
-struct Rival<'a, F> {
-    sim: &'a Simulation,
-    after: &'static str,
-    act: F,
-}
-
-impl<F: FnMut(&mut World)> Progress for Rival<'_, F> {
-    fn on_event(&mut self, e: &Event) {
-        if e.step == StepKind::Uncordon && e.node.as_deref() == Some(self.after) {
-            (self.act)(&mut self.sim.world_mut());
-        }
-    }
-}
-
 #[test]
 fn a_node_someone_else_brought_up_to_date_before_its_batch_is_not_restarted() {
     let sim = Simulation::new(&cluster(3, 0, 3), 3).expect("simulable");
     // While w-1's batch runs, someone else moves w-3 onto the new offering.
     let mut rival = Rival {
         sim: &sim,
-        after: "w-1",
-        act: |w: &mut World| {
+        act: at_the_end_of("w-1", |w: &mut World| {
             w.vms.get_mut("w-3").expect("w-3").offering = "medium".into();
-        },
+        }),
     };
     let run = sim.run_with(&offerings(&[("worker", "medium")]), &cfg(), &mut rival);
     assert!(run.violation.is_none(), "{}", run.failure_report());

@@ -60,6 +60,7 @@ mod lease;
 mod lifecycle;
 mod project_cluster;
 mod property;
+mod recheck;
 mod release_edges;
 mod restart;
 mod rollout_order;

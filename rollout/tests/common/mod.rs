@@ -78,3 +78,29 @@ pub fn status(sim: &cks_rollout::sim::Simulation) -> cks_rollout::engine::Cluste
     let mut ports = sim.ports();
     cks_rollout::engine::view(&mut ports.ports(), &id).expect("the cluster view")
 }
+
+/// Someone else acting on the simulated cluster while a rollout runs: `act` sees every event
+/// and the world, and changes what it likes (a rival engine, an operator, a failing server).
+pub struct Rival<'a, F> {
+    /// The simulation acted on.
+    pub sim: &'a cks_rollout::sim::Simulation,
+    /// What it does at each event.
+    pub act: F,
+}
+
+impl<F: FnMut(&cks_rollout::engine::Event, &mut cks_rollout::sim::World)>
+    cks_rollout::engine::Progress for Rival<'_, F>
+{
+    fn on_event(&mut self, e: &cks_rollout::engine::Event) {
+        (self.act)(e, &mut self.sim.world_mut());
+    }
+}
+
+/// True for the event of `step` about `node`.
+pub fn is_step(
+    e: &cks_rollout::engine::Event,
+    step: cks_rollout::engine::StepKind,
+    node: &str,
+) -> bool {
+    e.step == step && e.node.as_deref() == Some(node)
+}
