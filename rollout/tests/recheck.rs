@@ -1,7 +1,7 @@
 //! The look just before a control or etcd node is stopped: when the API server the batch talks
 //! to stops answering, the batch moves to another control node that serves (never the node going
 //! down, never one not Running) or stops with nothing down; an etcd member is judged by quorum
-//! alone.
+//! alone, and is stopped only while the other members keep quorum with no learner among them.
 
 use crate::common::{Rival, cfg, cluster, is_step, offerings, report};
 use cks_rollout::engine::{Event, StepKind};
@@ -108,4 +108,43 @@ fn an_etcd_member_is_stopped_on_quorum_alone_whatever_the_api_servers_say() {
     assert!(report(&run).run.error.is_none(), "{}", run.failure_report());
     assert_eq!(sim.world().vms["e-1"].engine_stops, 1);
     assert_eq!(sim.world().record.state, ClusterState::Running);
+}
+
+/// Rolls the external etcd members of a 3+3+2 cluster; once e-1's batch has passed its
+/// preflight, `change` happens to the other members. Its error, and whether e-1 was stopped.
+fn etcd_rollout_with(change: impl Fn(&mut World)) -> (Option<String>, u32) {
+    let sim = Simulation::new(&cluster(3, 3, 2), 5).expect("simulable");
+    let mut rival = Rival {
+        sim: &sim,
+        act: |e: &Event, w: &mut World| {
+            if e.step == StepKind::Preflight && e.batch == Some(1) {
+                change(w);
+            }
+        },
+    };
+    let run = sim.run_with(&offerings(&[("etcd", "medium")]), &cfg(), &mut rival);
+    assert!(run.violation.is_none(), "{}", run.failure_report());
+    let error = report(&run).run.error.as_ref().map(ToString::to_string);
+    let stops = sim.world().vms["e-1"].engine_stops;
+    (error, stops)
+}
+
+#[test]
+fn a_member_unhealthy_after_the_preflight_keeps_the_next_one_from_being_stopped() {
+    let (error, stops) = etcd_rollout_with(|w| {
+        w.vms.get_mut("e-2").expect("e-2").etcd_unhealthy = true;
+    });
+    let error = error.expect("the batch stopped");
+    assert!(error.contains("e-1") && error.contains("quorum"), "{error}");
+    assert_eq!(stops, 0, "e-1 was not stopped");
+}
+
+#[test]
+fn a_learner_among_the_members_keeps_the_next_one_from_being_stopped() {
+    let (error, stops) = etcd_rollout_with(|w| {
+        w.vms.get_mut("e-3").expect("e-3").etcd_learner = true;
+    });
+    let error = error.expect("the batch stopped");
+    assert!(error.contains("e-1"), "{error}");
+    assert_eq!(stops, 0, "e-1 was not stopped");
 }

@@ -195,6 +195,7 @@ impl World {
             external_down: false,
             api_down: false,
             etcd_unhealthy: false,
+            etcd_learner: false,
             never_ready: false,
             stale_ready: false,
             unmatched: false,

@@ -73,6 +73,8 @@ pub struct SimVm {
     pub api_down: bool,
     /// etcd member unhealthy.
     pub etcd_unhealthy: bool,
+    /// etcd member a learner (added, not yet promoted to a voting member).
+    pub etcd_learner: bool,
     /// Never Ready after its next boot.
     pub never_ready: bool,
     /// Reports Ready with the old boot ID while down.

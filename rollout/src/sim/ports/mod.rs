@@ -220,7 +220,7 @@ impl Etcd for SimHandle {
                     } else {
                         MemberHealth::Healthy
                     },
-                    learner: false,
+                    learner: v.etcd_learner,
                 })
                 .collect())
         })
