@@ -1,13 +1,14 @@
 //! One owner, always: CloudStack jobs that outlast the lease timeout, a second engine (`scan`,
-//! then `run`) against the same record in the middle of the first one's rollout, and the lease
-//! timeouts the engine refuses.
+//! then `run`) against the same record in the middle of the first one's rollout, a store that
+//! does not answer for a moment, and the lease timeouts the engine refuses.
 
-use crate::common::{cfg, cluster, offerings};
+use crate::common::{Rival, cfg, cluster, is_step, offerings, report};
 use cks_rollout::engine::{
-    ControlError, EngineConfig, NoProgress, ScanOutcome, UpdateError, UpdateOutcome,
+    ControlError, EngineConfig, Event, NoProgress, ScanOutcome, StepKind, UpdateError,
+    UpdateOutcome,
 };
 use cks_rollout::model::ClusterState;
-use cks_rollout::sim::{Fault, JobSpan, Simulation, random};
+use cks_rollout::sim::{Fault, JobSpan, Simulation, World, random};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use std::time::Duration;
@@ -182,4 +183,37 @@ fn the_scanner_leaves_a_lease_renewed_since_it_read_the_record() {
         cks_rollout::engine::scan(&mut ports, "cluster-1", Duration::from_secs(300)).expect("scan"),
         ScanOutcome::OwnerAlive { owner: "a".into() }
     );
+}
+
+#[test]
+fn a_store_that_does_not_answer_for_a_moment_leaves_the_batch_going_under_its_last_lease() {
+    let sim = Simulation::new(&cluster(3, 0, 3), 4).expect("simulable");
+    // The store does not answer from w-1's stop until its offering is changed (well inside the
+    // lease timeout less a poll interval).
+    let mut rival = Rival {
+        sim: &sim,
+        act: |e: &Event, w: &mut World| {
+            if is_step(e, StepKind::Stop, "w-1") {
+                w.store_down = true;
+            } else if is_step(e, StepKind::ChangeOffering, "w-1") {
+                w.store_down = false;
+            }
+        },
+    };
+    let run = sim.run_with(&offerings(&[("worker", "medium")]), &cfg(), &mut rival);
+    assert!(run.violation.is_none(), "{}", run.failure_report());
+    let r = report(&run);
+    assert!(
+        r.run.error.is_none() && !r.run.lost_lease,
+        "{}",
+        run.failure_report()
+    );
+    assert!(
+        run.trace
+            .iter()
+            .any(|l| l.contains("store.hold_lease -> error: the cluster store does not answer")),
+        "a confirmation of the lease went unanswered"
+    );
+    assert_eq!(sim.restarts(), 3);
+    assert_eq!(sim.world().record.state, ClusterState::Running);
 }

@@ -357,6 +357,31 @@ fn cancelrollout_is_refused_when_no_rollout_runs_or_with_other_parameters() {
 }
 
 #[test]
+fn cancelrollout_with_any_one_setting_is_refused_as_not_alone() {
+    let s = sim(3, 0, 3);
+    s.world_mut().record.state = ClusterState::Updating;
+    let alone = UpdateRequest {
+        cancel_rollout: true,
+        ..Default::default()
+    };
+    let mut with_offering = alone.clone();
+    with_offering
+        .node_offerings
+        .insert("worker".into(), "medium".into());
+    let mut with_disk = alone.clone();
+    with_disk.node_root_disk_sizes.insert("worker".into(), 40);
+    let mut with_groups = alone.clone();
+    with_groups
+        .node_affinity_groups
+        .insert("worker".into(), vec!["ag-1".into()]);
+    for req in [with_offering, with_disk, with_groups] {
+        let e = refused(&s, &req);
+        assert_eq!(e.parameter(), Some("cancelrollout"), "{e}");
+        assert!(e.to_string().contains("send it alone"), "{e}");
+    }
+}
+
+#[test]
 fn cancel_while_updating_is_recorded_and_other_updates_are_refused() {
     let mut spec = cluster(3, 0, 3);
     spec.state = ClusterState::Updating;

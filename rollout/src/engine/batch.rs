@@ -133,7 +133,7 @@ impl Runner<'_, '_> {
                     }
                 }
             }
-            if let Err(e) = self.change(n, &mut work[i], deadline) {
+            if let Err(e) = self.change(n, &mut work[i], deadline, &snap.record) {
                 self.abandon(&ep, &work);
                 return Err(e);
             }

@@ -4,23 +4,25 @@
 use super::batch::Work;
 use super::error::ChangeError;
 use super::error::EngineError;
-use super::observe::observe_cloud;
+use super::observe::observe_cloud_or;
 use super::outdated::Change;
 use super::progress::StepKind;
 use super::run::Runner;
-use crate::model::VmState;
+use crate::model::{ClusterRecord, VmState};
 use crate::ports::JobCall;
 use std::time::Duration;
 
 impl Runner<'_, '_> {
     /// Stop (if running), apply every change while stopped, start. A stop that fails is
     /// judged by the VM's state read again: still Running, it never went down; Stopping or
-    /// Stopped (or unknown), it is down and never uncordoned while so.
+    /// Stopped (or unknown), it is down and never uncordoned while so. `known` is the record
+    /// as the batch read it, standing in when the store does not answer.
     pub(super) fn change(
         &mut self,
         n: usize,
         w: &mut Work,
         deadline: Duration,
+        known: &ClusterRecord,
     ) -> Result<(), EngineError> {
         if w.verify_only {
             return Ok(());
@@ -67,7 +69,7 @@ impl Runner<'_, '_> {
                 }
             }
         }
-        if let Err(cause) = self.apply_changes(n, &name)? {
+        if let Err(cause) = self.apply_changes(n, &name, known)? {
             // Bring the node back as it was; the next run finds it still out of date.
             let restarted = self.job(JobCall::StartVm(&vm_id))?.is_ok();
             return Err(EngineError::ChangeFailed {
@@ -115,12 +117,15 @@ impl Runner<'_, '_> {
 
     /// Every change the stopped VM still needs, each under a lease the store confirms. The
     /// outer error stops the rollout (the lease is lost); the inner one is a failed change.
+    /// The settings of a running rollout do not change: when the store does not answer for a
+    /// moment, `known` stands in for the record (the lease still bounds how long).
     fn apply_changes(
         &mut self,
         n: usize,
         name: &str,
+        known: &ClusterRecord,
     ) -> Result<Result<(), ChangeError>, EngineError> {
-        let snap = match observe_cloud(self.ports, &self.cluster) {
+        let snap = match observe_cloud_or(self.ports, &self.cluster, known) {
             Ok(snap) => snap,
             Err(e) => return Ok(Err(ChangeError::Read(Box::new(e)))),
         };

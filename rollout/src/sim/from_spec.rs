@@ -175,6 +175,7 @@ impl World {
                 })
                 .collect(),
             crashed: false,
+            store_down: false,
             trace: Vec::new(),
             violation: None,
             acts: Vec::new(),

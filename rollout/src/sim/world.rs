@@ -144,6 +144,8 @@ pub struct World {
     pub faults: Vec<ArmedFault>,
     /// True once the engine process died.
     pub crashed: bool,
+    /// The cluster store does not answer: every call to it fails as unavailable.
+    pub store_down: bool,
     /// One line per step.
     pub trace: Vec<String>,
     /// The first invariant violation.

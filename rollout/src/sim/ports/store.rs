@@ -3,7 +3,7 @@
 //! ([`crate::adapters::store::rules`]); each call is a step of the world, with its faults,
 //! trace line and checks around the rule.
 
-use super::SimHandle;
+use super::{Shown, SimHandle};
 use crate::adapters::store::{RecordStore, StoreError};
 use crate::model::{ClusterRecord, ClusterState, Lease, TypeSettings};
 use crate::ports::{PortError, PortResult, Store};
@@ -70,9 +70,37 @@ fn settings_fault(w: &mut World) -> PortResult<()> {
     Ok(())
 }
 
+impl SimHandle {
+    /// A call to the store, unavailable while the world says the store does not answer.
+    fn store_call<T: Shown>(
+        &self,
+        what: String,
+        f: impl FnOnce(&mut World) -> PortResult<T>,
+    ) -> PortResult<T> {
+        self.call(what, |w| answering(w).and_then(|()| f(w)))
+    }
+
+    /// [`SimHandle::store_call`] that is not a step of its own.
+    fn store_quiet<T: Shown>(
+        &self,
+        what: String,
+        f: impl FnOnce(&mut World) -> PortResult<T>,
+    ) -> PortResult<T> {
+        self.quiet(what, |w| answering(w).and_then(|()| f(w)))
+    }
+}
+
+/// Unavailable while the store does not answer.
+fn answering(w: &World) -> PortResult<()> {
+    if w.store_down {
+        return Err(PortError::unavailable("the cluster store does not answer"));
+    }
+    Ok(())
+}
+
 impl Store for SimHandle {
     fn load(&mut self, cluster_id: &str) -> PortResult<ClusterRecord> {
-        self.call("store.load".into(), |w| {
+        self.store_call("store.load".into(), |w| {
             w.last_load_step = w.step;
             Store::load(w, cluster_id)
         })
@@ -85,7 +113,7 @@ impl Store for SimHandle {
         new: ClusterState,
         lease: Option<&Lease>,
     ) -> PortResult<bool> {
-        self.call(format!("store.cas({expected:?} -> {new:?})"), |w| {
+        self.store_call(format!("store.cas({expected:?} -> {new:?})"), |w| {
             let won = Store::compare_and_set_state(w, cluster_id, expected, new, lease)?;
             if won && new == ClusterState::Updating {
                 w.phase = None;
@@ -100,14 +128,14 @@ impl Store for SimHandle {
         expected: ClusterState,
         settings: &TypeSettings,
     ) -> PortResult<bool> {
-        self.call("store.save_settings".into(), |w| {
+        self.store_call("store.save_settings".into(), |w| {
             settings_fault(w)?;
             Store::save_settings(w, cluster_id, expected, settings)
         })
     }
 
     fn renew_lease(&mut self, cluster_id: &str, lease: &Lease) -> PortResult<bool> {
-        self.call("store.renew_lease".into(), |w| {
+        self.store_call("store.renew_lease".into(), |w| {
             Store::renew_lease(w, cluster_id, lease)
         })
     }
@@ -130,9 +158,9 @@ impl Store for SimHandle {
             w.engines.held_at == Some(w.now)
         };
         let beat = if same_instant {
-            self.quiet("store.hold_lease".into(), hold)?
+            self.store_quiet("store.hold_lease".into(), hold)?
         } else {
-            self.call("store.hold_lease".into(), hold)?
+            self.store_call("store.hold_lease".into(), hold)?
         };
         if let Some(beat) = beat {
             lease.heartbeat_ms = beat;
@@ -147,7 +175,7 @@ impl Store for SimHandle {
         timeout: Duration,
         new: ClusterState,
     ) -> PortResult<bool> {
-        self.call(format!("store.end_rollout(Updating -> {new:?})"), |w| {
+        self.store_call(format!("store.end_rollout(Updating -> {new:?})"), |w| {
             Store::end_rollout(w, cluster_id, lease, timeout, new)
         })
     }
@@ -158,7 +186,7 @@ impl Store for SimHandle {
         seen: Option<&Lease>,
         timeout: Duration,
     ) -> PortResult<bool> {
-        self.call("store.expire_lease(Updating -> Alert)".into(), |w| {
+        self.store_call("store.expire_lease(Updating -> Alert)".into(), |w| {
             Store::expire_lease(w, cluster_id, seen, timeout)
         })
     }
@@ -170,7 +198,7 @@ impl Store for SimHandle {
         lease: &Lease,
         settings: &TypeSettings,
     ) -> PortResult<bool> {
-        self.call(
+        self.store_call(
             format!("store.begin_rollout({expected:?} -> Updating)"),
             |w| {
                 settings_fault(w)?;
@@ -185,25 +213,25 @@ impl Store for SimHandle {
     }
 
     fn request_cancel(&mut self, cluster_id: &str) -> PortResult<bool> {
-        self.call("store.request_cancel".into(), |w| {
+        self.store_call("store.request_cancel".into(), |w| {
             Store::request_cancel(w, cluster_id)
         })
     }
 
     fn set_cancel(&mut self, cluster_id: &str, cancel: bool) -> PortResult<()> {
-        self.call(format!("store.set_cancel({cancel})"), |w| {
+        self.store_call(format!("store.set_cancel({cancel})"), |w| {
             Store::set_cancel(w, cluster_id, cancel)
         })
     }
 
     fn set_last_error(&mut self, cluster_id: &str, error: Option<&str>) -> PortResult<()> {
-        self.call("store.set_last_error".into(), |w| {
+        self.store_call("store.set_last_error".into(), |w| {
             Store::set_last_error(w, cluster_id, error)
         })
     }
 
     fn set_capacity(&mut self, cluster_id: &str, cores: u64, memory_mb: u64) -> PortResult<()> {
-        self.call(format!("store.set_capacity({cores}, {memory_mb})"), |w| {
+        self.store_call(format!("store.set_capacity({cores}, {memory_mb})"), |w| {
             Store::set_capacity(w, cluster_id, cores, memory_mb)
         })
     }
