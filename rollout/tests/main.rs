@@ -62,6 +62,7 @@ mod project_cluster;
 mod property;
 mod recheck;
 mod release_edges;
+mod replan;
 mod restart;
 mod rollout_order;
 mod rollout_steps;

@@ -147,8 +147,9 @@ fn is_scheduled(f: &Fault) -> bool {
 }
 
 impl World {
-    /// CloudStack adds a worker (`w-N`) with the cluster's offering, running and Ready.
-    fn add_worker(&mut self) {
+    /// CloudStack adds a worker (`w-N`) with the cluster's offering, running and Ready (a scale
+    /// or the autoscaler, during a rollout).
+    pub fn add_worker(&mut self) {
         let n = self
             .vms
             .values()
