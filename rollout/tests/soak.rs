@@ -1,10 +1,11 @@
 //! `--soak`: after each batch, its nodes stay Ready for the soak before the next batch; one that
-//! turns NotReady stops the rollout between batches; the lease stays renewed all through.
+//! turns NotReady stops the rollout between batches; the lease stays renewed all through; a batch
+//! that restarted nothing has nothing to soak.
 
-use crate::common::{cfg, cluster, offerings, report};
-use cks_rollout::engine::{EngineConfig, EngineError, StepKind};
+use crate::common::{Rival, cfg, cluster, is_step, offerings, report};
+use cks_rollout::engine::{EngineConfig, EngineError, Event, StepKind};
 use cks_rollout::model::ClusterState;
-use cks_rollout::sim::{Fault, Simulation};
+use cks_rollout::sim::{Fault, Simulation, World};
 use std::time::Duration;
 
 const SEED: u64 = 3;
@@ -34,7 +35,8 @@ fn uncordon_of_first_worker(trace: &[String]) -> u64 {
 fn each_batch_soaks_its_time_before_the_next_preflight() {
     let spec = cluster(3, 0, 3);
     let sim = Simulation::new(&spec, SEED).expect("simulable");
-    let run = sim.run(&offerings(&[("worker", "medium")]), &soaking(600));
+    // Not a whole number of poll intervals (10 s): the last wait is the rest.
+    let run = sim.run(&offerings(&[("worker", "medium")]), &soaking(605));
     assert!(run.violation.is_none(), "{}", run.failure_report());
     let r = report(&run);
     assert!(r.run.error.is_none(), "{}", run.failure_report());
@@ -46,10 +48,10 @@ fn each_batch_soaks_its_time_before_the_next_preflight() {
             .filter(|e| e.batch == Some(batch) && e.step == StepKind::Soak)
             .collect();
         assert_eq!(soak.len(), 2, "batch {batch}: soak began and ended");
-        assert!(
-            soak[1].at_ms - soak[0].at_ms >= 600_000,
-            "batch {batch}: the soak lasted {} ms",
-            soak[1].at_ms - soak[0].at_ms
+        assert_eq!(
+            soak[1].at_ms - soak[0].at_ms,
+            605_000,
+            "batch {batch}: the soak lasts its time exactly"
         );
         if let Some(next) = r
             .events
@@ -200,4 +202,33 @@ fn bad_control_values_are_refused_naming_the_option_and_what_was_expected() {
             "{args:?}: nothing ran"
         );
     }
+}
+
+#[test]
+fn a_batch_that_restarted_no_node_has_no_soak() {
+    let sim = Simulation::new(&cluster(3, 0, 3), SEED).expect("simulable");
+    // While w-1's batch runs, someone else moves w-3 onto the new offering: its batch has no
+    // work left, and nothing to soak.
+    let mut rival = Rival {
+        sim: &sim,
+        act: |e: &Event, w: &mut World| {
+            if is_step(e, StepKind::Uncordon, "w-1") {
+                w.vms.get_mut("w-3").expect("w-3").offering = "medium".into();
+            }
+        },
+    };
+    let run = sim.run_with(
+        &offerings(&[("worker", "medium")]),
+        &soaking(60),
+        &mut rival,
+    );
+    assert!(run.violation.is_none(), "{}", run.failure_report());
+    let r = report(&run);
+    let soaked: Vec<Option<usize>> = r
+        .events
+        .iter()
+        .filter(|e| e.step == StepKind::Soak)
+        .map(|e| e.batch)
+        .collect();
+    assert_eq!(soaked, [Some(1), Some(1), Some(2), Some(2)], "{soaked:?}");
 }

@@ -357,7 +357,7 @@ fn cancelrollout_is_refused_when_no_rollout_runs_or_with_other_parameters() {
 }
 
 #[test]
-fn cancelrollout_with_any_one_setting_is_refused_as_not_alone() {
+fn cancelrollout_with_any_one_other_parameter_is_refused_as_not_alone() {
     let s = sim(3, 0, 3);
     s.world_mut().record.state = ClusterState::Updating;
     let alone = UpdateRequest {
@@ -374,7 +374,21 @@ fn cancelrollout_with_any_one_setting_is_refused_as_not_alone() {
     with_groups
         .node_affinity_groups
         .insert("worker".into(), vec!["ag-1".into()]);
-    for req in [with_offering, with_disk, with_groups] {
+    let with_rollout = UpdateRequest {
+        rollout: true,
+        ..alone.clone()
+    };
+    let with_max_unavailable = UpdateRequest {
+        max_unavailable: Some(2),
+        ..alone.clone()
+    };
+    for req in [
+        with_offering,
+        with_disk,
+        with_groups,
+        with_rollout,
+        with_max_unavailable,
+    ] {
         let e = refused(&s, &req);
         assert_eq!(e.parameter(), Some("cancelrollout"), "{e}");
         assert!(e.to_string().contains("send it alone"), "{e}");
