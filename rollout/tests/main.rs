@@ -67,6 +67,7 @@ mod restart;
 mod rollout_order;
 mod rollout_steps;
 mod rollout_verify;
+mod settle;
 mod soak;
 mod store_lease;
 mod update_call;
