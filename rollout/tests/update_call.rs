@@ -535,3 +535,26 @@ fn a_vm_not_matched_to_its_node_refuses_an_update_of_its_type_only() {
         "{outcome:?}"
     );
 }
+
+#[test]
+fn a_node_created_after_the_settings_were_stored_is_named_in_the_view() {
+    let s = sim(3, 0, 3);
+    let mut req = offerings(&[("worker", "medium")]);
+    req.rollout = false;
+    s.update(&req, &cfg(), &mut NoProgress)
+        .expect("the settings are stored");
+    assert!(
+        crate::common::status(&s)
+            .types
+            .iter()
+            .all(|t| t.created_since_settings.is_empty())
+    );
+    s.world_mut().add_worker();
+    let view = crate::common::status(&s);
+    let workers = view
+        .types
+        .iter()
+        .find(|t| t.node_type == NodeType::Worker)
+        .expect("the workers");
+    assert_eq!(workers.created_since_settings, ["w-4"]);
+}
