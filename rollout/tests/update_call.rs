@@ -558,3 +558,55 @@ fn a_node_created_after_the_settings_were_stored_is_named_in_the_view() {
         .expect("the workers");
     assert_eq!(workers.created_since_settings, ["w-4"]);
 }
+
+/// The offering `id` of `cpu` vCPUs and `memory_mb` MiB.
+fn offering(id: &str, cpu: u32, memory_mb: u64) -> cks_rollout::model::ServiceOffering {
+    cks_rollout::model::ServiceOffering {
+        id: id.into(),
+        name: id.into(),
+        cpu_cores: cpu,
+        memory_mb,
+        customized: false,
+        inactive: false,
+    }
+}
+
+/// Whether moving the workers onto an offering of `cpu` vCPUs and `memory_mb` MiB is refused,
+/// on a cluster whose Kubernetes version needs `version_min` (vCPUs, MiB) when given.
+fn offering_refused(cpu: u32, memory_mb: u64, version_min: Option<(u32, u64)>) -> bool {
+    // Nodes on an offering below every one tried (a running cluster is not scaled down).
+    let mut spec = cluster(3, 0, 3);
+    spec.offerings.push(offering("tiny", 1, 1024));
+    spec.service_offering = "tiny".into();
+    spec.offerings.push(offering("sized", cpu, memory_mb));
+    spec.kubernetes_version =
+        version_min.map(
+            |(min_cpu, min_memory_mb)| cks_rollout::sim::KubernetesVersionSpec {
+                name: "1.33.1".into(),
+                min_cpu,
+                min_memory_mb,
+            },
+        );
+    let s = Simulation::new(&spec, 1).expect("simulable");
+    let mut req = offerings(&[("worker", "sized")]);
+    req.rollout = false;
+    match s.update(&req, &cfg(), &mut NoProgress) {
+        Ok(_) => false,
+        Err(e) => {
+            assert_eq!(e.parameter(), Some("nodeofferings"), "{e}");
+            true
+        }
+    }
+}
+
+#[test]
+fn an_offering_below_what_a_kubernetes_node_needs_is_refused_and_one_at_it_accepted() {
+    // At least 2 vCPUs and 2048 MiB.
+    assert!(!offering_refused(2, 2048, None));
+    assert!(offering_refused(1, 2048, None));
+    assert!(offering_refused(2, 2047, None));
+    // And what the cluster's Kubernetes version needs.
+    assert!(!offering_refused(4, 4096, Some((4, 4096))));
+    assert!(offering_refused(3, 4096, Some((4, 4096))));
+    assert!(offering_refused(4, 4095, Some((4, 4096))));
+}
