@@ -575,9 +575,19 @@ fn offering(id: &str, cpu: u32, memory_mb: u64) -> cks_rollout::model::ServiceOf
 /// on a cluster whose Kubernetes version needs `version_min` (vCPUs, MiB) when given.
 fn offering_refused(cpu: u32, memory_mb: u64, version_min: Option<(u32, u64)>) -> bool {
     // Nodes on an offering below every one tried (a running cluster is not scaled down).
+    refused_over(offering("tiny", 1, 1024), cpu, memory_mb, version_min)
+}
+
+/// [`offering_refused`] with the nodes on `current`.
+fn refused_over(
+    current: cks_rollout::model::ServiceOffering,
+    cpu: u32,
+    memory_mb: u64,
+    version_min: Option<(u32, u64)>,
+) -> bool {
     let mut spec = cluster(3, 0, 3);
-    spec.offerings.push(offering("tiny", 1, 1024));
-    spec.service_offering = "tiny".into();
+    spec.service_offering = current.id.clone();
+    spec.offerings.push(current);
     spec.offerings.push(offering("sized", cpu, memory_mb));
     spec.kubernetes_version =
         version_min.map(
@@ -609,4 +619,13 @@ fn an_offering_below_what_a_kubernetes_node_needs_is_refused_and_one_at_it_accep
     assert!(!offering_refused(4, 4096, Some((4, 4096))));
     assert!(offering_refused(3, 4096, Some((4, 4096))));
     assert!(offering_refused(4, 4095, Some((4, 4096))));
+}
+
+#[test]
+fn a_running_cluster_is_not_moved_onto_less_memory_or_fewer_vcpus() {
+    let current = || offering("base", 4, 4096);
+    assert!(!refused_over(current(), 4, 4096, None), "the same size");
+    assert!(!refused_over(current(), 8, 8192, None), "larger");
+    assert!(refused_over(current(), 4, 4095, None), "less memory");
+    assert!(refused_over(current(), 3, 8192, None), "fewer vCPUs");
 }

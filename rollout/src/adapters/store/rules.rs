@@ -42,11 +42,14 @@ pub trait RecordTable: RecordStore + Send + std::fmt::Debug {
 /// server shutting down or starting, conflicts that outlasted the retries): the engine retries
 /// those later.
 pub fn postgres_unavailable(e: &::postgres::Error) -> bool {
-    if e.is_closed() {
-        return true;
-    }
-    match e.code() {
-        // No SQLSTATE: the connection or the socket failed.
+    e.is_closed() || unavailable_state(e.code())
+}
+
+/// [`postgres_unavailable`] by the error's SQLSTATE (`None`: it has none, the connection or the
+/// socket failed): a connection exception (class 08), a shutdown or start, a serialisation
+/// failure or a deadlock.
+fn unavailable_state(code: Option<&SqlState>) -> bool {
+    match code {
         None => true,
         Some(code) => {
             code.code().starts_with("08")
@@ -249,3 +252,32 @@ impl<T: RecordStore> Store for T {
         .map_err(port)
     }
 }
+
+#[cfg(test)]
+mod postgres_state_tests {
+    use super::*;
+
+    #[test]
+    fn a_lost_connection_a_shutdown_or_a_conflict_is_unavailable_and_a_refusal_is_not() {
+        assert!(unavailable_state(None), "no SQLSTATE: the socket failed");
+        for unavailable in [
+            SqlState::CONNECTION_FAILURE,
+            SqlState::CONNECTION_EXCEPTION,
+            SqlState::ADMIN_SHUTDOWN,
+            SqlState::CRASH_SHUTDOWN,
+            SqlState::CANNOT_CONNECT_NOW,
+            SqlState::T_R_SERIALIZATION_FAILURE,
+            SqlState::T_R_DEADLOCK_DETECTED,
+        ] {
+            assert!(unavailable_state(Some(&unavailable)), "{unavailable:?}");
+        }
+        for refused in [
+            SqlState::INVALID_PASSWORD,
+            SqlState::UNDEFINED_TABLE,
+            SqlState::UNIQUE_VIOLATION,
+        ] {
+            assert!(!unavailable_state(Some(&refused)), "{refused:?}");
+        }
+    }
+}
+
