@@ -521,6 +521,17 @@ fn a_vm_not_matched_to_its_node_refuses_an_update_of_its_type_only() {
          is one of its addresses); node w-2 has no VM in the cluster (no VM has its InternalIP); \
          fix the cluster, or leave the worker settings out to roll out the other types"
     );
+    // Any one setting of the type changes it: its root disk, or its affinity groups alone.
+    let mut disk = offerings(&[]);
+    disk.node_root_disk_sizes.insert("worker".into(), 40);
+    let mut groups = offerings(&[]);
+    groups
+        .node_affinity_groups
+        .insert("worker".into(), vec!["ag-1".into()]);
+    for req in [disk, groups] {
+        let err = refused(&Simulation::new(&spec, 1).expect("simulable"), &req);
+        assert!(matches!(err, UpdateError::Unmatched { .. }), "{err:?}");
+    }
     // The control nodes, all matched, still roll out.
     let sim = Simulation::new(&spec, 1).expect("simulable");
     let outcome = sim

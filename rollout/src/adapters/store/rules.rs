@@ -280,4 +280,3 @@ mod postgres_state_tests {
         }
     }
 }
-
