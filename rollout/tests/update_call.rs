@@ -126,6 +126,12 @@ fn shrinking_a_root_disk_is_refused_with_rollout_and_stored_without() {
         20,
         "a shrink never touches a disk"
     );
+    // The size the root disks have already is no shrink.
+    let mut same = offerings(&[]);
+    same.node_root_disk_sizes.insert("worker".into(), 20);
+    let s = sim(3, 0, 3);
+    s.update(&same, &cfg(), &mut NoProgress)
+        .expect("the size the disks have is accepted");
 }
 
 #[test]
