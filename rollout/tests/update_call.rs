@@ -193,6 +193,13 @@ fn no_op_settings_already_differing_and_stopped_nodes_are_accepted_for_such_type
         s.update(&offerings(&[("control", "large")]), &cfg(), &mut NoProgress)
             .is_ok()
     );
+    // ... but a change of another kind still makes it out of date anew: refused
+    let mut disk = offerings(&[]);
+    disk.node_root_disk_sizes.insert("control".into(), 30);
+    assert_eq!(
+        param(&Simulation::new(&spec, 1).expect("simulable"), &disk),
+        "noderootdisksizes"
+    );
     // a stopped node
     let mut spec = cluster(1, 0, 3);
     let mut o = override_node("c-1");
