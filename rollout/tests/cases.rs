@@ -2,7 +2,7 @@
 //! Ready on resume, a healthy end, an empty group list, a cancel at every step, quorum by
 //! address, a failed uncordon in release, a failed stop (a cancel at every step: cancel.rs).
 
-use crate::common::{cfg, cluster, offerings, report, run_ok};
+use crate::common::{cfg, cluster, error_text, offerings, report, run_ok};
 use cks_rollout::engine::StepKind;
 use cks_rollout::model::{ClusterState, ROLLOUT_ANNOTATION};
 use cks_rollout::sim::{Fault, NodeOverride, Simulation};
@@ -73,12 +73,7 @@ fn a_vm_still_stopping_at_the_batch_deadline_fails_the_batch_and_is_never_uncord
     });
     let sim = Simulation::new(&spec, 2).expect("simulable");
     let run = run_ok(&sim, &offerings(&[("worker", "medium")]));
-    let error = report(&run)
-        .run
-        .error
-        .as_ref()
-        .map(ToString::to_string)
-        .unwrap_or_default();
+    let error = error_text(&run);
     assert!(
         error.contains("w-1") && error.contains("Stopping after the stop timed out"),
         "the batch ends at its deadline with the VM's state: {error}\n{}",

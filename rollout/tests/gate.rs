@@ -7,7 +7,9 @@
 use crate::common::{cfg, cluster, offerings, report};
 use cks_rollout::adapters::gate_command::{CommandHooks, last_line};
 use cks_rollout::adapters::store::SqliteStore;
-use cks_rollout::engine::{EngineConfig, EngineError, StepKind};
+use cks_rollout::engine::{
+    EngineConfig, EngineError, StepKind, UpdateError, UpdateOutcome, UpdateRequest,
+};
 use cks_rollout::model::ClusterState;
 use cks_rollout::ports::{GateCall, GateRun, GateStatus, Hooks};
 use cks_rollout::ports::{PortError, Store};
@@ -21,6 +23,26 @@ fn gated(gates: &[&str]) -> EngineConfig {
         gates: gates.iter().map(|g| g.to_string()).collect(),
         ..cfg()
     }
+}
+
+/// The update call `req` of `sim` with `cfg`, its gates run by `hooks`.
+fn update_with_hooks(
+    sim: &Simulation,
+    hooks: &mut dyn Hooks,
+    req: &UpdateRequest,
+    cfg: &EngineConfig,
+) -> Result<UpdateOutcome, UpdateError> {
+    sim.prepare(req, cfg);
+    let mut ports = sim.ports();
+    let outcome = cks_rollout::engine::update(
+        &mut ports.ports_with_hooks(hooks),
+        &sim.cluster_id(),
+        req,
+        cfg,
+        &mut cks_rollout::engine::NoProgress,
+    );
+    sim.finish(&outcome);
+    outcome
 }
 
 fn failing(batch: usize, seconds: u64) -> GateSpec {
@@ -473,22 +495,10 @@ fn a_rollout_whose_real_gate_leaves_a_child_holding_its_output_goes_on() {
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         let sim = Simulation::new(&cluster(3, 0, 2), SEED).expect("simulable");
-        sim.prepare(&req, &cfg);
-        let mut ports = sim.ports();
-        let mut hooks = CommandHooks::new();
-        let outcome = cks_rollout::engine::update(
-            &mut ports.ports_with_hooks(&mut hooks),
-            &sim.cluster_id(),
-            &req,
-            &cfg,
-            &mut cks_rollout::engine::NoProgress,
-        );
-        sim.finish(&outcome);
+        let outcome = update_with_hooks(&sim, &mut CommandHooks::new(), &req, &cfg);
         let _ = tx.send((
             outcome.map_err(|e| e.to_string()).map(|o| match o {
-                cks_rollout::engine::UpdateOutcome::RolledOut(r) => {
-                    r.run.error.map(|e| e.to_string())
-                }
+                UpdateOutcome::RolledOut(r) => r.run.error.map(|e| e.to_string()),
                 other => Some(format!("{other:?}")),
             }),
             sim.restarts(),
@@ -545,23 +555,14 @@ fn gated_through(hooks: &mut StatusPort) -> (Option<String>, u32) {
     let cfg = gated(&["slo-check"]);
     let req = offerings(&[("worker", "medium")]);
     let sim = Simulation::new(&cluster(3, 0, 2), SEED).expect("simulable");
-    sim.prepare(&req, &cfg);
-    let mut ports = sim.ports();
-    let outcome = cks_rollout::engine::update(
-        &mut ports.ports_with_hooks(hooks),
-        &sim.cluster_id(),
-        &req,
-        &cfg,
-        &mut cks_rollout::engine::NoProgress,
-    );
-    sim.finish(&outcome);
+    let outcome = update_with_hooks(&sim, hooks, &req, &cfg);
     assert!(
         sim.world().violation.is_none(),
         "{:?}",
         sim.world().violation
     );
     let error = match outcome.expect("the update ran") {
-        cks_rollout::engine::UpdateOutcome::RolledOut(r) => r.run.error.map(|e| e.to_string()),
+        UpdateOutcome::RolledOut(r) => r.run.error.map(|e| e.to_string()),
         other => panic!("expected a rollout: {other:?}"),
     };
     (error, sim.restarts())
@@ -631,21 +632,12 @@ fn a_gate_is_stopped_at_its_timeout_not_at_the_next_look_after_it() {
     };
     let req = offerings(&[("worker", "medium")]);
     let sim = Simulation::new(&cluster(3, 0, 2), SEED).expect("simulable");
-    sim.prepare(&req, &cfg);
-    let mut ports = sim.ports();
     let mut hooks = Stuck {
-        clock: ports.clock(),
+        clock: sim.ports().clock(),
         started: None,
         stopped: None,
     };
-    let outcome = cks_rollout::engine::update(
-        &mut ports.ports_with_hooks(&mut hooks),
-        &sim.cluster_id(),
-        &req,
-        &cfg,
-        &mut cks_rollout::engine::NoProgress,
-    );
-    sim.finish(&outcome);
+    let _ = update_with_hooks(&sim, &mut hooks, &req, &cfg);
     let (Some(started), Some(stopped)) = (hooks.started, hooks.stopped) else {
         panic!("the gate was started and stopped")
     };

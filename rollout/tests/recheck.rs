@@ -3,7 +3,7 @@
 //! down, never one not Running) or stops with nothing down; an etcd member is judged by quorum
 //! alone, and is stopped only while the other members keep quorum with no learner among them.
 
-use crate::common::{Rival, cfg, cluster, is_step, offerings, report};
+use crate::common::{Rival, cfg, cluster, error_text, is_step, offerings, report, run_with_ok};
 use cks_rollout::engine::{Event, StepKind};
 use cks_rollout::model::{ClusterState, VmState};
 use cks_rollout::sim::{SimRun, Simulation, World};
@@ -31,8 +31,12 @@ fn control_rollout(
             }
         },
     };
-    let run = sim.run_with(&offerings(&[("control", "medium")]), &cfg(), &mut rival);
-    assert!(run.violation.is_none(), "{}", run.failure_report());
+    let run = run_with_ok(
+        &sim,
+        &offerings(&[("control", "medium")]),
+        &cfg(),
+        &mut rival,
+    );
     (sim, run)
 }
 
@@ -69,12 +73,7 @@ fn with_no_other_api_server_serving_nothing_is_stopped() {
     let (sim, run) = control_rollout(&["c-2"], |w| {
         w.vms.get_mut("c-3").expect("c-3").state = VmState::Stopped;
     });
-    let error = report(&run)
-        .run
-        .error
-        .as_ref()
-        .map(ToString::to_string)
-        .unwrap_or_default();
+    let error = error_text(&run);
     assert!(error.contains("c-1"), "{error}\n{}", run.failure_report());
     assert_eq!(
         sim.world().vms["c-1"].engine_stops,
@@ -103,8 +102,7 @@ fn an_etcd_member_is_stopped_on_quorum_alone_whatever_the_api_servers_say() {
             }
         },
     };
-    let run = sim.run_with(&offerings(&[("etcd", "medium")]), &cfg(), &mut rival);
-    assert!(run.violation.is_none(), "{}", run.failure_report());
+    let run = run_with_ok(&sim, &offerings(&[("etcd", "medium")]), &cfg(), &mut rival);
     assert!(report(&run).run.error.is_none(), "{}", run.failure_report());
     assert_eq!(sim.world().vms["e-1"].engine_stops, 1);
     assert_eq!(sim.world().record.state, ClusterState::Running);
@@ -122,8 +120,7 @@ fn etcd_rollout_with(change: impl Fn(&mut World)) -> (Option<String>, u32) {
             }
         },
     };
-    let run = sim.run_with(&offerings(&[("etcd", "medium")]), &cfg(), &mut rival);
-    assert!(run.violation.is_none(), "{}", run.failure_report());
+    let run = run_with_ok(&sim, &offerings(&[("etcd", "medium")]), &cfg(), &mut rival);
     let error = report(&run).run.error.as_ref().map(ToString::to_string);
     let stops = sim.world().vms["e-1"].engine_stops;
     (error, stops)

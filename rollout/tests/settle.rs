@@ -4,7 +4,7 @@
 //! wait never went down and is uncordoned too; neither is restarted. One that goes NotReady in
 //! the wait is left to its batch; one that cannot be looked at ends the wait at the boot wait.
 
-use crate::common::{cluster, offerings, report, run_ok};
+use crate::common::{cluster, first_step, offerings, report, run_ok};
 use cks_rollout::engine::{RolloutReport, StepKind};
 use cks_rollout::model::{ClusterState, ROLLOUT_ANNOTATION};
 use cks_rollout::sim::{ClusterSpec, Fault, NodeOverride, SimRun, Simulation};
@@ -38,6 +38,12 @@ fn settled_w2(r: &RolloutReport) -> Option<(u64, String)> {
         .iter()
         .find(|e| e.step == StepKind::Settle && e.node.as_deref() == Some("w-2"))
         .map(|e| (e.at_ms, e.detail.clone()))
+}
+
+/// The step of the engine's first look at w-2 when `spec` is rolled out.
+fn first_look_at_w2(spec: &ClusterSpec) -> u64 {
+    let (probe, _) = rolled(spec);
+    first_step(&probe, "kube.get_node(w-2)")
 }
 
 /// When the rollout announced its plan.
@@ -88,15 +94,7 @@ fn a_node_ready_with_its_old_boot_all_through_the_wait_never_went_down_and_is_un
 fn a_node_that_goes_not_ready_in_the_wait_is_left_to_its_batch() {
     let spec = unsure_w2(false);
     // The step of the engine's first look at w-2 in the wait; it turns NotReady just after.
-    let probe = Simulation::new(&spec, 3).expect("simulable");
-    run_ok(&probe, &offerings(&[("worker", "medium")]));
-    let first_look = probe
-        .world()
-        .trace
-        .iter()
-        .find(|l| l.contains("kube.get_node(w-2)"))
-        .and_then(|l| l.strip_prefix('#')?.split(' ').next()?.parse::<u64>().ok())
-        .expect("a look at w-2");
+    let first_look = first_look_at_w2(&spec);
     let mut spec = spec;
     spec.faults.push(Fault::NodeNotReady {
         node: "w-2".into(),
@@ -119,15 +117,7 @@ fn a_node_that_goes_not_ready_in_the_wait_is_left_to_its_batch() {
 #[test]
 fn a_node_that_cannot_be_looked_at_ends_the_wait_at_the_boot_wait_unsettled() {
     let spec = unsure_w2(false);
-    let probe = Simulation::new(&spec, 3).expect("simulable");
-    run_ok(&probe, &offerings(&[("worker", "medium")]));
-    let first_look = probe
-        .world()
-        .trace
-        .iter()
-        .find(|l| l.contains("kube.get_node(w-2)"))
-        .and_then(|l| l.strip_prefix('#')?.split(' ').next()?.parse::<u64>().ok())
-        .expect("a look at w-2");
+    let first_look = first_look_at_w2(&spec);
     // The API server the wait looks through stops answering after its first look at w-2.
     let mut spec = spec;
     spec.faults.push(Fault::ApiDown {

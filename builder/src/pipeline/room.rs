@@ -97,6 +97,15 @@ pub struct NoRoom {
 
 /// Checks that each filesystem of `places` has room for the bytes of its places together.
 pub fn check(places: &[Place]) -> Result<(), Box<NoRoom>> {
+    check_against(places, |dir| {
+        let stat = rustix::fs::statvfs(dir).ok()?;
+        Some(stat.f_bavail.saturating_mul(stat.f_frsize))
+    })
+}
+
+/// [`check`] with `free` telling the bytes free on the filesystem of a folder (`None`: not
+/// known, nothing refused there).
+fn check_against(places: &[Place], free: impl Fn(&Path) -> Option<u64>) -> Result<(), Box<NoRoom>> {
     let mut filesystems: Vec<(u64, PathBuf, Vec<&Place>)> = Vec::new();
     for place in places.iter().filter(|p| p.bytes > 0) {
         let Some(existing) = nearest_existing(&place.path) else {
@@ -117,10 +126,9 @@ pub fn check(places: &[Place]) -> Result<(), Box<NoRoom>> {
         let needed = group
             .iter()
             .fold(0u64, |sum, p| sum.saturating_add(p.bytes));
-        let Ok(stat) = rustix::fs::statvfs(&dir) else {
+        let Some(free) = free(&dir) else {
             continue;
         };
-        let free = stat.f_bavail.saturating_mul(stat.f_frsize);
         tracing::debug!(dir = %dir.display(), needed, free, "room for the build");
         if needed > free {
             return Err(Box::new(no_room(&dir, &group, needed, free)));
@@ -299,17 +307,19 @@ mod tests {
 
     #[test]
     fn places_on_one_filesystem_add_up_and_a_refusal_names_them() {
+        // A filesystem with 1000 bytes free: the other tests' files, written and removed
+        // meanwhile, do not move it.
         let dir = tempfile::tempdir().expect("dir");
-        let free = rustix::fs::statvfs(dir.path()).expect("statvfs");
-        let free = free.f_bavail.saturating_mul(free.f_frsize);
+        let free = |_: &Path| Some(1000);
         let place = |what, bytes| Place {
             what,
             path: dir.path().join("not/yet"),
             bytes,
         };
-        assert!(check(&[place(TEMPORARY, free / 3), place(OUTPUT, free / 3)]).is_ok());
-        let error = check(&[place(TEMPORARY, free / 2 + 1), place(OUTPUT, free / 2 + 1)])
+        assert!(check_against(&[place(TEMPORARY, 400), place(OUTPUT, 600)], free).is_ok());
+        let error = check_against(&[place(TEMPORARY, 501), place(OUTPUT, 500)], free)
             .expect_err("the two together do not fit");
+        assert_eq!((error.needed, error.free), (1001, 1000));
         let text = error.to_string();
         assert!(
             text.contains("the temporary folder") && text.contains("OUTPUT_PATH"),

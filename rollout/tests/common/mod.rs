@@ -104,3 +104,35 @@ pub fn is_step(
 ) -> bool {
     e.step == step && e.node.as_deref() == Some(node)
 }
+
+/// Run `req` with `cfg` while `rival` acts on the cluster ([`Rival`]); assert no invariant broke.
+pub fn run_with_ok(
+    sim: &Simulation,
+    req: &UpdateRequest,
+    cfg: &EngineConfig,
+    rival: &mut dyn cks_rollout::engine::Progress,
+) -> SimRun {
+    let run = sim.run_with(req, cfg, rival);
+    assert!(run.violation.is_none(), "{}", run.failure_report());
+    run
+}
+
+/// The rollout's error as text, or the empty text when it went to its end.
+pub fn error_text(run: &SimRun) -> String {
+    report(run)
+        .run
+        .error
+        .as_ref()
+        .map(ToString::to_string)
+        .unwrap_or_default()
+}
+
+/// The step number of the first line of `sim`'s trace that contains `what`.
+pub fn first_step(sim: &Simulation, what: &str) -> u64 {
+    sim.world()
+        .trace
+        .iter()
+        .find(|l| l.contains(what))
+        .and_then(|l| l.strip_prefix('#')?.split(' ').next()?.parse().ok())
+        .unwrap_or_else(|| panic!("no step with {what}"))
+}
