@@ -11,14 +11,14 @@ use cks_rollout::engine::{
     EngineConfig, EngineError, StepKind, UpdateError, UpdateOutcome, UpdateRequest,
 };
 use cks_rollout::model::ClusterState;
+use cks_rollout::ports::Store;
 use cks_rollout::ports::{GateCall, GateRun, GateStatus, Hooks};
-use cks_rollout::ports::{PortError, Store};
 use cks_rollout::sim::{Fault, GateSpec, Simulation};
 use std::time::{Duration, Instant};
 
-const SEED: u64 = 5;
+pub(crate) const SEED: u64 = 5;
 
-fn gated(gates: &[&str]) -> EngineConfig {
+pub(crate) fn gated(gates: &[&str]) -> EngineConfig {
     EngineConfig {
         gates: gates.iter().map(|g| g.to_string()).collect(),
         ..cfg()
@@ -26,7 +26,7 @@ fn gated(gates: &[&str]) -> EngineConfig {
 }
 
 /// The update call `req` of `sim` with `cfg`, its gates run by `hooks`.
-fn update_with_hooks(
+pub(crate) fn update_with_hooks(
     sim: &Simulation,
     hooks: &mut dyn Hooks,
     req: &UpdateRequest,
@@ -193,7 +193,7 @@ fn a_gate_longer_than_the_lease_keeps_it_renewed_against_a_second_engine() {
 }
 
 /// Wait (bounded) for a real gate to exit.
-fn exited(hooks: &mut CommandHooks, run: &GateRun) -> GateStatus {
+pub(crate) fn exited(hooks: &mut CommandHooks, run: &GateRun) -> GateStatus {
     let until = Instant::now() + Duration::from_secs(30);
     loop {
         let status = hooks.gate_status(run).expect("gate status");
@@ -423,224 +423,4 @@ fn a_node_name_that_is_not_dns_1123_never_reaches_a_real_gate() {
         "{:?}",
         sim.world().gates.started
     );
-}
-
-/// A gate that exits 0 leaving `setsid sleep 1000` (out of its process group) holding its
-/// output: the pid of that sleep is written to `dir/child-BATCH.pid`.
-fn gate_leaving_a_child(dir: &std::path::Path) -> String {
-    format!(
-        "f={}/child-$CKS_BATCH.pid; \
-         setsid sh -c \"echo \\$\\$ > $f.tmp; mv $f.tmp $f; exec sleep 1000\" & \
-         i=0; while [ ! -s $f ] && [ $i -lt 3000 ]; do sleep 0.01; i=$((i+1)); done; \
-         echo done; exit 0",
-        dir.display()
-    )
-}
-
-/// Kill the sleeps the gates left behind.
-fn kill_left_children(dir: &std::path::Path) {
-    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-        let name = entry.file_name().to_string_lossy().to_string();
-        if name.starts_with("child-")
-            && name.ends_with(".pid")
-            && let Ok(pid) = std::fs::read_to_string(entry.path())
-        {
-            let _ = std::process::Command::new("kill")
-                .args(["-KILL", pid.trim()])
-                .status();
-        }
-    }
-}
-
-#[test]
-fn a_real_gate_whose_child_holds_its_output_ends_within_the_read_deadline() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let command = gate_leaving_a_child(dir.path());
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let mut hooks = CommandHooks::new();
-        let run = hooks
-            .start_gate(&GateCall {
-                command: &command,
-                cluster: "c",
-                batch: 1,
-                nodes: &[],
-                pass_env: &[],
-            })
-            .expect("gate starts");
-        let _ = tx.send(exited(&mut hooks, &run));
-    });
-    // Far beyond the read deadline; a gate status that never comes fails the test.
-    let status = rx.recv_timeout(Duration::from_secs(120));
-    kill_left_children(dir.path());
-    assert_eq!(
-        status.expect("the gate ended"),
-        GateStatus::Exited {
-            code: Some(0),
-            last_line: "done".into()
-        }
-    );
-}
-
-#[test]
-fn a_rollout_whose_real_gate_leaves_a_child_holding_its_output_goes_on() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let command = gate_leaving_a_child(dir.path());
-    // Virtual time runs far faster than the real gate: a gate timeout no real wait reaches.
-    let cfg = EngineConfig {
-        gate_timeout: Duration::from_secs(1 << 40),
-        ..gated(&[&command])
-    };
-    let req = offerings(&[("worker", "medium")]);
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let sim = Simulation::new(&cluster(3, 0, 2), SEED).expect("simulable");
-        let outcome = update_with_hooks(&sim, &mut CommandHooks::new(), &req, &cfg);
-        let _ = tx.send((
-            outcome.map_err(|e| e.to_string()).map(|o| match o {
-                UpdateOutcome::RolledOut(r) => r.run.error.map(|e| e.to_string()),
-                other => Some(format!("{other:?}")),
-            }),
-            sim.restarts(),
-            sim.world().violation.clone(),
-        ));
-    });
-    let ended = rx.recv_timeout(Duration::from_secs(300));
-    kill_left_children(dir.path());
-    let (outcome, restarts, violation) = ended.expect("the rollout ended");
-    assert_eq!(outcome, Ok(None), "the rollout went on");
-    assert_eq!(restarts, 2);
-    assert!(violation.is_none(), "{violation:?}");
-}
-
-/// Gates whose status is read through a port that fails: `unavailable` reads fail as
-/// unavailable (the gate then exits 0), or every read fails for good with `broken`.
-struct StatusPort {
-    unavailable: u32,
-    broken: Option<&'static str>,
-}
-
-impl Hooks for StatusPort {
-    fn start_gate(&mut self, call: &GateCall<'_>) -> cks_rollout::ports::PortResult<GateRun> {
-        Ok(GateRun {
-            id: call.batch as u64,
-            command: call.command.to_string(),
-        })
-    }
-
-    fn gate_status(&mut self, _run: &GateRun) -> cks_rollout::ports::PortResult<GateStatus> {
-        if let Some(why) = self.broken {
-            return Err(PortError::other(why));
-        }
-        if self.unavailable > 0 {
-            self.unavailable -= 1;
-            return Err(PortError::unavailable("the gate's status did not answer"));
-        }
-        Ok(GateStatus::Exited {
-            code: Some(0),
-            last_line: String::new(),
-        })
-    }
-
-    fn stop_gate(&mut self, _run: &GateRun) {}
-
-    fn reboot_required(&mut self, _node: &str) -> cks_rollout::ports::PortResult<bool> {
-        Ok(false)
-    }
-}
-
-/// The rollout of the workers of a 3+2 cluster gated by `hooks`: its error, and how many nodes
-/// were restarted.
-fn gated_through(hooks: &mut StatusPort) -> (Option<String>, u32) {
-    let cfg = gated(&["slo-check"]);
-    let req = offerings(&[("worker", "medium")]);
-    let sim = Simulation::new(&cluster(3, 0, 2), SEED).expect("simulable");
-    let outcome = update_with_hooks(&sim, hooks, &req, &cfg);
-    assert!(
-        sim.world().violation.is_none(),
-        "{:?}",
-        sim.world().violation
-    );
-    let error = match outcome.expect("the update ran") {
-        UpdateOutcome::RolledOut(r) => r.run.error.map(|e| e.to_string()),
-        other => panic!("expected a rollout: {other:?}"),
-    };
-    (error, sim.restarts())
-}
-
-#[test]
-fn a_gate_status_that_does_not_answer_for_a_while_is_read_again() {
-    let (error, restarts) = gated_through(&mut StatusPort {
-        unavailable: 3,
-        broken: None,
-    });
-    assert_eq!(error, None, "the gate passed once its status was read");
-    assert_eq!(restarts, 2);
-}
-
-#[test]
-fn a_gate_status_that_cannot_be_read_fails_the_gate_with_the_ports_error() {
-    let (error, restarts) = gated_through(&mut StatusPort {
-        unavailable: 0,
-        broken: Some("the gate's status is not readable"),
-    });
-    let error = error.expect("the gate failed");
-    assert!(
-        error.contains("slo-check") && error.contains("the gate's status is not readable"),
-        "{error}"
-    );
-    assert_eq!(restarts, 0, "no node is touched after a failed gate");
-}
-
-/// A gate that never exits, on the simulation's clock: when it was started and stopped.
-struct Stuck {
-    clock: cks_rollout::sim::SimHandle,
-    started: Option<Duration>,
-    stopped: Option<Duration>,
-}
-
-impl Hooks for Stuck {
-    fn start_gate(&mut self, call: &GateCall<'_>) -> cks_rollout::ports::PortResult<GateRun> {
-        use cks_rollout::ports::Clock;
-        self.started = Some(self.clock.now());
-        Ok(GateRun {
-            id: 1,
-            command: call.command.to_string(),
-        })
-    }
-
-    fn gate_status(&mut self, _run: &GateRun) -> cks_rollout::ports::PortResult<GateStatus> {
-        Ok(GateStatus::Running)
-    }
-
-    fn stop_gate(&mut self, _run: &GateRun) {
-        use cks_rollout::ports::Clock;
-        self.stopped = Some(self.clock.now());
-    }
-
-    fn reboot_required(&mut self, _node: &str) -> cks_rollout::ports::PortResult<bool> {
-        Ok(false)
-    }
-}
-
-#[test]
-fn a_gate_is_stopped_at_its_timeout_not_at_the_next_look_after_it() {
-    // Looked at every second; the timeout falls between two looks.
-    let cfg = EngineConfig {
-        gate_timeout: Duration::from_millis(2500),
-        ..gated(&["./slo"])
-    };
-    let req = offerings(&[("worker", "medium")]);
-    let sim = Simulation::new(&cluster(3, 0, 2), SEED).expect("simulable");
-    let mut hooks = Stuck {
-        clock: sim.ports().clock(),
-        started: None,
-        stopped: None,
-    };
-    let _ = update_with_hooks(&sim, &mut hooks, &req, &cfg);
-    let (Some(started), Some(stopped)) = (hooks.started, hooks.stopped) else {
-        panic!("the gate was started and stopped")
-    };
-    assert_eq!(stopped - started, Duration::from_millis(2500));
-    assert_eq!(sim.restarts(), 0);
 }

@@ -5,7 +5,7 @@ use cks_rollout::engine::{NoProgress, UpdateError, UpdateOutcome, UpdateRequest}
 use cks_rollout::model::{ClusterState, NodeType};
 use cks_rollout::sim::{Fault, NodeOverride, Simulation};
 
-fn refused(sim: &Simulation, req: &UpdateRequest) -> UpdateError {
+pub(crate) fn refused(sim: &Simulation, req: &UpdateRequest) -> UpdateError {
     let err = sim
         .update(req, &cfg(), &mut NoProgress)
         .expect_err("the call is refused");
@@ -25,13 +25,13 @@ fn refused(sim: &Simulation, req: &UpdateRequest) -> UpdateError {
     err
 }
 
-fn param(sim: &Simulation, req: &UpdateRequest) -> &'static str {
+pub(crate) fn param(sim: &Simulation, req: &UpdateRequest) -> &'static str {
     let err = refused(sim, req);
     err.parameter()
         .unwrap_or_else(|| panic!("expected a parameter refusal, got {err}"))
 }
 
-fn sim(control: u32, etcd: u32, workers: u32) -> Simulation {
+pub(crate) fn sim(control: u32, etcd: u32, workers: u32) -> Simulation {
     Simulation::new(&cluster(control, etcd, workers), 1).expect("simulable")
 }
 
@@ -357,78 +357,6 @@ fn a_failed_settings_store_restores_the_state_and_keeps_the_error() {
 }
 
 #[test]
-fn cancelrollout_is_refused_when_no_rollout_runs_or_with_other_parameters() {
-    let s = sim(3, 0, 3);
-    let req = UpdateRequest {
-        cancel_rollout: true,
-        ..Default::default()
-    };
-    assert_eq!(param(&s, &req), "cancelrollout");
-    let mut req = offerings(&[("worker", "medium")]);
-    req.cancel_rollout = true;
-    assert_eq!(param(&s, &req), "cancelrollout");
-}
-
-#[test]
-fn cancelrollout_with_any_one_other_parameter_is_refused_as_not_alone() {
-    let s = sim(3, 0, 3);
-    s.world_mut().record.state = ClusterState::Updating;
-    let alone = UpdateRequest {
-        cancel_rollout: true,
-        ..Default::default()
-    };
-    let mut with_offering = alone.clone();
-    with_offering
-        .node_offerings
-        .insert("worker".into(), "medium".into());
-    let mut with_disk = alone.clone();
-    with_disk.node_root_disk_sizes.insert("worker".into(), 40);
-    let mut with_groups = alone.clone();
-    with_groups
-        .node_affinity_groups
-        .insert("worker".into(), vec!["ag-1".into()]);
-    let with_rollout = UpdateRequest {
-        rollout: true,
-        ..alone.clone()
-    };
-    let with_max_unavailable = UpdateRequest {
-        max_unavailable: Some(2),
-        ..alone.clone()
-    };
-    for req in [
-        with_offering,
-        with_disk,
-        with_groups,
-        with_rollout,
-        with_max_unavailable,
-    ] {
-        let e = refused(&s, &req);
-        assert_eq!(e.parameter(), Some("cancelrollout"), "{e}");
-        assert!(e.to_string().contains("send it alone"), "{e}");
-    }
-}
-
-#[test]
-fn cancel_while_updating_is_recorded_and_other_updates_are_refused() {
-    let mut spec = cluster(3, 0, 3);
-    spec.state = ClusterState::Updating;
-    let s = Simulation::new(&spec, 1).expect("simulable");
-    let req = UpdateRequest {
-        cancel_rollout: true,
-        ..Default::default()
-    };
-    let out = s.update(&req, &cfg(), &mut NoProgress).expect("recorded");
-    assert_eq!(out, UpdateOutcome::CancelRequested);
-    assert!(s.world().record.cancel);
-    let mut other = offerings(&[("worker", "medium")]);
-    other.rollout = false;
-    assert!(matches!(
-        refused(&s, &other),
-        UpdateError::WrongState { .. }
-    ));
-}
-
-#[test]
 fn the_cluster_view_shows_sizes_out_of_date_counts_and_last_error() {
     let mut spec = cluster(3, 3, 4);
     spec.nodes.push(NodeOverride {
@@ -581,75 +509,4 @@ fn a_node_created_after_the_settings_were_stored_is_named_in_the_view() {
         .find(|t| t.node_type == NodeType::Worker)
         .expect("the workers");
     assert_eq!(workers.created_since_settings, ["w-4"]);
-}
-
-/// The offering `id` of `cpu` vCPUs and `memory_mb` MiB.
-fn offering(id: &str, cpu: u32, memory_mb: u64) -> cks_rollout::model::ServiceOffering {
-    cks_rollout::model::ServiceOffering {
-        id: id.into(),
-        name: id.into(),
-        cpu_cores: cpu,
-        memory_mb,
-        customized: false,
-        inactive: false,
-    }
-}
-
-/// Whether moving the workers onto an offering of `cpu` vCPUs and `memory_mb` MiB is refused,
-/// on a cluster whose Kubernetes version needs `version_min` (vCPUs, MiB) when given.
-fn offering_refused(cpu: u32, memory_mb: u64, version_min: Option<(u32, u64)>) -> bool {
-    // Nodes on an offering below every one tried (a running cluster is not scaled down).
-    refused_over(offering("tiny", 1, 1024), cpu, memory_mb, version_min)
-}
-
-/// [`offering_refused`] with the nodes on `current`.
-fn refused_over(
-    current: cks_rollout::model::ServiceOffering,
-    cpu: u32,
-    memory_mb: u64,
-    version_min: Option<(u32, u64)>,
-) -> bool {
-    let mut spec = cluster(3, 0, 3);
-    spec.service_offering = current.id.clone();
-    spec.offerings.push(current);
-    spec.offerings.push(offering("sized", cpu, memory_mb));
-    spec.kubernetes_version =
-        version_min.map(
-            |(min_cpu, min_memory_mb)| cks_rollout::sim::KubernetesVersionSpec {
-                name: "1.33.1".into(),
-                min_cpu,
-                min_memory_mb,
-            },
-        );
-    let s = Simulation::new(&spec, 1).expect("simulable");
-    let mut req = offerings(&[("worker", "sized")]);
-    req.rollout = false;
-    match s.update(&req, &cfg(), &mut NoProgress) {
-        Ok(_) => false,
-        Err(e) => {
-            assert_eq!(e.parameter(), Some("nodeofferings"), "{e}");
-            true
-        }
-    }
-}
-
-#[test]
-fn an_offering_below_what_a_kubernetes_node_needs_is_refused_and_one_at_it_accepted() {
-    // At least 2 vCPUs and 2048 MiB.
-    assert!(!offering_refused(2, 2048, None));
-    assert!(offering_refused(1, 2048, None));
-    assert!(offering_refused(2, 2047, None));
-    // And what the cluster's Kubernetes version needs.
-    assert!(!offering_refused(4, 4096, Some((4, 4096))));
-    assert!(offering_refused(3, 4096, Some((4, 4096))));
-    assert!(offering_refused(4, 4095, Some((4, 4096))));
-}
-
-#[test]
-fn a_running_cluster_is_not_moved_onto_less_memory_or_fewer_vcpus() {
-    let current = || offering("base", 4, 4096);
-    assert!(!refused_over(current(), 4, 4096, None), "the same size");
-    assert!(!refused_over(current(), 8, 8192, None), "larger");
-    assert!(refused_over(current(), 4, 4095, None), "less memory");
-    assert!(refused_over(current(), 3, 8192, None), "fewer vCPUs");
 }
