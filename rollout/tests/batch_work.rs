@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::common::{Rival, cfg, cluster, is_step, offerings, report, run_ok, run_with_ok};
+use crate::common::{Rival, cluster, is_step, offerings, report, run_ok, workers_with};
 use cks_rollout::engine::{Event, RolloutReport, StepKind};
 use cks_rollout::model::{ClusterState, ROLLOUT_ANNOTATION, VmState};
 use cks_rollout::sim::{NodeOverride, Simulation, World};
@@ -68,12 +68,7 @@ fn a_node_another_engine_finished_before_its_batch_is_not_restarted_again() {
             }
         }),
     };
-    let run = run_with_ok(
-        &sim,
-        &offerings(&[("worker", "medium")]),
-        &cfg(),
-        &mut rival,
-    );
+    let run = workers_with(&sim, &mut rival);
     let r = report(&run);
     let planned: Vec<&str> = r.run.plan.phases[0]
         .batches
@@ -123,12 +118,7 @@ fn rolled_with(act: impl FnMut(&mut World)) -> (Simulation, cks_rollout::sim::Si
         sim: &sim,
         act: at_the_end_of("w-1", act),
     };
-    let run = run_with_ok(
-        &sim,
-        &offerings(&[("worker", "medium")]),
-        &cfg(),
-        &mut rival,
-    );
+    let run = workers_with(&sim, &mut rival);
     (sim, run)
 }
 
@@ -216,12 +206,7 @@ fn a_node_someone_else_brought_up_to_date_before_its_batch_is_not_restarted() {
             w.vms.get_mut("w-3").expect("w-3").offering = "medium".into();
         }),
     };
-    let run = run_with_ok(
-        &sim,
-        &offerings(&[("worker", "medium")]),
-        &cfg(),
-        &mut rival,
-    );
+    let run = workers_with(&sim, &mut rival);
     let r = report(&run);
     assert_eq!(
         r.run.plan.phases[0].batches.len(),

@@ -2,7 +2,7 @@
 //! then `run`) against the same record in the middle of the first one's rollout, a store that
 //! does not answer for a moment, and the lease timeouts the engine refuses.
 
-use crate::common::{Rival, cfg, cluster, is_step, offerings, report, run_with_ok};
+use crate::common::{Rival, cfg, cluster, is_step, offerings, report, workers_with};
 use cks_rollout::engine::{
     ControlError, EngineConfig, Event, NoProgress, ScanOutcome, StepKind, UpdateError,
     UpdateOutcome,
@@ -200,12 +200,7 @@ fn a_store_that_does_not_answer_for_a_moment_leaves_the_batch_going_under_its_la
             }
         },
     };
-    let run = run_with_ok(
-        &sim,
-        &offerings(&[("worker", "medium")]),
-        &cfg(),
-        &mut rival,
-    );
+    let run = workers_with(&sim, &mut rival);
     let r = report(&run);
     assert!(
         r.run.error.is_none() && !r.run.lost_lease,

@@ -1,7 +1,7 @@
 //! Nodes that change under a rollout: a worker CloudStack adds is planned again and rolled, and a
 //! cluster whose nodes keep changing stops the rollout after five re-plans, saying so.
 
-use crate::common::{Rival, cfg, cluster, offerings, report, run_with_ok};
+use crate::common::{Rival, cluster, report, workers_with};
 use cks_rollout::engine::{EngineError, Event, StepKind};
 use cks_rollout::model::ClusterState;
 use cks_rollout::sim::{SimRun, Simulation, World};
@@ -22,12 +22,7 @@ fn rolled_while_adding(adds: usize) -> (Simulation, SimRun) {
             }
         },
     };
-    let run = run_with_ok(
-        &sim,
-        &offerings(&[("worker", "medium")]),
-        &cfg(),
-        &mut rival,
-    );
+    let run = workers_with(&sim, &mut rival);
     (sim, run)
 }
 

@@ -136,3 +136,8 @@ pub fn first_step(sim: &Simulation, what: &str) -> u64 {
         .and_then(|l| l.strip_prefix('#')?.split(' ').next()?.parse().ok())
         .unwrap_or_else(|| panic!("no step with {what}"))
 }
+
+/// The workers rolled onto `medium` with the default config while `rival` acts ([`run_with_ok`]).
+pub fn workers_with(sim: &Simulation, rival: &mut dyn cks_rollout::engine::Progress) -> SimRun {
+    run_with_ok(sim, &offerings(&[("worker", "medium")]), &cfg(), rival)
+}
