@@ -8,13 +8,12 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use cks_builder::artifact::{
-    ArtifactKey, CachedTarball, ChecksumStatus, FetchedManifest, FinishedFile, PortFuture,
-    RemoteName, SharedArtifacts, SharedHit, SharedTier, TarballId,
+    ArtifactKey, FetchedManifest, Kept, Landing, Note, PortFuture, SharedArtifacts, SharedTier,
+    Taken,
 };
-use cks_builder::fetch::Checksum;
 use cks_builder::follow::Watermark;
 use cks_builder::iso::{BuildTime, PackOptions, pack};
-use cks_builder::progress::{NoProgress, ProgressSink};
+use cks_builder::progress::NoProgress;
 use cks_builder::registry::Arch;
 use cks_builder::store::{IsoStore, IsoWant, Proof, SealFacts, check_iso};
 use tokio::sync::Notify;
@@ -31,7 +30,7 @@ struct Tier {
 }
 
 impl Tier {
-    async fn serve(&self, file: &Path, mark: &Watermark) -> Option<FinishedFile> {
+    async fn serve(&self, file: &Path, mark: &Watermark) -> Option<Taken> {
         let good = std::fs::read(&self.good).ok()?;
         std::fs::write(file, &good).ok()?;
         mark.landed(good.len() as u64);
@@ -47,98 +46,44 @@ impl Tier {
             }
         };
         mark.ended(true);
-        Some(FinishedFile {
+        Some(Taken {
             sha256: cks_builder::digest::sha256_hex(&served),
             size: served.len() as u64,
+            source: "the test's tier".into(),
             checkpoints: Vec::new(),
+            note: Note::Record(String::new()),
         })
     }
 }
 
 impl SharedArtifacts for Tier {
-    fn fetch_file<'a>(
+    fn take<'a>(
         &'a self,
-        _: &'a [String],
-        _: &'a Checksum,
-        _: &'a Path,
-        _: &'a dyn ProgressSink,
-    ) -> PortFuture<'a, Option<SharedHit>> {
-        Box::pin(async { None })
+        key: &'a ArtifactKey,
+        landing: Landing<'a>,
+    ) -> PortFuture<'a, Option<Taken>> {
+        Box::pin(async move {
+            match (key, landing.mark) {
+                (ArtifactKey::Iso { .. }, Some(mark)) => self.serve(landing.file, mark).await,
+                _ => None,
+            }
+        })
     }
-    fn push_file<'a>(
-        &'a self,
-        _: &'a str,
-        _: &'a Path,
-        _: &'a str,
-        _: u64,
-        _: &'a ChecksumStatus,
-    ) -> PortFuture<'a, ()> {
+    fn keep<'a>(&'a self, _: &'a ArtifactKey, _: Kept<'a>) -> PortFuture<'a, ()> {
         Box::pin(async {})
     }
-    fn manifest<'a>(
-        &'a self,
-        _: &'a RemoteName,
-        _: &'a str,
-    ) -> PortFuture<'a, Option<FetchedManifest>> {
+    fn manifest<'a>(&'a self, _: &'a ArtifactKey) -> PortFuture<'a, Option<FetchedManifest>> {
         Box::pin(async { None })
     }
-    fn push_manifest<'a>(
+    fn keep_manifest<'a>(
         &'a self,
-        _: &'a RemoteName,
+        _: &'a ArtifactKey,
         _: &'a FetchedManifest,
         _: bool,
     ) -> PortFuture<'a, ()> {
         Box::pin(async {})
     }
-    fn blob<'a>(
-        &'a self,
-        _: &'a str,
-        _: &'a str,
-        _: u64,
-        _: &'a Path,
-        _: &'a dyn ProgressSink,
-    ) -> PortFuture<'a, bool> {
-        Box::pin(async { false })
-    }
-    fn push_blob<'a>(&'a self, _: &'a str, _: u64, _: &'a Path) -> PortFuture<'a, ()> {
-        Box::pin(async {})
-    }
-    fn tarball<'a>(
-        &'a self,
-        _: TarballId<'a>,
-        _: &'a Path,
-        _: &'a dyn ProgressSink,
-    ) -> PortFuture<'a, Option<tempfile::TempPath>> {
-        Box::pin(async { None })
-    }
-    fn push_tarball<'a>(
-        &'a self,
-        _: TarballId<'a>,
-        _: &'a Path,
-        _: &'a CachedTarball,
-    ) -> PortFuture<'a, ()> {
-        Box::pin(async {})
-    }
-    fn iso<'a>(
-        &'a self,
-        _: &'a ArtifactKey,
-        file: &'a Path,
-        _: &'a dyn ProgressSink,
-        mark: &'a Watermark,
-    ) -> PortFuture<'a, Option<FinishedFile>> {
-        Box::pin(self.serve(file, mark))
-    }
-    fn push_iso<'a>(
-        &'a self,
-        _: &'a ArtifactKey,
-        _: &'a Path,
-        _: FinishedFile,
-        _: String,
-    ) -> PortFuture<'a, ()> {
-        Box::pin(async {})
-    }
-    fn refused_tarball(&self, _: &str, _: String) {}
-    fn refused_iso(&self, _: &ArtifactKey, reason: String) {
+    fn refused(&self, _: &ArtifactKey, _: &str, reason: String) {
         if let Ok(mut refused) = self.refused.lock() {
             refused.push(reason);
         }

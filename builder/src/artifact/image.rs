@@ -24,6 +24,17 @@ pub struct RemoteName {
     pub digest: Option<Digest>,
 }
 
+impl RemoteName {
+    /// The store's one key of the manifest `reference` (a tag or a digest) of this name's
+    /// repository.
+    pub fn manifest_key(&self, reference: &str) -> ArtifactKey {
+        ArtifactKey::Manifest {
+            repository: format!("{}/{}", self.registry, self.repository),
+            reference: reference.to_string(),
+        }
+    }
+}
+
 /// A manifest as served: its exact bytes, digest and content type.
 #[derive(Debug, Clone)]
 pub struct FetchedManifest {

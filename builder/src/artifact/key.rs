@@ -23,10 +23,13 @@ pub enum ArtifactKey {
         /// The tag or digest.
         reference: String,
     },
-    /// An image blob by its digest (`sha256:<hex>`).
+    /// An image blob by its descriptor: its digest (`sha256:<hex>`) and the size the manifest
+    /// gives it (no more is read).
     Blob {
         /// The digest.
         digest: String,
+        /// Its size.
+        size: u64,
     },
     /// A finished image tarball, by everything that determines its bytes (the tarball key).
     Tarball {
@@ -59,7 +62,7 @@ impl ArtifactKey {
     pub fn local_name(&self) -> String {
         match self {
             ArtifactKey::File { sha256, .. } => sha256.clone(),
-            ArtifactKey::Blob { digest } => digest.trim_start_matches("sha256:").to_string(),
+            ArtifactKey::Blob { digest, .. } => digest.trim_start_matches("sha256:").to_string(),
             ArtifactKey::Iso { recipe } => recipe.clone(),
             ArtifactKey::Manifest { .. } | ArtifactKey::Tarball { .. } => {
                 crate::digest::sha256_hex(self.record_key().as_bytes())
@@ -75,7 +78,7 @@ impl ArtifactKey {
                 repository,
                 reference,
             } => format!("{repository}@{reference}"),
-            ArtifactKey::Blob { digest } => digest.clone(),
+            ArtifactKey::Blob { digest, .. } => digest.clone(),
             ArtifactKey::Tarball { key } => key.clone(),
             ArtifactKey::Iso { recipe } => recipe.clone(),
         }
@@ -100,6 +103,7 @@ mod tests {
         assert_eq!(iso.local_name(), "cd".repeat(32));
         let blob = ArtifactKey::Blob {
             digest: format!("sha256:{}", "ef".repeat(32)),
+            size: 1,
         };
         assert_eq!(blob.tag(), None);
         assert_eq!(blob.local_name(), "ef".repeat(32));

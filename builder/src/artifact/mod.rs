@@ -1,10 +1,12 @@
 //! What an entry of the artifact store is and how the shared tier is asked for it: the typed key
-//! ([`ArtifactKey`]) and the cache registry's tag it is found by, the one port to the store
-//! shared between builds ([`SharedArtifacts`], held as a [`SharedTier`]), the local folder of
-//! finished files ([`LocalFinished`]), and the small values the port speaks (a file's
+//! ([`ArtifactKey`], one per thing, the same in every tier) and the cache registry's tag it is
+//! found by, the one port to the store shared between builds ([`SharedArtifacts`], held as a
+//! [`SharedTier`]: take and keep by key, say when a taken entry is refused), the local folder of
+//! finished files ([`LocalFinished`]), and the small values the port speaks (where an entry
+//! lands and what was taken or is kept: [`Landing`], [`Taken`], [`Kept`], [`Note`]; a file's
 //! [`ChecksumStatus`] and [`SharedHit`], an image's [`RemoteName`], [`FetchedManifest`],
 //! [`TarballId`] and [`CachedTarball`]). It knows no downloader, puller or registry: they all
-//! stand on it, each asking the port for its own kind of entry.
+//! stand on it, each asking the port by the key of its own kind of entry.
 
 mod file;
 mod image;
@@ -17,5 +19,5 @@ pub use file::{ChecksumStatus, SharedHit};
 pub use image::{CachedTarball, FetchedManifest, RemoteName, TARBALL_FORMAT, TarballId};
 pub use key::ArtifactKey;
 pub use local::LocalFinished;
-pub use port::{FinishedFile, PortFuture, SharedArtifacts, SharedTier};
+pub use port::{Kept, Landing, Note, PortFuture, SharedArtifacts, SharedTier, Taken};
 pub use tag::{file_tag, iso_tag, manifest_tag, tarball_tag};

@@ -1,9 +1,12 @@
 //! The artifact store's one port: what a build asks of a store shared between builds (the cache
-//! registry of many CI runners), whatever it stores: files, image manifests and blobs,
-//! finished tarballs and ISOs. The downloader, the puller and the ISO store hold the same
-//! [`SharedTier`]. Its failures are its own warnings, never the build's: a miss is `None`, a
-//! failed push is nothing. What it serves is hashed as it streams in; whether it is what this
-//! build needs is checked by the caller against what the build knows without it.
+//! registry of many CI runners), whatever it stores. Every entry is named by its one key
+//! ([`ArtifactKey`]): a build takes an entry by its key into a file ([`SharedArtifacts::take`]),
+//! keeps one by its key ([`SharedArtifacts::keep`]), and says when one it took is not what it
+//! writes ([`SharedArtifacts::refused`]); a manifest, small and wanted in memory, has its own
+//! pair. The downloader, the puller and the ISO store hold the same [`SharedTier`]. Its
+//! failures are its own warnings, never the build's: a miss is `None`, a failed push is
+//! nothing. What it serves is hashed as it streams in; whether it is what this build needs is
+//! checked by the caller against what the build knows without it.
 
 use std::fmt;
 use std::future::Future;
@@ -11,127 +14,111 @@ use std::path::Path;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use cks_pinning::sources::Checksum;
-
-use super::file::{ChecksumStatus, SharedHit};
-use super::image::{CachedTarball, FetchedManifest, RemoteName, TarballId};
+use super::file::ChecksumStatus;
+use super::image::FetchedManifest;
 use super::key::ArtifactKey;
+use crate::digest::chain::Checkpoint;
 use crate::follow::Watermark;
 use crate::progress::ProgressSink;
 
 /// A future the port returns.
 pub type PortFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
-/// A finished file (an ISO) the shared tier served, hashed.
+/// Where an entry taken from the shared tier lands.
+#[derive(Clone, Copy)]
+pub struct Landing<'a> {
+    /// The file its bytes are written to (removed when the take fails).
+    pub file: &'a Path,
+    /// What a warning about the entry names it by (the URL of a file, the image of a blob or a
+    /// tarball, `ISO <recipe>`).
+    pub about: &'a str,
+    /// Told of the transfer's progress.
+    pub progress: &'a dyn ProgressSink,
+    /// Where the bytes landed so far are published, so a check can read behind the transfer
+    /// (it ends short when the take fails).
+    pub mark: Option<&'a Watermark>,
+}
+
+impl fmt::Debug for Landing<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Landing")
+            .field("file", &self.file)
+            .field("about", &self.about)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What an entry records beside its bytes.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FinishedFile {
+pub enum Note {
+    /// Nothing (a blob).
+    Nothing,
+    /// How a downloaded file was checked when first fetched upstream.
+    Checked(ChecksumStatus),
+    /// What the build reports of a finished tarball or ISO (a tarball's is its JSON record).
+    Record(String),
+}
+
+/// An entry the shared tier served, its bytes checked against the size and digest it is held
+/// under.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Taken {
     /// Its sha256, lower-case hex.
     pub sha256: String,
     /// Its size.
     pub size: u64,
-    /// The sha256's checkpoints noted as it streamed in (empty for one to push), to check the
-    /// same bytes again on every core ([`crate::digest::chain`]).
-    pub checkpoints: Vec<crate::digest::chain::Checkpoint>,
+    /// Where its bytes came from, as a build report's `url_used` names it.
+    pub source: String,
+    /// The sha256's checkpoints noted as it streamed in, to check the same bytes again on
+    /// every core ([`crate::digest::chain`]); empty where the tier noted none.
+    pub checkpoints: Vec<Checkpoint>,
+    /// What was recorded with it.
+    pub note: Note,
+}
+
+/// A verified file to keep in the shared tier.
+#[derive(Debug, Clone)]
+pub struct Kept<'a> {
+    /// Where it is.
+    pub path: &'a Path,
+    /// Its sha256, lower-case hex (a `sha256:` prefix is allowed).
+    pub sha256: &'a str,
+    /// Its size.
+    pub size: u64,
+    /// What to record with it.
+    pub note: Note,
 }
 
 /// A store of artifacts shared between builds.
 pub trait SharedArtifacts: Send + Sync + fmt::Debug {
-    /// Writes the first of `urls` the tier holds (satisfying `checksum`) to `file`, checked
-    /// against its size and sha256; `None` when it holds none, or only a damaged copy.
-    fn fetch_file<'a>(
+    /// Writes the entry `key` to `landing.file`, checked against its size and the digest the
+    /// tier holds it under (for a file, the one the key names; for a blob, the key's own);
+    /// `None` when it holds none, or only a damaged copy (nothing is then left at the file).
+    fn take<'a>(
         &'a self,
-        urls: &'a [String],
-        checksum: &'a Checksum,
-        file: &'a Path,
-        progress: &'a dyn ProgressSink,
-    ) -> PortFuture<'a, Option<SharedHit>>;
+        key: &'a ArtifactKey,
+        landing: Landing<'a>,
+    ) -> PortFuture<'a, Option<Taken>>;
 
-    /// Keeps the verified file at `path` (`sha256`, `bytes`) for `url`, with how it was checked.
-    fn push_file<'a>(
-        &'a self,
-        url: &'a str,
-        path: &'a Path,
-        sha256: &'a str,
-        bytes: u64,
-        checksum: &'a ChecksumStatus,
-    ) -> PortFuture<'a, ()>;
+    /// Keeps the verified file `kept` as the entry `key`.
+    fn keep<'a>(&'a self, key: &'a ArtifactKey, kept: Kept<'a>) -> PortFuture<'a, ()>;
 
-    /// The manifest `digest` of `name`, its bytes hashing to it; `None` when the tier holds
-    /// none (or a damaged copy).
-    fn manifest<'a>(
-        &'a self,
-        name: &'a RemoteName,
-        digest: &'a str,
-    ) -> PortFuture<'a, Option<FetchedManifest>>;
+    /// The manifest `key` (a [`ArtifactKey::Manifest`] by digest), its bytes hashing to that
+    /// digest; `None` when the tier holds none (or a damaged copy).
+    fn manifest<'a>(&'a self, key: &'a ArtifactKey) -> PortFuture<'a, Option<FetchedManifest>>;
 
-    /// Keeps the manifest `fetched` (verified against its digest) of `name`; with `unless_held`,
+    /// Keeps the manifest `fetched` (verified against its digest) as `key`; with `unless_held`,
     /// only when the tier does not hold it already.
-    fn push_manifest<'a>(
+    fn keep_manifest<'a>(
         &'a self,
-        name: &'a RemoteName,
+        key: &'a ArtifactKey,
         fetched: &'a FetchedManifest,
         unless_held: bool,
     ) -> PortFuture<'a, ()>;
 
-    /// Streams blob `digest` of `size` bytes of `image` into `file`, checking size and digest;
-    /// whether it did.
-    fn blob<'a>(
-        &'a self,
-        image: &'a str,
-        digest: &'a str,
-        size: u64,
-        file: &'a Path,
-        progress: &'a dyn ProgressSink,
-    ) -> PortFuture<'a, bool>;
-
-    /// Keeps the verified blob at `path`.
-    fn push_blob<'a>(&'a self, digest: &'a str, size: u64, path: &'a Path) -> PortFuture<'a, ()>;
-
-    /// The finished tarball of `id`, under a temporary name in `out_dir`, its bytes hashing to
-    /// the digest the tier holds it under (the caller checks it is the one it writes).
-    fn tarball<'a>(
-        &'a self,
-        id: TarballId<'a>,
-        out_dir: &'a Path,
-        progress: &'a dyn ProgressSink,
-    ) -> PortFuture<'a, Option<tempfile::TempPath>>;
-
-    /// Keeps the finished tarball of `id` written at `path`, with its record.
-    fn push_tarball<'a>(
-        &'a self,
-        id: TarballId<'a>,
-        path: &'a Path,
-        record: &'a CachedTarball,
-    ) -> PortFuture<'a, ()>;
-
-    /// Streams the finished ISO `key` into `file`, checking its size and sha256 (the caller
-    /// checks it is the one it writes), publishing in `mark` the bytes landed so a check can
-    /// read behind the transfer; `None` when the tier holds none, or a damaged copy (`mark`
-    /// then ends short).
-    fn iso<'a>(
-        &'a self,
-        key: &'a ArtifactKey,
-        file: &'a Path,
-        progress: &'a dyn ProgressSink,
-        mark: &'a Watermark,
-    ) -> PortFuture<'a, Option<FinishedFile>>;
-
-    /// Keeps the finished ISO `key` written at `path` (`sha256`, `size`) with `record`.
-    fn push_iso<'a>(
-        &'a self,
-        key: &'a ArtifactKey,
-        path: &'a Path,
-        file: FinishedFile,
-        record: String,
-    ) -> PortFuture<'a, ()>;
-
-    /// The tarball the tier served for `image` is not the one this pull writes (`reason`): a
-    /// miss and one warning.
-    fn refused_tarball(&self, image: &str, reason: String);
-
-    /// The ISO the tier served for `key` is not the one this build writes (`reason`): a miss
-    /// and one warning.
-    fn refused_iso(&self, key: &ArtifactKey, reason: String);
+    /// The entry the tier served for `key` (named `about` in warnings) is not the one this build
+    /// writes (`reason`): a miss and one warning.
+    fn refused(&self, key: &ArtifactKey, about: &str, reason: String);
 }
 
 /// The shared tier as the downloader, the puller and the ISO store hold it (equal when it is

@@ -9,9 +9,8 @@ use super::artifact::{Descriptor, Entry, MANIFEST_ARTIFACT};
 use super::push::Body;
 use super::repository::CacheRegistry;
 use super::stats::Kind;
-use crate::artifact::ArtifactKey;
-use crate::progress::{NoProgress, ProgressSink};
-use crate::registry::{FetchedManifest, RemoteName};
+use crate::artifact::{ArtifactKey, FetchedManifest, Landing, Note, Taken};
+use crate::progress::NoProgress;
 
 /// The largest manifest taken from the cache (as from any registry).
 const MAX_MANIFEST_BYTES: u64 = 4 * 1024 * 1024;
@@ -27,26 +26,27 @@ impl CacheRegistry {
         self.client.manifest(&self.name, &tag).await.is_ok()
     }
 
-    pub(super) async fn cached_manifest(
-        &self,
-        name: &RemoteName,
-        reference: &str,
-    ) -> Option<FetchedManifest> {
-        let key = manifest_key(name, reference);
-        let tag = key.tag().unwrap_or_default();
+    /// The manifest `key` (by digest), its bytes hashed against that digest as they stream in;
+    /// `None` when the registry holds none, or only a damaged copy.
+    pub(super) async fn take_manifest(&self, key: &ArtifactKey) -> Option<FetchedManifest> {
+        let ArtifactKey::Manifest { reference, .. } = key else {
+            return None;
+        };
+        let tag = key.tag()?;
+        let about = key.record_key();
         if !self.usable() {
             return None;
         }
         let artifact = match self.client.manifest(&self.name, &tag).await {
             Ok(artifact) => artifact,
             Err(error) => {
-                self.read_failed(Kind::Manifest, &name.full, "", error);
+                self.read_failed(Kind::Manifest, &about, "", error);
                 return None;
             }
         };
         let entry = Entry::parse(&artifact.bytes, MANIFEST_ARTIFACT)?;
         let digest = entry.content.digest.clone();
-        let pinned_elsewhere = reference.starts_with("sha256:") && reference != digest;
+        let pinned_elsewhere = reference.starts_with("sha256:") && *reference != digest;
         if entry.key != key.record_key()
             || pinned_elsewhere
             || entry.content.size > MAX_MANIFEST_BYTES
@@ -61,7 +61,7 @@ impl CacheRegistry {
             .blob_to_file(&self.name, &digest, entry.content.size, &file, &NoProgress)
             .await
         {
-            self.read_failed(Kind::Manifest, &name.full, &digest, error);
+            self.read_failed(Kind::Manifest, &about, &digest, error);
             return None;
         }
         let bytes = tokio::fs::read(&file).await.ok()?;
@@ -73,17 +73,20 @@ impl CacheRegistry {
         })
     }
 
-    pub(super) async fn push_manifest_entry(
+    /// Pushes the manifest `fetched` (verified against its digest) as `key`; with
+    /// `unless_held`, only when the registry does not hold it already. Failures become warnings.
+    pub(super) async fn keep_manifest_entry(
         &self,
-        name: &RemoteName,
+        key: &ArtifactKey,
         fetched: &FetchedManifest,
         unless_held: bool,
     ) {
-        let key = manifest_key(name, &fetched.digest);
-        if !self.can_push() || (unless_held && self.holds_manifest(&key).await) {
+        let Some(tag) = &key.tag() else {
+            return;
+        };
+        if !self.can_push() || (unless_held && self.holds_manifest(key).await) {
             return;
         }
-        let tag = &key.tag().unwrap_or_default();
         let Some(media_type) = fetched.content_type.clone() else {
             return;
         };
@@ -108,38 +111,43 @@ impl CacheRegistry {
         }
     }
 
-    /// Streams blob `digest` of `size` bytes of `image` from the cache into `file`, checking
-    /// size and digest; whether it did.
-    pub async fn fetch_blob(
+    /// Streams blob `digest` of `size` bytes into `landing`, checking size and digest; `None`
+    /// when the registry holds none, or only a damaged copy.
+    pub(super) async fn take_blob(
         &self,
-        image: &str,
         digest: &str,
         size: u64,
-        file: &Path,
-        progress: &dyn ProgressSink,
-    ) -> bool {
+        landing: Landing<'_>,
+    ) -> Option<Taken> {
         if !self.usable() {
-            return false;
+            return None;
         }
+        let file = landing.file;
         match self
             .client
-            .blob_to_file(&self.name, digest, size, file, progress)
+            .blob_to_file(&self.name, digest, size, file, landing.progress)
             .await
         {
             Ok(()) => {
                 self.counters.hit(Kind::Blob, size);
-                true
+                Some(Taken {
+                    sha256: digest.trim_start_matches("sha256:").to_string(),
+                    size,
+                    source: format!("cache-registry:{}@{digest}", self.url),
+                    checkpoints: Vec::new(),
+                    note: Note::Nothing,
+                })
             }
             Err(error) => {
                 let _ = tokio::fs::remove_file(file).await;
-                self.read_failed(Kind::Blob, image, digest, error);
-                false
+                self.read_failed(Kind::Blob, landing.about, digest, error);
+                None
             }
         }
     }
 
     /// Pushes the verified blob at `path`; failures become warnings.
-    pub async fn push_image_blob(&self, digest: &str, size: u64, path: &Path) {
+    pub(super) async fn keep_blob(&self, digest: &str, size: u64, path: &Path) {
         if !self.can_push() {
             return;
         }
@@ -151,13 +159,5 @@ impl CacheRegistry {
             Ok(()) => self.counters.pushed(Kind::Blob),
             Err(failure) => self.push_failed(failure),
         }
-    }
-}
-
-/// The store's one key of the manifest `reference` (a tag or a digest) of `name`'s repository.
-fn manifest_key(name: &RemoteName, reference: &str) -> ArtifactKey {
-    ArtifactKey::Manifest {
-        repository: format!("{}/{}", name.registry, name.repository),
-        reference: reference.to_string(),
     }
 }

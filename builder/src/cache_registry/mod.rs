@@ -14,9 +14,8 @@
 //! fetched from upstream (or made again) and pushed again. What comes from upstream is pushed
 //! only after it was verified. A registry that is down, or refuses pushes, costs a
 //! [`CacheWarning`], never the build: after the first failure it is left alone for the rest of
-//! the build. The downloader and the puller reach it through their ports
-//! ([`crate::artifact::SharedArtifacts`]); the build asks it for the
-//! finished ISO itself.
+//! the build. The downloader, the puller and the ISO store reach it through the artifact
+//! store's one port ([`crate::artifact::SharedArtifacts`]), each entry by its one key.
 //!
 //! ```no_run
 //! # fn demo() -> Result<(), cks_builder::cache_registry::CacheRegistryError> {
@@ -44,12 +43,11 @@ mod port;
 mod push;
 mod repository;
 mod stats;
-mod tarballs;
 mod warning;
 
 pub use crate::artifact::{file_tag, iso_tag, manifest_tag, tarball_tag};
 pub use error::CacheRegistryError;
-pub use finished::{Finished, FinishedHit, FinishedUpload};
+pub use finished::Finished;
 pub use repository::{CacheRegistry, SharedCacheRegistry};
 pub use stats::{CacheStats, Kind, KindStats};
 pub use warning::CacheWarning;

@@ -1,150 +1,71 @@
-//! The cache registry as the artifact store's shared tier ([`SharedArtifacts`]): its files,
-//! manifests, blobs, finished tarballs and ISOs.
-
-use std::path::Path;
+//! The cache registry as the artifact store's shared tier ([`SharedArtifacts`]): each key's
+//! kind to the entries that hold it (files and finished tarballs and ISOs as artifacts under
+//! their tag, blobs by digest, manifests as artifacts of `repository@digest`).
 
 use super::finished::Finished;
-use super::finished::FinishedUpload;
 use super::repository::CacheRegistry;
+use super::stats::Kind;
 use crate::artifact::{
-    ArtifactKey, CachedTarball, ChecksumStatus, FetchedManifest, FinishedFile, PortFuture,
-    RemoteName, SharedArtifacts, SharedHit, TarballId,
+    ArtifactKey, FetchedManifest, Kept, Landing, PortFuture, SharedArtifacts, Taken,
 };
-use crate::fetch::Checksum;
-use crate::follow::Watermark;
-use crate::progress::ProgressSink;
 
 impl SharedArtifacts for CacheRegistry {
-    fn fetch_file<'a>(
+    fn take<'a>(
         &'a self,
-        urls: &'a [String],
-        checksum: &'a Checksum,
-        file: &'a Path,
-        progress: &'a dyn ProgressSink,
-    ) -> PortFuture<'a, Option<SharedHit>> {
-        Box::pin(CacheRegistry::fetch_file(
-            self, urls, checksum, file, progress,
-        ))
+        key: &'a ArtifactKey,
+        landing: Landing<'a>,
+    ) -> PortFuture<'a, Option<Taken>> {
+        Box::pin(async move {
+            let taken = match key {
+                ArtifactKey::File { url, sha256 } => self.take_file(url, sha256, landing).await,
+                ArtifactKey::Blob { digest, size } => self.take_blob(digest, *size, landing).await,
+                ArtifactKey::Tarball { .. } => {
+                    self.take_finished(Finished::Tarball, key, landing).await
+                }
+                ArtifactKey::Iso { .. } => self.take_finished(Finished::Iso, key, landing).await,
+                // A manifest is taken into memory ([`SharedArtifacts::manifest`]).
+                ArtifactKey::Manifest { .. } => None,
+            };
+            if taken.is_none()
+                && let Some(mark) = landing.mark
+            {
+                mark.ended(false);
+            }
+            taken
+        })
     }
 
-    fn push_file<'a>(
-        &'a self,
-        url: &'a str,
-        path: &'a Path,
-        sha256: &'a str,
-        bytes: u64,
-        checksum: &'a ChecksumStatus,
-    ) -> PortFuture<'a, ()> {
-        Box::pin(CacheRegistry::push_file(
-            self, url, path, sha256, bytes, checksum,
-        ))
+    fn keep<'a>(&'a self, key: &'a ArtifactKey, kept: Kept<'a>) -> PortFuture<'a, ()> {
+        Box::pin(async move {
+            match key {
+                ArtifactKey::File { url, .. } => self.keep_file(url, kept).await,
+                ArtifactKey::Blob { digest, size } => {
+                    self.keep_blob(digest, *size, kept.path).await
+                }
+                ArtifactKey::Tarball { .. } => {
+                    self.keep_finished(Finished::Tarball, key, kept).await
+                }
+                ArtifactKey::Iso { .. } => self.keep_finished(Finished::Iso, key, kept).await,
+                // A manifest is kept from memory ([`SharedArtifacts::keep_manifest`]).
+                ArtifactKey::Manifest { .. } => {}
+            }
+        })
     }
 
-    fn manifest<'a>(
-        &'a self,
-        name: &'a RemoteName,
-        digest: &'a str,
-    ) -> PortFuture<'a, Option<FetchedManifest>> {
-        Box::pin(self.cached_manifest(name, digest))
+    fn manifest<'a>(&'a self, key: &'a ArtifactKey) -> PortFuture<'a, Option<FetchedManifest>> {
+        Box::pin(self.take_manifest(key))
     }
 
-    fn push_manifest<'a>(
+    fn keep_manifest<'a>(
         &'a self,
-        name: &'a RemoteName,
+        key: &'a ArtifactKey,
         fetched: &'a FetchedManifest,
         unless_held: bool,
     ) -> PortFuture<'a, ()> {
-        Box::pin(self.push_manifest_entry(name, fetched, unless_held))
+        Box::pin(self.keep_manifest_entry(key, fetched, unless_held))
     }
 
-    fn blob<'a>(
-        &'a self,
-        image: &'a str,
-        digest: &'a str,
-        size: u64,
-        file: &'a Path,
-        progress: &'a dyn ProgressSink,
-    ) -> PortFuture<'a, bool> {
-        Box::pin(self.fetch_blob(image, digest, size, file, progress))
-    }
-
-    fn push_blob<'a>(&'a self, digest: &'a str, size: u64, path: &'a Path) -> PortFuture<'a, ()> {
-        Box::pin(self.push_image_blob(digest, size, path))
-    }
-
-    fn tarball<'a>(
-        &'a self,
-        id: TarballId<'a>,
-        out_dir: &'a Path,
-        progress: &'a dyn ProgressSink,
-    ) -> PortFuture<'a, Option<tempfile::TempPath>> {
-        Box::pin(self.fetch_tarball(id, out_dir, progress))
-    }
-
-    fn push_tarball<'a>(
-        &'a self,
-        id: TarballId<'a>,
-        path: &'a Path,
-        record: &'a CachedTarball,
-    ) -> PortFuture<'a, ()> {
-        Box::pin(CacheRegistry::push_tarball(self, id, path, record))
-    }
-
-    fn iso<'a>(
-        &'a self,
-        key: &'a ArtifactKey,
-        file: &'a Path,
-        progress: &'a dyn ProgressSink,
-        mark: &'a Watermark,
-    ) -> PortFuture<'a, Option<FinishedFile>> {
-        Box::pin(async move {
-            let hit = match key.tag() {
-                Some(tag) => {
-                    let record = key.record_key();
-                    self.fetch_finished(Finished::Iso, &tag, &record, file, progress, Some(mark))
-                        .await
-                }
-                None => None,
-            };
-            if hit.is_none() {
-                mark.ended(false);
-            }
-            let hit = hit?;
-            Some(FinishedFile {
-                sha256: hit.sha256,
-                size: hit.size,
-                checkpoints: hit.checkpoints,
-            })
-        })
-    }
-
-    fn push_iso<'a>(
-        &'a self,
-        key: &'a ArtifactKey,
-        path: &'a Path,
-        file: FinishedFile,
-        record: String,
-    ) -> PortFuture<'a, ()> {
-        Box::pin(async move {
-            let Some(tag) = key.tag() else {
-                return;
-            };
-            let upload = FinishedUpload {
-                path,
-                sha256: &file.sha256,
-                size: file.size,
-                record,
-            };
-            self.push_finished(Finished::Iso, &tag, &key.record_key(), upload)
-                .await;
-        })
-    }
-
-    fn refused_tarball(&self, image: &str, reason: String) {
-        self.refused(Finished::Tarball, image, reason);
-    }
-
-    fn refused_iso(&self, key: &ArtifactKey, reason: String) {
-        self.refused(Finished::Iso, &format!("ISO {}", key.record_key()), reason);
+    fn refused(&self, key: &ArtifactKey, about: &str, reason: String) {
+        self.refused_entry(Kind::of(key), about, reason);
     }
 }

@@ -23,6 +23,18 @@ pub enum Kind {
 const KINDS: usize = 5;
 
 impl Kind {
+    /// The kind of the entry `key`.
+    pub fn of(key: &crate::artifact::ArtifactKey) -> Kind {
+        use crate::artifact::ArtifactKey;
+        match key {
+            ArtifactKey::File { .. } => Kind::File,
+            ArtifactKey::Manifest { .. } => Kind::Manifest,
+            ArtifactKey::Blob { .. } => Kind::Blob,
+            ArtifactKey::Tarball { .. } => Kind::Tarball,
+            ArtifactKey::Iso { .. } => Kind::Iso,
+        }
+    }
+
     fn index(self) -> usize {
         match self {
             Kind::File => 0,

@@ -15,7 +15,7 @@ use super::download::Origin;
 use super::error::FetchError;
 use super::fetcher::Fetcher;
 use super::spec::FileSpec;
-use crate::artifact::{ChecksumStatus, SharedHit};
+use crate::artifact::{ArtifactKey, ChecksumStatus, Kept, Landing, Note, SharedHit};
 use cks_pinning::sources::Checksum;
 
 /// The digest a file must have, known independently of any cache: where it was learnt and the
@@ -151,10 +151,17 @@ impl Fetcher {
             cache.insert(got.temp.path(), &entry).await?;
         }
         if let Some(registry) = &self.options.cache_registry {
-            registry
-                .0
-                .push_file(url, got.temp.path(), &got.sha256, got.bytes, checksum)
-                .await;
+            let key = ArtifactKey::File {
+                url: url.to_string(),
+                sha256: got.sha256.clone(),
+            };
+            let kept = Kept {
+                path: got.temp.path(),
+                sha256: &got.sha256,
+                size: got.bytes,
+                note: Note::Checked(checksum.clone()),
+            };
+            registry.0.keep(&key, kept).await;
         }
         Ok(())
     }
@@ -170,29 +177,44 @@ impl Fetcher {
     ) -> Option<(super::http::Downloaded, SharedHit)> {
         let tier = self.options.cache_registry.as_ref()?;
         let expected = self.expected_sha256(spec).await.ok()??;
-        let pinned = Checksum::Pinned {
-            sha256: expected.sha256.clone(),
-        };
         let urls = match &spec.checksum {
             // A lock's pin holds for every candidate.
             Checksum::Pinned { .. } => spec.urls.clone(),
             _ => vec![expected.url.clone()],
         };
         let temp = super::http::temp_in(dir, dest_name).ok()?;
-        let mut hit = tier
-            .0
-            .fetch_file(&urls, &pinned, temp.path(), &*self.progress)
-            .await?;
-        if !hit.sha256.eq_ignore_ascii_case(&expected.sha256) {
-            return None;
+        for url in urls {
+            let key = ArtifactKey::File {
+                url: url.clone(),
+                sha256: expected.sha256.clone(),
+            };
+            let landing = Landing {
+                file: temp.path(),
+                about: &url,
+                progress: &*self.progress,
+                mark: None,
+            };
+            let Some(taken) = tier.0.take(&key, landing).await else {
+                continue;
+            };
+            if !taken.sha256.eq_ignore_ascii_case(&expected.sha256) {
+                continue;
+            }
+            let hit = SharedHit {
+                url,
+                url_used: taken.source,
+                sha256: taken.sha256,
+                bytes: taken.size,
+                // How the file is checked is this build's knowledge, not the entry's claim.
+                checksum: expected.status,
+            };
+            let got = super::http::Downloaded {
+                temp,
+                sha256: hit.sha256.clone(),
+                bytes: hit.bytes,
+            };
+            return Some((got, hit));
         }
-        // How the file is checked is this build's knowledge, not the entry's claim.
-        hit.checksum = expected.status;
-        let got = super::http::Downloaded {
-            temp,
-            sha256: hit.sha256.clone(),
-            bytes: hit.bytes,
-        };
-        Some((got, hit))
+        None
     }
 }

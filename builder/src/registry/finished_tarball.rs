@@ -9,7 +9,7 @@ use std::future::Future;
 use std::path::{Path, PathBuf};
 
 use super::tarball_cache::TarballCache;
-use crate::artifact::{CachedTarball, SharedTier, TarballId};
+use crate::artifact::{CachedTarball, Kept, Landing, Note, SharedTier, TarballId};
 use crate::progress::ProgressSink;
 
 /// Why a tarball taken from a cache is not used.
@@ -71,11 +71,23 @@ impl<'a> TarballStore<'a> {
             }
         }
         let shared = self.shared?;
-        let file = shared.0.tarball(id, out_dir, progress).await?;
+        let file = tempfile::Builder::new()
+            .prefix(".cks-tarball-")
+            .tempfile_in(out_dir)
+            .ok()?
+            .into_temp_path();
+        let key = id.key();
+        let landing = Landing {
+            file: &file,
+            about: id.image,
+            progress,
+            mark: None,
+        };
+        shared.0.take(&key, landing).await?;
         let checked = match check(file.to_path_buf()).await {
             Ok(checked) => checked,
             Err(reason) => {
-                shared.0.refused_tarball(id.image, reason.to_string());
+                shared.0.refused(&key, id.image, reason.to_string());
                 return None;
             }
         };
@@ -91,8 +103,16 @@ impl<'a> TarballStore<'a> {
         if let Some(local) = &self.local {
             local.put(id, path, record);
         }
-        if let Some(shared) = self.shared {
-            shared.0.push_tarball(id, path, record).await;
+        if let Some(shared) = self.shared
+            && let Ok(text) = serde_json::to_string(record)
+        {
+            let kept = Kept {
+                path,
+                sha256: &record.sha256,
+                size: record.size,
+                note: Note::Record(text),
+            };
+            shared.0.keep(&id.key(), kept).await;
         }
     }
 }

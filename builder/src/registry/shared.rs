@@ -27,10 +27,11 @@ pub async fn manifest(
         return client.manifest(name, reference).await;
     };
     let by_digest = reference.starts_with("sha256:");
-    if by_digest && let Some(found) = tier.0.manifest(name, reference).await {
+    if by_digest && let Some(found) = tier.0.manifest(&name.manifest_key(reference)).await {
         return Ok(found);
     }
     let fetched = client.manifest(name, reference).await?;
-    tier.0.push_manifest(name, &fetched, !by_digest).await;
+    let key = name.manifest_key(fetched.digest.as_ref());
+    tier.0.keep_manifest(&key, &fetched, !by_digest).await;
     Ok(fetched)
 }

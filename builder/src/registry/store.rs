@@ -10,7 +10,7 @@ use tokio::sync::{Mutex, OnceCell, Semaphore};
 
 use super::client::RegistryClient;
 use super::error::RegistryError;
-use crate::artifact::RemoteName;
+use crate::artifact::{ArtifactKey, Kept, Landing, Note, RemoteName};
 use crate::progress::ProgressSink;
 
 /// Blobs up to this size are fetched without waiting for a transfer slot.
@@ -74,10 +74,8 @@ impl BlobStore {
         }
     }
 
-    fn path(&self, digest: &str) -> PathBuf {
-        let key = crate::artifact::ArtifactKey::Blob {
-            digest: digest.to_string(),
-        };
+    /// Where the blob `key` is kept.
+    fn path(&self, key: &ArtifactKey) -> PathBuf {
         self.dir.join("sha256").join(key.local_name())
     }
 
@@ -96,7 +94,11 @@ impl BlobStore {
     /// Stores bytes already in memory (a manifest) under their digest.
     pub async fn put_bytes(&self, digest: &str, bytes: &[u8]) -> Result<PathBuf, RegistryError> {
         let (cell, _) = self.cell(digest).await;
-        let path = self.path(digest);
+        let key = ArtifactKey::Blob {
+            digest: digest.to_string(),
+            size: bytes.len() as u64,
+        };
+        let path = self.path(&key);
         cell.get_or_try_init(|| async {
             if !path.exists() {
                 let tmp = self.temp_path(digest);
@@ -133,7 +135,11 @@ impl BlobStore {
         let path = cell
             .get_or_try_init(|| async {
                 initialised_here = true;
-                let path = self.path(digest);
+                let key = ArtifactKey::Blob {
+                    digest: digest.to_string(),
+                    size,
+                };
+                let path = self.path(&key);
                 if verified_on_disk(&path, digest, size).await {
                     crate::cache_dir::mark_used(&path);
                     self.reused.fetch_add(1, Ordering::Relaxed);
@@ -155,8 +161,14 @@ impl BlobStore {
                     };
                     progress.on_start(digest, Some(size));
                     let tmp = self.temp_path(digest);
+                    let landing = Landing {
+                        file: &tmp,
+                        about: &name.full,
+                        progress,
+                        mark: None,
+                    };
                     let cached = match &self.shared {
-                        Some(c) => c.0.blob(&name.full, digest, size, &tmp, progress).await,
+                        Some(c) => c.0.take(&key, landing).await.is_some(),
                         None => false,
                     };
                     let result = match cached {
@@ -176,7 +188,13 @@ impl BlobStore {
                         .await
                         .map_err(RegistryError::io(&path))?;
                     if let (false, Some(c)) = (cached, &self.shared) {
-                        c.0.push_blob(digest, size, &path).await;
+                        let kept = Kept {
+                            path: &path,
+                            sha256: digest,
+                            size,
+                            note: Note::Nothing,
+                        };
+                        c.0.keep(&key, kept).await;
                     }
                     self.fetched.fetch_add(1, Ordering::Relaxed);
                 }

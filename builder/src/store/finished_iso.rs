@@ -12,7 +12,7 @@ use std::path::Path;
 use super::iso_check::Proof;
 use super::refusal::IsoRefusal;
 use super::seal::{Seal, SealFacts};
-use crate::artifact::{ArtifactKey, FinishedFile, LocalFinished, SharedTier};
+use crate::artifact::{ArtifactKey, Kept, Landing, LocalFinished, Note, SharedTier};
 use crate::digest::chain;
 use crate::follow::Watermark;
 use crate::iso::Packed;
@@ -91,8 +91,15 @@ impl<'a> IsoStore<'a> {
             return Ok(None);
         };
         let mark = Watermark::new();
+        let about = format!("ISO {}", key.record_key());
+        let landing = Landing {
+            file: partial,
+            about: &about,
+            progress,
+            mark: Some(&mark),
+        };
         let (hit, behind) = tokio::join!(
-            shared.0.iso(key, partial, progress, &mark),
+            shared.0.take(key, landing),
             check(Proof::Following(mark.clone()))
         );
         let Some(hit) = hit else {
@@ -125,7 +132,7 @@ impl<'a> IsoStore<'a> {
             }
             Err(reason) => {
                 let _ = std::fs::remove_file(partial);
-                shared.0.refused_iso(key, reason.to_string());
+                shared.0.refused(key, &about, reason.to_string());
                 Ok(None)
             }
         }
@@ -245,11 +252,12 @@ impl<'a> IsoStore<'a> {
         let (Some(shared), Some(record)) = (self.shared, record) else {
             return;
         };
-        let file = FinishedFile {
-            sha256: packed.sha256.clone(),
+        let kept = Kept {
+            path: &packed.path,
+            sha256: &packed.sha256,
             size: packed.size,
-            checkpoints: Vec::new(),
+            note: Note::Record(record),
         };
-        shared.0.push_iso(key, &packed.path, file, record).await;
+        shared.0.keep(key, kept).await;
     }
 }
