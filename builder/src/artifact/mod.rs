@@ -11,6 +11,7 @@
 mod file;
 mod image;
 mod key;
+mod layers;
 mod local;
 mod port;
 mod tag;
@@ -18,6 +19,7 @@ mod tag;
 pub use file::{ChecksumStatus, SharedHit};
 pub use image::{CachedTarball, FetchedManifest, RemoteName, TARBALL_FORMAT, TarballId};
 pub use key::ArtifactKey;
+pub use layers::{Layer, Layers};
 pub use local::LocalFinished;
 pub use port::{Kept, Landing, Note, PortFuture, SharedArtifacts, SharedTier, Taken};
 pub use tag::{file_tag, iso_tag, manifest_tag, tarball_tag};

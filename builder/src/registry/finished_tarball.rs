@@ -1,15 +1,16 @@
-//! Finished image tarballs in the artifact store, layered in one place as the finished ISOs
-//! are: the local `--cache-dir` folder first (a hard link), then the cache registry (hashed as
-//! it streams in). Every hit passes the caller's check of a written tarball
-//! ([`super::tarball_check::TarballCheck`]) before it is used; a local entry that fails is
-//! removed (the rule of the finished ISOs), one from the cache registry that fails is warned
-//! about once, and the tarball the pull then writes is kept in both.
+//! Finished image tarballs in the artifact store's tiers ([`Layers`], as the finished ISOs
+//! are): the local `--cache-dir` folder first (a hard link), then the cache registry (hashed as
+//! it streams in). A tarball is a deterministic function of the image's name, the digest the
+//! registry served and the target platform, so a rebuild takes the one it wrote before instead
+//! of writing it again; an entry is named by the store's one key of the tarball
+//! ([`TarballId::key`]). Every hit passes the caller's check of a written tarball
+//! ([`super::tarball_check::TarballCheck`]) before it is used; one that fails is refused by its
+//! tier, and the tarball the pull then writes is kept in both.
 
 use std::future::Future;
 use std::path::{Path, PathBuf};
 
-use super::tarball_cache::TarballCache;
-use crate::artifact::{CachedTarball, Kept, Landing, Note, SharedTier, TarballId};
+use crate::artifact::{CachedTarball, Kept, Landing, Layer, Layers, Note, SharedTier, TarballId};
 use crate::progress::ProgressSink;
 
 /// Why a tarball taken from a cache is not used.
@@ -31,19 +32,20 @@ pub enum CachedTarballRefusal {
     },
 }
 
+/// The text kept beside a local tarball: its record (JSON).
+const RECORD: &str = "json";
+
 /// The finished tarballs of a pull's caches.
 #[derive(Debug, Clone)]
 pub struct TarballStore<'a> {
-    local: Option<TarballCache>,
-    shared: Option<&'a SharedTier>,
+    layers: Layers<'a>,
 }
 
 impl<'a> TarballStore<'a> {
     /// The tarballs kept in the folder `local` and the shared tier `shared`, where given.
     pub fn new(local: Option<PathBuf>, shared: Option<&'a SharedTier>) -> Self {
         TarballStore {
-            local: local.map(TarballCache::new),
-            shared,
+            layers: Layers::new(local.as_deref(), "tar", &[RECORD], shared),
         }
     }
 
@@ -61,59 +63,64 @@ impl<'a> TarballStore<'a> {
         F: Fn(PathBuf) -> Fut,
         Fut: Future<Output = Result<CachedTarball, CachedTarballRefusal>>,
     {
-        if let Some(local) = &self.local
-            && let Some((file, _)) = local.take(id, out_dir)
+        let key = id.key();
+        let link = out_dir.join(format!(".cks-cached-{}.tar", key.local_name()));
+        if self.layers.take_local(&key, RECORD, &link).is_some()
+            && let Ok(file) = tempfile::TempPath::try_from_path(link)
         {
             match check(file.to_path_buf()).await {
                 Ok(checked) => return Some((file, checked)),
-                // A damaged entry is removed, as a damaged ISO is: no later build takes it.
-                Err(_) => local.remove(id),
+                Err(reason) => {
+                    let reason = reason.to_string();
+                    self.layers
+                        .refuse(Layer::Local, &key, id.image, &file, &reason);
+                }
             }
         }
-        let shared = self.shared?;
+        if !self.layers.has_shared() {
+            return None;
+        }
         let file = tempfile::Builder::new()
             .prefix(".cks-tarball-")
             .tempfile_in(out_dir)
             .ok()?
             .into_temp_path();
-        let key = id.key();
         let landing = Landing {
             file: &file,
             about: id.image,
             progress,
             mark: None,
         };
-        shared.0.take(&key, landing).await?;
-        let checked = match check(file.to_path_buf()).await {
-            Ok(checked) => checked,
-            Err(reason) => {
-                shared.0.refused(&key, id.image, reason.to_string());
-                return None;
+        self.layers.take_shared(&key, landing).await?;
+        match check(file.to_path_buf()).await {
+            Ok(checked) => {
+                if let Ok(text) = serde_json::to_string(&checked) {
+                    self.layers.keep_local(&key, &file, &[(RECORD, &text)]);
+                }
+                Some((file, checked))
             }
-        };
-        if let Some(local) = &self.local {
-            local.put(id, &file, &checked);
+            Err(reason) => {
+                let reason = reason.to_string();
+                self.layers
+                    .refuse(Layer::Shared, &key, id.image, &file, &reason);
+                None
+            }
         }
-        Some((file, checked))
     }
 
     /// Keeps the tarball of `id` written at `path` with its `record`: in the local folder and
     /// the shared tier (its failures are its own warnings). Best effort.
     pub async fn keep(&self, id: TarballId<'_>, path: &Path, record: &CachedTarball) {
-        if let Some(local) = &self.local {
-            local.put(id, path, record);
-        }
-        if let Some(shared) = self.shared
-            && let Ok(text) = serde_json::to_string(record)
-        {
-            let kept = Kept {
-                path,
-                sha256: &record.sha256,
-                size: record.size,
-                note: Note::Record(text),
-            };
-            shared.0.keep(&id.key(), kept).await;
-        }
+        let Ok(text) = serde_json::to_string(record) else {
+            return;
+        };
+        let kept = Kept {
+            path,
+            sha256: &record.sha256,
+            size: record.size,
+            note: Note::Record(text.clone()),
+        };
+        self.layers.keep(&id.key(), &[(RECORD, &text)], kept).await;
     }
 }
 

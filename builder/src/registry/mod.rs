@@ -39,10 +39,9 @@ mod referrers;
 mod shared;
 mod sizes;
 mod store;
-mod tarball_cache;
 mod tarball_check;
 
-pub use crate::artifact::{CachedTarball, FetchedManifest, RemoteName, TarballId};
+pub use crate::artifact::{CachedTarball, FetchedManifest, RemoteName, TARBALL_FORMAT, TarballId};
 pub use auth::{Challenge, CredentialStore, Credentials, default_docker_config, parse_challenge};
 pub use cks_iso_reader::oci::{
     Arch, CONTAINERD_NAME, DOCKER_LIST, DOCKER_MANIFEST, Descriptor, MANIFEST_ACCEPT, Manifest,
@@ -66,5 +65,4 @@ pub use reference::is_sha256_digest;
 pub use shared::manifest;
 pub use sizes::{ImageSize, image_sizes};
 pub use store::{BlobStore, StoreStats};
-pub use tarball_cache::{TARBALL_FORMAT, TarballCache};
 pub use tarball_check::{Sha1s, TarballCheck, TarballError, TarballFacts, check_tarball_file};

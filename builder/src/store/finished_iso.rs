@@ -12,7 +12,7 @@ use std::path::Path;
 use super::iso_check::Proof;
 use super::refusal::IsoRefusal;
 use super::seal::{Seal, SealFacts};
-use crate::artifact::{ArtifactKey, Kept, Landing, LocalFinished, Note, SharedTier};
+use crate::artifact::{ArtifactKey, Kept, Landing, Layer, Layers, Note, SharedTier};
 use crate::digest::chain;
 use crate::follow::Watermark;
 use crate::iso::Packed;
@@ -32,8 +32,7 @@ fn cores() -> usize {
 /// The finished ISOs of a build's caches.
 #[derive(Debug, Clone)]
 pub struct IsoStore<'a> {
-    local: Option<LocalFinished>,
-    shared: Option<&'a SharedTier>,
+    layers: Layers<'a>,
 }
 
 /// An ISO the store served that passed the check.
@@ -49,20 +48,19 @@ impl<'a> IsoStore<'a> {
     /// The ISOs kept in the folder `local` and the cache registry `shared`, where given.
     pub fn new(local: Option<&Path>, shared: Option<&'a SharedTier>) -> Self {
         IsoStore {
-            local: local.map(|dir| LocalFinished::new(dir.to_path_buf(), "iso")),
-            shared,
+            layers: Layers::new(local, "iso", &[SUM, SEAL], shared),
         }
     }
 
     /// Whether there is neither a local folder nor a shared tier (nothing to ask or keep).
     pub fn is_empty(&self) -> bool {
-        self.local.is_none() && self.shared.is_none()
+        self.layers.is_empty()
     }
 
     /// Whether asking can find nothing: no shared tier, and a local folder that holds no ISO
     /// (a first build need not learn its recipe before it downloads).
     pub fn holds_none(&self) -> bool {
-        self.shared.is_none() && self.local.as_ref().is_none_or(LocalFinished::holds_none)
+        self.layers.holds_none()
     }
 
     /// The ISO `key` at `partial`, from the local folder and then the cache registry, once
@@ -82,14 +80,12 @@ impl<'a> IsoStore<'a> {
         F: Fn(Proof) -> Fut,
         Fut: Future<Output = anyhow::Result<Result<(T, SealFacts), IsoRefusal>>>,
     {
-        if let Some(local) = &self.local
-            && let Some(hit) = Self::find_local(local, key, partial, &check).await?
-        {
+        if let Some(hit) = self.find_local(key, partial, &check).await? {
             return Ok(Some(hit));
         }
-        let Some(shared) = self.shared else {
+        if !self.layers.has_shared() {
             return Ok(None);
-        };
+        }
         let mark = Watermark::new();
         let about = format!("ISO {}", key.record_key());
         let landing = Landing {
@@ -99,7 +95,7 @@ impl<'a> IsoStore<'a> {
             mark: Some(&mark),
         };
         let (hit, behind) = tokio::join!(
-            shared.0.take(key, landing),
+            self.layers.take_shared(key, landing),
             check(Proof::Following(mark.clone()))
         );
         let Some(hit) = hit else {
@@ -113,26 +109,25 @@ impl<'a> IsoStore<'a> {
         };
         match checked {
             Ok((checked, facts)) => {
-                if let Some(local) = &self.local {
-                    let name = key.local_name();
-                    local.put(&name, partial, &[(SUM, hit.sha256.as_str())]);
-                    if !hit.checkpoints.is_empty() {
-                        let seal = Seal {
-                            sha256: hit.sha256.clone(),
-                            checkpoints: hit.checkpoints,
-                            facts,
-                        };
-                        local.put_side(&name, SEAL, &seal.to_text());
+                let seal = (!hit.checkpoints.is_empty()).then(|| {
+                    Seal {
+                        sha256: hit.sha256.clone(),
+                        checkpoints: hit.checkpoints,
+                        facts,
                     }
-                }
+                    .to_text()
+                });
+                self.layers
+                    .keep_local(key, partial, &sides(&hit.sha256, seal.as_deref()));
                 Ok(Some(IsoHit {
                     sha256: hit.sha256,
                     checked,
                 }))
             }
             Err(reason) => {
-                let _ = std::fs::remove_file(partial);
-                shared.0.refused(key, &about, reason.to_string());
+                let reason = reason.to_string();
+                self.layers
+                    .refuse(Layer::Shared, key, &about, partial, &reason);
                 Ok(None)
             }
         }
@@ -143,7 +138,7 @@ impl<'a> IsoStore<'a> {
     /// findings; without one, hashed once (noting checkpoints) while `check` reads every file,
     /// and sealed when it passes. One that fails is removed.
     async fn find_local<T, F, Fut>(
-        local: &LocalFinished,
+        &self,
         key: &ArtifactKey,
         partial: &Path,
         check: &F,
@@ -152,16 +147,14 @@ impl<'a> IsoStore<'a> {
         F: Fn(Proof) -> Fut,
         Fut: Future<Output = anyhow::Result<Result<(T, SealFacts), IsoRefusal>>>,
     {
-        let name = key.local_name();
-        let Some(kept) = local.side(&name, SUM) else {
+        let Some(kept) = self.layers.take_local(key, SUM, partial) else {
             return Ok(None);
         };
-        if !local.link(&name, partial) {
-            return Ok(None);
-        }
         let kept = kept.trim().to_string();
-        let seal = Seal::read(&local.side_path(&name, SEAL))
-            .ok()
+        let seal = self
+            .layers
+            .local_side_path(key, SEAL)
+            .and_then(|path| Seal::read(&path).ok())
             .filter(|seal| seal.sha256 == kept);
         let outcome = match seal {
             Some(seal) => {
@@ -197,7 +190,7 @@ impl<'a> IsoStore<'a> {
                             checkpoints,
                             facts,
                         };
-                        local.put_side(&name, SEAL, &seal.to_text());
+                        self.layers.keep_local_side(key, SEAL, &seal.to_text());
                         Ok(checked)
                     }
                     (Ok(Ok((actual, _))), Ok(_)) => Err(IsoRefusal::Unproven(format!(
@@ -216,9 +209,10 @@ impl<'a> IsoStore<'a> {
                 checked,
             })),
             Err(reason) => {
-                tracing::debug!(key = %name, %reason, "a cached ISO that fails its check removed");
-                let _ = std::fs::remove_file(partial);
-                local.remove(&name, &[SUM, SEAL]);
+                let about = format!("ISO {}", key.record_key());
+                let reason = reason.to_string();
+                self.layers
+                    .refuse(Layer::Local, key, &about, partial, &reason);
                 Ok(None)
             }
         }
@@ -235,21 +229,20 @@ impl<'a> IsoStore<'a> {
         facts: Option<SealFacts>,
         record: Option<String>,
     ) {
-        if let Some(local) = &self.local {
-            let name = key.local_name();
-            local.put(&name, &packed.path, &[(SUM, packed.sha256.as_str())]);
-            if let Some(facts) = facts
-                && !packed.checkpoints.is_empty()
-            {
-                let seal = Seal {
+        let seal = match facts {
+            Some(facts) if !packed.checkpoints.is_empty() => Some(
+                Seal {
                     sha256: packed.sha256.clone(),
                     checkpoints: packed.checkpoints.clone(),
                     facts,
-                };
-                local.put_side(&name, SEAL, &seal.to_text());
-            }
-        }
-        let (Some(shared), Some(record)) = (self.shared, record) else {
+                }
+                .to_text(),
+            ),
+            _ => None,
+        };
+        let sides = sides(&packed.sha256, seal.as_deref());
+        let Some(record) = record else {
+            self.layers.keep_local(key, &packed.path, &sides);
             return;
         };
         let kept = Kept {
@@ -258,6 +251,13 @@ impl<'a> IsoStore<'a> {
             size: packed.size,
             note: Note::Record(record),
         };
-        shared.0.keep(key, kept).await;
+        self.layers.keep(key, &sides, kept).await;
     }
+}
+
+/// The texts kept beside a local ISO: its sha256, and its seal where there is one.
+fn sides<'t>(sha256: &'t str, seal: Option<&'t str>) -> Vec<(&'static str, &'t str)> {
+    let mut sides = vec![(SUM, sha256)];
+    sides.extend(seal.map(|seal| (SEAL, seal)));
+    sides
 }
