@@ -2,7 +2,8 @@
 //! connections in two OS processes racing for hundreds of clusters never both win one, both
 //! taking part), with the state column and the JSONB record agreeing; beyond it, the schema is
 //! created with its version recorded and a newer one is refused, a password is used and never
-//! shown, and a lost connection is reported as unavailable and the next call reconnects.
+//! shown, a lost connection is reported as unavailable and the next call reconnects, and a
+//! refusal by the server is not.
 
 use cks_fixtures::postgres::Postgres;
 use cks_rollout::adapters::store::{PostgresStore, PostgresUrl};
@@ -123,6 +124,26 @@ fn a_lost_connection_is_unavailable_and_the_next_call_reconnects() {
     assert_eq!(e.kind, PortErrorKind::Unavailable, "{e}");
     pg.resume().expect("server restarts");
     assert_eq!(store.load("k1").expect("reconnected").id, "k1");
+}
+
+/// A server that answers with a refusal (here: the role lost its right to the table) is not
+/// "unavailable for now": the engine does not wait it out as it waits out a lost connection.
+#[test]
+fn a_refusal_by_the_server_is_not_unavailable() {
+    let pg = Postgres::start().expect("PostgreSQL starts");
+    pg.sql("postgres", "CREATE ROLE roller LOGIN")
+        .expect("role");
+    pg.sql("postgres", "CREATE DATABASE roll OWNER roller")
+        .expect("database");
+    let mut store = open(&format!("postgres://roller@127.0.0.1:{}/roll", pg.port));
+    store.put(&record("k1")).expect("put as the role");
+    pg.sql("roll", "ALTER TABLE clusters OWNER TO postgres")
+        .expect("the table taken from the role");
+    let e = store
+        .load("k1")
+        .expect_err("the role may no longer read it");
+    assert_eq!(e.kind, PortErrorKind::Other, "{e}");
+    assert!(e.message.contains("permission denied"), "{e}");
 }
 
 #[test]

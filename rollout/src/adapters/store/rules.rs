@@ -280,3 +280,41 @@ mod postgres_state_tests {
         }
     }
 }
+
+#[cfg(test)]
+mod port_error_tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    fn sqlite(code: rusqlite::ErrorCode, extended_code: i32) -> StoreError {
+        StoreError::Sqlite {
+            path: PathBuf::from("clusters.db"),
+            source: rusqlite::Error::SqliteFailure(
+                rusqlite::ffi::Error {
+                    code,
+                    extended_code,
+                },
+                None,
+            ),
+        }
+    }
+
+    /// A busy or locked SQLite database is there in a moment (another process holds it): the
+    /// engine retries. Any other SQLite failure is not waited out, and a cluster the store does
+    /// not hold is not found.
+    #[test]
+    fn a_busy_or_locked_sqlite_is_unavailable_and_another_failure_is_not() {
+        let busy = port(sqlite(rusqlite::ErrorCode::DatabaseBusy, 5));
+        assert_eq!(busy.kind, PortErrorKind::Unavailable, "{busy:?}");
+        let locked = port(sqlite(rusqlite::ErrorCode::DatabaseLocked, 6));
+        assert_eq!(locked.kind, PortErrorKind::Unavailable, "{locked:?}");
+        let full = port(sqlite(rusqlite::ErrorCode::DiskFull, 13));
+        assert_eq!(full.kind, PortErrorKind::Other, "{full:?}");
+        assert!(full.message.contains("clusters.db"), "{full:?}");
+        let missing = port(StoreError::NoSuchCluster {
+            id: "c-1".to_string(),
+            store: "clusters.db".to_string(),
+        });
+        assert_eq!(missing.kind, PortErrorKind::NotFound, "{missing:?}");
+    }
+}
