@@ -4,7 +4,7 @@
 
 use crate::common::{cluster, offerings, report, run_ok};
 use cks_rollout::engine::{DEFAULT_BATCH_TIMEOUT, StepKind};
-use cks_rollout::model::{ClusterState, ROLLOUT_ANNOTATION};
+use cks_rollout::model::{ClusterState, ROLLOUT_ANNOTATION, Readiness, VmState};
 use cks_rollout::sim::{Fault, Simulation};
 
 fn last_error(sim: &Simulation) -> String {
@@ -172,6 +172,40 @@ fn a_node_reporting_another_capacity_than_its_offering_is_a_warning_not_a_wait()
         "{:?}",
         view.warnings
     );
+}
+
+/// The view warns only of Running VMs: a stopped VM's node may still show Ready with its old
+/// capacity until the API server notices, and that is no capacity to warn about.
+#[test]
+fn a_stopped_vm_is_no_capacity_warning_while_its_node_still_shows_ready() {
+    let mut spec = cluster(3, 0, 2);
+    spec.faults
+        .push(Fault::StaleCapacity { node: "w-1".into() });
+    let sim = Simulation::new(&spec, 5).expect("simulable");
+    run_ok(&sim, &offerings(&[("worker", "medium")]));
+    let warned = |sim: &Simulation| {
+        crate::common::status(sim)
+            .warnings
+            .iter()
+            .any(|w| w.contains("w-1 reports 2 CPU"))
+    };
+    assert!(warned(&sim), "a Running VM's node is warned about");
+    {
+        // Stopped just now: the node shows Ready until its grace period ends.
+        let mut w = sim.world_mut();
+        let now = w.now;
+        let vm = w.vms.get_mut("w-1").expect("w-1");
+        vm.state = VmState::Stopped;
+        vm.stopped_at = Some(now);
+    }
+    assert!(
+        sim.world().vms["w-1"]
+            .node
+            .as_ref()
+            .is_some_and(|n| n.ready == Readiness::True),
+        "the node still shows Ready"
+    );
+    assert!(!warned(&sim), "a stopped VM's is not");
 }
 
 #[test]

@@ -144,6 +144,9 @@ impl BlobStore {
                     crate::cache_dir::mark_used(&path);
                     self.reused.fetch_add(1, Ordering::Relaxed);
                 } else {
+                    // A damaged entry is removed, as in every tier: no later build takes it,
+                    // even when this one cannot fetch the blob again.
+                    let _ = tokio::fs::remove_file(&path).await;
                     // A small blob (an image config) is one round trip, not a transfer: it
                     // does not wait for a large one to end.
                     let _permit = if size > SMALL_BLOB {
@@ -230,4 +233,53 @@ async fn verified_on_disk(path: &Path, digest: &str, size: u64) -> bool {
     })
     .await
     .unwrap_or(false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::progress::NoProgress;
+    use crate::registry::{CredentialStore, Endpoints};
+    use crate::retry::RetryPolicy;
+
+    /// A kept blob that no longer hashes to its digest is removed, as a damaged entry of any
+    /// tier is, even when the blob cannot be fetched again: no later build finds it.
+    #[tokio::test]
+    async fn a_damaged_kept_blob_is_removed_even_when_it_cannot_be_fetched_again() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let store = BlobStore::new(dir.path(), 1).expect("store");
+        let digest = format!("sha256:{}", crate::digest::sha256_hex(b"good"));
+        let kept = dir
+            .path()
+            .join("sha256")
+            .join(digest.trim_start_matches("sha256:"));
+        std::fs::write(&kept, b"evil").expect("a damaged blob");
+        // Nothing listens on the port the OS gave and took back.
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a port")
+            .port();
+        let host = format!("127.0.0.1:{port}");
+        let endpoints = Endpoints::new(
+            &[format!("registry.example.com=http://{host}")],
+            std::slice::from_ref(&host),
+        )
+        .expect("endpoints");
+        let client = RegistryClient::new(
+            endpoints,
+            CredentialStore::default(),
+            RetryPolicy::immediate(0),
+        )
+        .expect("a client");
+        let name = RemoteName {
+            full: "registry.example.com/test/app:1.0".into(),
+            registry: "registry.example.com".into(),
+            repository: "test/app".into(),
+            tag: Some("1.0".into()),
+            digest: None,
+        };
+        let got = store.blob(&client, &name, &digest, 4, &NoProgress).await;
+        assert!(got.is_err(), "nothing to fetch it from: {got:?}");
+        assert!(!kept.exists(), "the damaged blob is gone");
+    }
 }

@@ -141,3 +141,64 @@ pub fn capacity_warnings(snap: &Snapshot) -> Vec<String> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{ClusterRecord, Lease};
+
+    fn record(state: ClusterState, last_error: Option<&str>) -> ClusterRecord {
+        ClusterRecord {
+            id: "c".into(),
+            name: "c".into(),
+            state,
+            service_offering_id: "small".into(),
+            control_count: 1,
+            worker_count: 1,
+            etcd_count: 0,
+            settings: Default::default(),
+            cores: 0,
+            memory_mb: 0,
+            cancel: false,
+            last_error: last_error.map(str::to_string),
+            lease: None,
+        }
+    }
+
+    /// An Alert names what CloudStack shows unhealthy before the recorded error; with nothing
+    /// unhealthy, the error; with neither, that no reason was recorded.
+    #[test]
+    fn an_alert_names_the_unhealthy_vms_else_the_recorded_error() {
+        let stopped = vec!["VM of w-2 is Stopped".to_string()];
+        let alert = record(ClusterState::Alert, Some("batch 1 failed"));
+        assert_eq!(condition(&alert, &stopped), "Alert: VM of w-2 is Stopped");
+        assert_eq!(condition(&alert, &[]), "Alert: batch 1 failed");
+        let bare = record(ClusterState::Alert, Some(""));
+        assert_eq!(condition(&bare, &[]), "Alert: no reason recorded");
+    }
+
+    /// A Running cluster with an error says no node was left down; an Updating one names the
+    /// rollout's owner, where it is known.
+    #[test]
+    fn running_and_updating_say_what_the_record_holds() {
+        let failed = record(ClusterState::Running, Some("drain of w-1 blocked"));
+        assert_eq!(
+            condition(&failed, &["VM of w-2 is Stopped".to_string()]),
+            "Running; last error: drain of w-1 blocked (no node was left down)"
+        );
+        assert_eq!(
+            condition(&record(ClusterState::Running, None), &[]),
+            "Running"
+        );
+        let mut updating = record(ClusterState::Updating, None);
+        assert_eq!(condition(&updating, &[]), "Updating: a rollout is running");
+        updating.lease = Some(Lease {
+            owner: "ops-1".into(),
+            heartbeat_ms: 0,
+        });
+        assert_eq!(
+            condition(&updating, &[]),
+            "Updating: a rollout by ops-1 is running"
+        );
+    }
+}
