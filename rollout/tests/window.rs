@@ -76,11 +76,40 @@ fn bad_window_specs_are_refused_naming_what_is_wrong() {
             "opens and closes at the same time",
         ),
         ("22:00-05:00 UTC", "it has not three parts"),
+        // Two digits each, the hour below 24 and the minute below 60; 24:00 only as an end.
+        ("Mon 5:00-06:00 UTC", "\"5:00\" is not a time HH:MM"),
+        ("Mon 05:0-06:00 UTC", "\"05:0\" is not a time HH:MM"),
+        ("Mon 24:00-05:00 UTC", "\"24:00\" is not a time HH:MM"),
+        ("Mon 23:60-05:00 UTC", "\"23:60\" is not a time HH:MM"),
+        ("Mon 22:00-24:01 UTC", "\"24:01\" is not a time HH:MM"),
+        ("Mon 22:00-24:60 UTC", "\"24:60\" is not a time HH:MM"),
     ] {
         let e = Window::parse(spec).expect_err(spec).to_string();
         assert!(e.contains(says), "{spec}: {e}");
         assert!(e.contains("expected DAYS HH:MM-HH:MM ZONE"), "{e}");
     }
+}
+
+/// The last minute of the day opens a window and 24:00 closes one at midnight.
+#[test]
+fn a_window_may_start_at_23_59_and_end_at_24_00() {
+    let w = Window::parse("daily 23:59-24:00 UTC").expect("the day's last minute");
+    assert!(w.is_open(at("2026-03-02T23:59:30Z")));
+    assert!(!w.is_open(at("2026-03-03T00:00:00Z")));
+    assert!(!w.is_open(at("2026-03-02T23:58:59Z")));
+}
+
+/// A window kept in a rollout's settings reads back as the same window; another spec is
+/// another window.
+#[test]
+fn a_window_read_back_is_the_same_window_and_another_spec_is_not() {
+    let kept = Window::parse(BERLIN).expect("window parses");
+    let text = serde_json::to_string(&kept).expect("serialises");
+    assert_eq!(text, format!("{BERLIN:?}"));
+    let read: Window = serde_json::from_str(&text).expect("reads back");
+    assert_eq!(read, kept);
+    let other = Window::parse("Mon-Fri 22:00-06:00 Europe/Berlin").expect("window parses");
+    assert_ne!(other, kept);
 }
 
 fn berlin_cluster(start: &str) -> cks_rollout::sim::ClusterSpec {
