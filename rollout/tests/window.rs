@@ -128,8 +128,9 @@ fn a_window_closing_mid_rollout_stops_between_batches_and_a_run_in_the_next_resu
     let first = sim.restarts();
     assert!((1..4).contains(&first), "{first} of 4 before the close");
     match &report(&run).run.error {
-        Some(EngineError::WindowClosed { next, .. }) => {
+        Some(EngineError::WindowClosed { next, windows, .. }) => {
             assert_eq!(next, "2026-12-08T21:00:00Z");
+            assert_eq!(windows, BERLIN, "the error names the window");
         }
         other => panic!("expected the window to close: {other:?}"),
     }
@@ -414,6 +415,10 @@ fn gates_that_outlast_the_window_twice_stop_a_waiting_rollout_with_no_node_down(
             assert!(
                 e.to_string().contains("longer than a window is open"),
                 "{e}"
+            );
+            assert!(
+                e.to_string().contains("daily 01:00-01:10 UTC"),
+                "names the window: {e}"
             );
         }
         other => panic!("expected the gates to outlast the window: {other:?}"),
