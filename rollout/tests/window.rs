@@ -90,13 +90,19 @@ fn bad_window_specs_are_refused_naming_what_is_wrong() {
     }
 }
 
-/// The last minute of the day opens a window and 24:00 closes one at midnight.
+/// A window is open from its start minute up to its end minute, not at it; the last minute of
+/// the day opens one, and 24:00 closes one at midnight.
 #[test]
-fn a_window_may_start_at_23_59_and_end_at_24_00() {
-    let w = Window::parse("daily 23:59-24:00 UTC").expect("the day's last minute");
-    assert!(w.is_open(at("2026-03-02T23:59:30Z")));
-    assert!(!w.is_open(at("2026-03-03T00:00:00Z")));
-    assert!(!w.is_open(at("2026-03-02T23:58:59Z")));
+fn a_window_is_open_from_its_start_until_its_end_minute() {
+    let day = Window::parse("daily 09:00-17:00 UTC").expect("a day window");
+    assert!(!day.is_open(at("2026-03-02T08:59:59Z")));
+    assert!(day.is_open(at("2026-03-02T09:00:00Z")));
+    assert!(day.is_open(at("2026-03-02T16:59:59Z")));
+    assert!(!day.is_open(at("2026-03-02T17:00:00Z")));
+    let last = Window::parse("daily 23:59-24:00 UTC").expect("the day's last minute");
+    assert!(last.is_open(at("2026-03-02T23:59:30Z")));
+    assert!(!last.is_open(at("2026-03-03T00:00:00Z")));
+    assert!(!last.is_open(at("2026-03-02T23:58:59Z")));
 }
 
 /// A window kept in a rollout's settings reads back as the same window; another spec is
