@@ -149,19 +149,8 @@ mod tests {
 
     fn record(state: ClusterState, last_error: Option<&str>) -> ClusterRecord {
         ClusterRecord {
-            id: "c".into(),
-            name: "c".into(),
-            state,
-            service_offering_id: "small".into(),
-            control_count: 1,
-            worker_count: 1,
-            etcd_count: 0,
-            settings: Default::default(),
-            cores: 0,
-            memory_mb: 0,
-            cancel: false,
             last_error: last_error.map(str::to_string),
-            lease: None,
+            ..ClusterRecord::sample("c", state)
         }
     }
 

@@ -115,6 +115,29 @@ pub struct ClusterRecord {
     pub lease: Option<Lease>,
 }
 
+#[cfg(test)]
+impl ClusterRecord {
+    /// A record for unit tests: `id` in `state`, one control and one worker node on the
+    /// cluster's offering `s`, no per-type settings, no error and no lease.
+    pub(crate) fn sample(id: &str, state: ClusterState) -> Self {
+        ClusterRecord {
+            id: id.into(),
+            name: id.into(),
+            state,
+            service_offering_id: "s".into(),
+            control_count: 1,
+            worker_count: 1,
+            etcd_count: 0,
+            settings: Default::default(),
+            cores: 0,
+            memory_mb: 0,
+            cancel: false,
+            last_error: None,
+            lease: None,
+        }
+    }
+}
+
 impl ClusterRecord {
     /// True when etcd runs on its own nodes.
     pub fn external_etcd(&self) -> bool {

@@ -78,22 +78,11 @@ mod tests {
 
     fn updating(owner: &str, beat: u64) -> ClusterRecord {
         ClusterRecord {
-            id: "k1".into(),
-            name: "k1".into(),
-            state: ClusterState::Updating,
-            service_offering_id: "s".into(),
-            control_count: 1,
-            worker_count: 1,
-            etcd_count: 0,
-            settings: Default::default(),
-            cores: 0,
-            memory_mb: 0,
-            cancel: false,
-            last_error: None,
             lease: Some(Lease {
                 owner: owner.into(),
                 heartbeat_ms: beat,
             }),
+            ..ClusterRecord::sample("k1", ClusterState::Updating)
         }
     }
 
