@@ -144,19 +144,10 @@ mod tests {
         let names: Vec<String> = (1..=health.len()).map(|i| format!("c-{i}")).collect();
         Snapshot {
             record: ClusterRecord {
-                id: "k".into(),
-                name: "k".into(),
-                state: ClusterState::Running,
                 service_offering_id: "small".into(),
                 control_count: health.len() as u32,
                 worker_count: 0,
-                etcd_count: 0,
-                settings: Default::default(),
-                cores: 0,
-                memory_mb: 0,
-                cancel: false,
-                last_error: None,
-                lease: None,
+                ..ClusterRecord::sample("k", ClusterState::Running)
             },
             vms: names
                 .iter()

@@ -62,19 +62,8 @@ mod tests {
     #[test]
     fn the_reason_a_type_cannot_lose_a_node_names_its_case() {
         let mut record = ClusterRecord {
-            id: "k1".into(),
-            name: "k1".into(),
-            state: crate::model::ClusterState::Running,
-            service_offering_id: "small".into(),
-            control_count: 1,
             worker_count: 3,
-            etcd_count: 0,
-            settings: Default::default(),
-            cores: 0,
-            memory_mb: 0,
-            cancel: false,
-            last_error: None,
-            lease: None,
+            ..ClusterRecord::sample("k1", crate::model::ClusterState::Running)
         };
         assert!(
             cannot_lose_reason(&record, NodeType::Control).contains("a single control node"),
