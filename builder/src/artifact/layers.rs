@@ -70,11 +70,6 @@ impl<'a> Layers<'a> {
         local.link(&name, to).then_some(text)
     }
 
-    /// Another text kept beside the local entry `key`, if any.
-    pub fn local_side(&self, key: &ArtifactKey, side: &str) -> Option<String> {
-        self.local.as_ref()?.side(&key.local_name(), side)
-    }
-
     /// Where the text `side` beside the local entry `key` is kept, when there is a folder.
     pub fn local_side_path(&self, key: &ArtifactKey, side: &str) -> Option<std::path::PathBuf> {
         Some(self.local.as_ref()?.side_path(&key.local_name(), side))
