@@ -75,5 +75,7 @@ mod settle;
 mod soak;
 mod store_lease;
 mod update_call;
+mod update_quorum;
+mod update_view;
 mod watch;
 mod window;
