@@ -192,9 +192,23 @@ fn a_gate_longer_than_the_lease_keeps_it_renewed_against_a_second_engine() {
     assert!((1800..=1802).contains(&looks), "{looks} looks at the gate");
 }
 
+/// A real gate running `command` for batch 1 of cluster `c`, with no nodes and no passed
+/// environment.
+pub(crate) fn started(hooks: &mut CommandHooks, command: &str) -> GateRun {
+    hooks
+        .start_gate(&GateCall {
+            command,
+            cluster: "c",
+            batch: 1,
+            nodes: &[],
+            pass_env: &[],
+        })
+        .expect("gate starts")
+}
+
 /// Wait (bounded) for a real gate to exit.
 pub(crate) fn exited(hooks: &mut CommandHooks, run: &GateRun) -> GateStatus {
-    let until = Instant::now() + Duration::from_secs(30);
+    let until = Instant::now() + Duration::from_secs(60);
     loop {
         let status = hooks.gate_status(run).expect("gate status");
         if status != GateStatus::Running || Instant::now() > until {
@@ -243,15 +257,7 @@ fn a_real_gate_that_is_stopped_takes_its_children_with_it() {
         "sh -c 'echo $$ > {}.tmp; mv {0}.tmp {0}; exec sleep 600' & sleep 600",
         pidfile.display()
     );
-    let run = hooks
-        .start_gate(&GateCall {
-            command: &command,
-            cluster: "c",
-            batch: 1,
-            nodes: &[],
-            pass_env: &[],
-        })
-        .expect("gate starts");
+    let run = started(&mut hooks, &command);
     let until = Instant::now() + Duration::from_secs(30);
     let pid = loop {
         if let Ok(text) = std::fs::read_to_string(&pidfile) {
@@ -279,15 +285,10 @@ fn a_real_gate_that_is_stopped_takes_its_children_with_it() {
 #[test]
 fn a_flood_of_output_keeps_only_a_bounded_last_line() {
     let mut hooks = CommandHooks::new();
-    let run = hooks
-        .start_gate(&GateCall {
-            command: "head -c 5000000 /dev/zero | tr '\\0' 'x'; printf '\\n\\033[31mred\\033[0m\\n\\n'; exit 1",
-            cluster: "c",
-            batch: 1,
-            nodes: &[],
-            pass_env: &[],
-        })
-        .expect("gate starts");
+    let run = started(
+        &mut hooks,
+        "head -c 5000000 /dev/zero | tr '\\0' 'x'; printf '\\n\\033[31mred\\033[0m\\n\\n'; exit 1",
+    );
     match exited(&mut hooks, &run) {
         GateStatus::Exited { code, last_line } => {
             assert_eq!(code, Some(1));

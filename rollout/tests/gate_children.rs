@@ -2,10 +2,10 @@
 //! deadline, and the rollout goes on.
 
 use crate::common::{cluster, offerings};
-use crate::gate::{SEED, exited, gated, update_with_hooks};
+use crate::gate::{SEED, exited, gated, started, update_with_hooks};
 use cks_rollout::adapters::gate_command::CommandHooks;
 use cks_rollout::engine::{EngineConfig, UpdateOutcome};
-use cks_rollout::ports::{GateCall, GateStatus, Hooks};
+use cks_rollout::ports::GateStatus;
 use cks_rollout::sim::Simulation;
 use std::time::Duration;
 
@@ -43,15 +43,7 @@ fn a_real_gate_whose_child_holds_its_output_ends_within_the_read_deadline() {
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         let mut hooks = CommandHooks::new();
-        let run = hooks
-            .start_gate(&GateCall {
-                command: &command,
-                cluster: "c",
-                batch: 1,
-                nodes: &[],
-                pass_env: &[],
-            })
-            .expect("gate starts");
+        let run = started(&mut hooks, &command);
         let _ = tx.send(exited(&mut hooks, &run));
     });
     // Far beyond the read deadline; a gate status that never comes fails the test.

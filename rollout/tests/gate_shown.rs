@@ -2,34 +2,15 @@
 //! webhook and `lasterror`): every secret the gate port knows replaced, also where the line is
 //! cut to its bounded length, and the password of a store URL known as one.
 
+use crate::gate::{exited, started};
 use cks_rollout::adapters::gate_command::{CommandHooks, REDACTED, url_password};
-use cks_rollout::ports::{GateCall, GateRun, GateStatus, Hooks};
-use std::time::{Duration, Instant};
+use cks_rollout::ports::GateStatus;
 
 const SECRET: &str = "s3cr3t-value-of-forty-characters-0123456";
 
-fn exited(hooks: &mut CommandHooks, run: &GateRun) -> GateStatus {
-    let until = Instant::now() + Duration::from_secs(60);
-    loop {
-        let status = hooks.gate_status(run).expect("gate status");
-        if status != GateStatus::Running || Instant::now() > until {
-            return status;
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-}
-
 fn last_line_of(command: &str) -> (String, String) {
     let mut hooks = CommandHooks::new().with_secrets([SECRET.to_string()]);
-    let run = hooks
-        .start_gate(&GateCall {
-            command,
-            cluster: "c",
-            batch: 1,
-            nodes: &[],
-            pass_env: &[],
-        })
-        .expect("gate starts");
+    let run = started(&mut hooks, command);
     match exited(&mut hooks, &run) {
         GateStatus::Exited { last_line, .. } => (run.command, last_line),
         other => panic!("{other:?}"),
