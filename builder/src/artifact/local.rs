@@ -6,17 +6,23 @@
 
 use std::path::{Path, PathBuf};
 
+use super::key::ArtifactKey;
+use super::layers::LocalTier;
+
 /// A folder of finished files of one kind.
 #[derive(Debug, Clone)]
 pub struct LocalFinished {
     dir: PathBuf,
     ext: &'static str,
+    /// The names of the texts kept beside an entry.
+    sides: &'static [&'static str],
 }
 
 impl LocalFinished {
-    /// The folder `dir` (created when the first entry is added) of files named `<key>.<ext>`.
-    pub fn new(dir: PathBuf, ext: &'static str) -> Self {
-        LocalFinished { dir, ext }
+    /// The folder `dir` (created when the first entry is added) of files named `<key>.<ext>`,
+    /// with the texts `sides` beside them.
+    pub fn new(dir: PathBuf, ext: &'static str, sides: &'static [&'static str]) -> Self {
+        LocalFinished { dir, ext, sides }
     }
 
     /// Whether the folder holds no entry at all (then no key need be computed to ask it).
@@ -82,12 +88,14 @@ impl LocalFinished {
         std::io::Write::write_all(&mut temp, text.as_bytes()).is_ok()
             && temp.persist(self.side_path(key, side)).is_ok()
     }
+}
 
-    /// Removes the entry `key` and the texts `sides` beside it.
-    pub fn remove(&self, key: &str, sides: &[&str]) {
-        let _ = std::fs::remove_file(self.path(key));
-        for side in sides {
-            let _ = std::fs::remove_file(self.side_path(key, side));
+impl LocalTier for LocalFinished {
+    fn remove(&self, key: &ArtifactKey) {
+        let name = key.local_name();
+        let _ = std::fs::remove_file(self.path(&name));
+        for side in self.sides {
+            let _ = std::fs::remove_file(self.side_path(&name, side));
         }
     }
 }

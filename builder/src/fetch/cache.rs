@@ -1,7 +1,9 @@
-//! The content cache: files stored by sha256 (`sha256/<hex>`) and an index by upstream URL
+//! The content cache, the downloader's local tier of the artifact store: files stored by sha256
+//! (a [`ContentFolder`], `sha256/<hex>`) and an index by upstream URL
 //! (`url/<sha256 of the URL>.json`), so a rebuild takes what it already holds and verified
-//! without a request. Entries are written under `tmp/` and renamed into place, and content is
-//! re-hashed when used, so a half-written or damaged entry is never taken.
+//! without a request. Entries are written under a temporary name and renamed into place, and
+//! content is hashed again when used, so a half-written entry is never taken and a damaged one
+//! is refused ([`crate::artifact::Layers::refuse`]: its content and its URL's index go).
 
 use std::path::{Path, PathBuf};
 
@@ -10,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use super::error::FetchError;
 use super::http::Downloaded;
 use super::local::copy_hashing;
-use crate::artifact::ChecksumStatus;
+use crate::artifact::{ArtifactKey, ChecksumStatus, ContentFolder, LocalTier};
 use crate::progress::ProgressSink;
 use cks_pinning::sources::Checksum;
 
@@ -29,27 +31,44 @@ pub struct CacheEntry {
     pub checksum: ChecksumStatus,
 }
 
+impl CacheEntry {
+    /// The artifact store's key of the entry.
+    pub fn key(&self) -> ArtifactKey {
+        ArtifactKey::File {
+            url: self.url.clone(),
+            sha256: self.sha256.clone(),
+        }
+    }
+}
+
 /// A cache directory.
 #[derive(Debug, Clone)]
 pub struct Cache {
     dir: PathBuf,
+    content: ContentFolder,
 }
 
 impl Cache {
     /// Opens (creating if needed) the cache in `dir`.
     pub fn open(dir: &Path) -> Result<Self, FetchError> {
-        for sub in ["sha256", "url", "tmp"] {
+        for sub in ["url", "tmp"] {
             let path = dir.join(sub);
             std::fs::create_dir_all(&path)
                 .map_err(|e| FetchError::io("creating the cache directory", path, e))?;
         }
+        let content = ContentFolder::open(dir)
+            .map_err(|e| FetchError::io("creating the cache directory", dir.join("sha256"), e))?;
         Ok(Cache {
             dir: dir.to_path_buf(),
+            content,
         })
     }
 
     fn content_path(&self, sha256: &str) -> PathBuf {
-        self.dir.join("sha256").join(sha256)
+        self.content.path(&ArtifactKey::File {
+            url: String::new(),
+            sha256: sha256.to_string(),
+        })
     }
 
     fn url_path(&self, url: &str) -> PathBuf {
@@ -97,8 +116,9 @@ impl Cache {
         None
     }
 
-    /// Copies the content of `entry` into a temporary file in `dir`, or `None` (after removing
-    /// the entry) when the stored bytes no longer hash to its digest.
+    /// Copies the content of `entry` into a temporary file in `dir`, hashing it: the caller
+    /// uses it only when it hashes to the entry's digest (then it is marked used), and refuses
+    /// it otherwise.
     pub async fn restore(
         &self,
         entry: &CacheEntry,
@@ -106,33 +126,25 @@ impl Cache {
         dest_name: &str,
         progress: &dyn ProgressSink,
         name: &str,
-    ) -> Result<Option<Downloaded>, FetchError> {
+    ) -> Result<Downloaded, FetchError> {
         let content = self.content_path(&entry.sha256);
         let copied = copy_hashing(&content, dir, dest_name, progress, name).await?;
         if copied.sha256 == entry.sha256 {
             crate::cache_dir::mark_used(&content);
-            return Ok(Some(copied));
         }
-        tracing::debug!(path = %content.display(), "damaged cache entry removed");
-        let _ = std::fs::remove_file(&content);
-        let _ = std::fs::remove_file(self.url_path(&entry.url));
-        Ok(None)
+        Ok(copied)
     }
 
-    /// Stores the verified file at `path` under `entry` (content first, then the URL index, each
-    /// written under `tmp/` and renamed).
+    /// Stores the verified file at `path` under `entry` (content first, a hard link where it
+    /// can and a copy where it cannot, then the URL index; each written under a temporary name
+    /// and renamed).
     pub async fn insert(&self, path: &Path, entry: &CacheEntry) -> Result<(), FetchError> {
         let tmp_dir = self.dir.join("tmp");
-        let content = self.content_path(&entry.sha256);
-        if !content.is_file() && !link_in(path, &tmp_dir, &content) {
-            let temp = tempfile::NamedTempFile::new_in(&tmp_dir)
-                .map_err(|e| FetchError::io("creating a file in", &tmp_dir, e))?;
-            tokio::fs::copy(path, temp.path())
-                .await
-                .map_err(|e| FetchError::io("copying into the cache", path, e))?;
-            temp.persist(&content)
-                .map_err(|e| FetchError::io("renaming to", &content, e.error))?;
-        }
+        let (content, key, from) = (self.content.clone(), entry.key(), path.to_path_buf());
+        tokio::task::spawn_blocking(move || content.put(&key, &from))
+            .await
+            .map_err(|e| FetchError::io("copying into the cache", path, std::io::Error::other(e)))?
+            .map_err(|e| FetchError::io("copying into the cache", path, e))?;
         let index = self.url_path(&entry.url);
         let temp = tempfile::NamedTempFile::new_in(&tmp_dir)
             .map_err(|e| FetchError::io("creating a file in", &tmp_dir, e))?;
@@ -144,34 +156,19 @@ impl Cache {
             .map_err(|e| FetchError::io("renaming to", &index, e.error))?;
         Ok(())
     }
-}
 
-/// Keeps `path` as `content` by a hard link made in `tmp_dir` and renamed into place (no copy:
-/// a build never writes into a file it downloaded, it writes a new one and renames it);
-/// whether it did (not across file systems).
-fn link_in(path: &Path, tmp_dir: &Path, content: &Path) -> bool {
-    let Ok(temp) = tempfile::Builder::new()
-        .prefix(".link")
-        .tempfile_in(tmp_dir)
-    else {
-        return false;
-    };
-    // The name only: the link takes its place.
-    let Ok(name) = temp.into_temp_path().keep() else {
-        return false;
-    };
-    let linked = std::fs::remove_file(&name).is_ok()
-        && std::fs::hard_link(path, &name).is_ok()
-        && std::fs::rename(&name, content).is_ok();
-    if !linked {
-        let _ = std::fs::remove_file(&name);
-    }
-    linked
-}
-
-impl Cache {
     /// Drops the entry of `url` (its content stays for other URLs with the same digest).
     pub fn forget(&self, url: &str) {
         let _ = std::fs::remove_file(self.url_path(url));
+    }
+}
+
+impl LocalTier for Cache {
+    /// Removes the content of `key` and the index of its URL (the URL names it no more).
+    fn remove(&self, key: &ArtifactKey) {
+        self.content.remove(key);
+        if let ArtifactKey::File { url, .. } = key {
+            self.forget(url);
+        }
     }
 }

@@ -12,7 +12,7 @@ use super::client::{ClientOptions, MirrorClient};
 use super::error::{FetchError, FileError};
 use super::mirror::Mirrors;
 use super::spec::{FetchedFile, FileSpec};
-use crate::artifact::SharedTier;
+use crate::artifact::{Layers, SharedTier};
 use crate::progress::{NoProgress, ProgressSink};
 use crate::retry::RetryPolicy;
 
@@ -52,7 +52,8 @@ impl Default for FetchOptions {
 pub struct Fetcher {
     pub(super) client: MirrorClient,
     pub(super) options: FetchOptions,
-    pub(super) cache: Option<Cache>,
+    /// The artifact store's tiers for files: the content cache and the shared tier.
+    pub(super) store: Layers<Cache>,
     pub(super) progress: Arc<dyn ProgressSink>,
 }
 
@@ -70,10 +71,11 @@ impl Fetcher {
     pub fn new(options: FetchOptions) -> Result<Self, FetchError> {
         let client = MirrorClient::new(options.client.build()?, options.mirrors.clone());
         let cache = options.cache_dir.as_deref().map(Cache::open).transpose()?;
+        let store = Layers::over(cache, options.cache_registry.clone());
         Ok(Fetcher {
             client,
             options,
-            cache,
+            store,
             progress: Arc::new(NoProgress),
         })
     }
@@ -91,7 +93,7 @@ impl Fetcher {
         Fetcher {
             client: self.client.clone(),
             options: self.options.clone(),
-            cache: self.cache.clone(),
+            store: self.store.clone(),
             progress: Arc::new(crate::progress::Tee(self.progress.clone(), watch)),
         }
     }
@@ -127,7 +129,7 @@ impl Fetcher {
     /// Drops the content cache's entry of `url`, so the next fetch asks upstream (material
     /// that upstream may have replaced, such as a signature that no longer verifies).
     pub fn forget_cached(&self, url: &str) {
-        if let Some(cache) = &self.cache {
+        if let Some(cache) = self.store.local() {
             cache.forget(url);
         }
     }

@@ -1,7 +1,8 @@
-//! The artifact store as the downloader sees it, its layers asked in one place: the content
-//! cache directory, then the shared tier (the cache registry of many CI runners, through the
-//! store's port, [`crate::artifact::SharedArtifacts`]), before upstream; a file fetched upstream
-//! is kept in both.
+//! The artifact store as the downloader sees it, its tiers ([`crate::artifact::Layers`]) asked
+//! in one place: the content cache directory, then the shared tier (the cache registry of many
+//! CI runners, through the store's port, [`crate::artifact::SharedArtifacts`]), before upstream;
+//! a file fetched upstream is kept in both, and a hit that fails its check is refused by its
+//! tier, as every kind's is.
 //!
 //! The tier is a cache, never a source of truth: a file is taken from it only by the digest
 //! this build knows independently of it (the lock's pin, or the checksum the publisher
@@ -15,7 +16,7 @@ use super::download::Origin;
 use super::error::FetchError;
 use super::fetcher::Fetcher;
 use super::spec::FileSpec;
-use crate::artifact::{ArtifactKey, ChecksumStatus, Kept, Landing, Note, SharedHit};
+use crate::artifact::{ArtifactKey, ChecksumStatus, Kept, Landing, Layer, Note, SharedHit};
 use cks_pinning::sources::Checksum;
 
 /// The digest a file must have, known independently of any cache: where it was learnt and the
@@ -51,7 +52,7 @@ impl Fetcher {
         }
         // This host's content cache keeps what it verified against the publisher itself.
         if !matches!(spec.checksum, Checksum::None)
-            && let Some(cache) = &self.cache
+            && let Some(cache) = self.store.local()
             && let Some(entry) = cache.lookup(&spec.urls, &spec.checksum)
             && matches!(entry.checksum, ChecksumStatus::Verified { .. })
         {
@@ -89,14 +90,14 @@ impl Fetcher {
         dir: &Path,
         dest_name: &str,
     ) -> Result<Option<(super::http::Downloaded, Origin)>, (String, FetchError)> {
-        if let Some(cache) = &self.cache
+        if let Some(cache) = self.store.local()
             && let Some(entry) = cache.lookup(&spec.urls, &spec.checksum)
         {
-            let restored = cache
+            let got = cache
                 .restore(&entry, dir, dest_name, &*self.progress, &spec.name)
                 .await
                 .map_err(|e| (entry.url.clone(), e))?;
-            if let Some(got) = restored {
+            if got.sha256 == entry.sha256 {
                 let origin = Origin {
                     url: entry.url,
                     url_used: entry.url_used,
@@ -106,11 +107,19 @@ impl Fetcher {
                 };
                 return Ok(Some((got, origin)));
             }
+            let reason = "it does not hash to the digest it was kept with";
+            self.store.refuse(
+                Layer::Local,
+                &entry.key(),
+                &entry.url,
+                got.temp.path(),
+                reason,
+            );
         }
         let Some((got, hit)) = self.take_from_shared_tier(spec, dir, dest_name).await else {
             return Ok(None);
         };
-        if let Some(cache) = &self.cache {
+        if let Some(cache) = self.store.local() {
             let entry = CacheEntry {
                 url: hit.url.clone(),
                 url_used: hit.url_used.clone(),
@@ -140,7 +149,7 @@ impl Fetcher {
         got: &super::http::Downloaded,
         checksum: &ChecksumStatus,
     ) -> Result<(), FetchError> {
-        if let Some(cache) = &self.cache {
+        if let Some(cache) = self.store.local() {
             let entry = CacheEntry {
                 url: url.to_string(),
                 url_used: used.to_string(),
@@ -150,19 +159,17 @@ impl Fetcher {
             };
             cache.insert(got.temp.path(), &entry).await?;
         }
-        if let Some(registry) = &self.options.cache_registry {
-            let key = ArtifactKey::File {
-                url: url.to_string(),
-                sha256: got.sha256.clone(),
-            };
-            let kept = Kept {
-                path: got.temp.path(),
-                sha256: &got.sha256,
-                size: got.bytes,
-                note: Note::Checked(checksum.clone()),
-            };
-            registry.0.keep(&key, kept).await;
-        }
+        let key = ArtifactKey::File {
+            url: url.to_string(),
+            sha256: got.sha256.clone(),
+        };
+        let kept = Kept {
+            path: got.temp.path(),
+            sha256: &got.sha256,
+            size: got.bytes,
+            note: Note::Checked(checksum.clone()),
+        };
+        self.store.keep_shared(&key, kept).await;
         Ok(())
     }
 
@@ -175,7 +182,9 @@ impl Fetcher {
         dir: &Path,
         dest_name: &str,
     ) -> Option<(super::http::Downloaded, SharedHit)> {
-        let tier = self.options.cache_registry.as_ref()?;
+        if !self.store.has_shared() {
+            return None;
+        }
         let expected = self.expected_sha256(spec).await.ok()??;
         let urls = match &spec.checksum {
             // A lock's pin holds for every candidate.
@@ -194,10 +203,13 @@ impl Fetcher {
                 progress: &*self.progress,
                 mark: None,
             };
-            let Some(taken) = tier.0.take(&key, landing).await else {
+            let Some(taken) = self.store.take_shared(&key, landing).await else {
                 continue;
             };
             if !taken.sha256.eq_ignore_ascii_case(&expected.sha256) {
+                let reason = format!("it holds sha256 {}", taken.sha256);
+                self.store
+                    .refuse(Layer::Shared, &key, &url, temp.path(), &reason);
                 continue;
             }
             let hit = SharedHit {

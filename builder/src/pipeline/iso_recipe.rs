@@ -139,7 +139,7 @@ pub(super) fn built_key(
 /// `facts`, what the build verified of it) and, when no image was left out, in the cache
 /// registry with its `record`.
 pub async fn keep(
-    store: &IsoStore<'_>,
+    store: &IsoStore,
     key: &ArtifactKey,
     report: &PullReport,
     packed: &Packed,

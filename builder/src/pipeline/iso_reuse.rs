@@ -149,7 +149,7 @@ pub async fn reuse(
     tree: &Path,
     fetched: &[FetchedFile],
     run: &Execution<'_>,
-    store: &IsoStore<'_>,
+    store: &IsoStore,
     built: BuildTime,
 ) -> Result<Option<Reused>> {
     if store.holds_none() || run.write_lock.is_some() {

@@ -37,13 +37,13 @@ const RECORD: &str = "json";
 
 /// The finished tarballs of a pull's caches.
 #[derive(Debug, Clone)]
-pub struct TarballStore<'a> {
-    layers: Layers<'a>,
+pub struct TarballStore {
+    layers: Layers,
 }
 
-impl<'a> TarballStore<'a> {
+impl TarballStore {
     /// The tarballs kept in the folder `local` and the shared tier `shared`, where given.
-    pub fn new(local: Option<PathBuf>, shared: Option<&'a SharedTier>) -> Self {
+    pub fn new(local: Option<PathBuf>, shared: Option<&SharedTier>) -> Self {
         TarballStore {
             layers: Layers::new(local.as_deref(), "tar", &[RECORD], shared),
         }

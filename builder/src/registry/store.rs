@@ -1,5 +1,8 @@
 //! The build's blob store: every blob is fetched once per build and shared by the tarballs that
-//! need it. Files are `DIR/sha256/<hex>`, written under a temporary name and renamed when verified.
+//! need it. It is the artifact store's tiers for blobs ([`Layers`]): a local folder of content
+//! by digest (`DIR/sha256/<hex>`, [`ContentFolder`]), whose entries are hashed again before
+//! reuse, then the shared tier, then the image's registry; a blob fetched upstream is kept in
+//! both, and a damaged local entry is refused as every kind's is.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -10,7 +13,7 @@ use tokio::sync::{Mutex, OnceCell, Semaphore};
 
 use super::client::RegistryClient;
 use super::error::RegistryError;
-use crate::artifact::{ArtifactKey, Kept, Landing, Note, RemoteName};
+use crate::artifact::{ArtifactKey, ContentFolder, Kept, Landing, Layer, Layers, Note, RemoteName};
 use crate::progress::ProgressSink;
 
 /// Blobs up to this size are fetched without waiting for a transfer slot.
@@ -31,13 +34,14 @@ pub struct StoreStats {
 /// Blobs of one build, by digest.
 #[derive(Debug)]
 pub struct BlobStore {
-    dir: PathBuf,
+    layers: Layers<ContentFolder>,
+    /// The local folder (the same as the layers').
+    folder: ContentFolder,
     cells: Mutex<HashMap<String, Arc<OnceCell<PathBuf>>>>,
     transfers: Semaphore,
     fetched: AtomicU64,
     reused: AtomicU64,
     unique: AtomicU64,
-    shared: Option<crate::artifact::SharedTier>,
 }
 
 impl BlobStore {
@@ -45,23 +49,22 @@ impl BlobStore {
     /// once. A `dir` that persists between builds is a cache: its files are re-hashed before
     /// reuse.
     pub fn new(dir: &Path, concurrency: usize) -> Result<Self, RegistryError> {
-        let blobs = dir.join("sha256");
-        std::fs::create_dir_all(&blobs).map_err(RegistryError::io(&blobs))?;
+        let folder = ContentFolder::open(dir).map_err(RegistryError::io(dir.join("sha256")))?;
         Ok(BlobStore {
-            dir: dir.to_path_buf(),
+            layers: Layers::over(Some(folder.clone()), None),
+            folder,
             cells: Mutex::new(HashMap::new()),
             transfers: Semaphore::new(concurrency.max(1)),
             fetched: AtomicU64::new(0),
             reused: AtomicU64::new(0),
             unique: AtomicU64::new(0),
-            shared: None,
         })
     }
 
     /// Takes blobs from the shared tier `shared` (after this store, before the image's
     /// registry) and keeps the ones fetched upstream there.
     pub fn with_shared(mut self, shared: Option<crate::artifact::SharedTier>) -> Self {
-        self.shared = shared;
+        self.layers = Layers::over(Some(self.folder.clone()), shared);
         self
     }
 
@@ -72,11 +75,6 @@ impl BlobStore {
             blobs_reused: self.reused.load(Ordering::Relaxed),
             unique_bytes: self.unique.load(Ordering::Relaxed),
         }
-    }
-
-    /// Where the blob `key` is kept.
-    fn path(&self, key: &ArtifactKey) -> PathBuf {
-        self.dir.join("sha256").join(key.local_name())
     }
 
     async fn cell(&self, digest: &str) -> (Arc<OnceCell<PathBuf>>, bool) {
@@ -98,10 +96,10 @@ impl BlobStore {
             digest: digest.to_string(),
             size: bytes.len() as u64,
         };
-        let path = self.path(&key);
+        let path = self.folder.path(&key);
         cell.get_or_try_init(|| async {
             if !path.exists() {
-                let tmp = self.temp_path(digest);
+                let tmp = self.folder.temp_path(&key);
                 tokio::fs::write(&tmp, bytes)
                     .await
                     .map_err(RegistryError::io(&tmp))?;
@@ -139,14 +137,17 @@ impl BlobStore {
                     digest: digest.to_string(),
                     size,
                 };
-                let path = self.path(&key);
-                if verified_on_disk(&path, digest, size).await {
-                    crate::cache_dir::mark_used(&path);
+                let path = self.folder.path(&key);
+                if self.kept_sound(&key, digest, size).await {
                     self.reused.fetch_add(1, Ordering::Relaxed);
                 } else {
-                    // A damaged entry is removed, as in every tier: no later build takes it,
-                    // even when this one cannot fetch the blob again.
-                    let _ = tokio::fs::remove_file(&path).await;
+                    if self.folder.holds(&key) {
+                        // Removed, as a damaged entry of every kind is: no later build takes
+                        // it, even when this one cannot fetch the blob again.
+                        let reason = "it does not hash to its digest";
+                        self.layers
+                            .refuse(Layer::Local, &key, &name.full, &path, reason);
+                    }
                     // A small blob (an image config) is one round trip, not a transfer: it
                     // does not wait for a large one to end.
                     let _permit = if size > SMALL_BLOB {
@@ -163,18 +164,15 @@ impl BlobStore {
                         None
                     };
                     progress.on_start(digest, Some(size));
-                    let tmp = self.temp_path(digest);
+                    let tmp = self.folder.temp_path(&key);
                     let landing = Landing {
                         file: &tmp,
                         about: &name.full,
                         progress,
                         mark: None,
                     };
-                    let cached = match &self.shared {
-                        Some(c) => c.0.take(&key, landing).await.is_some(),
-                        None => false,
-                    };
-                    let result = match cached {
+                    let shared = self.layers.take_shared(&key, landing).await.is_some();
+                    let result = match shared {
                         true => Ok(()),
                         false => {
                             client
@@ -187,17 +185,17 @@ impl BlobStore {
                         let _ = tokio::fs::remove_file(&tmp).await;
                         return Err(error);
                     }
-                    tokio::fs::rename(&tmp, &path)
-                        .await
+                    self.folder
+                        .settle(&key, &tmp)
                         .map_err(RegistryError::io(&path))?;
-                    if let (false, Some(c)) = (cached, &self.shared) {
+                    if !shared {
                         let kept = Kept {
                             path: &path,
                             sha256: digest,
                             size,
                             note: Note::Nothing,
                         };
-                        c.0.keep(&key, kept).await;
+                        self.layers.keep_shared(&key, kept).await;
                     }
                     self.fetched.fetch_add(1, Ordering::Relaxed);
                 }
@@ -212,27 +210,14 @@ impl BlobStore {
         Ok(path)
     }
 
-    fn temp_path(&self, digest: &str) -> PathBuf {
-        let hex = digest.strip_prefix("sha256:").unwrap_or(digest);
-        let nonce: u64 = rand::random();
-        self.dir
-            .join("sha256")
-            .join(format!(".{hex}.{nonce:016x}.part"))
+    /// Whether the local folder holds the blob `key` with `size` bytes hashing to `digest` (a
+    /// warm cache entry), hashed off the async threads.
+    async fn kept_sound(&self, key: &ArtifactKey, digest: &str, size: u64) -> bool {
+        let (folder, key, digest) = (self.folder.clone(), key.clone(), digest.to_string());
+        tokio::task::spawn_blocking(move || folder.verified(&key, &digest, size))
+            .await
+            .unwrap_or(false)
     }
-}
-
-/// Whether `path` exists with `size` bytes hashing to `digest` (a warm cache entry).
-async fn verified_on_disk(path: &Path, digest: &str, size: u64) -> bool {
-    let path = path.to_path_buf();
-    let digest = digest.to_string();
-    tokio::task::spawn_blocking(move || {
-        let Ok(meta) = std::fs::metadata(&path) else {
-            return false;
-        };
-        meta.len() == size && crate::digest::sha256_file(&path).is_ok_and(|d| d.digest() == digest)
-    })
-    .await
-    .unwrap_or(false)
 }
 
 #[cfg(test)]

@@ -31,8 +31,8 @@ fn cores() -> usize {
 
 /// The finished ISOs of a build's caches.
 #[derive(Debug, Clone)]
-pub struct IsoStore<'a> {
-    layers: Layers<'a>,
+pub struct IsoStore {
+    layers: Layers,
 }
 
 /// An ISO the store served that passed the check.
@@ -44,9 +44,9 @@ pub struct IsoHit<T> {
     pub checked: T,
 }
 
-impl<'a> IsoStore<'a> {
+impl IsoStore {
     /// The ISOs kept in the folder `local` and the cache registry `shared`, where given.
-    pub fn new(local: Option<&Path>, shared: Option<&'a SharedTier>) -> Self {
+    pub fn new(local: Option<&Path>, shared: Option<&SharedTier>) -> Self {
         IsoStore {
             layers: Layers::new(local, "iso", &[SUM, SEAL], shared),
         }

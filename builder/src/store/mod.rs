@@ -1,9 +1,10 @@
 //! The artifact store's finished ISOs: what a build takes from a cache and keeps for the next
 //! one. An ISO is found by its recipe ([`crate::artifact::ArtifactKey`]); the local
 //! `--cache-dir` folder and the shared tier (the `--cache-registry`, reached through the port
-//! [`crate::artifact::SharedArtifacts`]) are layered in one place ([`IsoStore`]), as the
-//! finished tarballs are ([`crate::registry::TarballStore`]) and the files in the downloader's
-//! store layer. A cache is never a source of truth: everything it serves is checked against
+//! [`crate::artifact::SharedArtifacts`]) are layered in one place ([`IsoStore`], on
+//! [`crate::artifact::Layers`]), as the finished tarballs ([`crate::registry::TarballStore`]),
+//! the image blobs ([`crate::registry::BlobStore`]) and the downloaded files (the downloader's
+//! content cache) are. A cache is never a source of truth: everything it serves is checked against
 //! what the build knows on its own (published checksums, the digests upstream or the lock
 //! gives), as thoroughly as the build's own writing would make it ([`check_iso`], each image
 //! tarball in it as [`crate::registry::TarballCheck`] checks one); what fails is not used, and
