@@ -8,7 +8,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use super::key::ArtifactKey;
-use super::layers::LocalTier;
+use super::local_tier::LocalTier;
 
 /// A folder of content by digest.
 #[derive(Debug, Clone)]

@@ -8,19 +8,12 @@
 //! local folder out its own way ([`LocalTier`]): finished files under their key with texts
 //! beside them ([`LocalFinished`]), content by digest ([`super::ContentFolder`]).
 
-use std::fmt;
 use std::path::Path;
 
 use super::key::ArtifactKey;
 use super::local::LocalFinished;
+use super::local_tier::LocalTier;
 use super::port::{Kept, Landing, SharedTier, Taken};
-
-/// A local folder of one kind of entry, as the layers ask it.
-pub trait LocalTier: fmt::Debug + Send + Sync {
-    /// Removes the entry `key` and what is kept beside it, so no later build takes it (a hit
-    /// that failed its check, or a damaged entry).
-    fn remove(&self, key: &ArtifactKey);
-}
 
 /// The tier a hit came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

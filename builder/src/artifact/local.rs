@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use super::key::ArtifactKey;
-use super::layers::LocalTier;
+use super::local_tier::LocalTier;
 
 /// A folder of finished files of one kind.
 #[derive(Debug, Clone)]

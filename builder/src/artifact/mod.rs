@@ -15,6 +15,7 @@ mod image;
 mod key;
 mod layers;
 mod local;
+mod local_tier;
 mod port;
 mod tag;
 
@@ -22,7 +23,8 @@ pub use content::ContentFolder;
 pub use file::{ChecksumStatus, SharedHit};
 pub use image::{CachedTarball, FetchedManifest, RemoteName, TARBALL_FORMAT, TarballId};
 pub use key::ArtifactKey;
-pub use layers::{Layer, Layers, LocalTier};
+pub use layers::{Layer, Layers};
 pub use local::LocalFinished;
+pub use local_tier::LocalTier;
 pub use port::{Kept, Landing, Note, PortFuture, SharedArtifacts, SharedTier, Taken};
 pub use tag::{file_tag, iso_tag, manifest_tag, tarball_tag};
