@@ -88,7 +88,7 @@ pub enum HttpError {
         /// What the HTTP client reported, with its causes.
         reason: String,
     },
-    /// A redirect led where the URL may not (see [`crate::fetch::redirect`]).
+    /// A redirect led where the URL may not ([`RedirectRefused`]).
     #[error("{url}: {reason}")]
     Redirect {
         /// The URL requested.
@@ -138,13 +138,23 @@ pub enum HttpError {
     },
 }
 
+/// A redirect the client's policy refused (`crate::fetch::redirect::policy`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "it redirected to {target}, an internal address (loopback, link-local or private), which a URL of a public address may not lead to"
+)]
+pub struct RedirectRefused {
+    /// Where the redirect led.
+    pub target: String,
+}
+
 impl HttpError {
     /// A reqwest error on `url`, with its causes; a refused certificate is [`HttpError::Tls`].
     pub fn from_reqwest(url: &str, error: &reqwest::Error) -> Self {
         let mut causes = Vec::new();
         let mut source = std::error::Error::source(error);
         while let Some(cause) = source {
-            if let Some(refused) = cause.downcast_ref::<crate::fetch::redirect::RedirectRefused>() {
+            if let Some(refused) = cause.downcast_ref::<RedirectRefused>() {
                 return HttpError::Redirect {
                     url: url.to_string(),
                     reason: refused.to_string(),

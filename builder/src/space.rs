@@ -12,7 +12,7 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
-use crate::cli::progress::human;
+use crate::progress::human;
 
 /// `ENOSPC`: no space left on the device.
 const ENOSPC: i32 = 28;

@@ -3,7 +3,7 @@
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::{CloudStackClient, CloudStackError};
+use crate::{client::CloudStackClient, error::CloudStackError};
 
 /// What `listCapabilities` reports that the callers here use.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]

@@ -5,7 +5,7 @@
 
 use serde::Deserialize;
 
-use crate::{CloudStackClient, CloudStackError, scalar};
+use crate::{client::CloudStackClient, error::CloudStackError, scalar};
 
 /// A CKS cluster: what the rollout, discovery, the upgrade hook and registration read of it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
@@ -161,6 +161,21 @@ impl KubernetesCluster {
 }
 
 impl CloudStackClient {
+    /// The CKS cluster with `cluster_id` ([`Self::find_kubernetes_cluster`]); an error naming
+    /// the id when CloudStack lists none.
+    pub fn kubernetes_cluster(
+        &self,
+        cluster_id: &str,
+    ) -> Result<KubernetesCluster, CloudStackError> {
+        self.find_kubernetes_cluster(cluster_id)?
+            .ok_or_else(|| CloudStackError::Api {
+                command: "listKubernetesClusters".to_string(),
+                status: 200,
+                code: 431,
+                text: format!("no Kubernetes cluster with id {cluster_id}"),
+            })
+    }
+
     /// The CKS cluster with `id`, `None` when CloudStack lists none.
     pub fn find_kubernetes_cluster(
         &self,

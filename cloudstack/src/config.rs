@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::CloudStackError;
+use crate::error::CloudStackError;
 pub use crate::secret::Secret;
 
 /// How to reach and authenticate to the CloudStack API.

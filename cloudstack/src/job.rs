@@ -4,7 +4,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::{CloudStackClient, CloudStackError};
+use crate::{client::CloudStackClient, error::CloudStackError};
 
 /// Where an async job stands, read once from `queryAsyncJobResult`.
 #[derive(Debug)]

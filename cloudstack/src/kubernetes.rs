@@ -7,7 +7,7 @@
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::{CloudStackClient, CloudStackError};
+use crate::{client::CloudStackClient, error::CloudStackError};
 
 /// A Kubernetes supported version as `listKubernetesSupportedVersions` shows it.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]

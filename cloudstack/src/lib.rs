@@ -28,6 +28,7 @@ pub mod scalar;
 pub mod secret;
 pub mod sign;
 pub mod types;
+pub mod vms;
 
 pub use capabilities::Capabilities;
 pub use client::CloudStackClient;

@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 
 use serde::de::DeserializeOwned;
 
-use crate::{CloudStackClient, CloudStackError};
+use crate::{client::CloudStackClient, error::CloudStackError};
 
 /// `projectid=-1`: the resources of every project the key may see.
 pub const EVERY_PROJECT: &str = "-1";

@@ -2,7 +2,7 @@
 //! public address, its VMs' NIC addresses, the stored kubeconfig and the port-forwarding rules,
 //! each read into the client's wire types.
 
-use super::DiscoveryError;
+use crate::error::DiscoveryError;
 use crate::node_type::{NodeType, node_type_of};
 use cks_cloudstack::network::{ClusterConfigAnswer, Network, PortForwardingRule};
 use cks_cloudstack::owner::owned_by;

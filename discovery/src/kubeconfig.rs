@@ -6,7 +6,7 @@ use std::path::Path;
 
 use tempfile::NamedTempFile;
 
-use super::DiscoveryError;
+use crate::error::DiscoveryError;
 
 /// The cluster's kubeconfig, as a private temporary file for the kubeconfig reader.
 pub struct FetchedKubeconfig {

@@ -9,10 +9,10 @@ use std::path::{Path, PathBuf};
 use cks_cloudstack::CloudStackClient;
 use cks_ssh::openssh::{Fingerprint, HostKeyPolicy, NodeAddress, SshConfig};
 
-use super::DiscoveryError;
 use super::cluster_api::{self, ClusterInfo};
 use super::nodes::MatchedNode;
 use super::ssh_route::SshRoute;
+use crate::error::DiscoveryError;
 
 /// Which host keys to trust: pinned fingerprints (per node name, or `""` for every node) before
 /// a known_hosts file. Never "any key".

@@ -5,9 +5,9 @@
 
 use cks_ssh::openssh::NodeAddress;
 
-use super::DiscoveryError;
 use super::cluster_api::PortForward;
 use super::nodes::MatchedNode;
+use crate::error::DiscoveryError;
 
 /// How the cluster's nodes are reached.
 #[derive(Debug, Clone, PartialEq, Eq)]

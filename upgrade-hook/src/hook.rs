@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use crate::command::{self, AutoscaleBounds, ClusterId, NodeLayout, RemoteCommand};
 use crate::outcome::{FailureCause, Outcome, SkipReason, Step};
-use crate::runner::{RemoteOutput, RemoteRunner};
+use cks_ssh::runner::{RemoteOutput, RemoteRunner};
 
 /// How long `kubectl rollout status` waits for the new autoscaler by default (as Mold's hook).
 pub const DEFAULT_ROLLOUT_TIMEOUT: Duration = Duration::from_secs(120);
@@ -272,7 +272,7 @@ mod tests {
             );
         }
     }
-    use crate::runner::RunError;
+    use cks_ssh::runner::RunError;
     use std::cell::RefCell;
 
     const ID: &str = "2f9c1e3a-5b7d-4c1e-9a0b-1c2d3e4f5a6b";

@@ -5,7 +5,7 @@ use std::fmt;
 use serde::Serialize;
 
 use crate::command::CommandError;
-use crate::runner::RunError;
+use cks_ssh::runner::RunError;
 
 /// The result of [`crate::redeploy_after_upgrade`]. A failure is a warning for the caller, never
 /// a reason to fail the upgrade.

@@ -16,7 +16,7 @@ use serde::Serialize;
 
 use crate::command::{self, NodeLayout, RemoteCommand};
 use crate::outcome::FailureCause;
-use crate::runner::{RemoteOutput, RemoteRunner};
+use cks_ssh::runner::{RemoteOutput, RemoteRunner};
 
 /// Where the upgrade script leaves the new ISO's `provider.yaml` on each node.
 pub const DEFAULT_PROVIDER_MANIFEST: &str = "/opt/provider/provider.yaml";
@@ -271,7 +271,7 @@ fn run(runner: &dyn RemoteRunner, command: &RemoteCommand) -> Result<RemoteOutpu
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runner::RunError;
+    use cks_ssh::runner::RunError;
     use std::cell::RefCell;
 
     /// Answers each command with the next scripted exit code and records what it was asked.

@@ -10,7 +10,8 @@ use cks_builder::pipeline::{Inputs, Options};
 use cks_builder::pipeline::{Observer, Summary};
 
 use super::build_args::BuildArgs;
-use super::progress::{human, reporter};
+use super::progress::reporter;
+use crate::progress::human;
 
 /// Runs `cks-iso build`.
 pub async fn run(args: BuildArgs, interrupt: &super::interrupt::Interrupt) -> Result<()> {

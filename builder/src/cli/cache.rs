@@ -9,7 +9,7 @@ use cks_builder::cache_dir::{self, Entry, Prune};
 use cks_pinning::sbom::rfc3339;
 
 use super::duration::{self, DurationError, Units};
-use super::progress::human;
+use crate::progress::human;
 
 /// Flags of `cks-iso cache`.
 #[derive(Debug, clap::Args)]

@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use cks_builder::pipeline::Observer;
-use cks_builder::progress::ProgressSink;
+use cks_builder::progress::{ProgressSink, human};
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 
 /// How progress is shown: `--progress auto|plain|none` (`--quiet` is `none`).
@@ -307,20 +307,4 @@ pub fn file_name(path: &std::path::Path) -> String {
         || path.display().to_string(),
         |n| n.to_string_lossy().into_owned(),
     )
-}
-
-/// `1536` as `1.5 KiB`.
-pub fn human(bytes: u64) -> String {
-    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
-    let mut value = bytes as f64;
-    let mut unit = 0;
-    while value >= 1024.0 && unit + 1 < UNITS.len() {
-        value /= 1024.0;
-        unit += 1;
-    }
-    if unit == 0 {
-        format!("{bytes} B")
-    } else {
-        format!("{value:.1} {}", UNITS[unit])
-    }
 }

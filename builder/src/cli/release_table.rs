@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use super::progress::human;
+use crate::progress::human;
 
 /// One line of the closing table.
 #[derive(Debug, Clone, Serialize)]

@@ -16,6 +16,7 @@
 //! assert!(may_follow(AddressClass::Internal, metadata));
 //! ```
 
+use crate::http::RedirectRefused;
 use std::net::{IpAddr, ToSocketAddrs};
 
 /// Whether an address belongs to the build host's own networks.
@@ -93,16 +94,6 @@ fn class_of_url(url: &reqwest::Url) -> AddressClass {
     } else {
         AddressClass::Public
     }
-}
-
-/// A redirect refused by [`policy`].
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "it redirected to {target}, an internal address (loopback, link-local or private), which a URL of a public address may not lead to"
-)]
-pub struct RedirectRefused {
-    /// Where the redirect led.
-    pub target: String,
 }
 
 /// The redirect policy of the builder's HTTP client: at most ten redirects, none from a public

@@ -25,7 +25,7 @@ use super::summary::{ExistingIso, Summary, mirrored_files};
 use crate::fetch::{FetchedFile, Fetcher};
 use crate::iso::{BuildTime, PackOptions, Packed};
 use crate::progress::ProgressSink;
-use crate::registry::{PullOptions, PullReport, pull_images};
+use crate::registry::{PullReport, pull_images};
 use crate::store::IsoStore;
 
 /// The seconds each phase took, in order.
@@ -250,27 +250,12 @@ async fn pull_planned_images(plan: &Plan, tree: &Path, run: &Execution<'_>) -> R
     let requests = plan.image_requests();
     let docker = tree.join("docker");
     std::fs::create_dir_all(&docker).with_context(|| format!("creating {}", docker.display()))?;
-    let pull = planned_pull(plan, &run.pull);
+    let pull = plan.pull_options(&run.pull);
     let report = pull_images(&requests, &docker, &pull, run.progress)
         .await
         .context("pulling the images")?;
     check_locked_digests(plan, &report)?;
     Ok(report)
-}
-
-/// How `plan`'s images are pulled: with a cache registry, a lock's digests are pulled as they
-/// are (from the cache, by digest): the lock is the record of what each tag named, and
-/// upstream is not asked.
-pub(super) fn planned_pull(plan: &Plan, pull: &PullOptions) -> PullOptions {
-    let mut pull = pull.clone();
-    if pull.shared.is_some() {
-        pull.pinned = plan
-            .images
-            .iter()
-            .filter_map(|i| Some((i.reference.clone(), i.digest.clone()?)))
-            .collect();
-    }
-    pull
 }
 
 /// With a lock, every image must have the digest the lock recorded.

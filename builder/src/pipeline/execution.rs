@@ -23,7 +23,7 @@ pub struct Execution<'a> {
     /// Where transfers report progress.
     pub progress: &'a dyn ProgressSink,
     /// The sizes the downloader's transfers announced, when it reports to one.
-    pub sizes: Option<&'a super::room::Tally>,
+    pub sizes: Option<&'a crate::progress::Tally>,
     /// Where phases are reported.
     pub observer: &'a dyn Observer,
     /// The timestamps of the ISO: `SOURCE_DATE_EPOCH`, else now.

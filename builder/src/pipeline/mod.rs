@@ -52,6 +52,7 @@ mod staging;
 mod summary;
 mod tool_pin;
 
+pub use crate::progress::Tally;
 pub use confined::{
     ConfinedError, DEADLINE as CONFINED_DEADLINE, OUTPUT_LIMIT as CONFINED_OUTPUT_LIMIT,
 };
@@ -72,7 +73,7 @@ pub use release_existing::{InFolder, look as look_in_folder};
 pub use release_matrix::{Matrix, MatrixRelease};
 pub use releases::{Reach, Releases, TagSource, resolve_releases};
 pub use resolve::{Resolved, head_start_specs, resolve};
-pub use room::{NoRoom, Place, Tally};
+pub use room::{NoRoom, Place};
 pub use run::{Outcome, Request, build, pull_options};
 pub use sbom::beside as sbom_beside;
 pub use sbom::tool as sbom_tool;

@@ -85,6 +85,24 @@ pub struct Plan {
 }
 
 impl Plan {
+    /// How the plan's images are pulled with `pull`: with a cache registry, a lock's digests
+    /// are pulled as they are (from the cache, by digest): the lock is the record of what each
+    /// tag named, and upstream is not asked.
+    pub fn pull_options(
+        &self,
+        pull: &crate::registry::PullOptions,
+    ) -> crate::registry::PullOptions {
+        let mut pull = pull.clone();
+        if pull.shared.is_some() {
+            pull.pinned = self
+                .images
+                .iter()
+                .filter_map(|i| Some((i.reference.clone(), i.digest.clone()?)))
+                .collect();
+        }
+        pull
+    }
+
     /// The plan as the lines `--dry-run` prints.
     pub fn render(&self) -> String {
         let mut out = String::new();

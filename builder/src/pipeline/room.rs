@@ -4,57 +4,14 @@
 //! said at debug level), and the ISO about the sum again. The temporary folder, OUTPUT_PATH and
 //! the cache folder are each given what they will hold; folders on one filesystem add up.
 
-use std::collections::HashMap;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
 
 use super::execution::Execution;
 use super::plan::Plan;
-use crate::cli::progress::human;
 use crate::fetch::FetchedFile;
-use crate::progress::ProgressSink;
+use crate::progress::human;
 use crate::registry::{ImageSize, image_sizes};
-
-/// A progress sink that remembers each transfer's announced size (its `Content-Length`) and
-/// passes everything on to the sink it wraps.
-pub struct Tally {
-    inner: Arc<dyn ProgressSink>,
-    totals: Mutex<HashMap<String, u64>>,
-}
-
-impl Tally {
-    /// Wraps `inner`.
-    pub fn new(inner: Arc<dyn ProgressSink>) -> Tally {
-        Tally {
-            inner,
-            totals: Mutex::new(HashMap::new()),
-        }
-    }
-
-    /// The size announced for the transfer `name`, if it started with one.
-    pub fn total(&self, name: &str) -> Option<u64> {
-        self.totals.lock().ok()?.get(name).copied()
-    }
-}
-
-impl ProgressSink for Tally {
-    fn on_start(&self, name: &str, total: Option<u64>) {
-        if let (Some(total), Ok(mut totals)) = (total, self.totals.lock()) {
-            totals.insert(name.to_string(), total);
-        }
-        self.inner.on_start(name, total);
-    }
-    fn on_bytes(&self, name: &str, bytes: u64) {
-        self.inner.on_bytes(name, bytes);
-    }
-    fn on_done(&self, name: &str) {
-        self.inner.on_done(name);
-    }
-    fn on_write_start(&self, name: &str, total: Option<u64>) {
-        self.inner.on_write_start(name, total);
-    }
-}
 
 /// One folder the build writes into and the bytes it will put there.
 #[derive(Debug, Clone)]
@@ -278,7 +235,7 @@ async fn images_size(plan: &Plan, run: &Execution<'_>) -> ImageSize {
     if requests.is_empty() {
         return total;
     }
-    let pull = super::execute::planned_pull(plan, &run.pull);
+    let pull = plan.pull_options(&run.pull);
     let sizes = match image_sizes(&requests, &pull).await {
         Ok(sizes) => sizes,
         Err(error) => {
@@ -330,14 +287,5 @@ mod tests {
             "{text}"
         );
         assert!(text.contains(&format!("{} bytes", error.needed)), "{text}");
-    }
-
-    #[test]
-    fn the_tally_keeps_announced_sizes() {
-        let tally = Tally::new(Arc::new(crate::progress::NoProgress));
-        tally.on_start("k8s/kubectl", Some(42));
-        tally.on_start("unknown", None);
-        assert_eq!(tally.total("k8s/kubectl"), Some(42));
-        assert_eq!(tally.total("unknown"), None);
     }
 }

@@ -15,12 +15,12 @@ use super::output_lock::OutputLock;
 use super::plan::Plan;
 use super::preflight::{OutputPath, check_cache_dir, check_lock_path};
 use super::resolve::{head_start_specs, resolve};
-use super::room::Tally;
 use super::staging::Staging;
 use super::summary::Summary;
 use crate::cache_registry::CacheRegistry;
 use crate::fetch::Fetcher;
 use crate::progress::ProgressSink;
+use crate::progress::Tally;
 use crate::registry::{CredentialStore, PullOptions, default_docker_config};
 use crate::requests::RequestLog;
 

@@ -6,6 +6,7 @@ use std::path::Path;
 
 use base64::Engine as _;
 
+use super::credential_error::DockerConfigError;
 pub use super::credentials::Credentials;
 use super::endpoint::Endpoint;
 use super::error::RegistryError;
@@ -145,39 +146,6 @@ impl CredentialStore {
         }
         Ok(store)
     }
-}
-
-/// What is wrong with a docker `config.json` (never naming a secret).
-#[derive(Debug, thiserror::Error)]
-pub enum DockerConfigError {
-    /// The file cannot be read.
-    #[error("{0}")]
-    Read(std::io::Error),
-    /// Not JSON of the config's shape (the error names a position, never a value).
-    #[error("not valid JSON: {0}")]
-    Json(serde_json::Error),
-    /// A helper name that is not the `<name>` of a `docker-credential-<name>` program.
-    #[error(
-        "{key} names `{name}`, which is not a credential helper name (the `<name>` of docker-credential-<name>)"
-    )]
-    HelperName {
-        /// Where the name is, e.g. `credsStore`.
-        key: String,
-        /// The name.
-        name: String,
-    },
-    /// An `auth` that is not base64 of `user:password`.
-    #[error("the `auth` of `{host}` is not base64 of user:password")]
-    AuthNotBase64 {
-        /// The registry host.
-        host: String,
-    },
-    /// An `auth` without the `:` between user and password.
-    #[error("the `auth` of `{host}` has no `:`")]
-    AuthNoColon {
-        /// The registry host.
-        host: String,
-    },
 }
 
 /// `$DOCKER_CONFIG/config.json`, else `~/.docker/config.json`, when the file exists: where

@@ -12,45 +12,9 @@ use std::io::{Read, Write};
 use std::process::{Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
+use super::credential_error::HelperFailure;
 use super::credentials::Credentials;
 use super::error::RegistryError;
-
-/// Why a credential helper gave no credentials (never quoting its answer).
-#[derive(Debug, thiserror::Error)]
-pub enum HelperFailure {
-    /// The program is not on PATH.
-    #[error("it is not installed (not found on PATH)")]
-    NotInstalled,
-    /// The program could not be started.
-    #[error("it could not be started: {0}")]
-    NotStarted(std::io::Error),
-    /// It gave no answer in time and was stopped.
-    #[error("it gave no answer in {} s", timeout.as_secs())]
-    NoAnswer {
-        /// The time it had.
-        timeout: Duration,
-    },
-    /// Waiting for it failed.
-    #[error("waiting for it failed: {0}")]
-    Wait(std::io::Error),
-    /// It exited with an error.
-    #[error("it exited with {status}: {said}")]
-    Exited {
-        /// Its exit status.
-        status: ExitStatus,
-        /// The first line it printed (not an answer: it failed).
-        said: String,
-    },
-    /// Its answer is not the JSON helpers print.
-    #[error("its answer is not the JSON credential helpers print ({kind})")]
-    Answer {
-        /// What kind of JSON error, without any of the answer.
-        kind: &'static str,
-    },
-    /// The task asking the helpers stopped before it ended.
-    #[error("the task asking the helpers stopped: {0}")]
-    Stopped(tokio::task::JoinError),
-}
 
 /// How long a helper may take before it is stopped (some wait for a keyring to unlock).
 pub const HELPER_TIMEOUT: Duration = Duration::from_secs(30);

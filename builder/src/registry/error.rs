@@ -43,7 +43,7 @@ pub enum RegistryError {
         /// The file.
         path: PathBuf,
         /// What is wrong with it.
-        reason: super::auth::DockerConfigError,
+        reason: super::credential_error::DockerConfigError,
     },
     /// A docker credential helper named by the config failed or is missing.
     #[error(
@@ -55,7 +55,7 @@ pub enum RegistryError {
         /// The registry host it was asked about.
         registry: String,
         /// What went wrong (never the helper's answer).
-        reason: super::cred_helper::HelperFailure,
+        reason: super::credential_error::HelperFailure,
     },
     /// The HTTP request failed before an answer arrived (after retries): the one transport's
     /// error, naming the URL (without credentials).

@@ -24,6 +24,7 @@ mod blob_transfer;
 mod client;
 mod client_auth;
 mod cred_helper;
+mod credential_error;
 mod credentials;
 mod digests;
 mod endpoint;

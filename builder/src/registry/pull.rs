@@ -135,7 +135,7 @@ pub(super) async fn credentials_for(
     .map_err(|e| RegistryError::CredentialHelper {
         program: "docker-credential-*".to_string(),
         registry: "the registries of this pull".to_string(),
-        reason: super::cred_helper::HelperFailure::Stopped(e),
+        reason: super::credential_error::HelperFailure::Stopped(e),
     })?
 }
 

@@ -10,8 +10,9 @@ use cks_pinning::sources::Source;
 use cks_pinning::sources::signing::{Signing, signing};
 use cks_signature::{Mode, Outcome, SignatureError};
 
-use super::files::{material as fetch_material, verify};
+use super::files::verify;
 use super::material::SignatureMaterial;
+use super::material::material as fetch_material;
 use super::verifier::Verifier;
 use crate::fetch::{ChecksumStatus, FetchOptions, FetchedFile, Fetcher};
 

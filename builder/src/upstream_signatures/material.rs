@@ -1,19 +1,15 @@
 //! The signature material of a plan's signed files (`<url>.sig`, `<url>.cert`,
 //! `<url>.sigstore.json` beside each Kubernetes release binary), fetched once as the plan
 //! starts, while the binaries themselves download. kubeadm's is checked before kubeadm runs
-//! ([`Verifier::check_before_running`]) and every file's, kubeadm's included, in the signature
-//! phase ([`Verifier::check`]): the same values, so no URL is asked twice. Which files are
-//! signed is [`Verifier::signed`]; each is fetched with [`Signed::fetch`] and kept in a
+//! ([`super::Verifier::check_before_running`]) and every file's, kubeadm's included, in the signature
+//! phase ([`super::Verifier::check`]): the same values, so no URL is asked twice. Which files are
+//! signed is [`super::Verifier::signed`]; each is fetched with [`Signed::fetch`] and kept in a
 //! [`SignatureMaterial`].
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use super::files::{Material, MaterialError, material_at};
-use super::verifier::Verifier;
-use crate::fetch::Fetcher;
-use cks_pinning::sources::Source;
-use cks_pinning::sources::signing::{Signing, signing};
+use crate::fetch::{FetchError, FetchedFile, Fetcher, FileSpec};
 
 /// The signature material fetched so far, by the canonical URL of the file it signs.
 #[derive(Debug, Default)]
@@ -38,24 +34,116 @@ pub struct FetchedMaterial {
     found: Result<Material, MaterialError>,
 }
 
-impl Verifier {
-    /// The files among `sources` whose signatures this build checks (none without a trusted
-    /// root, that is under `--signatures off`), each at its first URL.
-    pub fn signed(&self, sources: &[Source]) -> Vec<Signed> {
-        if self.root.is_none() {
-            return Vec::new();
-        }
-        sources
-            .iter()
-            .filter(|source| signing(source) == Signing::Kubernetes)
-            .filter_map(|source| {
-                Some(Signed {
-                    name: source.iso_path.clone(),
-                    url: source.urls.first()?.clone(),
-                })
-            })
-            .collect()
+/// The most a `.sig`, `.cert` or `.sigstore.json` may hold.
+const MATERIAL_LIMIT: u64 = 1 << 20;
+
+/// The signature material found beside one file.
+#[derive(Debug)]
+pub(super) struct Material {
+    pub(super) sig: Option<String>,
+    pub(super) cert: Option<String>,
+    pub(super) bundle: Option<String>,
+    /// Whether any of it came from a cache (and may be older than upstream's).
+    pub(super) cached: bool,
+}
+
+/// Why a file's signature material could not be had.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MaterialError {
+    /// A signature file could not be fetched (what the downloader said).
+    #[error("{0}")]
+    Fetch(String),
+    /// A signature file is larger than any signature file.
+    #[error("{url} is {bytes} bytes, more than a signature file holds ({MATERIAL_LIMIT})")]
+    TooLarge {
+        /// Where it came from.
+        url: String,
+        /// Its size.
+        bytes: u64,
+    },
+    /// A fetched signature file, or the folder for it, could not be read or made.
+    #[error("{what} {}: {reason}", path.display())]
+    Disk {
+        /// `reading` or `creating`.
+        what: &'static str,
+        /// The file or folder.
+        path: std::path::PathBuf,
+        /// What the system said.
+        reason: String,
+    },
+    /// Nothing was fetched for the file.
+    #[error("no signature material was fetched for {0}")]
+    NotFetched(String),
+}
+
+/// One signature file fetched like any download (mirrors, retries, the content cache and the
+/// cache registry: the material is checked cryptographically, so a cached copy is as good as
+/// upstream's) into `dir`; `None` on 404.
+async fn side_file(
+    fetcher: &Fetcher,
+    name: &str,
+    url: String,
+    dir: &Path,
+) -> Result<Option<(String, bool)>, MaterialError> {
+    let file_name = url.rsplit('/').next().unwrap_or("signature").to_string();
+    let spec = FileSpec::new(format!("{name} ({file_name})"), url, dir.join(&file_name));
+    let fetched = match fetcher.fetch(&spec).await {
+        Ok(fetched) => fetched,
+        Err(error) if matches!(error.error, FetchError::NotFound { .. }) => return Ok(None),
+        Err(error) => return Err(MaterialError::Fetch(error.to_string())),
+    };
+    if fetched.bytes > MATERIAL_LIMIT {
+        return Err(MaterialError::TooLarge {
+            url: fetched.url,
+            bytes: fetched.bytes,
+        });
     }
+    std::fs::read_to_string(&fetched.dest)
+        .map(|text| Some((text, fetched.from_cache)))
+        .map_err(|e| MaterialError::Disk {
+            what: "reading",
+            path: fetched.dest.clone(),
+            reason: e.to_string(),
+        })
+}
+
+pub(super) async fn material(
+    fetcher: &Fetcher,
+    file: &FetchedFile,
+    scratch: &Path,
+) -> Result<Material, MaterialError> {
+    material_at(fetcher, &file.name, &file.url, scratch).await
+}
+
+/// [`material`] for the file named `name` whose canonical URL is `url`, before it is fetched.
+pub(super) async fn material_at(
+    fetcher: &Fetcher,
+    name: &str,
+    url: &str,
+    scratch: &Path,
+) -> Result<Material, MaterialError> {
+    let dir = scratch.join(name.replace('/', "_"));
+    std::fs::create_dir_all(&dir).map_err(|e| MaterialError::Disk {
+        what: "creating",
+        path: dir.clone(),
+        reason: e.to_string(),
+    })?;
+    let (sig, cert, bundle) = futures_util::join!(
+        side_file(fetcher, name, format!("{url}.sig"), &dir),
+        side_file(fetcher, name, format!("{url}.cert"), &dir),
+        side_file(fetcher, name, format!("{url}.sigstore.json"), &dir),
+    );
+    let (sig, cert, bundle) = (sig?, cert?, bundle?);
+    let cached = [&sig, &cert, &bundle]
+        .iter()
+        .any(|found| found.as_ref().is_some_and(|(_, cached)| *cached));
+    let text = |found: Option<(String, bool)>| found.map(|(text, _)| text);
+    Ok(Material {
+        sig: text(sig),
+        cert: text(cert),
+        bundle: text(bundle),
+        cached,
+    })
 }
 
 impl Signed {

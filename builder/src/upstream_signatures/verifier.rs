@@ -3,9 +3,11 @@
 
 use std::path::{Path, PathBuf};
 
+use cks_pinning::sources::Source;
+use cks_pinning::sources::signing::{Signing, signing};
 use cks_signature::{Mode, TrustedRoot};
 
-use super::material::SignatureMaterial;
+use super::material::{SignatureMaterial, Signed};
 use super::outcome::{self, Checked, SignatureRefusals};
 use super::settings::SignatureSettings;
 use super::{files, images};
@@ -141,6 +143,26 @@ impl Verifier {
         let mut verdicts = outcome::Verdicts::new(self.settings.mode);
         images::check(report, pull, root, &self.settings, &mut verdicts).await;
         verdicts.finish()
+    }
+}
+
+impl Verifier {
+    /// The files among `sources` whose signatures this build checks (none without a trusted
+    /// root, that is under `--signatures off`), each at its first URL.
+    pub fn signed(&self, sources: &[Source]) -> Vec<Signed> {
+        if self.root.is_none() {
+            return Vec::new();
+        }
+        sources
+            .iter()
+            .filter(|source| signing(source) == Signing::Kubernetes)
+            .filter_map(|source| {
+                Some(Signed {
+                    name: source.iso_path.clone(),
+                    url: source.urls.first()?.clone(),
+                })
+            })
+            .collect()
     }
 }
 

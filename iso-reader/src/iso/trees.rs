@@ -35,13 +35,14 @@ mod compare;
 mod descriptors;
 mod error;
 mod record;
+mod source;
 mod susp;
 mod walk;
 
 pub use compare::Entry;
 pub use error::{Tree, TreeError};
 pub use record::Extent;
-pub use walk::{Source, SourceError};
+pub use source::{Source, SourceError};
 
 use std::collections::BTreeMap;
 

@@ -7,7 +7,6 @@
 use std::collections::BTreeMap;
 
 use super::note::Note;
-use super::request::{UpdateError, UpdateRequest};
 use crate::model::CksCluster;
 use crate::ports::Cloud;
 
@@ -79,15 +78,17 @@ pub fn check_autoscaler_risk(
     Err(refused)
 }
 
-/// The autoscaler risk of `req` on the cluster CloudStack reports as `cks`: the server's
-/// version is asked of `cloud` only when the cluster autoscales and `req` names offerings (a
-/// version that cannot be read counts as one with the risk).
+/// The autoscaler risk of an update asking for `node_offerings` (by node type; `accepted`: the
+/// operator accepts the risk) on the cluster CloudStack reports as `cks`: the server's version
+/// is asked of `cloud` only when the cluster autoscales and offerings are asked for (a version
+/// that cannot be read counts as one with the risk).
 pub fn refuse_autoscaler_risk(
     cloud: &mut dyn Cloud,
     cks: &CksCluster,
-    req: &UpdateRequest,
-) -> Result<Option<Note>, UpdateError> {
-    if !cks.autoscaling_enabled || req.node_offerings.is_empty() {
+    node_offerings: &BTreeMap<String, String>,
+    accepted: bool,
+) -> Result<Option<Note>, AutoscalerRiskRefused> {
+    if !cks.autoscaling_enabled || node_offerings.is_empty() {
         return Ok(None);
     }
     let version = cloud.cloudstack_version().ok().flatten();
@@ -95,10 +96,10 @@ pub fn refuse_autoscaler_risk(
         version,
         autoscaling: cks.autoscaling_enabled,
         default_offering: &cks.service_offering_id,
-        node_offerings: &req.node_offerings,
-        accepted: req.accept_autoscaler_risk,
+        node_offerings,
+        accepted,
     };
-    Ok(check_autoscaler_risk(&cks.id, &input)?)
+    check_autoscaler_risk(&cks.id, &input)
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@ use super::in_window::Opened;
 use super::plan::{Batch, is_finished};
 use super::preflight::{Verdict, preflight};
 use super::progress::StepKind;
-use super::run::Runner;
+use super::run::{BatchEnd, Runner};
 use crate::model::{Endpoint, NodeType, ROLLOUT_ANNOTATION, VmState};
 use std::time::Duration;
 
@@ -24,24 +24,6 @@ pub(super) struct Work {
     pub(super) went_down: bool,
     /// True when an earlier run already restarted and changed it: only verify.
     pub(super) verify_only: bool,
-}
-
-/// How a batch ended when it did not fail.
-#[derive(Debug)]
-pub(super) enum BatchEnd {
-    /// Every node finished (in order).
-    Done(Vec<String>),
-    /// A cancel was asked before the batch took any node.
-    Cancelled,
-    /// The window closed before a node of it was to be stopped (`why`), or a cancel was asked
-    /// while waiting for the next (`None`): the nodes not yet down went back into service, those
-    /// that went down were finished (`done_now`).
-    Halted {
-        /// The nodes it finished.
-        done_now: Vec<String>,
-        /// The window's error, or `None` for a cancel.
-        why: Option<EngineError>,
-    },
 }
 
 /// The nodes of `batch` with work left as `snap` shows them: stopped, annotated by an earlier

@@ -1,6 +1,5 @@
 //! Carrying out a plan batch by batch: cancel and lease checks between batches.
 
-use super::batch::BatchEnd;
 use super::config::EngineConfig;
 use super::error::EngineError;
 use super::observe::{Snapshot, observe};
@@ -10,6 +9,24 @@ use crate::model::{Endpoint, Lease};
 use crate::ports::{PortResult, Ports};
 use serde::Serialize;
 use std::collections::BTreeSet;
+
+/// How a batch ended when it did not fail.
+#[derive(Debug)]
+pub(super) enum BatchEnd {
+    /// Every node finished (in order).
+    Done(Vec<String>),
+    /// A cancel was asked before the batch took any node.
+    Cancelled,
+    /// The window closed before a node of it was to be stopped (`why`), or a cancel was asked
+    /// while waiting for the next (`None`): the nodes not yet down went back into service, those
+    /// that went down were finished (`done_now`).
+    Halted {
+        /// The nodes it finished.
+        done_now: Vec<String>,
+        /// The window's error, or `None` for a cancel.
+        why: Option<EngineError>,
+    },
+}
 
 /// Re-plans allowed when nodes are added or removed during one rollout.
 const MAX_REPLANS: usize = 5;

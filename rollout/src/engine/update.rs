@@ -154,7 +154,12 @@ fn accept(
             cks.state
         )));
     }
-    let risk = refuse_autoscaler_risk(ports.cloud, &cks, req)?;
+    let risk = refuse_autoscaler_risk(
+        ports.cloud,
+        &cks,
+        &req.node_offerings,
+        req.accept_autoscaler_risk,
+    )?;
     let mut valid = validate(req, &snap, version.as_ref())?;
     stamp_vms(&mut valid.settings, &snap);
     let notes = risk.into_iter().chain(valid.notes.drain(..)).collect();
@@ -359,7 +364,12 @@ pub fn plan_update(
     let mut snap = observe(ports, cluster_id).map_err(engine_err)?;
     let as_rollout = as_rollout(req);
     let (cks, version) = cks_view(ports, cluster_id)?;
-    let risk = refuse_autoscaler_risk(ports.cloud, &cks, &as_rollout)?;
+    let risk = refuse_autoscaler_risk(
+        ports.cloud,
+        &cks,
+        &as_rollout.node_offerings,
+        as_rollout.accept_autoscaler_risk,
+    )?;
     let valid = validate(&as_rollout, &snap, version.as_ref())?;
     snap.set_settings(valid.settings);
     let mut planned = plan(&snap, valid.max_unavailable);
@@ -381,7 +391,12 @@ pub fn check_update(
         .cloud
         .cks_cluster(cluster_id)
         .map_err(port("listKubernetesClusters"))?;
-    let risk = refuse_autoscaler_risk(ports.cloud, &cks, req)?;
+    let risk = refuse_autoscaler_risk(
+        ports.cloud,
+        &cks,
+        &req.node_offerings,
+        req.accept_autoscaler_risk,
+    )?;
     let blocked = super::validate::refuse_unmatched(req, &snap)?;
     Ok(risk.into_iter().chain(blocked).collect())
 }

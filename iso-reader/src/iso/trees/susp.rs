@@ -6,7 +6,7 @@
 //! padding, attributes — is refused.
 
 use super::descriptors::SECTOR;
-use super::walk::SourceError;
+use super::source::SourceError;
 
 /// The most continuation areas followed for one record (Linux stops at 32).
 pub const MAX_CONTINUATIONS: usize = 32;

@@ -7,6 +7,7 @@ use std::collections::BTreeSet;
 use super::descriptors::SECTOR;
 use super::error::{Tree, TreeError};
 use super::record::{self, Extent, Record};
+use super::source::Source;
 use super::susp::{self, Susp, SuspError};
 
 /// The deepest directory read.
@@ -19,27 +20,6 @@ pub const MAX_DIR: u32 = 4 * 1024 * 1024;
 pub const MAX_DIR_TOTAL: u64 = 64 * 1024 * 1024;
 /// The most sections of one file.
 pub const MAX_SECTIONS: usize = 64;
-
-/// Why bytes of the image cannot be read.
-#[derive(Debug, thiserror::Error)]
-pub enum SourceError {
-    /// Reading the image failed (or it ends before `len` bytes from `offset`).
-    #[error("{len} bytes at offset {offset}: {source}")]
-    Read {
-        /// How many bytes were asked for.
-        len: usize,
-        /// Where in the image.
-        offset: u64,
-        /// What failed.
-        source: std::io::Error,
-    },
-}
-
-/// Reads bytes of the image.
-pub trait Source {
-    /// `len` bytes at `offset`, all of them, or why not.
-    fn read(&self, offset: u64, len: usize) -> Result<Vec<u8>, SourceError>;
-}
 
 /// One entry of a tree as its records give it.
 #[derive(Debug, Clone)]
