@@ -14,6 +14,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
+use cks_iso_reader::oci::{Manifest, parse_manifest};
 use cks_pinning::sbom::{FileSource, ImageDetail, Layer, Sbom, Tool};
 use cks_pinning::versions_txt::VersionsTxt;
 use sha1::{Digest as _, Sha1};
@@ -166,19 +167,23 @@ fn layers(
     }
     let manifest = manifest
         .with_context(|| format!("the tarball holds no platform manifest {platform_digest}"))?;
-    let parsed: serde_json::Value = serde_json::from_slice(&manifest)
-        .with_context(|| format!("the platform manifest {platform_digest} is not JSON"))?;
-    let listed = parsed["layers"].as_array().cloned().unwrap_or_default();
+    let image = tarball.display().to_string();
+    let (_, parsed) = parse_manifest(&image, platform_digest, None, &manifest)?;
+    let Manifest::Image { layers: listed, .. } = parsed else {
+        anyhow::bail!("{image}: {platform_digest} is an index, not a platform manifest");
+    };
     listed
-        .iter()
+        .into_iter()
         .map(|layer| {
-            let digest = layer["digest"].as_str().unwrap_or_default().to_string();
             let (sha1, size) = sha1s
-                .get(&digest)
+                .get(&layer.digest.to_string())
                 .cloned()
-                .with_context(|| format!("layer {digest} is not in the tarball"))?;
-            let digest = cks_pinning::digest::Digest::parse(&digest)?;
-            Ok(Layer { digest, sha1, size })
+                .with_context(|| format!("layer {} is not in the tarball", layer.digest))?;
+            Ok(Layer {
+                digest: layer.digest,
+                sha1,
+                size,
+            })
         })
         .collect()
 }

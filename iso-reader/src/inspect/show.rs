@@ -40,7 +40,7 @@ pub fn show(iso: &Path) -> Result<Shown, InspectError> {
         false => None,
         true => {
             let text = read::text(&image, SBOM).map_err(|d| unreadable(SBOM, d.to_string()))?;
-            Some(summarize(&text).map_err(|d| unreadable(SBOM, d))?)
+            Some(summarize(&text).map_err(|d| unreadable(SBOM, d.to_string()))?)
         }
     };
     Ok(Shown {

@@ -32,7 +32,7 @@ use crate::image::ImageRef;
 use crate::versions_txt::VersionsTxt;
 
 pub use check::{SbomMismatch, check};
-pub use summary::{Component, ImageSummary, Summary, summarize};
+pub use summary::{Component, ImageSummary, Summary, SummaryError, summarize};
 pub use time::rfc3339;
 
 /// The file name of the SBOM inside the ISO.

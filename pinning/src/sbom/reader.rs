@@ -1,5 +1,5 @@
-//! The fields of our SPDX 2.3 JSON document that the checks read, as typed structs; every other
-//! field is allowed and ignored.
+//! The fields of our SPDX 2.3 JSON document that the checks and the summary read, as typed
+//! structs; every other field is allowed and ignored.
 
 use serde::Deserialize;
 
@@ -13,6 +13,18 @@ pub(crate) struct SpdxDocument {
     /// The packages; absent or `null` reads as `None`.
     #[serde(default)]
     pub packages: Option<Vec<SpdxPackage>>,
+    /// Who made the document and when.
+    #[serde(default)]
+    pub creation_info: Option<SpdxCreationInfo>,
+}
+
+/// Who made the document.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct SpdxCreationInfo {
+    /// The creators (`Tool: cks-iso-0.1.0 (commit ...)`).
+    #[serde(default)]
+    pub creators: Option<Vec<String>>,
 }
 
 /// One package: the ISO, a bundled file or an image.
@@ -22,6 +34,12 @@ pub(crate) struct SpdxPackage {
     /// `SPDXRef-ISO` for the ISO's own package.
     #[serde(rename = "SPDXID", default)]
     pub spdx_id: Option<String>,
+    /// The package's name (`kubeadm`, `registry.k8s.io/pause`).
+    #[serde(default)]
+    pub name: Option<String>,
+    /// `FILE` for a bundled file, `CONTAINER` for an image.
+    #[serde(default)]
+    pub primary_package_purpose: Option<String>,
     /// The ISO package's Kubernetes version.
     #[serde(default)]
     pub version_info: Option<String>,
