@@ -154,12 +154,7 @@ fn accept(
             cks.state
         )));
     }
-    let risk = refuse_autoscaler_risk(
-        ports.cloud,
-        &cks,
-        &req.node_offerings,
-        req.accept_autoscaler_risk,
-    )?;
+    let risk = autoscaler_risk(ports, &cks, req)?;
     let mut valid = validate(req, &snap, version.as_ref())?;
     stamp_vms(&mut valid.settings, &snap);
     let notes = risk.into_iter().chain(valid.notes.drain(..)).collect();
@@ -364,12 +359,7 @@ pub fn plan_update(
     let mut snap = observe(ports, cluster_id).map_err(engine_err)?;
     let as_rollout = as_rollout(req);
     let (cks, version) = cks_view(ports, cluster_id)?;
-    let risk = refuse_autoscaler_risk(
-        ports.cloud,
-        &cks,
-        &as_rollout.node_offerings,
-        as_rollout.accept_autoscaler_risk,
-    )?;
+    let risk = autoscaler_risk(ports, &cks, &as_rollout)?;
     let valid = validate(&as_rollout, &snap, version.as_ref())?;
     snap.set_settings(valid.settings);
     let mut planned = plan(&snap, valid.max_unavailable);
@@ -391,12 +381,7 @@ pub fn check_update(
         .cloud
         .cks_cluster(cluster_id)
         .map_err(port("listKubernetesClusters"))?;
-    let risk = refuse_autoscaler_risk(
-        ports.cloud,
-        &cks,
-        &req.node_offerings,
-        req.accept_autoscaler_risk,
-    )?;
+    let risk = autoscaler_risk(ports, &cks, req)?;
     let blocked = super::validate::refuse_unmatched(req, &snap)?;
     Ok(risk.into_iter().chain(blocked).collect())
 }
@@ -409,4 +394,20 @@ pub fn view(ports: &mut Ports<'_>, cluster_id: &str) -> Result<ClusterView, Upda
         snap.nodes_known = true;
     }
     Ok(cluster_view(&snap))
+}
+
+/// The autoscaler risk of `req` on the cluster CloudStack reports as `cks`
+/// ([`refuse_autoscaler_risk`]).
+fn autoscaler_risk(
+    ports: &mut Ports<'_>,
+    cks: &CksCluster,
+    req: &UpdateRequest,
+) -> Result<Option<Note>, UpdateError> {
+    let risk = refuse_autoscaler_risk(
+        ports.cloud,
+        cks,
+        &req.node_offerings,
+        req.accept_autoscaler_risk,
+    )?;
+    Ok(risk)
 }
