@@ -64,13 +64,6 @@ impl Cache {
         })
     }
 
-    fn content_path(&self, sha256: &str) -> PathBuf {
-        self.content.path(&ArtifactKey::File {
-            url: String::new(),
-            sha256: sha256.to_string(),
-        })
-    }
-
     fn url_path(&self, url: &str) -> PathBuf {
         let key = crate::digest::sha256_hex(url.as_bytes());
         self.dir.join("url").join(format!("{key}.json"))
@@ -95,14 +88,18 @@ impl Cache {
                     matches!(entry.checksum, ChecksumStatus::Verified { .. })
                 }
             };
-            if acceptable && entry.url == *url && self.content_path(&entry.sha256).is_file() {
+            if acceptable && entry.url == *url && self.content.holds(&entry.key()) {
                 return Some(entry);
             }
         }
         // A pinned digest finds content stored for any URL.
         if let (Checksum::Pinned { sha256 }, Some(url)) = (checksum, urls.first()) {
             let sha256 = sha256.to_ascii_lowercase();
-            let bytes = std::fs::metadata(self.content_path(&sha256)).ok()?.len();
+            let key = ArtifactKey::File {
+                url: url.clone(),
+                sha256: sha256.clone(),
+            };
+            let bytes = std::fs::metadata(self.content.path(&key)).ok()?.len();
             return Some(CacheEntry {
                 url: url.clone(),
                 url_used: format!("cache:sha256/{sha256}"),
@@ -127,7 +124,7 @@ impl Cache {
         progress: &dyn ProgressSink,
         name: &str,
     ) -> Result<Downloaded, FetchError> {
-        let content = self.content_path(&entry.sha256);
+        let content = self.content.path(&entry.key());
         let copied = copy_hashing(&content, dir, dest_name, progress, name).await?;
         if copied.sha256 == entry.sha256 {
             crate::cache_dir::mark_used(&content);
