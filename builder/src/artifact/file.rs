@@ -1,5 +1,4 @@
-//! What the store's port says of a downloaded file: how its digest was established, and the
-//! verified copy the shared tier served.
+//! What the store's port says of a downloaded file: how its digest was established.
 
 use serde::{Deserialize, Serialize};
 
@@ -14,19 +13,4 @@ pub enum ChecksumStatus {
     },
     /// Nothing to check against: the digest was computed and recorded.
     Computed,
-}
-
-/// A file the shared tier served, verified.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SharedHit {
-    /// The canonical URL it was stored for.
-    pub url: String,
-    /// Where the bytes came from, as the build report's `url_used`.
-    pub url_used: String,
-    /// Its sha256, lower-case hex.
-    pub sha256: String,
-    /// Its size.
-    pub bytes: u64,
-    /// How it was checked when first fetched from upstream.
-    pub checksum: ChecksumStatus,
 }

@@ -5,7 +5,7 @@
 //! ([`Layers`]) over a local folder of finished files ([`LocalFinished`]) or of content by
 //! digest ([`ContentFolder`]), and the small values the port speaks (where an entry
 //! lands and what was taken or is kept: [`Landing`], [`Taken`], [`Kept`], [`Note`]; a file's
-//! [`ChecksumStatus`] and [`SharedHit`], an image's [`RemoteName`], [`FetchedManifest`],
+//! [`ChecksumStatus`], an image's [`RemoteName`], [`FetchedManifest`],
 //! [`TarballId`] and [`CachedTarball`]). It knows no downloader, puller or registry: they all
 //! stand on it, each asking the port by the key of its own kind of entry.
 
@@ -20,7 +20,7 @@ mod port;
 mod tag;
 
 pub use content::ContentFolder;
-pub use file::{ChecksumStatus, SharedHit};
+pub use file::ChecksumStatus;
 pub use image::{CachedTarball, FetchedManifest, RemoteName, TARBALL_FORMAT, TarballId};
 pub use key::ArtifactKey;
 pub use layers::{Layer, Layers};

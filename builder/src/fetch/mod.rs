@@ -46,7 +46,7 @@ mod resume;
 mod shared;
 mod spec;
 
-pub use crate::artifact::{ChecksumStatus, SharedHit};
+pub use crate::artifact::ChecksumStatus;
 pub use cache::{Cache, CacheEntry};
 pub use checksum::{ChecksumFileError, is_sha256_hex, published_digest};
 pub use cks_pinning::sources::{Checksum, Edit, Replacer};

@@ -16,7 +16,7 @@ use super::download::Origin;
 use super::error::FetchError;
 use super::fetcher::Fetcher;
 use super::spec::FileSpec;
-use crate::artifact::{ArtifactKey, ChecksumStatus, Kept, Landing, Layer, Note, SharedHit};
+use crate::artifact::{ArtifactKey, ChecksumStatus, Kept, Landing, Layer, Note};
 use cks_pinning::sources::Checksum;
 
 /// The digest a file must have, known independently of any cache: where it was learnt and the
@@ -98,14 +98,7 @@ impl Fetcher {
                 .await
                 .map_err(|e| (entry.url.clone(), e))?;
             if got.sha256 == entry.sha256 {
-                let origin = Origin {
-                    url: entry.url,
-                    url_used: entry.url_used,
-                    checksum: entry.checksum,
-                    from_cache: true,
-                    attempts: 0,
-                };
-                return Ok(Some((got, origin)));
+                return Ok(Some((got, cached(entry))));
             }
             let reason = "it does not hash to the digest it was kept with";
             self.store.refuse(
@@ -116,27 +109,13 @@ impl Fetcher {
                 reason,
             );
         }
-        let Some((got, hit)) = self.take_from_shared_tier(spec, dir, dest_name).await else {
+        let Some((got, entry)) = self.take_from_shared_tier(spec, dir, dest_name).await else {
             return Ok(None);
         };
         if let Some(cache) = self.store.local() {
-            let entry = CacheEntry {
-                url: hit.url.clone(),
-                url_used: hit.url_used.clone(),
-                sha256: hit.sha256,
-                bytes: hit.bytes,
-                checksum: hit.checksum.clone(),
-            };
             let _ = cache.insert(got.temp.path(), &entry).await;
         }
-        let origin = Origin {
-            url: hit.url,
-            url_used: hit.url_used,
-            checksum: hit.checksum,
-            from_cache: true,
-            attempts: 0,
-        };
-        Ok(Some((got, origin)))
+        Ok(Some((got, cached(entry))))
     }
 
     /// Keeps the file `got` fetched from `url` (through `used`) and checked as `checksum` in
@@ -181,7 +160,7 @@ impl Fetcher {
         spec: &FileSpec,
         dir: &Path,
         dest_name: &str,
-    ) -> Option<(super::http::Downloaded, SharedHit)> {
+    ) -> Option<(super::http::Downloaded, CacheEntry)> {
         if !self.store.has_shared() {
             return None;
         }
@@ -212,7 +191,7 @@ impl Fetcher {
                     .refuse(Layer::Shared, &key, &url, temp.path(), &reason);
                 continue;
             }
-            let hit = SharedHit {
+            let entry = CacheEntry {
                 url,
                 url_used: taken.source,
                 sha256: taken.sha256,
@@ -222,11 +201,22 @@ impl Fetcher {
             };
             let got = super::http::Downloaded {
                 temp,
-                sha256: hit.sha256.clone(),
-                bytes: hit.bytes,
+                sha256: entry.sha256.clone(),
+                bytes: entry.bytes,
             };
-            return Some((got, hit));
+            return Some((got, entry));
         }
         None
+    }
+}
+
+/// Where a file taken from the store came from, as the build report gives it.
+fn cached(entry: CacheEntry) -> Origin {
+    Origin {
+        url: entry.url,
+        url_used: entry.url_used,
+        checksum: entry.checksum,
+        from_cache: true,
+        attempts: 0,
     }
 }

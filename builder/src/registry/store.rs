@@ -103,8 +103,8 @@ impl BlobStore {
                 tokio::fs::write(&tmp, bytes)
                     .await
                     .map_err(RegistryError::io(&tmp))?;
-                tokio::fs::rename(&tmp, &path)
-                    .await
+                self.folder
+                    .settle(&key, &tmp)
                     .map_err(RegistryError::io(&path))?;
             }
             self.unique.fetch_add(bytes.len() as u64, Ordering::Relaxed);

@@ -403,11 +403,10 @@ fn autoscaler_risk(
     cks: &CksCluster,
     req: &UpdateRequest,
 ) -> Result<Option<Note>, UpdateError> {
-    let risk = refuse_autoscaler_risk(
+    Ok(refuse_autoscaler_risk(
         ports.cloud,
         cks,
         &req.node_offerings,
         req.accept_autoscaler_risk,
-    )?;
-    Ok(risk)
+    )?)
 }
