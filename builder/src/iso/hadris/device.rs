@@ -1,12 +1,12 @@
-//! The output device: writes the image sequentially to a file (directly, around the page cache,
-//! where it can: see [`super::direct`]) while a thread of its own hashes it.
+//! The output device: writes the image sequentially to a file (through the page cache: see
+//! [`super::buffer`]) while a thread of its own hashes it.
 
 use std::fs::File;
-use std::io;
+use std::io::{self, Seek, SeekFrom, Write};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use super::direct::{AlignedBuffer, DirectFile};
+use super::buffer::Buffer;
 use crate::digest::HashThread;
 use crate::digest::chain::Checkpoint;
 use hadris_io::{Error, ErrorKind, ErrorType};
@@ -33,11 +33,11 @@ const BUFFER: usize = 1 << 20;
 /// sha256 is known when the last block is written, with no second pass over the image. Each
 /// full buffer is written, then hashed on the hash thread while the next one fills.
 pub struct HashingFile {
-    out: DirectFile,
-    buffer: AlignedBuffer,
+    out: File,
+    buffer: Buffer,
     /// Buffers the hash thread is done with, to fill next.
-    spent: Vec<AlignedBuffer>,
-    hash: HashThread<AlignedBuffer>,
+    spent: Vec<Buffer>,
+    hash: HashThread<Buffer>,
     written: u64,
     zeros: Vec<u8>,
     /// Where the bytes written so far are published for a progress display, if anywhere.
@@ -48,8 +48,8 @@ impl HashingFile {
     /// Wraps a file opened for writing, empty, and starts its hash thread.
     pub fn new(file: File) -> io::Result<Self> {
         Ok(Self {
-            out: DirectFile::new(file),
-            buffer: AlignedBuffer::new(BUFFER),
+            out: file,
+            buffer: Buffer::new(BUFFER),
             spent: Vec::new(),
             hash: HashThread::start()?,
             written: 0,
@@ -68,7 +68,8 @@ impl HashingFile {
         if bytes.len() >= HOLE && is_zero(bytes, &self.zeros) {
             // A hole: a sparse source stays sparse in the image (a 4 GiB test file costs no disk).
             self.drain()?;
-            self.out.skip(bytes.len() as u64)?;
+            let count = i64::try_from(bytes.len()).map_err(io::Error::other)?;
+            self.out.seek(SeekFrom::Current(count))?;
             self.hash.zeros(bytes.len() as u64)?;
         } else {
             let mut rest = bytes;
@@ -93,10 +94,7 @@ impl HashingFile {
             return Ok(());
         }
         self.out.write_all(self.buffer.as_ref())?;
-        let mut next = self
-            .spent
-            .pop()
-            .unwrap_or_else(|| AlignedBuffer::new(BUFFER));
+        let mut next = self.spent.pop().unwrap_or_else(|| Buffer::new(BUFFER));
         next.clear();
         let full = std::mem::replace(&mut self.buffer, next);
         self.spent.extend(self.hash.feed(full)?);
@@ -119,8 +117,9 @@ impl HashingFile {
     pub fn finish(mut self, size: u64) -> io::Result<(File, String, Vec<Checkpoint>)> {
         self.zero_to(size)?;
         self.drain()?;
-        tracing::debug!(direct = self.out.is_direct(), "image file written");
-        let file = self.out.finish(size)?;
+        self.out.flush()?;
+        self.out.set_len(size)?;
+        let file = self.out;
         let (digested, points) = self.hash.finish_noted()?;
         Ok((file, digested.into_hex(), points))
     }
@@ -176,8 +175,7 @@ impl BlockDevice for HashingFile {
     }
 
     fn flush(&mut self) -> Result<(), Error<io::Error>> {
-        // Whole buffers only: a direct write takes whole sectors, and the image is finished
-        // (padded, written out) by `finish`.
+        // Whole buffers only: the image is finished (padded, written out) by `finish`.
         Ok(())
     }
 }

@@ -2,8 +2,8 @@
 //! Joliet. Everything hadris-specific is in this folder, so it can be swapped for another writer
 //! (`xorriso -as mkisofs -J -R -l -iso-level 3` is the documented fallback).
 
+mod buffer;
 mod device;
-mod direct;
 mod tree;
 
 use crate::digest::chain::Checkpoint;
