@@ -49,7 +49,7 @@ pub async fn execute(
     staging: &Staging,
     mut fetched: Vec<FetchedFile>,
     head_start: Option<HeadStart>,
-    run: Execution<'_>,
+    mut run: Execution<'_>,
     phases: Vec<(String, f64)>,
 ) -> Result<Summary> {
     let tree = staging.tree();
@@ -83,8 +83,11 @@ pub async fn execute(
     }
     // The store is asked for the finished ISO before anything large moves, and keeps the one
     // packed here after the pack.
-    let store = IsoStore::new(run.iso_cache, run.cache_registry);
-    if let Some(reused) = iso_reuse::reuse(plan, tree, &fetched, &run, &store, built).await? {
+    let store = IsoStore::new(run.iso_cache, run.cache_registry)
+        .with_last(run.last.take(), run.early.take());
+    let reused = iso_reuse::reuse(plan, tree, &fetched, &run, &store, built).await?;
+    store.stop_early();
+    if let Some(reused) = reused {
         laps.lap("iso");
         let seconds = built.unix_seconds;
         let mut summary = iso_recipe::summary(plan, &fetched, reused, seconds, laps.phases);

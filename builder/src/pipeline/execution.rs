@@ -47,4 +47,9 @@ pub struct Execution<'a> {
     /// The sha256 of an ISO already at the plan's path to keep when it is what this build
     /// writes ([`super::Request::keep_existing`]).
     pub keep_existing: Option<&'a str>,
+    /// Where this request's last recipe is noted, and the proof of its ISO begun before the
+    /// plan ([`crate::store::EarlyProof`]).
+    pub last: Option<crate::store::LastRecipe>,
+    /// The proof begun before the plan, if any.
+    pub early: Option<crate::store::EarlyProof>,
 }

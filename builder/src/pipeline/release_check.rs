@@ -76,6 +76,8 @@ pub async fn would_keep(
         signatures: &signatures,
         material: &resolved.material,
         keep_existing: None,
+        last: None,
+        early: None,
     };
     let tree = staging.tree();
     let verdict = check_in_place(&resolved.plan, tree, &resolved.fetched, &run, built).await?;

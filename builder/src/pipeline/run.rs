@@ -23,6 +23,7 @@ use crate::progress::ProgressSink;
 use crate::progress::Tally;
 use crate::registry::{CredentialStore, PullOptions, default_docker_config};
 use crate::requests::RequestLog;
+use crate::store::{EarlyProof, LastRecipe};
 
 /// What the caller asks of a build beyond its inputs.
 #[derive(Debug, Clone, Default)]
@@ -102,6 +103,17 @@ pub async fn build(
     let iso_cache = options.cache_dir.as_ref().map(|d| d.join("iso"));
     let may_reuse = request.keep_existing.is_some()
         || !crate::store::IsoStore::new(iso_cache.as_deref(), shared.as_ref()).holds_none();
+    // The kept ISO this request's last build ended with is hashed while the plan runs.
+    let last = iso_cache
+        .as_deref()
+        .filter(|_| {
+            !request.dry_run && request.write_lock.is_none() && request.keep_existing.is_none()
+        })
+        .map(|dir| LastRecipe::new(dir, &request_fingerprint(options, inputs)));
+    let early = iso_cache
+        .as_deref()
+        .zip(last.as_ref())
+        .and_then(|(dir, last)| EarlyProof::start(dir, last, crate::store::cores()));
     let (downloads, head_start, go) = if !request.dry_run && !may_reuse {
         let specs = head_start_specs(options, &staging, request.locked.as_ref())?;
         let (downloads, head_start, go) = head_start(&fetcher, specs);
@@ -147,6 +159,8 @@ pub async fn build(
                 signatures: &signatures,
                 material: &resolved.material,
                 keep_existing: request.keep_existing.as_deref(),
+                last,
+                early,
             },
             phases,
         )
@@ -171,6 +185,20 @@ pub async fn build(
         summary.cache_registry = Some(cache.stats());
     }
     Ok(Outcome::Built(plan, summary))
+}
+
+/// What names a request across builds (hex): its inputs but where the ISO goes, with the
+/// build time and arch they resolved to. Two builds of one request plan the same recipe unless
+/// upstream moved.
+fn request_fingerprint(options: &Options, inputs: &Inputs) -> String {
+    let inputs = Inputs {
+        output_path: None,
+        cache_dir: None,
+        ..inputs.clone()
+    };
+    let text = serde_json::to_string(&inputs).unwrap_or_default();
+    let text = format!("{text}\n{:?}\n{}", options.source_date_epoch, options.arch);
+    crate::digest::sha256_hex(text.as_bytes())
 }
 
 /// The puller's settings from the build's options.

@@ -8,12 +8,14 @@
 
 use std::future::Future;
 use std::path::Path;
+use std::sync::{Arc, Mutex};
 
+use super::early_proof::{EarlyProof, LastRecipe};
 use super::iso_check::Proof;
 use super::refusal::IsoRefusal;
 use super::seal::{Seal, SealFacts};
 use crate::artifact::{ArtifactKey, Kept, Landing, Layer, Layers, Note, SharedTier};
-use crate::digest::chain;
+use crate::digest::chain::{self, ChainError};
 use crate::follow::Watermark;
 use crate::iso::Packed;
 use crate::progress::ProgressSink;
@@ -25,7 +27,7 @@ const SUM: &str = "sha256";
 const SEAL: &str = "seal";
 
 /// The threads that hash a sealed ISO: one a core.
-fn cores() -> usize {
+pub fn cores() -> usize {
     std::thread::available_parallelism().map_or(1, usize::from)
 }
 
@@ -33,6 +35,10 @@ fn cores() -> usize {
 #[derive(Debug, Clone)]
 pub struct IsoStore {
     layers: Layers,
+    /// Where the recipe this request ends with is noted, for its next build.
+    last: Option<LastRecipe>,
+    /// The proof of the ISO the last build of this request ended with, begun before the plan.
+    early: Arc<Mutex<Option<EarlyProof>>>,
 }
 
 /// An ISO the store served that passed the check.
@@ -49,6 +55,33 @@ impl IsoStore {
     pub fn new(local: Option<&Path>, shared: Option<&SharedTier>) -> Self {
         IsoStore {
             layers: Layers::new(local, "iso", &[SUM, SEAL], shared),
+            last: None,
+            early: Arc::default(),
+        }
+    }
+
+    /// The same store, noting each recipe it serves or keeps in `last`, and taking the proof
+    /// `early` (begun from that note) for the recipe it was begun for.
+    pub fn with_last(self, last: Option<LastRecipe>, early: Option<EarlyProof>) -> Self {
+        IsoStore {
+            last,
+            early: Arc::new(Mutex::new(early)),
+            ..self
+        }
+    }
+
+    /// Stops the early proof, if one runs (the build asks for no ISO).
+    pub fn stop_early(&self) {
+        drop(self.take_early());
+    }
+
+    fn take_early(&self) -> Option<EarlyProof> {
+        self.early.lock().ok().and_then(|mut early| early.take())
+    }
+
+    fn note_last(&self, key: &ArtifactKey) {
+        if let Some(last) = &self.last {
+            last.note(&key.local_name());
         }
     }
 
@@ -80,7 +113,9 @@ impl IsoStore {
         F: Fn(Proof) -> Fut,
         Fut: Future<Output = anyhow::Result<Result<(T, SealFacts), IsoRefusal>>>,
     {
-        if let Some(hit) = self.find_local(key, partial, &check).await? {
+        let early = self.take_early();
+        if let Some(hit) = self.find_local(key, partial, early, &check).await? {
+            self.note_last(key);
             return Ok(Some(hit));
         }
         if !self.layers.has_shared() {
@@ -119,6 +154,7 @@ impl IsoStore {
                 });
                 self.layers
                     .keep_local(key, partial, &sides(&hit.sha256, seal.as_deref()));
+                self.note_last(key);
                 Ok(Some(IsoHit {
                     sha256: hit.sha256,
                     checked,
@@ -141,6 +177,7 @@ impl IsoStore {
         &self,
         key: &ArtifactKey,
         partial: &Path,
+        early: Option<EarlyProof>,
         check: &F,
     ) -> anyhow::Result<Option<IsoHit<T>>>
     where
@@ -158,19 +195,32 @@ impl IsoStore {
             .filter(|seal| seal.sha256 == kept);
         let outcome = match seal {
             Some(seal) => {
-                let whole = {
-                    let (partial, points) = (partial.to_path_buf(), seal.checkpoints);
+                let whole = async {
+                    let begun = match early {
+                        Some(early) => {
+                            let recipe = key.local_name();
+                            let (sha256, points) = (&seal.sha256, &seal.checkpoints);
+                            early.outcome_for(&recipe, partial, sha256, points).await
+                        }
+                        None => None,
+                    };
+                    if let Some(outcome) = begun {
+                        return outcome;
+                    }
+                    let (partial, points) = (partial.to_path_buf(), seal.checkpoints.clone());
                     tokio::task::spawn_blocking(move || {
                         chain::verify_file(&partial, &points, cores())
                     })
+                    .await
+                    .unwrap_or_else(|error| Err(ChainError::Read(std::io::Error::other(error))))
                 };
-                let (whole, checked) = tokio::join!(whole, check(Proof::Sealed(seal.facts)));
+                let facts = seal.facts.clone();
+                let (whole, checked) = tokio::join!(whole, check(Proof::Sealed(facts)));
                 match (whole, checked?) {
-                    (Ok(Ok(actual)), Ok((checked, _))) if actual == kept => Ok(checked),
-                    (Ok(Ok(actual)), Ok(_)) => Err(IsoRefusal::Unproven(format!(
+                    (Ok(actual), Ok((checked, _))) if actual == kept => Ok(checked),
+                    (Ok(actual), Ok(_)) => Err(IsoRefusal::Unproven(format!(
                         "it hashes to {actual}, not {kept}"
                     ))),
-                    (Ok(Err(error)), _) => Err(IsoRefusal::Unproven(error.to_string())),
                     (Err(error), _) => Err(IsoRefusal::Unproven(error.to_string())),
                     (_, Err(reason)) => Err(reason),
                 }
@@ -241,6 +291,7 @@ impl IsoStore {
             _ => None,
         };
         let sides = sides(&packed.sha256, seal.as_deref());
+        self.note_last(key);
         let Some(record) = record else {
             self.layers.keep_local(key, &packed.path, &sides);
             return;

@@ -22,12 +22,14 @@
 //! # Ok::<(), std::io::Error>(())
 //! ```
 
+mod early_proof;
 mod finished_iso;
 mod iso_check;
 mod refusal;
 mod seal;
 
-pub use finished_iso::{IsoHit, IsoStore};
+pub use early_proof::{EarlyProof, LastRecipe};
+pub use finished_iso::{IsoHit, IsoStore, cores};
 pub use iso_check::{IsoContents, IsoWant, Proof, check_iso};
 pub use refusal::IsoRefusal;
 pub use seal::{Seal, SealError, SealFacts, SealedImage};

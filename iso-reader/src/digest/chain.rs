@@ -9,7 +9,7 @@
 //! a hash that starts from a given state.
 
 use std::fmt;
-use std::io::{self, Read, Seek, SeekFrom};
+use std::io::{self, Read};
 use std::path::Path;
 use std::str::FromStr;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -251,6 +251,9 @@ pub enum ChainError {
     /// The file could not be read.
     #[error("reading it: {0}")]
     Read(#[from] io::Error),
+    /// The caller stopped the proof before it ended.
+    #[error("its proof was stopped before it ended")]
+    Stopped,
 }
 
 /// The bytes of segment `index` (from its checkpoint to the next, or to `size`); an empty
@@ -273,7 +276,21 @@ pub fn verify_file(
     checkpoints: &[Checkpoint],
     threads: usize,
 ) -> Result<String, ChainError> {
-    let size = std::fs::metadata(path)?.len();
+    let file = std::fs::File::open(path)?;
+    verify_open(&file, checkpoints, threads, &AtomicBool::new(false))
+}
+
+/// [`verify_file`] over a file already open (every thread reads it at its own offsets, so
+/// what is proven is the file this handle names, whatever its path names meanwhile); ends
+/// with [`ChainError::Stopped`] soon after `stop` is set.
+pub fn verify_open(
+    file: &std::fs::File,
+    checkpoints: &[Checkpoint],
+    threads: usize,
+    stop: &AtomicBool,
+) -> Result<String, ChainError> {
+    use std::os::unix::fs::FileExt;
+    let size = file.metadata()?.len();
     let fits = checkpoints.first()
         == Some(&Checkpoint {
             offset: 0,
@@ -290,9 +307,11 @@ pub fn verify_file(
     let last = std::sync::Mutex::new(None);
     let first_error = std::sync::Mutex::new(None);
     let work = || -> Result<(), ChainError> {
-        let mut file = std::fs::File::open(path)?;
         let mut buffer = vec![0u8; READ_CHUNK];
         while !failed.load(Ordering::Relaxed) {
+            if stop.load(Ordering::Relaxed) {
+                return Err(ChainError::Stopped);
+            }
             let index = next.fetch_add(1, Ordering::Relaxed);
             let Some(start) = checkpoints.get(index) else {
                 break;
@@ -306,20 +325,19 @@ pub fn verify_file(
                 segment(checkpoints, index + threads, size),
             ] {
                 let _ = rustix::fs::fadvise(
-                    &file,
+                    file,
                     from,
                     std::num::NonZeroU64::new(to.saturating_sub(from)),
                     rustix::fs::Advice::WillNeed,
                 );
             }
             let mut hash = Sha256Chain::resume(*start);
-            file.seek(SeekFrom::Start(start.offset))?;
-            let mut left = end - start.offset;
-            while left > 0 {
-                let want = left.min(READ_CHUNK as u64) as usize;
-                file.read_exact(&mut buffer[..want])?;
+            let mut at = start.offset;
+            while at < end {
+                let want = (end - at).min(READ_CHUNK as u64) as usize;
+                file.read_exact_at(&mut buffer[..want], at)?;
                 hash.update(&buffer[..want]);
-                left -= want as u64;
+                at += want as u64;
             }
             match checkpoints.get(index + 1) {
                 Some(next) => {

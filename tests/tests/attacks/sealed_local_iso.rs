@@ -172,6 +172,91 @@ async fn a_sealed_iso_is_taken_without_packing_when_nothing_lies() {
         sealed,
         "the seal stands"
     );
+    // The recipe the request ended with is noted for its next build, which proves the kept ISO
+    // while it plans (the hint names the one entry).
+    let (iso, _) = entry(cache.path());
+    let recipe = iso
+        .file_stem()
+        .expect("a name")
+        .to_string_lossy()
+        .to_string();
+    assert_eq!(hints(cache.path()), vec![recipe]);
+}
+
+/// The recipes noted in the cache folder's hints, one a request.
+fn hints(cache: &Path) -> Vec<String> {
+    std::fs::read_dir(cache.join("iso/last"))
+        .expect("the hints")
+        .flatten()
+        .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
+        .map(|e| std::fs::read_to_string(e.path()).expect("a hint"))
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_hint_naming_another_requests_iso_lends_it_nothing() {
+    let upstream = start_upstream(DemoConfig::default()).await;
+    let cache = tempfile::tempdir().expect("cache dir");
+    let build = |out: &Path, epoch: i64| {
+        let mut inputs = without_signatures(&upstream, out);
+        inputs.cache_dir = Some(cache.path().to_path_buf());
+        inputs.source_date_epoch = Some(epoch);
+        inputs
+    };
+    let (a_out, b_out) = (
+        tempfile::tempdir().expect("out"),
+        tempfile::tempdir().expect("out"),
+    );
+    let a = run_build(&build(a_out.path(), 1_700_000_000), Request::default())
+        .await
+        .expect("request A");
+    let b = run_build(&build(b_out.path(), 1_700_000_999), Request::default())
+        .await
+        .expect("request B");
+    assert_ne!(a.sha256, b.sha256);
+    // Every hint now names A's ISO: B's rebuild begins proving A's bytes while it plans.
+    let recipe_of = |sha256: &str| {
+        std::fs::read_dir(cache.path().join("iso"))
+            .expect("the ISO cache")
+            .flatten()
+            .map(|e| e.path())
+            .find(|p| {
+                p.extension().is_some_and(|e| e == "sha256")
+                    && std::fs::read_to_string(p).is_ok_and(|t| t.trim() == sha256)
+            })
+            .and_then(|p| p.file_name()?.to_str()?.split('.').next().map(String::from))
+            .expect("a kept ISO")
+    };
+    let a_recipe = recipe_of(&a.sha256);
+    for hint in std::fs::read_dir(cache.path().join("iso/last"))
+        .expect("hints")
+        .flatten()
+    {
+        std::fs::write(hint.path(), &a_recipe).expect("write the hint");
+    }
+    let again = tempfile::tempdir().expect("out");
+    let rebuilt = run_build(&build(again.path(), 1_700_000_999), Request::default())
+        .await
+        .expect("B again");
+    assert_eq!(
+        rebuilt.sha256, b.sha256,
+        "B's own ISO, not the one the hint named"
+    );
+    assert_eq!(
+        cks_builder::digest::sha256_file(&rebuilt.iso)
+            .expect("hash the ISO")
+            .into_hex(),
+        b.sha256
+    );
+    assert!(
+        !rebuilt.phases.iter().any(|(phase, _)| phase == "pack"),
+        "B's kept ISO was taken: {:?}",
+        rebuilt.phases
+    );
+    assert!(
+        hints(cache.path()).contains(&recipe_of(&b.sha256)),
+        "the hint names B's recipe again"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -1,7 +1,7 @@
 //! The chain's checkpoints, resumed states and the proof a file's segments make.
 
 use super::*;
-use std::io::Write;
+use std::io::{Seek, SeekFrom, Write};
 
 fn reference(bytes: &[u8]) -> String {
     cks_pinning::digest::sha256_hex(bytes)
@@ -131,6 +131,27 @@ fn a_changed_byte_a_lying_checkpoint_or_a_misfit_list_is_found() {
     assert!(matches!(
         verify_file(file.path(), &points, 2),
         Err(ChainError::Broken { .. })
+    ));
+}
+
+#[test]
+fn an_open_file_is_proven_whatever_its_path_names_and_a_stopped_proof_says_so() {
+    let (file, data, points) = file_with_checkpoints(300_000, 4096);
+    let open = std::fs::File::open(file.path()).expect("opens");
+    // Another file renamed over the path after it was opened: the handle still names the first.
+    let other = tempfile::NamedTempFile::new_in(file.path().parent().expect("a folder"))
+        .expect("temp file");
+    std::fs::write(other.path(), b"something else").expect("write");
+    std::fs::rename(other.path(), file.path()).expect("renamed over it");
+    let never = AtomicBool::new(false);
+    assert_eq!(
+        verify_open(&open, &points, 2, &never).expect("verified"),
+        reference(&data)
+    );
+    let stopped = AtomicBool::new(true);
+    assert!(matches!(
+        verify_open(&open, &points, 2, &stopped),
+        Err(ChainError::Stopped)
     ));
 }
 
