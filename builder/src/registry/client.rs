@@ -20,6 +20,7 @@ use tokio::sync::Mutex;
 use super::auth::{Challenge, CredentialStore, basic_value, parse_challenge};
 use super::endpoint::{Endpoint, Endpoints};
 use super::error::RegistryError;
+use super::manifest_memo::ManifestMemo;
 use crate::artifact::{FetchedManifest, RemoteName};
 use crate::pace::{MinRate, Pace, Slow};
 use crate::retry::RetryPolicy;
@@ -42,6 +43,9 @@ pub struct RegistryClient {
     pub(super) limits: Limits,
     /// The stall timeout and `--min-rate` every body is read under.
     pub(super) pace: Pace,
+    /// The manifests this build's pull has read already ([`super::manifest_memo`]); none for
+    /// a client that must see a tag move (the cache registry's claims and records).
+    pub(super) memo: Option<ManifestMemo>,
 }
 
 /// The longest wait for an answer's headers, and for the next bytes of its body.
@@ -94,7 +98,14 @@ impl RegistryClient {
             fetched: AtomicU64::new(0),
             limits: Limits::default(),
             pace: Pace::from(STALL),
+            memo: None,
         })
+    }
+
+    /// The client sharing `memo`: a manifest read once in the build is not asked for again.
+    pub fn with_memo(mut self, memo: ManifestMemo) -> Self {
+        self.memo = Some(memo);
+        self
     }
 
     /// The client with `limits` (`--limit`) instead of the defaults.
@@ -119,8 +130,25 @@ impl RegistryClient {
         self.fetched.load(Ordering::Relaxed)
     }
 
-    /// Fetches the manifest `reference` (a tag or digest) of `name` and checks its digest.
+    /// Fetches the manifest `reference` (a tag or digest) of `name` and checks its digest (the
+    /// one this build read already, when it did).
     pub async fn manifest(
+        &self,
+        name: &RemoteName,
+        reference: &str,
+    ) -> Result<FetchedManifest, RegistryError> {
+        let Some(memo) = &self.memo else {
+            return self.fetch_manifest(name, reference).await;
+        };
+        if let Some(kept) = memo.get(name, reference) {
+            return Ok(kept);
+        }
+        let fetched = self.fetch_manifest(name, reference).await?;
+        memo.put(name, reference, &fetched);
+        Ok(fetched)
+    }
+
+    async fn fetch_manifest(
         &self,
         name: &RemoteName,
         reference: &str,

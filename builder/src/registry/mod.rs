@@ -31,6 +31,7 @@ mod endpoint;
 mod error;
 mod finished_tarball;
 mod layout;
+mod manifest_memo;
 mod progress_name;
 mod pull;
 mod pull_image;
@@ -58,6 +59,7 @@ pub use layout::{
     DockerImage, LayoutContents, WrittenTarball, docker_manifest_json, docker_repositories_json,
     entry_header, index_json, write_tarball, write_tarball_temp,
 };
+pub use manifest_memo::ManifestMemo;
 pub use pull::pull_images;
 pub use pull_types::{
     ImageRequest, PullOptions, PullReport, PullWarning, PulledImage, SkippedImage,

@@ -81,7 +81,8 @@ pub(super) async fn pull_client(
         &options.ca_files,
     )?
     .with_limits(options.limits)
-    .with_min_rate(options.min_rate);
+    .with_min_rate(options.min_rate)
+    .with_memo(options.manifests.clone());
     Ok((client, names))
 }
 

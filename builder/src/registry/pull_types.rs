@@ -43,6 +43,8 @@ pub struct PullOptions {
     pub limits: cks_pinning::limits::Limits,
     /// The fewest bytes every window of a manifest or blob must bring (`--min-rate`).
     pub min_rate: crate::pace::MinRate,
+    /// The manifests read so far in this build, shared by every copy of these options.
+    pub manifests: super::ManifestMemo,
 }
 
 impl PullOptions {
@@ -63,6 +65,7 @@ impl PullOptions {
             pinned: Default::default(),
             limits: cks_pinning::limits::Limits::default(),
             min_rate: crate::pace::MinRate::default(),
+            manifests: super::ManifestMemo::default(),
         }
     }
 }

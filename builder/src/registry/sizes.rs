@@ -14,6 +14,11 @@ use crate::artifact::RemoteName;
 use cks_iso_reader::oci;
 use cks_iso_reader::oci::{Manifest, parse_manifest};
 
+/// Manifest requests in flight for each transfer `--concurrency` allows: a manifest is a few
+/// KiB, so what bounds them is the round trip, and every image's two (the tag's, then the
+/// platform's) should be asked at once for a plan's usual twenty images.
+const MANIFESTS_PER_TRANSFER: usize = 8;
+
 /// What an image's blobs for the target platform come to, from its manifests.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct ImageSize {
@@ -46,7 +51,7 @@ pub async fn image_sizes(
             }
             size.ok()
         })
-        .buffered(options.concurrency.max(1) * 4)
+        .buffered(options.concurrency.max(1) * MANIFESTS_PER_TRANSFER)
         .collect()
         .await)
 }
