@@ -19,6 +19,7 @@ use super::plan::Plan;
 use super::record::record;
 use super::room;
 use super::sbom;
+use super::signatures_ahead;
 use super::sources::{create_parents, file_spec};
 use super::staging::{Staging, write_atomically};
 use super::summary::{ExistingIso, Summary, mirrored_files};
@@ -99,9 +100,10 @@ pub async fn execute(
     room::before_downloads(plan, temp, &fetched, &run).await?;
     // The files and the images share the link: fetched at once, neither waits for the
     // other's last transfer, and the first failure stops both.
-    let (files, report) = tokio::try_join!(
+    let (files, report, ahead) = tokio::try_join!(
         download_files(plan, tree, &fetched, head_start, run.fetcher),
         pull_planned_images(plan, tree, &run),
+        async { Ok(signatures_ahead::images_ahead(plan, &run).await) },
     )?;
     fetched.extend(files);
     laps.lap("download");
@@ -121,6 +123,7 @@ pub async fn execute(
             &report,
             run.fetcher,
             &run.pull,
+            ahead,
             &staging.work().join("signatures"),
         )
         .await?;

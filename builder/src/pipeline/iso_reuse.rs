@@ -31,6 +31,7 @@ use crate::fetch::FetchedFile;
 use crate::iso::{BuildTime, Packed, partial_path, sidecar_line, sidecar_path};
 use crate::registry::{PullReport, PulledImage, RemoteName, resolve_digests};
 use crate::store::{IsoContents, IsoRefusal, IsoStore, IsoWant, Proof, SealFacts, check_iso};
+use crate::upstream_signatures::ImagesAhead;
 use cks_pinning::digest::Digest;
 
 /// What the build knows of the ISO it is about to make, without any cache.
@@ -291,6 +292,7 @@ async fn check(
             &named,
             run.fetcher,
             &run.pull,
+            ImagesAhead::default(),
             scratch.path(),
         ),
     );

@@ -47,6 +47,7 @@ mod resolve;
 mod room;
 mod run;
 mod sbom;
+mod signatures_ahead;
 mod sources;
 mod staging;
 mod summary;

@@ -14,6 +14,8 @@ use super::settings::SignatureSettings;
 use crate::registry::{
     Endpoints, PullOptions, PullReport, PulledImage, RegistryClient, RegistryError, RemoteName,
 };
+use cks_pinning::digest::Digest;
+use cks_pinning::image::ImageRef;
 
 /// The most a referrers index may hold.
 const REFERRERS_LIMIT: usize = 1 << 20;
@@ -31,22 +33,22 @@ enum FetchFailure {
     Signature(#[from] SignatureError),
 }
 
-/// The simple-signing layers attached to `image`, with their payloads.
+/// The simple-signing layers attached to the image `reference` at `digest`, with their
+/// payloads.
 async fn layers(
     client: &RegistryClient,
-    image: &PulledImage,
-) -> Result<Vec<(Descriptor, Vec<u8>)>, FetchFailure> {
-    let name = RemoteName::from_image(&image.reference)?;
+    reference: &ImageRef,
+    digest: &Digest,
+) -> Result<Layers, FetchFailure> {
+    let name = RemoteName::from_image(reference)?;
     let mut manifests = Vec::new();
-    let tag = signature_tag(&image.digest)?;
+    let tag = signature_tag(digest)?;
     match client.manifest(&name, &tag).await {
         Ok(found) => manifests.push(found.bytes),
         Err(RegistryError::NotFound { .. }) => {}
         Err(error) => return Err(error.into()),
     }
-    let referrers = client
-        .referrers(&name, &image.digest, REFERRERS_LIMIT)
-        .await?;
+    let referrers = client.referrers(&name, digest, REFERRERS_LIMIT).await?;
     if let Some(index) = referrers {
         // A registry without the API may answer with something else: nothing to add then.
         for descriptor in signature_referrers(&index).unwrap_or_default() {
@@ -74,7 +76,7 @@ async fn layers(
 /// The verdict from the layers found.
 fn verdict(
     image: &PulledImage,
-    found: &[(Descriptor, Vec<u8>)],
+    found: &Layers,
     root: &TrustedRoot,
     policy: &cks_signature::Policy,
 ) -> Outcome {
@@ -108,12 +110,76 @@ fn verdict(
     }
 }
 
-/// Checks every pulled image whose registry has a policy; notes once the registries without.
+/// The signature layers attached to one image, with their payloads.
+type Layers = Vec<(Descriptor, Vec<u8>)>;
+
+/// Images' signature layers fetched while their blobs were still on the way (the same
+/// requests the check makes, made earlier), by the reference and digest they were fetched for.
+/// Nothing here is verified: the check verifies what it takes from here as what it fetches.
+#[derive(Debug, Default)]
+pub struct ImagesAhead(Vec<(ImageRef, Digest, Layers)>);
+
+impl ImagesAhead {
+    /// The layers fetched for `reference` at `digest`, taken out.
+    fn take(&mut self, reference: &ImageRef, digest: &Digest) -> Option<Layers> {
+        let at = self
+            .0
+            .iter()
+            .position(|(r, d, _)| r == reference && d == digest)?;
+        Some(self.0.swap_remove(at).2)
+    }
+}
+
+/// The registry client the signature checks fetch with.
+fn client(pull: &PullOptions) -> Result<RegistryClient, RegistryError> {
+    Endpoints::new(&pull.mirrors, &pull.insecure)
+        .and_then(|e| RegistryClient::new(e, pull.credentials.clone(), pull.retry.clone()))
+        .map(|c| c.with_limits(pull.limits))
+}
+
+/// Fetches the signature layers of each of `images` (reference and digest) whose registry has
+/// a policy; what fails is left for the check to fetch again.
+pub(super) async fn fetch_ahead(
+    images: &[(ImageRef, Digest)],
+    pull: &PullOptions,
+    settings: &SignatureSettings,
+) -> ImagesAhead {
+    let images: Vec<_> = images
+        .iter()
+        .filter(|(reference, digest)| {
+            settings
+                .registries
+                .contains_key(reference.pinned_to(digest).registry())
+        })
+        .collect();
+    let Ok(client) = client(pull) else {
+        return ImagesAhead::default();
+    };
+    let found = futures_util::future::join_all(
+        images
+            .iter()
+            .map(|(reference, digest)| layers(&client, reference, digest)),
+    )
+    .await;
+    ImagesAhead(
+        images
+            .into_iter()
+            .zip(found)
+            .filter_map(|((reference, digest), found)| {
+                Some((reference.clone(), digest.clone(), found.ok()?))
+            })
+            .collect(),
+    )
+}
+
+/// Checks every pulled image whose registry has a policy (with the layers `ahead` holds for it,
+/// or fetched now); notes once the registries without.
 pub(super) async fn check(
     report: &PullReport,
     pull: &PullOptions,
     root: &TrustedRoot,
     settings: &SignatureSettings,
+    mut ahead: ImagesAhead,
     verdicts: &mut Verdicts,
 ) {
     let mut without_policy = BTreeSet::new();
@@ -128,19 +194,25 @@ pub(super) async fn check(
         }
     }
     if !to_check.is_empty() {
-        let client = Endpoints::new(&pull.mirrors, &pull.insecure)
-            .and_then(|e| RegistryClient::new(e, pull.credentials.clone(), pull.retry.clone()))
-            .map(|c| c.with_limits(pull.limits));
-        match client {
+        match client(pull) {
             Err(error) => {
                 for (_, subject, _) in &to_check {
                     verdicts.unreachable(subject, error.to_string());
                 }
             }
             Ok(client) => {
-                let found = futures_util::future::join_all(
-                    to_check.iter().map(|(image, _, _)| layers(&client, image)),
-                )
+                let taken: Vec<_> = to_check
+                    .iter()
+                    .map(|(image, _, _)| ahead.take(&image.reference, &image.digest))
+                    .collect();
+                let found = futures_util::future::join_all(to_check.iter().zip(taken).map(
+                    |((image, _, _), taken)| async {
+                        match taken {
+                            Some(layers) => Ok(layers),
+                            None => layers(&client, &image.reference, &image.digest).await,
+                        }
+                    },
+                ))
                 .await;
                 for ((image, subject, policy), found) in to_check.iter().zip(found) {
                     match found {

@@ -22,6 +22,7 @@ mod verifier;
 
 pub use cks_signature::{Mode, Policy};
 pub use host_binary::{Cleared, NotRun};
+pub use images::ImagesAhead;
 pub use material::{FetchedMaterial, SignatureMaterial, Signed};
 pub use outcome::{Checked, SignatureRefusals};
 pub use settings::{

@@ -7,12 +7,15 @@ use cks_pinning::sources::Source;
 use cks_pinning::sources::signing::{Signing, signing};
 use cks_signature::{Mode, TrustedRoot};
 
+use super::images::ImagesAhead;
 use super::material::{SignatureMaterial, Signed};
 use super::outcome::{self, Checked, SignatureRefusals};
 use super::settings::SignatureSettings;
 use super::{files, images};
 use crate::fetch::{FetchedFile, Fetcher};
 use crate::registry::{PullOptions, PullReport};
+use cks_pinning::digest::Digest;
+use cks_pinning::image::ImageRef;
 
 /// The trusted root cannot be used.
 #[derive(Debug, thiserror::Error)]
@@ -105,6 +108,7 @@ impl Verifier {
         report: &PullReport,
         fetcher: &Fetcher,
         pull: &PullOptions,
+        ahead: ImagesAhead,
         scratch: &Path,
     ) -> Result<Checked, SignatureRefusals> {
         let Some(root) = &self.root else {
@@ -125,10 +129,31 @@ impl Verifier {
                 &self.settings,
                 &mut verdicts,
             ),
-            images::check(report, pull, root, &self.settings, &mut image_verdicts),
+            images::check(
+                report,
+                pull,
+                root,
+                &self.settings,
+                ahead,
+                &mut image_verdicts
+            ),
         );
         verdicts.append(image_verdicts);
         verdicts.finish()
+    }
+
+    /// The signature material of `images` (each reference with the digest it resolves to),
+    /// fetched while their pull is still on the way, for [`Verifier::check`] to verify; nothing
+    /// without a trusted root.
+    pub async fn fetch_images_ahead(
+        &self,
+        images: &[(ImageRef, Digest)],
+        pull: &PullOptions,
+    ) -> ImagesAhead {
+        if self.root.is_none() {
+            return ImagesAhead::default();
+        }
+        images::fetch_ahead(images, pull, &self.settings).await
     }
 
     /// [`Verifier::check`] for the images of `report` alone.
@@ -141,7 +166,8 @@ impl Verifier {
             return Ok(Checked::default());
         };
         let mut verdicts = outcome::Verdicts::new(self.settings.mode);
-        images::check(report, pull, root, &self.settings, &mut verdicts).await;
+        let ahead = ImagesAhead::default();
+        images::check(report, pull, root, &self.settings, ahead, &mut verdicts).await;
         verdicts.finish()
     }
 }
