@@ -125,6 +125,13 @@ async def carry(reader, writer, pipe, first_not_before, window):
                 if window:
                     size, start = window.next_piece(len(data), time.monotonic())
                     piece, not_before = data[:size], max(not_before, start)
+                # A piece that may not leave yet (its connection's handshake, or the ack that
+                # opens its window, is still on the way) waits here, not in the link: the link
+                # carries the other connections' bytes meanwhile, as a real one would. Booked
+                # ahead, its slot would hold every later byte back and leave the link idle.
+                wait = not_before - time.monotonic()
+                if wait > 0:
+                    await asyncio.sleep(wait)
                 at = pipe.deliver_at(len(piece), not_before)
                 if window:
                     window.sent(len(piece), at - pipe.delay - len(piece) * 8 / pipe.rate)
