@@ -212,6 +212,7 @@ pub fn pull_options(options: &Options) -> Result<PullOptions> {
     pull.limits = options.limits;
     pull.min_rate = options.min_rate;
     pull.blob_dir = options.cache_dir.as_ref().map(|d| d.join("blobs"));
+    pull.sha1_memo = options.cache_dir.as_ref().map(|d| d.join("sha1"));
     pull.tarball_cache = options.cache_dir.as_ref().map(|d| d.join("tarballs"));
     if let Some(config) = default_docker_config() {
         pull.credentials = CredentialStore::from_docker_config(&config)

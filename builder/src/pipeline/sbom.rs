@@ -4,9 +4,9 @@
 //! The document is derived from the record `versions.txt` is rendered from (one source of
 //! truth), plus what only the build knows: each downloaded file's canonical URL and each
 //! image's layers, read back from the tarball written into the tree (a digest and a SHA-1 per
-//! layer, which SPDX requires of every file; [`image_layers`] computes each blob's SHA-1 once
-//! per build, while the signatures are checked, and remembers it in the cache folder, so a
-//! rebuild does not read its layers again). Nothing else goes in, so the same inputs and
+//! layer, which SPDX requires of every file; with a cache folder each blob's SHA-1 is taken as
+//! it lands and remembered there ([`crate::registry::sha1_memo`]), and [`image_layers`] computes
+//! only what is not remembered, once per build, while the signatures are checked). Nothing else goes in, so the same inputs and
 //! `SOURCE_DATE_EPOCH` give the same document.
 
 use std::collections::BTreeMap;
@@ -17,11 +17,11 @@ use anyhow::{Context, Result};
 use cks_iso_reader::oci::{Manifest, parse_manifest};
 use cks_pinning::sbom::{FileSource, ImageDetail, Layer, Sbom, Tool};
 use cks_pinning::versions_txt::VersionsTxt;
-use sha1::{Digest as _, Sha1};
 
 use super::plan::Plan;
 use crate::fetch::FetchedFile;
 use crate::registry::PullReport;
+use crate::registry::sha1_memo::{recall, remember, sha1_of};
 
 pub use cks_pinning::sbom::FILE_NAME;
 
@@ -155,7 +155,7 @@ fn layers(
         let sha1 = match remembered {
             Some(sha1) => sha1,
             None => {
-                let sha1 = sha1_of(&mut entry)?;
+                let (sha1, _) = sha1_of(&mut entry)?;
                 if let Some(dir) = memo {
                     remember(dir, &hex, &sha1, size);
                 }
@@ -186,67 +186,4 @@ fn layers(
             })
         })
         .collect()
-}
-
-/// The SHA-1 of what `reader` gives until its end, 40 lower-case hex digits.
-fn sha1_of(reader: &mut impl Read) -> std::io::Result<String> {
-    let mut hasher = Sha1::new();
-    let mut buffer = vec![0u8; 1 << 20];
-    loop {
-        let n = reader.read(&mut buffer)?;
-        if n == 0 {
-            break;
-        }
-        hasher.update(&buffer[..n]);
-    }
-    Ok(hex::encode(hasher.finalize()))
-}
-
-/// The remembered SHA-1 of the blob with sha256 `hex` and `size` bytes, if any: a line
-/// `<sha1> <size>` in `<memo>/<hex>`.
-fn recall(memo: &Path, hex: &str, size: u64) -> Option<String> {
-    let text = std::fs::read_to_string(memo.join(hex)).ok()?;
-    let (sha1, bytes) = text.trim().split_once(' ')?;
-    let sound = sha1.len() == 40 && sha1.bytes().all(|b| b.is_ascii_hexdigit());
-    (sound && bytes.parse::<u64>().ok() == Some(size)).then(|| sha1.to_string())
-}
-
-/// Remembers a blob's SHA-1 (best effort: a memo that cannot be written is computed again).
-fn remember(memo: &Path, hex: &str, sha1: &str, size: u64) {
-    if !crate::digest::is_sha256_hex(hex) || std::fs::create_dir_all(memo).is_err() {
-        return;
-    }
-    let _ =
-        super::staging::write_atomically(&memo.join(hex), format!("{sha1} {size}\n").as_bytes());
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_remembered_sha1_is_used_only_for_the_same_size() {
-        let memo = tempfile::tempdir().expect("memo dir");
-        let hex = "a".repeat(64);
-        let sha1 = "b".repeat(40);
-        remember(memo.path(), &hex, &sha1, 7);
-        assert_eq!(recall(memo.path(), &hex, 7), Some(sha1));
-        assert_eq!(recall(memo.path(), &hex, 8), None);
-        assert_eq!(recall(memo.path(), &"c".repeat(64), 7), None);
-        std::fs::write(memo.path().join(&hex), "not-a-sha1 7\n").expect("write");
-        assert_eq!(
-            recall(memo.path(), &hex, 7),
-            None,
-            "a damaged memo is not used"
-        );
-    }
-
-    #[test]
-    fn sha1_of_matches_the_known_digest() {
-        let mut bytes: &[u8] = b"abc";
-        assert_eq!(
-            sha1_of(&mut bytes).expect("reads"),
-            "a9993e364706816aba3e25717850c26c9cd0d89d"
-        );
-    }
 }

@@ -38,6 +38,7 @@ mod pull_image;
 mod pull_types;
 mod reference;
 mod referrers;
+pub mod sha1_memo;
 mod shared;
 mod sizes;
 mod store;

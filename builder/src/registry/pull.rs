@@ -40,7 +40,9 @@ pub async fn pull_images(
             temp.path().to_path_buf()
         }
     };
-    let store = BlobStore::new(&blob_dir, options.concurrency)?.with_shared(options.shared.clone());
+    let store = BlobStore::new(&blob_dir, options.concurrency)?
+        .with_shared(options.shared.clone())
+        .with_sha1_memo(options.sha1_memo.clone());
     // Images are resolved (manifests, configs: small requests, each waiting a round trip)
     // several times `concurrency` at once, in any order, so their chains of requests overlap;
     // the store keeps the large transfers at `concurrency`.

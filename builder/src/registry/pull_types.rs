@@ -45,6 +45,8 @@ pub struct PullOptions {
     pub min_rate: crate::pace::MinRate,
     /// The manifests read so far in this build, shared by every copy of these options.
     pub manifests: super::ManifestMemo,
+    /// Where each blob's SHA-1 is remembered as it lands ([`super::sha1_memo`]), if anywhere.
+    pub sha1_memo: Option<PathBuf>,
 }
 
 impl PullOptions {
@@ -66,6 +68,7 @@ impl PullOptions {
             limits: cks_pinning::limits::Limits::default(),
             min_rate: crate::pace::MinRate::default(),
             manifests: super::ManifestMemo::default(),
+            sha1_memo: None,
         }
     }
 }

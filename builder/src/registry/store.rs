@@ -42,6 +42,8 @@ pub struct BlobStore {
     fetched: AtomicU64,
     reused: AtomicU64,
     unique: AtomicU64,
+    /// Where each blob fetched is hashed to its SHA-1 for the SBOM as it lands, if anywhere.
+    sha1_memo: Option<PathBuf>,
 }
 
 impl BlobStore {
@@ -58,7 +60,15 @@ impl BlobStore {
             fetched: AtomicU64::new(0),
             reused: AtomicU64::new(0),
             unique: AtomicU64::new(0),
+            sha1_memo: None,
         })
+    }
+
+    /// Hashes every blob fetched to its SHA-1 as it lands, remembered in `memo`
+    /// ([`super::sha1_memo`]), off the async threads and while the other blobs still move.
+    pub fn with_sha1_memo(mut self, memo: Option<PathBuf>) -> Self {
+        self.sha1_memo = memo;
+        self
     }
 
     /// Takes blobs from the shared tier `shared` (after this store, before the image's
@@ -198,6 +208,13 @@ impl BlobStore {
                         self.layers.keep_shared(&key, kept).await;
                     }
                     self.fetched.fetch_add(1, Ordering::Relaxed);
+                    if let Some(memo) = self.sha1_memo.clone() {
+                        let (hex, path) = (key.local_name(), path.clone());
+                        // Detached: a SHA-1 not remembered in time is computed by the SBOM.
+                        drop(tokio::task::spawn_blocking(move || {
+                            super::sha1_memo::remember_file(&memo, &hex, &path, size)
+                        }));
+                    }
                 }
                 self.unique.fetch_add(size, Ordering::Relaxed);
                 Ok::<_, RegistryError>(path)
