@@ -10,8 +10,11 @@ use super::head_start::Go;
 use crate::progress::ProgressSink;
 
 /// How long before the watched transfer's end the head start goes: its remaining bytes at the
-/// rate it has had so far. A few round trips of a slow link's slow start.
-pub const LEAD: Duration = Duration::from_millis(500);
+/// rate it has had so far. A second: the rate so far includes the transfer's own slow start,
+/// so it is lower than the rate at the end, and the lead found is shorter than asked; the large
+/// files' own slow start then still ends before kubeadm does (on a link of 40 ms, half a second
+/// left the link a tenth of a second half idle at the handover).
+pub const LEAD: Duration = Duration::from_millis(1000);
 
 /// Whether a transfer of `total` bytes, `done` of them in `elapsed`, ends within `lead` at the
 /// rate it has had so far. Its first `lead` is no rate yet: the first bytes come in a burst
@@ -108,7 +111,7 @@ mod tests {
     #[test]
     fn due_when_the_rest_fits_in_the_lead_at_the_rate_so_far() {
         let second = Duration::from_secs(1);
-        // 25 MB/s so far: 10 MB left is 0.4 s, within half a second; 20 MB is not.
+        // 25 MB/s so far: 10 MB left is 0.4 s, within the lead; 75 MB is not.
         assert!(due(
             100_000_000,
             90_000_000,
