@@ -7,10 +7,11 @@
 use std::path::{Path, PathBuf};
 
 use cks_builder::digest::chain::Checkpoint;
+use cks_builder::pipeline::Inputs;
 use cks_builder::pipeline::Request;
 use cks_builder::store::Seal;
 use cks_e2e::{run_build, start_upstream};
-use cks_fixtures::demo::DemoConfig;
+use cks_fixtures::demo::{DemoConfig, DemoUpstream};
 
 use crate::build_cache_registry::support::without_signatures;
 
@@ -50,15 +51,18 @@ enum Lie {
     OtherIso,
 }
 
+/// The demo build writing to `out`, with `cache` as its cache folder, built at `epoch`.
+fn cached_at(upstream: &DemoUpstream, cache: &Path, out: &Path, epoch: i64) -> Inputs {
+    let mut inputs = without_signatures(upstream, out);
+    inputs.cache_dir = Some(cache.to_path_buf());
+    inputs.source_date_epoch = Some(epoch);
+    inputs
+}
+
 async fn rebuild_after(lie: Lie) {
     let upstream = start_upstream(DemoConfig::default()).await;
     let cache = tempfile::tempdir().expect("cache dir");
-    let build = |out: &Path, epoch: i64| {
-        let mut inputs = without_signatures(&upstream, out);
-        inputs.cache_dir = Some(cache.path().to_path_buf());
-        inputs.source_date_epoch = Some(epoch);
-        inputs
-    };
+    let build = |out: &Path, epoch: i64| cached_at(&upstream, cache.path(), out, epoch);
     let first_out = tempfile::tempdir().expect("out");
     let first = run_build(&build(first_out.path(), 1_700_000_000), Request::default())
         .await
@@ -197,12 +201,7 @@ fn hints(cache: &Path) -> Vec<String> {
 async fn a_hint_naming_another_requests_iso_lends_it_nothing() {
     let upstream = start_upstream(DemoConfig::default()).await;
     let cache = tempfile::tempdir().expect("cache dir");
-    let build = |out: &Path, epoch: i64| {
-        let mut inputs = without_signatures(&upstream, out);
-        inputs.cache_dir = Some(cache.path().to_path_buf());
-        inputs.source_date_epoch = Some(epoch);
-        inputs
-    };
+    let build = |out: &Path, epoch: i64| cached_at(&upstream, cache.path(), out, epoch);
     let (a_out, b_out) = (
         tempfile::tempdir().expect("out"),
         tempfile::tempdir().expect("out"),
