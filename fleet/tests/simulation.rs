@@ -134,3 +134,26 @@ fn upgrade_then_settings_in_the_design_order() {
         "{starts:?}"
     );
 }
+
+/// A takeover found a cluster still upgrading under the last holder's job and waited with its
+/// hold renewed every poll; the refresh it then started must start on a hold renewed at that
+/// moment, not one a poll old that lapses before the first poll of the refresh (a second
+/// worker then took the cluster over and started its own refresh beside it).
+#[test]
+fn an_action_starts_on_a_hold_renewed_then_and_no_takeover_runs_beside_it() {
+    let mut text = String::from(
+        "seed: 405\nworkers: 3\nto: 1.33.1\nhalt_after: 1\nlease_seconds: 60\nstages:\n  - {parallelism: 1, soak: 0m}\nclusters:\n",
+    );
+    for i in 0..9 {
+        let project = if i % 4 == 0 { ", project: team" } else { "" };
+        text.push_str(&format!(
+            "  - {{name: c{i}, upgrade_minutes: {}{project}}}\n",
+            5 + (i * 7) % 30
+        ));
+    }
+    text.push_str("kills:\n  - {worker: 1, at_minutes: 38}\n");
+    let spec: FleetSimSpec = serde_norway::from_str(&text).expect("a fleet");
+    let out = Simulation::new(&spec).expect("simulable").run();
+    assert!(out.violations.is_empty(), "{:?}", out.violations);
+    assert!(out.summary.ended);
+}

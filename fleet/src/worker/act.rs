@@ -66,7 +66,7 @@ impl Worker {
             } else {
                 Action::Upgrade(target.clone())
             };
-            return self.start(p, cluster, lease, action, Phase::Upgraded);
+            return self.start(p, cluster, lease, action, (phase, Phase::Upgraded));
         }
         if let Some(settings) = actions.settings.clone().filter(|_| phase < Phase::Settled) {
             return self.start(
@@ -74,7 +74,7 @@ impl Worker {
                 cluster,
                 lease,
                 Action::Settings(settings),
-                Phase::Settled,
+                (phase, Phase::Settled),
             );
         }
         let detail = match (&actions.upgrade, &actions.settings) {
@@ -119,14 +119,33 @@ impl Worker {
         }
     }
 
+    /// Starts `action` on the cluster, which is at the first phase of `phases` and reaches the
+    /// second when the action is done. The hold is renewed first: its last renewal may be a
+    /// poll old, and an action started on a hold that lapses before the first poll would run
+    /// beside the one a takeover starts.
     fn start(
         &mut self,
         p: &mut WorkerPorts<'_>,
         cluster: String,
-        lease: Lease,
+        mut lease: Lease,
         action: Action,
-        reaches: Phase,
+        (phase, reaches): (Phase, Phase),
     ) -> (State, Step) {
+        match self.change(p, |r, now| {
+            let held = rules::renew_cluster(r, &cluster, &mut lease, now);
+            (held, held == Held::Yes)
+        }) {
+            Ok(Held::Yes) => {}
+            Ok(Held::Lost) => return self.lost(p, &cluster, None),
+            Err(step) => {
+                let state = State::Decide {
+                    cluster,
+                    lease,
+                    phase,
+                };
+                return (state, step);
+            }
+        }
         let stage = self.stage_of(&cluster);
         match p.ops.start(&cluster, &action) {
             Ok(run) => {
