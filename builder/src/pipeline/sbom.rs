@@ -6,8 +6,8 @@
 //! image's layers, read back from the tarball written into the tree (a digest and a SHA-1 per
 //! layer, which SPDX requires of every file; with a cache folder each blob's SHA-1 is taken as
 //! it lands and remembered there ([`crate::registry::sha1_memo`]), and [`image_layers`] computes
-//! only what is not remembered, once per build, while the signatures are checked). Nothing else goes in, so the same inputs and
-//! `SOURCE_DATE_EPOCH` give the same document.
+//! only what is not remembered, once per build, while the signatures are checked). Nothing else
+//! goes in, so the same inputs and `SOURCE_DATE_EPOCH` give the same document.
 
 use std::collections::BTreeMap;
 use std::io::Read;

@@ -15,11 +15,9 @@ pub async fn images_ahead(plan: &Plan, run: &Execution<'_>) -> ImagesAhead {
     let unpinned: Vec<ImageRequest> = plan
         .images
         .iter()
-        .filter(|image| image.digest.is_none())
-        .map(|image| ImageRequest {
-            reference: image.reference.clone(),
-            tarball_name: image.tarball.clone(),
-        })
+        .zip(plan.image_requests())
+        .filter(|(image, _)| image.digest.is_none())
+        .map(|(_, request)| request)
         .collect();
     let mut resolved = match unpinned.is_empty() {
         true => Vec::new(),

@@ -20,7 +20,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use super::finished_iso::{SEAL, SUM};
 use super::seal::Seal;
+use crate::artifact::LocalFinished;
 use crate::digest::chain::{self, ChainError, Checkpoint};
 
 /// The folder, inside the local ISO folder, of the hints by request.
@@ -59,8 +61,8 @@ impl LastRecipe {
         .then(|| recipe.to_string())
     }
 
-    /// Notes `recipe` as the last of this request (best effort: written under a temporary name
-    /// and renamed; a folder that cannot take it is skipped).
+    /// Notes `recipe` as the last of this request (best effort: [`crate::atomic::write`]; a
+    /// folder that cannot take it is skipped).
     pub fn note(&self, recipe: &str) {
         let Some(dir) = self.path.parent() else {
             return;
@@ -68,16 +70,7 @@ impl LastRecipe {
         if self.read().as_deref() == Some(recipe) || std::fs::create_dir_all(dir).is_err() {
             return;
         }
-        let Ok(temp) = tempfile::Builder::new()
-            .prefix(".")
-            .suffix(".part")
-            .tempfile_in(dir)
-        else {
-            return;
-        };
-        if std::fs::write(temp.path(), recipe).is_ok() {
-            let _ = temp.persist(&self.path);
-        }
+        let _ = crate::atomic::write(&self.path, recipe.as_bytes());
     }
 }
 
@@ -100,9 +93,11 @@ impl EarlyProof {
     /// under it.
     pub fn start(dir: &Path, last: &LastRecipe, threads: usize) -> Option<EarlyProof> {
         let recipe = last.read()?;
-        let iso = dir.join(format!("{recipe}.iso"));
-        let kept = std::fs::read_to_string(dir.join(format!("{recipe}.iso.sha256"))).ok()?;
-        let seal = Seal::read(&dir.join(format!("{recipe}.iso.seal"))).ok()?;
+        // The store's own layout of a kept ISO and the texts beside it.
+        let folder = LocalFinished::new(dir.to_path_buf(), "iso", &[SUM, SEAL]);
+        let iso = folder.path(&recipe);
+        let kept = folder.side(&recipe, SUM)?;
+        let seal = Seal::read(&folder.side_path(&recipe, SEAL)).ok()?;
         if seal.sha256 != kept.trim() {
             return None;
         }

@@ -21,10 +21,10 @@ use crate::iso::Packed;
 use crate::progress::ProgressSink;
 
 /// The text kept beside a local ISO: its sha256.
-const SUM: &str = "sha256";
+pub(super) const SUM: &str = "sha256";
 
 /// The other text kept beside a local ISO: its seal ([`super::seal`]).
-const SEAL: &str = "seal";
+pub(super) const SEAL: &str = "seal";
 
 /// The threads that hash a sealed ISO: one a core.
 pub fn cores() -> usize {
